@@ -1,0 +1,3 @@
+#!/bin/sh
+# Bootstrap a git checkout (release tarballs already have ./configure).
+exec autoreconf -fi "$@"

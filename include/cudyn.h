@@ -1,0 +1,483 @@
+/*
+ * cudyn.h - use NVIDIA GPUs with no build-time CUDA dependency.
+ *
+ * cudyn finds the NVIDIA driver (libcuda) and NVRTC (libnvrtc) at run time,
+ * binds every entry point at the ABI version its declaration was written
+ * for, and offers this small, stable C ABI on top of them.  This header is
+ * self-contained (no CUDA headers) and usable from C and C++.
+ *
+ * Conventions, valid for every function below unless it says otherwise:
+ *
+ *  - Functions return a cudyn_status; CUDYN_OK (0) means success.  On any
+ *    other value the calling thread's last error holds the details (see
+ *    cudyn_last_error): the native CUDA / NVRTC code, the failing driver
+ *    function and a one-line message with a hint.
+ *  - Every function loads and initialises the driver on first use, lazily
+ *    and thread-safely; cudyn_init() is optional.  A program therefore
+ *    starts, and reports clearly why, on a machine with no GPU.
+ *  - Device work runs in the primary context of the calling thread's device
+ *    (device 0 unless cudyn_device_use() picked another), retained on first
+ *    use.  If the thread already has a current context made by another
+ *    library, cudyn uses that one.
+ *  - Pointer arguments are checked: NULL where a value is required gives
+ *    CUDYN_ERROR_INVALID_ARGUMENT naming the argument, never a crash.
+ *  - All functions are thread-safe.  The library never prints (except the
+ *    loader trace when CUDYN_DEBUG=1) and never exits the process.
+ *  - Size-prefixed structs (cudyn_error, struct cudyn_loader_info,
+ *    struct cudyn_device_info, struct cudyn_function_info): set .size =
+ *    sizeof the struct before the call; cudyn fills only the fields that
+ *    fit, so programs built against an older header keep working with a
+ *    newer library.  The three info structs share their name with the
+ *    function that fills them, as struct stat and stat() do.
+ *
+ * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
+ * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
+ * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say).
+ */
+#ifndef CUDYN_H
+#define CUDYN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(CUDYN_BUILDING_LIBRARY) && defined(__GNUC__)
+#define CUDYN_API __attribute__((visibility("default")))
+#else
+#define CUDYN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * Status codes
+ * ====================================================================== */
+
+/*
+ * Stable status values.  They are never renumbered; new values are only
+ * appended.  Group by group:
+ */
+typedef enum cudyn_status {
+    CUDYN_OK = 0,
+
+    /* Loader: the driver or NVRTC could not be used. */
+    CUDYN_ERROR_DRIVER_NOT_FOUND = 1,  /* no libcuda found anywhere searched */
+    CUDYN_ERROR_STUB_DRIVER = 2,       /* only the toolkit's stub libcuda found */
+    CUDYN_ERROR_DRIVER_TOO_OLD = 3,    /* driver older than cudyn or the call needs */
+    CUDYN_ERROR_NVRTC_NOT_FOUND = 4,   /* no usable libnvrtc found */
+    CUDYN_ERROR_SYMBOL_NOT_FOUND = 5,  /* the loaded library lacks the entry point */
+    CUDYN_ERROR_INIT_FAILED = 6,       /* cuInit failed (see native code) */
+
+    /* Usage: the call itself was wrong. */
+    CUDYN_ERROR_INVALID_ARGUMENT = 7,
+    CUDYN_ERROR_INVALID_DEVICE = 8,    /* ordinal out of range or unknown id */
+    CUDYN_ERROR_NO_DEVICE = 9,         /* driver works but sees no GPU */
+    CUDYN_ERROR_INVALID_CONTEXT = 10,
+    CUDYN_ERROR_INVALID_HANDLE = 11,   /* stream, event, module ... not valid */
+    CUDYN_ERROR_NOT_FOUND = 12,        /* named kernel or global not in module */
+    CUDYN_ERROR_NOT_READY = 13,        /* query: work not finished yet (not a failure) */
+    CUDYN_ERROR_NOT_SUPPORTED = 14,    /* the device or driver cannot do this */
+    CUDYN_ERROR_NOT_PERMITTED = 15,
+    CUDYN_ERROR_ALREADY_INITIALIZED = 16, /* cudyn_init flags conflict with earlier init */
+
+    /* Resources. */
+    CUDYN_ERROR_OUT_OF_MEMORY = 17,
+    CUDYN_ERROR_DEVICE_UNAVAILABLE = 18, /* busy, exclusive-process, or lost */
+
+    /* Compilation and module images. */
+    CUDYN_ERROR_COMPILE = 19,           /* NVRTC rejected the source; see the log */
+    CUDYN_ERROR_INVALID_IMAGE = 20,     /* malformed PTX / CUBIN / fatbin */
+    CUDYN_ERROR_NO_BINARY_FOR_GPU = 21, /* image has no code for this GPU */
+    CUDYN_ERROR_UNSUPPORTED_PTX = 22,   /* PTX newer than the driver */
+    CUDYN_ERROR_UNSUPPORTED_ARCH = 23,  /* no target NVRTC can build for this GPU */
+
+    /* Launch and execution. */
+    CUDYN_ERROR_LAUNCH_FAILED = 24,
+    CUDYN_ERROR_ILLEGAL_ADDRESS = 25,
+    CUDYN_ERROR_LAUNCH_TIMEOUT = 26,
+    CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES = 27,
+    CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS = 28, /* arguments do not match the kernel */
+    CUDYN_ERROR_ILLEGAL_INSTRUCTION = 29, /* also misaligned address, bad PC, trap */
+    CUDYN_ERROR_ASSERT = 30,              /* device-side assert fired */
+
+    /* Anything else, with the native code kept in the error detail. */
+    CUDYN_ERROR_DRIVER = 31,
+    CUDYN_ERROR_NVRTC = 32,
+    CUDYN_ERROR_SYSTEM = 33,
+    CUDYN_ERROR_TIMEOUT = 34
+} cudyn_status;
+
+/* "CUDYN_ERROR_OUT_OF_MEMORY"; "CUDYN_STATUS_UNKNOWN" for values this
+ * library does not know.  Works without a driver; never NULL. */
+CUDYN_API const char *cudyn_status_name(int status);
+/* One sentence describing the status.  Works without a driver; never NULL. */
+CUDYN_API const char *cudyn_status_string(int status);
+
+/* Where a failure came from. */
+typedef enum cudyn_origin {
+    CUDYN_ORIGIN_NONE = 0,    /* no failure recorded */
+    CUDYN_ORIGIN_LIBRARY = 1, /* cudyn itself: bad argument, etc. */
+    CUDYN_ORIGIN_LOADER = 2,  /* finding / binding libcuda or libnvrtc */
+    CUDYN_ORIGIN_DRIVER = 3,  /* a CUresult from libcuda */
+    CUDYN_ORIGIN_NVRTC = 4,   /* an nvrtcResult from libnvrtc */
+    CUDYN_ORIGIN_SYSTEM = 5   /* an errno from the C library */
+} cudyn_origin;
+
+/* Detail of the calling thread's last failure. */
+typedef struct cudyn_error {
+    size_t size;             /* set by the caller: sizeof(cudyn_error) */
+    int status;              /* a cudyn_status */
+    int origin;              /* a cudyn_origin */
+    int native_code;         /* CUresult, nvrtcResult or errno, unchanged */
+    char native_name[64];    /* "CUDA_ERROR_OUT_OF_MEMORY", "" if none */
+    char function[64];       /* "cuMemAlloc", "cudyn_mem_alloc" ... */
+    char message[1024];      /* one line a person can act on, with a hint */
+} cudyn_error;
+
+/*
+ * Copies the calling thread's last failure into *out (up to out->size
+ * bytes) and returns its status, or CUDYN_OK when this thread has had no
+ * failure since it started or since cudyn_clear_error().  Successful calls
+ * do not clear it (like errno).  out may be NULL to just read the status.
+ */
+CUDYN_API int cudyn_last_error(cudyn_error *out);
+/* Forgets the calling thread's last failure. */
+CUDYN_API void cudyn_clear_error(void);
+
+/* ======================================================================
+ * Loader
+ * ====================================================================== */
+
+/* cudyn_init flags (OR them). */
+#define CUDYN_INIT_DEFAULT 0u
+/* The NULL stream is the legacy default stream (synchronises with others). */
+#define CUDYN_INIT_LEGACY_STREAM 1u
+/* The NULL stream is the per-thread default stream (nvcc's
+ * --default-stream per-thread).  Without either flag, CUDYN_PTDS=1 selects
+ * it, CUDYN_PTDS=0 or unset selects legacy; other values are an error. */
+#define CUDYN_INIT_PER_THREAD_STREAM 2u
+
+/*
+ * Loads and binds the driver and calls cuInit.  Optional: any other call
+ * does the same on first use with CUDYN_INIT_DEFAULT.  Calling it again
+ * returns the first result; different stream flags after the first
+ * initialisation give CUDYN_ERROR_ALREADY_INITIALIZED.
+ */
+CUDYN_API int cudyn_init(unsigned int flags);
+
+/* How the entry points of the driver were resolved. */
+typedef enum cudyn_entry_mechanism {
+    CUDYN_ENTRY_NONE = 0,             /* driver not loaded */
+    CUDYN_ENTRY_PROC_ADDRESS_V2 = 1,  /* cuGetProcAddress_v2 (CUDA 12.0+) */
+    CUDYN_ENTRY_PROC_ADDRESS_V1 = 2,  /* 4-argument cuGetProcAddress (11.3-11.8) */
+    CUDYN_ENTRY_DLSYM = 3             /* dlsym of exact versioned names */
+} cudyn_entry_mechanism;
+
+/* What the loader found.  Strings are owned by the library and live as long
+ * as the process; NULL where nothing applies. */
+struct cudyn_loader_info {
+    size_t size;                 /* set by the caller */
+    int driver_status;           /* cudyn_status of loading libcuda */
+    int init_status;             /* cudyn_status of cuInit */
+    const char *driver_path;     /* file actually loaded */
+    const char *driver_found_by; /* "CUDYN_LIBCUDA", "already loaded", "soname", "wsl", "system dir", "unversioned" */
+    int driver_version;          /* cuDriverGetVersion: 13000 = CUDA 13.0; 0 if unknown */
+    int entry_mechanism;         /* a cudyn_entry_mechanism */
+    int symbols_bound;           /* table rows bound */
+    int symbols_missing;         /* optional rows the driver lacks (stubs) */
+    int per_thread_stream;       /* 1 if the NULL stream is per-thread */
+    const char *driver_trace;    /* every place tried and what happened, one per line */
+    int nvrtc_status;            /* cudyn_status of loading libnvrtc */
+    const char *nvrtc_path;
+    const char *nvrtc_found_by;  /* "CUDYN_LIBNVRTC", "already loaded", "soname", "CUDA_PATH", "toolkit dir", "unversioned" */
+    int nvrtc_version;           /* 13000 = NVRTC 13.0; 0 if not loaded */
+    const char *nvrtc_trace;
+    const char *nvrtc_builtins_path; /* libnvrtc-builtins preloaded, or NULL */
+};
+
+/*
+ * Loads the driver and NVRTC (if not done yet) and describes what was found.
+ * Returns CUDYN_OK when *out was filled, even if loading failed (the
+ * statuses in *out tell); CUDYN_ERROR_INVALID_ARGUMENT for a bad out.
+ */
+CUDYN_API int cudyn_loader_info(struct cudyn_loader_info *out);
+
+/* 1 if the loaded driver offers the entry point (base name such as
+ * "cuFuncGetParamInfo", or an exact exported name such as "cuMemAlloc_v2"),
+ * 0 if not, or if no driver could be loaded. */
+CUDYN_API int cudyn_has(const char *entry_point);
+
+/*
+ * Raw entry points, for code written against <cuda.h> / <nvrtc.h>.
+ * cudyn_driver_proc("cuMemAlloc", 3020) returns the variant whose signature
+ * matches CUDA 3.2's declaration (cuMemAlloc_v2), honouring the stream mode.
+ * NULL (with the last error set) if the driver lacks it or is newer than
+ * abi_version allows.  include/cudyn/driver.h wraps this with types.
+ */
+CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version);
+CUDYN_API void *cudyn_nvrtc_proc(const char *name);
+
+/* The library's own version, "0.1.0". */
+CUDYN_API const char *cudyn_version(void);
+
+/* ======================================================================
+ * Devices
+ * ====================================================================== */
+
+/* Number of visible devices (honours CUDA_VISIBLE_DEVICES).  Zero devices
+ * is CUDYN_OK with *count = 0 when the driver reports "no device". */
+CUDYN_API int cudyn_device_count(int *count);
+
+/* Device description.  Integers are in base units (bytes, kHz). */
+struct cudyn_device_info {
+    size_t size;                    /* set by the caller */
+    int ordinal;
+    char name[256];
+    unsigned char uuid[16];
+    char uuid_string[48];           /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    char pci_bus_id[32];            /* "0000:17:00.0" */
+    int pci_domain, pci_bus, pci_device;
+    int cc_major, cc_minor;         /* compute capability */
+    uint64_t total_memory;          /* bytes */
+    int multiprocessors;
+    int clock_khz;                  /* 0 if the driver no longer reports it */
+    int memory_clock_khz;
+    int memory_bus_width;           /* bits */
+    int l2_cache_bytes;
+    int shared_memory_per_block;
+    int shared_memory_per_block_optin;
+    int shared_memory_per_multiprocessor;
+    int registers_per_block;
+    int registers_per_multiprocessor;
+    int warp_size;
+    int max_threads_per_block;
+    int max_threads_per_multiprocessor;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int async_engines;
+    int ecc_enabled;
+    int integrated;
+    int managed_memory;
+    int unified_addressing;
+    int concurrent_kernels;
+    int compute_mode;               /* 0 default, 2 prohibited, 3 exclusive process */
+    int kernel_exec_timeout;        /* 1 if a display watchdog applies */
+    int cooperative_launch;
+};
+
+/* Fills *out for device `ordinal` (0 .. count-1).
+ * CUDYN_ERROR_INVALID_DEVICE for an ordinal out of range. */
+CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out);
+
+/*
+ * Device attributes.  Values are those of CUDA's CUdevice_attribute, which
+ * CUDA never renumbers; cudyn_device_attr_name() gives each a name
+ * ("max_threads_per_block"), cudyn_device_attr_count() one past the highest
+ * known value.  Values the driver does not know give CUDYN_ERROR_NOT_SUPPORTED.
+ */
+typedef int cudyn_device_attr;
+#define CUDYN_ATTR_MAX_THREADS_PER_BLOCK 1
+#define CUDYN_ATTR_MAX_BLOCK_DIM_X 2
+#define CUDYN_ATTR_MAX_BLOCK_DIM_Y 3
+#define CUDYN_ATTR_MAX_BLOCK_DIM_Z 4
+#define CUDYN_ATTR_MAX_GRID_DIM_X 5
+#define CUDYN_ATTR_MAX_GRID_DIM_Y 6
+#define CUDYN_ATTR_MAX_GRID_DIM_Z 7
+#define CUDYN_ATTR_SHARED_MEMORY_PER_BLOCK 8
+#define CUDYN_ATTR_WARP_SIZE 10
+#define CUDYN_ATTR_REGISTERS_PER_BLOCK 12
+#define CUDYN_ATTR_CLOCK_RATE 13
+#define CUDYN_ATTR_MULTIPROCESSOR_COUNT 16
+#define CUDYN_ATTR_KERNEL_EXEC_TIMEOUT 17
+#define CUDYN_ATTR_INTEGRATED 18
+#define CUDYN_ATTR_COMPUTE_MODE 20
+#define CUDYN_ATTR_CONCURRENT_KERNELS 31
+#define CUDYN_ATTR_ECC_ENABLED 32
+#define CUDYN_ATTR_PCI_BUS_ID 33
+#define CUDYN_ATTR_PCI_DEVICE_ID 34
+#define CUDYN_ATTR_MEMORY_CLOCK_RATE 36
+#define CUDYN_ATTR_GLOBAL_MEMORY_BUS_WIDTH 37
+#define CUDYN_ATTR_L2_CACHE_SIZE 38
+#define CUDYN_ATTR_MAX_THREADS_PER_MULTIPROCESSOR 39
+#define CUDYN_ATTR_ASYNC_ENGINE_COUNT 40
+#define CUDYN_ATTR_UNIFIED_ADDRESSING 41
+#define CUDYN_ATTR_PCI_DOMAIN_ID 50
+#define CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR 75
+#define CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR 76
+#define CUDYN_ATTR_SHARED_MEMORY_PER_MULTIPROCESSOR 81
+#define CUDYN_ATTR_REGISTERS_PER_MULTIPROCESSOR 82
+#define CUDYN_ATTR_MANAGED_MEMORY 83
+#define CUDYN_ATTR_COOPERATIVE_LAUNCH 95
+#define CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+
+CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value);
+/* "multiprocessor_count"; NULL for a value with no known name. */
+CUDYN_API const char *cudyn_device_attr_name(cudyn_device_attr attr);
+CUDYN_API int cudyn_device_attr_count(void);
+
+/* Selects the calling thread's device: retains its primary context (once
+ * per process) and makes it current on this thread. */
+CUDYN_API int cudyn_device_use(int ordinal);
+/* The calling thread's device (the one its current context belongs to). */
+CUDYN_API int cudyn_device_current(int *ordinal);
+/* *can = 1 if device `ordinal` can access memory of device `peer`. */
+CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can);
+/* Releases cudyn's retain of the device's primary context and resets it,
+ * destroying every allocation, stream and module made in it by any thread.
+ * The next use retains a fresh one. */
+CUDYN_API int cudyn_device_reset(int ordinal);
+/* Waits for all work of the calling thread's context. */
+CUDYN_API int cudyn_synchronize(void);
+
+/* ======================================================================
+ * Memory
+ * ====================================================================== */
+
+/* A device address (CUdeviceptr). */
+typedef uint64_t cudyn_devptr;
+/* A stream; NULL is the default stream (legacy or per-thread, see init). */
+typedef struct cudyn_stream_st *cudyn_stream;
+typedef struct cudyn_event_st *cudyn_event;
+
+/* Allocates `bytes` (> 0) of device memory in the thread's context. */
+CUDYN_API int cudyn_mem_alloc(cudyn_devptr *out, size_t bytes);
+/* Frees device memory; 0 is accepted and does nothing. */
+CUDYN_API int cudyn_mem_free(cudyn_devptr ptr);
+/* Page-locked host memory, fast and asynchronous for copies. */
+CUDYN_API int cudyn_host_alloc(void **out, size_t bytes);
+/* Frees memory from cudyn_host_alloc; NULL is accepted. */
+CUDYN_API int cudyn_host_free(void *ptr);
+/* Free and total memory of the thread's device, in bytes. */
+CUDYN_API int cudyn_mem_info(size_t *free_bytes, size_t *total_bytes);
+
+/* Synchronous copies.  A size of 0 does nothing and succeeds. */
+CUDYN_API int cudyn_memcpy_htod(cudyn_devptr dst, const void *src, size_t bytes);
+CUDYN_API int cudyn_memcpy_dtoh(void *dst, cudyn_devptr src, size_t bytes);
+CUDYN_API int cudyn_memcpy_dtod(cudyn_devptr dst, cudyn_devptr src, size_t bytes);
+/* Copies ordered on `stream`; host memory should be from cudyn_host_alloc
+ * for the copy to be asynchronous. */
+CUDYN_API int cudyn_memcpy_htod_async(cudyn_devptr dst, const void *src, size_t bytes, cudyn_stream stream);
+CUDYN_API int cudyn_memcpy_dtoh_async(void *dst, cudyn_devptr src, size_t bytes, cudyn_stream stream);
+CUDYN_API int cudyn_memcpy_dtod_async(cudyn_devptr dst, cudyn_devptr src, size_t bytes, cudyn_stream stream);
+/* Sets `count` elements of 1, 2 or 4 bytes to `value`. */
+CUDYN_API int cudyn_memset_d8(cudyn_devptr dst, uint8_t value, size_t count);
+CUDYN_API int cudyn_memset_d16(cudyn_devptr dst, uint16_t value, size_t count);
+CUDYN_API int cudyn_memset_d32(cudyn_devptr dst, uint32_t value, size_t count);
+CUDYN_API int cudyn_memset_d32_async(cudyn_devptr dst, uint32_t value, size_t count, cudyn_stream stream);
+
+/* ======================================================================
+ * Streams and events
+ * ====================================================================== */
+
+#define CUDYN_STREAM_DEFAULT 0u
+#define CUDYN_STREAM_NON_BLOCKING 1u /* does not synchronise with the NULL stream */
+
+CUDYN_API int cudyn_stream_create(cudyn_stream *out, unsigned int flags);
+CUDYN_API int cudyn_stream_destroy(cudyn_stream stream);
+CUDYN_API int cudyn_stream_synchronize(cudyn_stream stream);
+/* CUDYN_OK if all work is done, CUDYN_ERROR_NOT_READY if not (the last
+ * error is not touched for NOT_READY). */
+CUDYN_API int cudyn_stream_query(cudyn_stream stream);
+/* Work later queued on `stream` waits for `event`. */
+CUDYN_API int cudyn_stream_wait_event(cudyn_stream stream, cudyn_event event);
+
+#define CUDYN_EVENT_DEFAULT 0u
+#define CUDYN_EVENT_BLOCKING_SYNC 1u
+#define CUDYN_EVENT_DISABLE_TIMING 2u
+
+CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags);
+CUDYN_API int cudyn_event_destroy(cudyn_event event);
+CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream);
+CUDYN_API int cudyn_event_synchronize(cudyn_event event);
+/* As cudyn_stream_query. */
+CUDYN_API int cudyn_event_query(cudyn_event event);
+/* Milliseconds between two recorded, completed events. */
+CUDYN_API int cudyn_event_elapsed_ms(float *ms, cudyn_event start, cudyn_event end);
+
+/* ======================================================================
+ * Run-time compilation (NVRTC)
+ * ====================================================================== */
+
+typedef struct cudyn_program cudyn_program;
+
+/*
+ * Compiles CUDA C++ `source` for device `device` (an ordinal).  `name` is
+ * the file name shown in the log (NULL: "kernel.cu").  `options` are
+ * NVRTC's (may be NULL when num_options is 0).  Unless the options name a
+ * --gpu-architecture / -arch, the target follows the device's compute
+ * capability: CUBIN for sm_XY when NVRTC supports it, else the best older
+ * target (see the README).  On CUDYN_ERROR_COMPILE, *out still receives the
+ * program so its log can be read (free it); on other errors *out is NULL.
+ */
+CUDYN_API int cudyn_compile(cudyn_program **out, const char *source, const char *name, int device,
+                            const char *const *options, int num_options);
+/* NVRTC's log ("" if empty); valid until cudyn_program_free. */
+CUDYN_API const char *cudyn_program_log(const cudyn_program *prog);
+/* The chosen target: "sm_90" (CUBIN) or "compute_90" (PTX). */
+CUDYN_API const char *cudyn_program_target(const cudyn_program *prog);
+/* The image cudyn_module_load uses (CUBIN or NUL-terminated PTX). */
+CUDYN_API const void *cudyn_program_image(const cudyn_program *prog, size_t *bytes);
+/* PTX text when NVRTC produced it (always for PTX targets), else NULL. */
+CUDYN_API const char *cudyn_program_ptx(const cudyn_program *prog, size_t *bytes);
+CUDYN_API void cudyn_program_free(cudyn_program *prog);
+
+/* ======================================================================
+ * Modules and kernels
+ * ====================================================================== */
+
+typedef struct cudyn_module_st *cudyn_module;
+typedef struct cudyn_function_st *cudyn_function;
+
+/* Loads a compiled program into the thread's context. */
+CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog);
+/* Loads a PTX (NUL-terminated), CUBIN or fatbin image.  A JIT error log,
+ * when the driver gives one, ends up in the last error's message. */
+CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
+CUDYN_API int cudyn_module_unload(cudyn_module mod);
+/* Kernel by name (as in the image: extern "C" names, or lowered names). */
+CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const char *name);
+/* Address and size of a __device__ / __constant__ variable. */
+CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module mod, const char *name);
+
+struct cudyn_function_info {
+    size_t size;              /* set by the caller */
+    int num_registers;        /* per thread */
+    int shared_bytes;         /* static shared memory */
+    int const_bytes;
+    int local_bytes;          /* per thread */
+    int max_threads_per_block;
+    int ptx_version;          /* 90 = PTX ISA 9.0 */
+    int binary_version;       /* 90 = sm_90 */
+};
+
+CUDYN_API int cudyn_function_info(cudyn_function f, struct cudyn_function_info *out);
+/* Active blocks per multiprocessor for a block size and dynamic shared memory. */
+CUDYN_API int cudyn_occupancy_max_blocks(int *blocks, cudyn_function f, int block_size, size_t dynamic_shared);
+/* Block size that maximises occupancy, and the smallest grid that fills the
+ * device with it.  block_size_limit 0 means no limit. */
+CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_function f,
+                                         size_t dynamic_shared, int block_size_limit);
+
+/* ======================================================================
+ * Launch
+ * ====================================================================== */
+
+typedef struct cudyn_dim3 {
+    unsigned int x, y, z;
+} cudyn_dim3;
+
+/*
+ * Launches `f` on `stream` as the driver takes it: args[i] points to the
+ * value of the i-th kernel parameter.  Dimensions of 0 are invalid
+ * arguments.  Launch errors are reported here; execution errors surface at
+ * the next synchronising call.
+ */
+CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
+                           cudyn_stream stream, void **args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDYN_H */

@@ -1,0 +1,182 @@
+/*
+ * context.c - primary contexts, and the calling thread's device.
+ *
+ * Like the CUDA runtime and PyCUDA's autoinit, cudyn works in each device's
+ * primary context, retained once per process on first use and made current
+ * on each thread that needs it.  A thread that already has a current
+ * context (made by another library) keeps it.  cudyn_device_reset bumps a
+ * generation counter so every thread re-checks its context on its next call.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define MAX_DEVICES 64
+
+atomic_uint cudyn_context_generation = 1;
+_Thread_local unsigned int cudyn_tls_context_generation;
+static _Thread_local int tls_device; /* ordinal chosen by cudyn_device_use, 0 by default */
+
+static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
+static cu_context primary[MAX_DEVICES];      /* retained by cudyn, or NULL */
+static cu_context last_primary[MAX_DEVICES]; /* handle seen before a reset */
+
+int cudyn_get_device(const char *api, int ordinal, cu_device *dev)
+{
+    int st = cudyn_need_driver(api);
+    if (st != CUDYN_OK)
+        return st;
+    int count = 0;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
+    if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES) {
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        return cudyn_fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+                          "%s: device %d does not exist: %d device%s visible (valid ordinals 0..%d)%s%s%s", api,
+                          ordinal, count, count == 1 ? " is" : "s are", count - 1,
+                          visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "", visible ? "\"" : "");
+    }
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGet(dev, ordinal), "cuDeviceGet", api);
+    return CUDYN_OK;
+}
+
+/* The primary context of `ordinal`, retained once for the process. */
+static int retain_primary(const char *api, int ordinal, cu_context *ctx)
+{
+    cu_device dev;
+    int st = cudyn_get_device(api, ordinal, &dev);
+    if (st != CUDYN_OK)
+        return st;
+    pthread_mutex_lock(&primary_lock);
+    if (!primary[ordinal]) {
+        cu_context c = NULL;
+        cu_result r = cudyn_drv.cuDevicePrimaryCtxRetain(&c, dev);
+        if (r != CU_OK) {
+            pthread_mutex_unlock(&primary_lock);
+            return cudyn_fail_driver(r, "cuDevicePrimaryCtxRetain", api);
+        }
+        primary[ordinal] = last_primary[ordinal] = c;
+    }
+    *ctx = primary[ordinal];
+    pthread_mutex_unlock(&primary_lock);
+    return CUDYN_OK;
+}
+
+/* Ordinal whose primary context `ctx` was before a reset, or -1. */
+static int reset_primary_ordinal(cu_context ctx)
+{
+    int found = -1;
+    pthread_mutex_lock(&primary_lock);
+    for (int i = 0; i < MAX_DEVICES && found < 0; i++)
+        if (last_primary[i] == ctx && !primary[i])
+            found = i;
+    pthread_mutex_unlock(&primary_lock);
+    return found;
+}
+
+static int make_current(const char *api, int ordinal)
+{
+    cu_context ctx = NULL;
+    int st = retain_primary(api, ordinal, &ctx);
+    if (st != CUDYN_OK)
+        return st;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", api);
+    return CUDYN_OK;
+}
+
+int cudyn_need_context_slow(const char *api)
+{
+    int st = cudyn_need_driver(api);
+    if (st != CUDYN_OK)
+        return st;
+    unsigned int generation = atomic_load_explicit(&cudyn_context_generation, memory_order_relaxed);
+    cu_context current = NULL;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxGetCurrent(&current), "cuCtxGetCurrent", api);
+    if (!current) {
+        st = make_current(api, tls_device);
+    } else {
+        /* A context cudyn released in a reset is revived; any other current
+         * context (ours or another library's) is used as it is. */
+        int reset_ordinal = reset_primary_ordinal(current);
+        if (reset_ordinal >= 0)
+            st = make_current(api, reset_ordinal);
+    }
+    if (st == CUDYN_OK)
+        cudyn_tls_context_generation = generation;
+    return st;
+}
+
+CUDYN_API int cudyn_device_use(int ordinal)
+{
+    int st = make_current("cudyn_device_use", ordinal);
+    if (st != CUDYN_OK)
+        return st;
+    tls_device = ordinal;
+    cudyn_tls_context_generation = atomic_load_explicit(&cudyn_context_generation, memory_order_relaxed);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_device_current(int *ordinal)
+{
+    static const char api[] = "cudyn_device_current";
+    if (!ordinal)
+        return cudyn_fail_arg(api, "ordinal", "must not be NULL");
+    int st = cudyn_need_context(api);
+    if (st != CUDYN_OK)
+        return st;
+    cu_device dev;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
+    int count = 0;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
+    for (int i = 0; i < count; i++) {
+        cu_device d;
+        if (cudyn_drv.cuDeviceGet(&d, i) == CU_OK && d == dev) {
+            *ordinal = i;
+            return CUDYN_OK;
+        }
+    }
+    return cudyn_fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+                      "%s: the current context's device is not among the visible devices", api);
+}
+
+CUDYN_API int cudyn_device_reset(int ordinal)
+{
+    static const char api[] = "cudyn_device_reset";
+    cu_device dev;
+    int st = cudyn_get_device(api, ordinal, &dev);
+    if (st != CUDYN_OK)
+        return st;
+    pthread_mutex_lock(&primary_lock);
+    cu_result r = CU_OK;
+    const char *fn = NULL;
+    if (primary[ordinal]) {
+        fn = "cuDevicePrimaryCtxRelease";
+        r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn_drv.cuDevicePrimaryCtxRelease_v2(dev)
+                                                      : cudyn_drv.cuDevicePrimaryCtxRelease(dev);
+        if (r == CU_OK)
+            primary[ordinal] = NULL;
+    }
+    if (r == CU_OK) {
+        fn = "cuDevicePrimaryCtxReset";
+        r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn_drv.cuDevicePrimaryCtxReset_v2(dev)
+                                                    : cudyn_drv.cuDevicePrimaryCtxReset(dev);
+    }
+    atomic_fetch_add_explicit(&cudyn_context_generation, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&primary_lock);
+    if (r != CU_OK)
+        return cudyn_fail_driver(r, fn, api);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_synchronize(void)
+{
+    static const char api[] = "cudyn_synchronize";
+    int st = cudyn_need_context(api);
+    if (st != CUDYN_OK)
+        return st;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxSynchronize(), "cuCtxSynchronize", api);
+    return CUDYN_OK;
+}

@@ -1,0 +1,154 @@
+/*
+ * device.c - device count, description, attributes and peer access.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+CUDYN_API int cudyn_device_count(int *count)
+{
+    static const char api[] = "cudyn_device_count";
+    if (!count)
+        return cudyn_fail_arg(api, "count", "must not be NULL");
+    *count = 0;
+    int st = cudyn_need_driver(api);
+    if (st == CUDYN_ERROR_NO_DEVICE)
+        return CUDYN_OK; /* a machine with a driver and no GPU has zero devices */
+    if (st != CUDYN_OK)
+        return st;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(count), "cuDeviceGetCount", api);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value)
+{
+    static const char api[] = "cudyn_device_attribute";
+    if (!value)
+        return cudyn_fail_arg(api, "value", "must not be NULL");
+    *value = 0;
+    if (attr <= 0)
+        return cudyn_fail_arg(api, "attr", "must be a positive CUDYN_ATTR_* value");
+    cu_device dev;
+    int st = cudyn_get_device(api, ordinal, &dev);
+    if (st != CUDYN_OK)
+        return st;
+    cu_result r = cudyn_drv.cuDeviceGetAttribute(value, (cu_enum)attr, dev);
+    if (r == CU_ERR_INVALID_VALUE)
+        return cudyn_fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
+                          "cuDeviceGetAttribute", "%s: the driver (CUDA %d.%d) does not know attribute %d (%s)",
+                          api, cudyn_driver_version_loaded() / 1000, cudyn_driver_version_loaded() % 1000 / 10, attr,
+                          cudyn_device_attr_name(attr) ? cudyn_device_attr_name(attr) : "unnamed");
+    if (r != CU_OK)
+        return cudyn_fail_driver(r, "cuDeviceGetAttribute", api);
+    return CUDYN_OK;
+}
+
+/* An attribute for the info struct: 0 where the driver does not report it
+ * (e.g. clock rates, which newer drivers dropped). */
+static int attribute_or_zero(cu_device dev, int attr)
+{
+    int v = 0;
+    if (cudyn_drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) != CU_OK)
+        return 0;
+    return v;
+}
+
+static void format_uuid(char *out, size_t cap, const unsigned char u[16])
+{
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
+{
+    static const char api[] = "cudyn_device_info";
+    if (!out)
+        return cudyn_fail_arg(api, "out", "must not be NULL");
+    if (out->size < sizeof out->size)
+        return cudyn_fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_device_info)");
+    cu_device dev;
+    int st = cudyn_get_device(api, ordinal, &dev);
+    if (st != CUDYN_OK)
+        return st;
+
+    struct cudyn_device_info info;
+    memset(&info, 0, sizeof info);
+    info.ordinal = ordinal;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName", api);
+
+    cu_uuid uuid;
+    cu_result r = DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn_drv.cuDeviceGetUuid_v2(&uuid, dev)
+                                                 : cudyn_drv.cuDeviceGetUuid(&uuid, dev);
+    if (r == CU_OK) {
+        memcpy(info.uuid, uuid.bytes, sizeof info.uuid);
+        format_uuid(info.uuid_string, sizeof info.uuid_string, info.uuid);
+    } else {
+        (void)cudyn_take_missing_symbol(); /* an old driver without UUIDs: leave them empty */
+    }
+
+    info.pci_domain = attribute_or_zero(dev, CUDYN_ATTR_PCI_DOMAIN_ID);
+    info.pci_bus = attribute_or_zero(dev, CUDYN_ATTR_PCI_BUS_ID);
+    info.pci_device = attribute_or_zero(dev, CUDYN_ATTR_PCI_DEVICE_ID);
+    if (cudyn_drv.cuDeviceGetPCIBusId(info.pci_bus_id, (int)sizeof info.pci_bus_id, dev) != CU_OK) {
+        (void)cudyn_take_missing_symbol();
+        snprintf(info.pci_bus_id, sizeof info.pci_bus_id, "%08x:%02x:%02x.0", (unsigned)info.pci_domain,
+                 (unsigned)info.pci_bus, (unsigned)info.pci_device);
+    }
+
+    size_t total = 0;
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceTotalMem_v2(&total, dev), "cuDeviceTotalMem", api);
+    info.total_memory = total;
+    info.cc_major = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR);
+    info.cc_minor = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR);
+    info.multiprocessors = attribute_or_zero(dev, CUDYN_ATTR_MULTIPROCESSOR_COUNT);
+    info.clock_khz = attribute_or_zero(dev, CUDYN_ATTR_CLOCK_RATE);
+    info.memory_clock_khz = attribute_or_zero(dev, CUDYN_ATTR_MEMORY_CLOCK_RATE);
+    info.memory_bus_width = attribute_or_zero(dev, CUDYN_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
+    info.l2_cache_bytes = attribute_or_zero(dev, CUDYN_ATTR_L2_CACHE_SIZE);
+    info.shared_memory_per_block = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_BLOCK);
+    info.shared_memory_per_block_optin = attribute_or_zero(dev, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    info.shared_memory_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    info.registers_per_block = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_BLOCK);
+    info.registers_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_MULTIPROCESSOR);
+    info.warp_size = attribute_or_zero(dev, CUDYN_ATTR_WARP_SIZE);
+    info.max_threads_per_block = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK);
+    info.max_threads_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+    for (int i = 0; i < 3; i++) {
+        info.max_block_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i);
+        info.max_grid_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i);
+    }
+    info.async_engines = attribute_or_zero(dev, CUDYN_ATTR_ASYNC_ENGINE_COUNT);
+    info.ecc_enabled = attribute_or_zero(dev, CUDYN_ATTR_ECC_ENABLED);
+    info.integrated = attribute_or_zero(dev, CUDYN_ATTR_INTEGRATED);
+    info.managed_memory = attribute_or_zero(dev, CUDYN_ATTR_MANAGED_MEMORY);
+    info.unified_addressing = attribute_or_zero(dev, CUDYN_ATTR_UNIFIED_ADDRESSING);
+    info.concurrent_kernels = attribute_or_zero(dev, CUDYN_ATTR_CONCURRENT_KERNELS);
+    info.compute_mode = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_MODE);
+    info.kernel_exec_timeout = attribute_or_zero(dev, CUDYN_ATTR_KERNEL_EXEC_TIMEOUT);
+    info.cooperative_launch = attribute_or_zero(dev, CUDYN_ATTR_COOPERATIVE_LAUNCH);
+
+    info.size = out->size < sizeof info ? out->size : sizeof info;
+    memcpy(out, &info, info.size);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can)
+{
+    static const char api[] = "cudyn_device_can_access_peer";
+    if (!can)
+        return cudyn_fail_arg(api, "can", "must not be NULL");
+    *can = 0;
+    cu_device a, b;
+    int st = cudyn_get_device(api, ordinal, &a);
+    if (st == CUDYN_OK)
+        st = cudyn_get_device(api, peer, &b);
+    if (st != CUDYN_OK)
+        return st;
+    if (ordinal == peer)
+        return CUDYN_OK; /* the driver answers 0 for a device with itself */
+    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceCanAccessPeer(can, a, b), "cuDeviceCanAccessPeer", api);
+    return CUDYN_OK;
+}

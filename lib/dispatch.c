@@ -1,0 +1,267 @@
+/*
+ * dispatch.c - binds the driver and NVRTC symbol tables.
+ *
+ * Every slot starts as a stub with the right signature that records
+ * "symbol not found" naming its function, so no slot is ever NULL.  Binding
+ * asks the driver for each row at exactly the row's ABI version:
+ * cuGetProcAddress_v2 (CUDA 12.0+), else the 4-argument cuGetProcAddress
+ * (11.3-11.8), else dlsym of the exact exported name.  Rows newer than the
+ * driver are never requested: a driver asked for a version it does not know
+ * may hand back an older variant with another signature.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct cudyn_driver_table cudyn_drv;
+bool cudyn_drv_present[DRIVER_ROW_COUNT];
+struct cudyn_nvrtc_table cudyn_nvrtc;
+bool cudyn_nvrtc_present[NVRTC_ROW_COUNT];
+
+/* ---- stubs: the parameters exist only to match each slot's type ---- */
+static _Thread_local const char *tls_missing_symbol;
+
+const char *cudyn_take_missing_symbol(void)
+{
+    const char *name = tls_missing_symbol;
+    tls_missing_symbol = NULL;
+    return name;
+}
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#define DRIVER_SYMBOL(exported, base, version, stream, need, params) \
+    static cu_result stub_##exported params                          \
+    {                                                                \
+        tls_missing_symbol = #base;                                  \
+        return CU_ERR_CALL_REQUIRES_NEWER_DRIVER;                    \
+    }
+#include "driver_symbols.h"
+#undef DRIVER_SYMBOL
+#define NVRTC_SYMBOL(name, since, need, params) \
+    static nvrtc_result stub_##name params      \
+    {                                           \
+        tls_missing_symbol = #name;             \
+        return NVRTC_ERR_INTERNAL;              \
+    }
+#include "nvrtc_symbols.h"
+#undef NVRTC_SYMBOL
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* ---- the rows as data ---- */
+struct driver_row {
+    const char *base;
+    const char *exported;
+    int version;
+    int stream;
+    int need;
+    size_t offset;      /* slot in struct cudyn_driver_table */
+    void (*stub)(void); /* cast back to the slot's type on use */
+};
+
+static const struct driver_row driver_rows[DRIVER_ROW_COUNT] = {
+#define DRIVER_SYMBOL(exported, base, version, stream, need, params) \
+    {#base, #exported, version, stream, need, offsetof(struct cudyn_driver_table, exported), (void (*)(void))stub_##exported},
+#include "driver_symbols.h"
+#undef DRIVER_SYMBOL
+};
+
+struct nvrtc_row {
+    const char *name;
+    int since;
+    int need;
+    size_t offset;
+    void (*stub)(void);
+};
+
+static const struct nvrtc_row nvrtc_rows[NVRTC_ROW_COUNT] = {
+#define NVRTC_SYMBOL(name, since, need, params) \
+    {#name, since, need, offsetof(struct cudyn_nvrtc_table, name), (void (*)(void))stub_##name},
+#include "nvrtc_symbols.h"
+#undef NVRTC_SYMBOL
+};
+
+/* Slots hold function pointers of many types; POSIX guarantees they share
+ * the representation of void *, which dlsym relies on too. */
+static void set_slot(void *table, size_t offset, void *fn)
+{
+    memcpy((char *)table + offset, &fn, sizeof fn);
+}
+
+static void set_stub(void *table, size_t offset, void (*stub)(void))
+{
+    memcpy((char *)table + offset, &stub, sizeof stub);
+}
+
+/* Fills every slot with its stub: the state before (or without) a driver. */
+static void reset_driver_table(void)
+{
+    for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
+        set_stub(&cudyn_drv, driver_rows[i].offset, driver_rows[i].stub);
+        cudyn_drv_present[i] = false;
+    }
+}
+
+typedef cu_result (*get_proc_v2_fn)(const char *symbol, void **fn, int version, cu_uint64 flags,
+                                    cu_enum *status);
+typedef cu_result (*get_proc_v1_fn)(const char *symbol, void **fn, int version, cu_uint64 flags);
+
+static const char *stream_suffix(int stream)
+{
+    return stream == PTDS ? "_ptds" : stream == PTSZ ? "_ptsz" : "";
+}
+
+/* Asks the driver for `base` at exactly `version`; NULL if it has none. */
+static void *proc_address(void *handle, int mechanism, bool per_thread_stream, const char *base,
+                          const char *exported_for_dlsym, int version)
+{
+    cu_uint64 flags = per_thread_stream ? CU_PROC_ADDRESS_PER_THREAD_STREAM : CU_PROC_ADDRESS_LEGACY_STREAM;
+    void *fn = NULL;
+    switch (mechanism) {
+    case CUDYN_ENTRY_PROC_ADDRESS_V2: {
+        get_proc_v2_fn get = (get_proc_v2_fn)dlsym(handle, "cuGetProcAddress_v2");
+        cu_enum found = CU_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        if (get(base, &fn, version, flags, &found) != CU_OK || found != CU_PROC_ADDRESS_SUCCESS)
+            fn = NULL;
+        break;
+    }
+    case CUDYN_ENTRY_PROC_ADDRESS_V1: {
+        get_proc_v1_fn get = (get_proc_v1_fn)dlsym(handle, "cuGetProcAddress");
+        if (get(base, &fn, version, flags) != CU_OK)
+            fn = NULL;
+        break;
+    }
+    default:
+        if (exported_for_dlsym)
+            fn = dlsym(handle, exported_for_dlsym);
+        break;
+    }
+    return fn;
+}
+
+static int pick_mechanism(void *handle)
+{
+    if (dlsym(handle, "cuGetProcAddress_v2"))
+        return CUDYN_ENTRY_PROC_ADDRESS_V2;
+    if (dlsym(handle, "cuGetProcAddress"))
+        return CUDYN_ENTRY_PROC_ADDRESS_V1;
+    return CUDYN_ENTRY_DLSYM;
+}
+
+static const char *mechanism_name(int mechanism)
+{
+    switch (mechanism) {
+    case CUDYN_ENTRY_PROC_ADDRESS_V2: return "cuGetProcAddress_v2";
+    case CUDYN_ENTRY_PROC_ADDRESS_V1: return "cuGetProcAddress (4-argument)";
+    case CUDYN_ENTRY_DLSYM: return "dlsym of exact versioned names";
+    default: return "none";
+    }
+}
+
+void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn_text *trace,
+                       struct cudyn_bind_result *out)
+{
+    memset(out, 0, sizeof *out);
+    reset_driver_table();
+    out->mechanism = pick_mechanism(handle);
+    cudyn_text_add(trace, "binding %d entry points with %s, %s default stream", DRIVER_ROW_COUNT,
+                   mechanism_name(out->mechanism), per_thread_stream ? "per-thread" : "legacy");
+
+    for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
+        const struct driver_row *row = &driver_rows[i];
+        void *fn = NULL;
+        if (row->version <= driver_version) {
+            char exported[96];
+            snprintf(exported, sizeof exported, "%s%s", row->exported,
+                     per_thread_stream ? stream_suffix(row->stream) : "");
+            fn = proc_address(handle, out->mechanism, per_thread_stream, row->base, exported, row->version);
+        }
+        if (fn) {
+            set_slot(&cudyn_drv, row->offset, fn);
+            cudyn_drv_present[i] = true;
+            out->bound++;
+            continue;
+        }
+        out->missing++;
+        if (row->version > driver_version)
+            cudyn_text_add(trace, "  %s (%s @ %d): not requested, newer than the driver (%d)", row->exported,
+                           row->base, row->version, driver_version);
+        else
+            cudyn_text_add(trace, "  %s (%s @ %d): not provided by the driver%s", row->exported, row->base,
+                           row->version, row->need == REQUIRED ? " (REQUIRED)" : "");
+        if (row->need == REQUIRED && !out->first_missing_required)
+            out->first_missing_required = row->exported;
+    }
+    cudyn_text_add(trace, "bound %d of %d entry points; %d missing (stubs answer \"symbol not found\")", out->bound,
+                   DRIVER_ROW_COUNT, out->missing);
+}
+
+void cudyn_bind_nvrtc(void *handle, struct cudyn_text *trace, struct cudyn_bind_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mechanism = CUDYN_ENTRY_DLSYM;
+    for (int i = 0; i < NVRTC_ROW_COUNT; i++) {
+        const struct nvrtc_row *row = &nvrtc_rows[i];
+        void *fn = dlsym(handle, row->name);
+        if (fn) {
+            set_slot(&cudyn_nvrtc, row->offset, fn);
+            cudyn_nvrtc_present[i] = true;
+            out->bound++;
+            continue;
+        }
+        set_stub(&cudyn_nvrtc, row->offset, row->stub);
+        cudyn_nvrtc_present[i] = false;
+        out->missing++;
+        cudyn_text_add(trace, "  %s: not provided (NVRTC %d.%d+)%s", row->name, row->since / 1000,
+                       row->since % 1000 / 10, row->need == REQUIRED ? " (REQUIRED)" : "");
+        if (row->need == REQUIRED && !out->first_missing_required)
+            out->first_missing_required = row->name;
+    }
+}
+
+/* ---- lookups by name ---- */
+
+/* 1 if a row for `name` (base or exported) is bound, 0 if rows exist but
+ * none is bound, -1 if the table has no such row. */
+int cudyn_table_has(const char *name)
+{
+    int known = -1;
+    for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
+        if (strcmp(driver_rows[i].base, name) != 0 && strcmp(driver_rows[i].exported, name) != 0)
+            continue;
+        if (cudyn_drv_present[i])
+            return 1;
+        known = 0;
+    }
+    return known;
+}
+
+void *cudyn_resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
+                                const char *name, int abi_version)
+{
+    if (mechanism != CUDYN_ENTRY_DLSYM)
+        return proc_address(handle, mechanism, per_thread_stream, name, NULL, abi_version);
+
+    /* dlsym only: map (base, version) to the newest exported variant the
+     * table knows at or below abi_version; otherwise take the name as is. */
+    const struct driver_row *best = NULL;
+    for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
+        const struct driver_row *row = &driver_rows[i];
+        if (strcmp(row->base, name) == 0 && row->version <= abi_version && row->version <= driver_version &&
+            (!best || row->version > best->version))
+            best = row;
+    }
+    char exported[96];
+    snprintf(exported, sizeof exported, "%s%s", best ? best->exported : name,
+             best && per_thread_stream ? stream_suffix(best->stream) : "");
+    return dlsym(handle, exported);
+}
+

@@ -1,0 +1,126 @@
+/*
+ * driver_symbols.h - the driver symbol table, as data.
+ *
+ * One row per (function, ABI version):
+ *   DRIVER_SYMBOL(exported, base, abi_version, stream, need, params)
+ * exported     the exact name the driver exports for this variant; also the
+ *              slot's name in the dispatch table
+ * base         the name cuGetProcAddress is asked for
+ * abi_version  the CUDA version whose declaration `params` matches; it is
+ *              what cuGetProcAddress is given, and rows newer than the
+ *              driver are never requested
+ * stream       NOSTREAM, or PTDS / PTSZ when the driver has a per-thread
+ *              default-stream twin named exported_ptds / exported_ptsz
+ * need         REQUIRED (cudyn cannot work without it; all exist since
+ *              CUDA 7) or OPTIONAL (a stub answers "symbol not found")
+ *
+ * A function whose signature changed has one row per variant, newest
+ * first; the library's adapters call the newest one the driver has.
+ * tests/check_cuda_abi.c compares every row with PFN_<base>_v<abi_version>
+ * from the real cudaTypedefs.h when configure finds CUDA headers.
+ */
+
+/* ---- initialisation and errors ---- */
+DRIVER_SYMBOL(cuInit, cuInit, 2000, NOSTREAM, REQUIRED, (unsigned int flags))
+DRIVER_SYMBOL(cuDriverGetVersion, cuDriverGetVersion, 2020, NOSTREAM, REQUIRED, (int *version))
+DRIVER_SYMBOL(cuGetErrorName, cuGetErrorName, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
+DRIVER_SYMBOL(cuGetErrorString, cuGetErrorString, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
+
+/* ---- devices ---- */
+DRIVER_SYMBOL(cuDeviceGet, cuDeviceGet, 2000, NOSTREAM, REQUIRED, (cu_device *device, int ordinal))
+DRIVER_SYMBOL(cuDeviceGetCount, cuDeviceGetCount, 2000, NOSTREAM, REQUIRED, (int *count))
+DRIVER_SYMBOL(cuDeviceGetName, cuDeviceGetName, 2000, NOSTREAM, REQUIRED, (char *name, int len, cu_device dev))
+DRIVER_SYMBOL(cuDeviceGetUuid_v2, cuDeviceGetUuid, 11040, NOSTREAM, OPTIONAL, (cu_uuid *uuid, cu_device dev))
+DRIVER_SYMBOL(cuDeviceGetUuid, cuDeviceGetUuid, 9020, NOSTREAM, OPTIONAL, (cu_uuid *uuid, cu_device dev))
+DRIVER_SYMBOL(cuDeviceTotalMem_v2, cuDeviceTotalMem, 3020, NOSTREAM, REQUIRED, (size_t *bytes, cu_device dev))
+DRIVER_SYMBOL(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000, NOSTREAM, REQUIRED, (int *value, cu_enum attrib, cu_device dev))
+DRIVER_SYMBOL(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010, NOSTREAM, OPTIONAL, (char *bus_id, int len, cu_device dev))
+DRIVER_SYMBOL(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000, NOSTREAM, OPTIONAL, (int *can_access, cu_device dev, cu_device peer))
+DRIVER_SYMBOL(cuDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, 8000, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_device src, cu_device dst))
+
+/* ---- primary contexts ---- */
+DRIVER_SYMBOL(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000, NOSTREAM, REQUIRED, (cu_context *ctx, cu_device dev))
+DRIVER_SYMBOL(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease, 11000, NOSTREAM, OPTIONAL, (cu_device dev))
+DRIVER_SYMBOL(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000, NOSTREAM, OPTIONAL, (cu_device dev))
+DRIVER_SYMBOL(cuDevicePrimaryCtxReset_v2, cuDevicePrimaryCtxReset, 11000, NOSTREAM, OPTIONAL, (cu_device dev))
+DRIVER_SYMBOL(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset, 7000, NOSTREAM, OPTIONAL, (cu_device dev))
+DRIVER_SYMBOL(cuDevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000, NOSTREAM, OPTIONAL, (cu_device dev, unsigned int *flags, int *active))
+
+/* ---- contexts ---- */
+DRIVER_SYMBOL(cuCtxGetCurrent, cuCtxGetCurrent, 4000, NOSTREAM, REQUIRED, (cu_context *ctx))
+DRIVER_SYMBOL(cuCtxSetCurrent, cuCtxSetCurrent, 4000, NOSTREAM, REQUIRED, (cu_context ctx))
+DRIVER_SYMBOL(cuCtxGetDevice, cuCtxGetDevice, 2000, NOSTREAM, REQUIRED, (cu_device *device))
+DRIVER_SYMBOL(cuCtxSynchronize, cuCtxSynchronize, 2000, NOSTREAM, REQUIRED, (void))
+DRIVER_SYMBOL(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020, NOSTREAM, OPTIONAL, (cu_context ctx, unsigned int *version))
+DRIVER_SYMBOL(cuCtxCreate_v4, cuCtxCreate, 12050, NOSTREAM, OPTIONAL, (cu_context *ctx, struct CUctxCreateParams_st *params, unsigned int flags, cu_device dev))
+DRIVER_SYMBOL(cuCtxCreate_v2, cuCtxCreate, 3020, NOSTREAM, OPTIONAL, (cu_context *ctx, unsigned int flags, cu_device dev))
+DRIVER_SYMBOL(cuCtxDestroy_v2, cuCtxDestroy, 4000, NOSTREAM, OPTIONAL, (cu_context ctx))
+DRIVER_SYMBOL(cuCtxPushCurrent_v2, cuCtxPushCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context ctx))
+DRIVER_SYMBOL(cuCtxPopCurrent_v2, cuCtxPopCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context *ctx))
+DRIVER_SYMBOL(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer, unsigned int flags))
+
+/* ---- memory ---- */
+DRIVER_SYMBOL(cuMemAlloc_v2, cuMemAlloc, 3020, NOSTREAM, REQUIRED, (cu_deviceptr *ptr, size_t bytes))
+DRIVER_SYMBOL(cuMemFree_v2, cuMemFree, 3020, NOSTREAM, REQUIRED, (cu_deviceptr ptr))
+DRIVER_SYMBOL(cuMemHostAlloc, cuMemHostAlloc, 2020, NOSTREAM, OPTIONAL, (void **ptr, size_t bytes, unsigned int flags))
+DRIVER_SYMBOL(cuMemFreeHost, cuMemFreeHost, 2000, NOSTREAM, OPTIONAL, (void *ptr))
+DRIVER_SYMBOL(cuMemGetInfo_v2, cuMemGetInfo, 3020, NOSTREAM, OPTIONAL, (size_t *free_bytes, size_t *total_bytes))
+DRIVER_SYMBOL(cuMemcpyHtoD_v2, cuMemcpyHtoD, 3020, PTDS, REQUIRED, (cu_deviceptr dst, const void *src, size_t bytes))
+DRIVER_SYMBOL(cuMemcpyDtoH_v2, cuMemcpyDtoH, 3020, PTDS, REQUIRED, (void *dst, cu_deviceptr src, size_t bytes))
+DRIVER_SYMBOL(cuMemcpyDtoD_v2, cuMemcpyDtoD, 3020, PTDS, OPTIONAL, (cu_deviceptr dst, cu_deviceptr src, size_t bytes))
+DRIVER_SYMBOL(cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync, 3020, PTSZ, OPTIONAL, (cu_deviceptr dst, const void *src, size_t bytes, cu_stream stream))
+DRIVER_SYMBOL(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync, 3020, PTSZ, OPTIONAL, (void *dst, cu_deviceptr src, size_t bytes, cu_stream stream))
+DRIVER_SYMBOL(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync, 3020, PTSZ, OPTIONAL, (cu_deviceptr dst, cu_deviceptr src, size_t bytes, cu_stream stream))
+DRIVER_SYMBOL(cuMemsetD8_v2, cuMemsetD8, 3020, PTDS, OPTIONAL, (cu_deviceptr dst, unsigned char value, size_t count))
+DRIVER_SYMBOL(cuMemsetD16_v2, cuMemsetD16, 3020, PTDS, OPTIONAL, (cu_deviceptr dst, unsigned short value, size_t count))
+DRIVER_SYMBOL(cuMemsetD32_v2, cuMemsetD32, 3020, PTDS, OPTIONAL, (cu_deviceptr dst, unsigned int value, size_t count))
+DRIVER_SYMBOL(cuMemsetD32Async, cuMemsetD32Async, 3020, PTSZ, OPTIONAL, (cu_deviceptr dst, unsigned int value, size_t count, cu_stream stream))
+DRIVER_SYMBOL(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, 12020, PTSZ, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_mem_location location, unsigned int flags, cu_stream stream))
+DRIVER_SYMBOL(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000, PTSZ, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_device dst, cu_stream stream))
+DRIVER_SYMBOL(cuMemAdvise_v2, cuMemAdvise, 12020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_mem_location location))
+DRIVER_SYMBOL(cuMemAdvise, cuMemAdvise, 8000, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_device dev))
+DRIVER_SYMBOL(cuPointerGetAttribute, cuPointerGetAttribute, 4000, NOSTREAM, OPTIONAL, (void *data, cu_enum attribute, cu_deviceptr ptr))
+
+/* ---- streams ---- */
+DRIVER_SYMBOL(cuStreamCreate, cuStreamCreate, 2000, NOSTREAM, OPTIONAL, (cu_stream *stream, unsigned int flags))
+DRIVER_SYMBOL(cuStreamCreateWithPriority, cuStreamCreateWithPriority, 5050, NOSTREAM, OPTIONAL, (cu_stream *stream, unsigned int flags, int priority))
+DRIVER_SYMBOL(cuStreamDestroy_v2, cuStreamDestroy, 4000, NOSTREAM, OPTIONAL, (cu_stream stream))
+DRIVER_SYMBOL(cuStreamSynchronize, cuStreamSynchronize, 2000, PTSZ, OPTIONAL, (cu_stream stream))
+DRIVER_SYMBOL(cuStreamQuery, cuStreamQuery, 2000, PTSZ, OPTIONAL, (cu_stream stream))
+DRIVER_SYMBOL(cuStreamWaitEvent, cuStreamWaitEvent, 3020, PTSZ, OPTIONAL, (cu_stream stream, cu_event event, unsigned int flags))
+DRIVER_SYMBOL(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo, 12030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, const struct CUgraphEdgeData_st **edges, size_t *num_deps))
+DRIVER_SYMBOL(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo, 11030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, size_t *num_deps))
+
+/* ---- events ---- */
+DRIVER_SYMBOL(cuEventCreate, cuEventCreate, 2000, NOSTREAM, OPTIONAL, (cu_event *event, unsigned int flags))
+DRIVER_SYMBOL(cuEventRecord, cuEventRecord, 2000, PTSZ, OPTIONAL, (cu_event event, cu_stream stream))
+DRIVER_SYMBOL(cuEventSynchronize, cuEventSynchronize, 2000, NOSTREAM, OPTIONAL, (cu_event event))
+DRIVER_SYMBOL(cuEventQuery, cuEventQuery, 2000, NOSTREAM, OPTIONAL, (cu_event event))
+DRIVER_SYMBOL(cuEventElapsedTime_v2, cuEventElapsedTime, 12080, NOSTREAM, OPTIONAL, (float *ms, cu_event start, cu_event end))
+DRIVER_SYMBOL(cuEventElapsedTime, cuEventElapsedTime, 2000, NOSTREAM, OPTIONAL, (float *ms, cu_event start, cu_event end))
+DRIVER_SYMBOL(cuEventDestroy_v2, cuEventDestroy, 4000, NOSTREAM, OPTIONAL, (cu_event event))
+
+/* ---- modules and libraries ---- */
+DRIVER_SYMBOL(cuModuleLoadData, cuModuleLoadData, 2000, NOSTREAM, REQUIRED, (cu_module *mod, const void *image))
+DRIVER_SYMBOL(cuModuleLoadDataEx, cuModuleLoadDataEx, 2010, NOSTREAM, OPTIONAL, (cu_module *mod, const void *image, unsigned int num_options, cu_enum *options, void **values))
+DRIVER_SYMBOL(cuModuleGetFunction, cuModuleGetFunction, 2000, NOSTREAM, REQUIRED, (cu_function *fn, cu_module mod, const char *name))
+DRIVER_SYMBOL(cuModuleGetGlobal_v2, cuModuleGetGlobal, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name))
+DRIVER_SYMBOL(cuModuleUnload, cuModuleUnload, 2000, NOSTREAM, OPTIONAL, (cu_module mod))
+DRIVER_SYMBOL(cuModuleGetLoadingMode, cuModuleGetLoadingMode, 11070, NOSTREAM, OPTIONAL, (cu_enum *mode))
+DRIVER_SYMBOL(cuLibraryLoadData, cuLibraryLoadData, 12000, NOSTREAM, OPTIONAL, (cu_library *lib, const void *code, cu_enum *jit_options, void **jit_values, unsigned int num_jit, cu_enum *lib_options, void **lib_values, unsigned int num_lib))
+DRIVER_SYMBOL(cuLibraryUnload, cuLibraryUnload, 12000, NOSTREAM, OPTIONAL, (cu_library lib))
+DRIVER_SYMBOL(cuLibraryGetKernel, cuLibraryGetKernel, 12000, NOSTREAM, OPTIONAL, (cu_kernel *kernel, cu_library lib, const char *name))
+DRIVER_SYMBOL(cuLibraryGetModule, cuLibraryGetModule, 12000, NOSTREAM, OPTIONAL, (cu_module *mod, cu_library lib))
+DRIVER_SYMBOL(cuLibraryGetGlobal, cuLibraryGetGlobal, 12000, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_library lib, const char *name))
+DRIVER_SYMBOL(cuKernelGetFunction, cuKernelGetFunction, 12000, NOSTREAM, OPTIONAL, (cu_function *fn, cu_kernel kernel))
+
+/* ---- kernels ---- */
+DRIVER_SYMBOL(cuFuncGetAttribute, cuFuncGetAttribute, 2020, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_function fn))
+DRIVER_SYMBOL(cuFuncSetAttribute, cuFuncSetAttribute, 9000, NOSTREAM, OPTIONAL, (cu_function fn, cu_enum attrib, int value))
+DRIVER_SYMBOL(cuFuncGetParamInfo, cuFuncGetParamInfo, 12040, NOSTREAM, OPTIONAL, (cu_function fn, size_t index, size_t *offset, size_t *size))
+DRIVER_SYMBOL(cuFuncGetName, cuFuncGetName, 12030, NOSTREAM, OPTIONAL, (const char **name, cu_function fn))
+DRIVER_SYMBOL(cuFuncGetModule, cuFuncGetModule, 11000, NOSTREAM, OPTIONAL, (cu_module *mod, cu_function fn))
+DRIVER_SYMBOL(cuLaunchKernel, cuLaunchKernel, 4000, PTSZ, REQUIRED, (cu_function fn, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, cu_stream stream, void **params, void **extra))
+DRIVER_SYMBOL(cuLaunchKernelEx, cuLaunchKernelEx, 11060, PTSZ, OPTIONAL, (const struct CUlaunchConfig_st *config, cu_function fn, void **params, void **extra))
+DRIVER_SYMBOL(cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, NOSTREAM, OPTIONAL, (int *blocks, cu_function fn, int block_size, size_t dynamic_shared))
+DRIVER_SYMBOL(cuOccupancyMaxPotentialBlockSize, cuOccupancyMaxPotentialBlockSize, 6050, NOSTREAM, OPTIONAL, (int *min_grid, int *block_size, cu_function fn, cu_occupancy_b2d_size shared_for_block, size_t dynamic_shared, int block_size_limit))

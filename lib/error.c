@@ -1,0 +1,120 @@
+/*
+ * error.c - the calling thread's last failure (cudyn_last_error).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local cudyn_error tls_error;
+
+static void fill(int status, int origin, int native_code, const char *native_name, const char *function)
+{
+    tls_error.size = sizeof tls_error;
+    tls_error.status = status;
+    tls_error.origin = origin;
+    tls_error.native_code = native_code;
+    cudyn_copy_string(tls_error.native_name, sizeof tls_error.native_name, native_name ? native_name : "");
+    cudyn_copy_string(tls_error.function, sizeof tls_error.function, function ? function : "");
+}
+
+int cudyn_fail(int status, int origin, int native_code, const char *native_name, const char *function,
+               const char *fmt, ...)
+{
+    fill(status, origin, native_code, native_name, function);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tls_error.message, sizeof tls_error.message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void cudyn_error_append(const char *fmt, ...)
+{
+    size_t len = strlen(tls_error.message);
+    if (len + 1 >= sizeof tls_error.message)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tls_error.message + len, sizeof tls_error.message - len, fmt, ap);
+    va_end(ap);
+}
+
+int cudyn_fail_arg(const char *api, const char *arg, const char *what)
+{
+    return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: argument '%s' %s",
+                      api, arg, what);
+}
+
+int cudyn_fail_driver(cu_result r, const char *cufn, const char *api)
+{
+    const char *missing = cudyn_take_missing_symbol();
+    if (missing)
+        return cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, (int)r, NULL, missing,
+                          "%s: the loaded driver (CUDA %d.%d) does not provide %s; "
+                          "hint: install a newer NVIDIA driver, or check cudyn_has(\"%s\") first",
+                          api, cudyn_driver_version_loaded() / 1000, cudyn_driver_version_loaded() % 1000 / 10,
+                          missing, missing);
+
+    const struct cudyn_native_code *c = cudyn_cuda_code((int)r);
+    const char *desc = cudyn_cuda_description((int)r);
+    int status = c ? c->status : CUDYN_ERROR_DRIVER;
+    fill(status, CUDYN_ORIGIN_DRIVER, (int)r, c ? c->name : "CUDA_ERROR_UNKNOWN_CODE", cufn);
+    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, cufn,
+             c ? c->name : "an unknown code", (int)r, desc ? ": " : "", desc ? desc : "",
+             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
+    return status;
+}
+
+int cudyn_fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)
+{
+    const struct cudyn_native_code *c = cudyn_nvrtc_code((int)r);
+    int status = c ? c->status : CUDYN_ERROR_NVRTC;
+    fill(status, CUDYN_ORIGIN_NVRTC, (int)r, c ? c->name : "NVRTC_ERROR_UNKNOWN_CODE", fn);
+    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, fn,
+             c ? c->name : "an unknown code", (int)r, detail ? ": " : "", detail ? detail : "",
+             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
+    return status;
+}
+
+void cudyn_error_save(cudyn_error *saved)
+{
+    *saved = tls_error;
+}
+
+void cudyn_error_restore(const cudyn_error *saved)
+{
+    tls_error = *saved;
+}
+
+CUDYN_API int cudyn_last_error(cudyn_error *out)
+{
+    /* Copy no more than the caller's struct holds (an older, smaller
+     * cudyn_error stays valid) and tell it how much was filled. */
+    if (out && out->size > sizeof out->size) {
+        size_t n = out->size < sizeof tls_error ? out->size : sizeof tls_error;
+        memcpy(out, &tls_error, n);
+        out->size = n;
+        if (n > offsetof(cudyn_error, message) && n < sizeof tls_error)
+            ((char *)out)[n - 1] = '\0'; /* a cut message still ends */
+    }
+    return tls_error.status;
+}
+
+CUDYN_API void cudyn_clear_error(void)
+{
+    memset(&tls_error, 0, sizeof tls_error);
+}
+
+void cudyn_copy_string(char *dst, size_t cap, const char *src)
+{
+    if (cap == 0)
+        return;
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}

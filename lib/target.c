@@ -1,0 +1,112 @@
+/*
+ * target.c - the compute-capability-aware target decision (see target.h):
+ *  1. cc in NVRTC's list: CUBIN sm_cc (no JIT at load).
+ *  2. else the highest listed arch A below cc: CUBIN sm_A when A has cc's
+ *     major (SASS runs on later minors of a major), else PTX compute_A,
+ *     which the driver JITs, so the driver must be at least as new as NVRTC.
+ *  3. nothing listed at or below cc: an error naming cc and the list.
+ *  A forced target (an option) wins and is used as given.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "target.h"
+
+static void list_archs(char *out, size_t cap, const int *supported, size_t n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len + 1 < cap; i++) {
+        int w = snprintf(out + len, cap - len, "%s%d", i ? " " : "", supported[i]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+int cudyn_choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
+                        const char *forced, struct cudyn_target *out)
+{
+    memset(out, 0, sizeof *out);
+    if (forced && forced[0]) {
+        snprintf(out->name, sizeof out->name, "%s", forced);
+        out->cubin = strncmp(forced, "sm_", 3) == 0;
+        sscanf(forced + (out->cubin ? 3 : strncmp(forced, "compute_", 8) == 0 ? 8 : 0), "%d", &out->arch);
+        snprintf(out->why, sizeof out->why, "target %s forced by the options", forced);
+        return 0;
+    }
+
+    int best_below = 0;
+    for (size_t i = 0; i < n_supported; i++) {
+        if (supported[i] == cc) {
+            out->arch = cc;
+            out->cubin = true;
+            snprintf(out->name, sizeof out->name, "sm_%d", cc);
+            snprintf(out->why, sizeof out->why, "NVRTC supports sm_%d: CUBIN, no JIT at load", cc);
+            return 0;
+        }
+        if (supported[i] < cc && supported[i] > best_below)
+            best_below = supported[i];
+    }
+
+    char list[160];
+    list_archs(list, sizeof list, supported, n_supported);
+    if (!best_below) {
+        snprintf(out->why, sizeof out->why,
+                 "compute capability %d.%d is older than every architecture NVRTC %d.%d supports (%s); use an "
+                 "older NVRTC",
+                 cc / 10, cc % 10, nvrtc_version / 1000, nvrtc_version % 1000 / 10, list);
+        return -1;
+    }
+    out->arch = best_below;
+    if (best_below / 10 == cc / 10) {
+        out->cubin = true;
+        snprintf(out->name, sizeof out->name, "sm_%d", best_below);
+        snprintf(out->why, sizeof out->why, "NVRTC lacks sm_%d; sm_%d CUBIN runs on later GPUs of the same major",
+                 cc, best_below);
+        return 0;
+    }
+    if (driver_version < nvrtc_version) {
+        snprintf(out->why, sizeof out->why,
+                 "compute capability %d.%d needs PTX (NVRTC %d.%d supports %s), but the driver (CUDA %d.%d) is "
+                 "older than NVRTC and cannot JIT its PTX; update the driver or use a newer NVRTC",
+                 cc / 10, cc % 10, nvrtc_version / 1000, nvrtc_version % 1000 / 10, list, driver_version / 1000,
+                 driver_version % 1000 / 10);
+        return -1;
+    }
+    out->cubin = false;
+    snprintf(out->name, sizeof out->name, "compute_%d", best_below);
+    snprintf(out->why, sizeof out->why, "NVRTC lacks sm_%d and its major; compute_%d PTX is JIT-compiled at load",
+             cc, best_below);
+    return 0;
+}
+
+static const char *option_value(const char *opt, const char *next, const char *flag)
+{
+    size_t n = strlen(flag);
+    if (strncmp(opt, flag, n) != 0)
+        return NULL;
+    if (opt[n] == '=')
+        return opt + n + 1;
+    if (opt[n] == '\0')
+        return next;
+    return NULL;
+}
+
+const char *cudyn_forced_target(const char *const *options, int num_options)
+{
+    const char *found = NULL;
+    for (int i = 0; i < num_options; i++) {
+        if (!options[i])
+            continue;
+        const char *next = i + 1 < num_options ? options[i + 1] : NULL;
+        const char *v = option_value(options[i], next, "--gpu-architecture");
+        if (!v)
+            v = option_value(options[i], next, "-arch");
+        if (v)
+            found = v; /* the last one wins, as with nvcc */
+    }
+    return found;
+}

@@ -1,0 +1,116 @@
+/*
+ * json.c - see json.h.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "json.h"
+
+void json_init(struct json *j, FILE *out)
+{
+    j->out = out;
+    j->depth = 0;
+    j->need_comma[0] = false;
+}
+
+static void write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* Comma and key before any value. */
+static void prefix(struct json *j, const char *key)
+{
+    if (j->need_comma[j->depth])
+        fputc(',', j->out);
+    j->need_comma[j->depth] = true;
+    if (key) {
+        write_string(j->out, key);
+        fputc(':', j->out);
+    }
+}
+
+static void open(struct json *j, const char *key, char c)
+{
+    prefix(j, key);
+    fputc(c, j->out);
+    if (j->depth + 1 < JSON_MAX_DEPTH)
+        j->depth++;
+    j->need_comma[j->depth] = false;
+}
+
+static void close_(struct json *j, char c)
+{
+    fputc(c, j->out);
+    if (j->depth > 0)
+        j->depth--;
+}
+
+void json_object_begin(struct json *j, const char *key) { open(j, key, '{'); }
+void json_object_end(struct json *j) { close_(j, '}'); }
+void json_array_begin(struct json *j, const char *key) { open(j, key, '['); }
+void json_array_end(struct json *j) { close_(j, ']'); }
+
+void json_string(struct json *j, const char *key, const char *value)
+{
+    prefix(j, key);
+    if (value)
+        write_string(j->out, value);
+    else
+        fputs("null", j->out);
+}
+
+void json_int(struct json *j, const char *key, long long value)
+{
+    prefix(j, key);
+    fprintf(j->out, "%lld", value);
+}
+
+void json_uint(struct json *j, const char *key, uint64_t value)
+{
+    prefix(j, key);
+    fprintf(j->out, "%llu", (unsigned long long)value);
+}
+
+void json_double(struct json *j, const char *key, double value)
+{
+    prefix(j, key);
+    if (isfinite(value))
+        fprintf(j->out, "%.6g", value);
+    else
+        fputs("null", j->out);
+}
+
+void json_bool(struct json *j, const char *key, bool value)
+{
+    prefix(j, key);
+    fputs(value ? "true" : "false", j->out);
+}
+
+void json_null(struct json *j, const char *key)
+{
+    prefix(j, key);
+    fputs("null", j->out);
+}
+
+void json_finish(struct json *j)
+{
+    fputc('\n', j->out);
+    fflush(j->out);
+}
