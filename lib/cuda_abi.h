@@ -5,8 +5,8 @@
  * Names are cudyn's own (cu_result, CU_OK ...) so this header and the real
  * <cuda.h> can meet in one translation unit: tests/check_cuda_abi.c does
  * exactly that when configure is given --with-cuda, and fails on any
- * difference in values, layouts or prototypes.  Opaque handles use CUDA's
- * own struct tags, which makes them the very same types.
+ * difference in values, layouts or prototypes.  Handles and structs use
+ * CUDA's own struct tags, which makes them the very same types there.
  */
 #ifndef CUDYN_CUDA_ABI_H
 #define CUDYN_CUDA_ABI_H
@@ -37,16 +37,21 @@ struct CUlaunchConfig_st;
 struct CUctxCreateParams_st;
 struct CUgraphEdgeData_st;
 
-/* CUuuid */
-typedef struct cu_uuid {
+/* CUuuid and CUmemLocation (the latter passed by value to
+ * cuMemPrefetchAsync_v2 / cuMemAdvise_v2), under CUDA's own tags.  When
+ * <cuda.h> is in the same translation unit (the cross-check) its
+ * definitions are used, and the check compares the layouts of both. */
+#ifndef CUDA_VERSION
+struct CUuuid_st {
     char bytes[16];
-} cu_uuid;
-
-/* CUmemLocation (passed by value to cuMemPrefetchAsync_v2 / cuMemAdvise_v2) */
-typedef struct cu_mem_location {
+};
+struct CUmemLocation_st {
     cu_enum type;
     int id;
-} cu_mem_location;
+};
+#endif
+typedef struct CUuuid_st cu_uuid;
+typedef struct CUmemLocation_st cu_mem_location;
 
 typedef size_t (*cu_occupancy_b2d_size)(int block_size);
 
@@ -87,10 +92,10 @@ enum {
 
 /* CUjit_option */
 enum {
-    CU_JIT_INFO_LOG_BUFFER = 3,
-    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
-    CU_JIT_ERROR_LOG_BUFFER = 5,
-    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+    CU_JITOPT_INFO_LOG_BUFFER = 3,
+    CU_JITOPT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JITOPT_ERROR_LOG_BUFFER = 5,
+    CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 };
 
 /* CUfunction_attribute */

@@ -166,6 +166,38 @@ static const char *mechanism_name(int mechanism)
     }
 }
 
+static void *slot_value(size_t offset)
+{
+    void *fn;
+    memcpy(&fn, (char *)&cudyn_drv + offset, sizeof fn);
+    return fn;
+}
+
+/* cuGetProcAddress answers a request for (base, version) with the newest
+ * variant at or below that version: a driver lacking the newer variant
+ * hands out the older one, whose signature may differ.  A newer row that
+ * got the same function as an older row of its base is therefore absent. */
+static void drop_stand_ins(struct cudyn_text *trace, struct cudyn_bind_result *out)
+{
+    for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
+        if (!cudyn_drv_present[i])
+            continue;
+        for (int j = 0; j < DRIVER_ROW_COUNT; j++) {
+            if (j == i || !cudyn_drv_present[j] || driver_rows[j].version >= driver_rows[i].version ||
+                strcmp(driver_rows[j].base, driver_rows[i].base) != 0 ||
+                slot_value(driver_rows[j].offset) != slot_value(driver_rows[i].offset))
+                continue;
+            set_stub(&cudyn_drv, driver_rows[i].offset, driver_rows[i].stub);
+            cudyn_drv_present[i] = false;
+            out->bound--;
+            out->missing++;
+            cudyn_text_add(trace, "  %s: the driver answered with its older variant %s; treated as absent",
+                           driver_rows[i].exported, driver_rows[j].exported);
+            break;
+        }
+    }
+}
+
 void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn_text *trace,
                        struct cudyn_bind_result *out)
 {
@@ -200,6 +232,7 @@ void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream,
         if (row->need == REQUIRED && !out->first_missing_required)
             out->first_missing_required = row->exported;
     }
+    drop_stand_ins(trace, out);
     cudyn_text_add(trace, "bound %d of %d entry points; %d missing (stubs answer \"symbol not found\")", out->bound,
                    DRIVER_ROW_COUNT, out->missing);
 }

@@ -5,7 +5,8 @@
  * Search order for libcuda (first usable wins):
  *   CUDYN_LIBCUDA (file or directory; if set but unusable: error, no
  *   fall-through), a copy already loaded in the process (RTLD_NOLOAD),
- *   libcuda.so.1 by soname, WSL's directory, fixed system directories,
+ *   libcuda.so.1 by soname (if that is a stub: the other LD_LIBRARY_PATH
+ *   directories by full path), WSL's directory, fixed system directories,
  *   plain libcuda.so last.  Never the toolkit directory.
  * Search order for libnvrtc:
  *   CUDYN_LIBNVRTC, already loaded, sonames newest first, CUDA_PATH /
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -96,6 +98,13 @@ void cudyn_text_add(struct cudyn_text *t, const char *fmt, ...)
     if (n < 0)
         return;
     t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - t->len - 1;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 static bool is_directory(const char *path)
@@ -192,6 +201,27 @@ static enum candidate_result try_driver(const char *file, const char *found_by, 
     return CANDIDATE_OK;
 }
 
+/* libcuda.so.1 in each LD_LIBRARY_PATH directory that is not a stubs dir. */
+static enum candidate_result try_library_path_dirs(char *why, size_t why_cap)
+{
+    const char *path = cudyn_getenv("LD_LIBRARY_PATH");
+    if (!path)
+        return CANDIDATE_MISSING;
+    char dirs[4096];
+    cudyn_copy_string(dirs, sizeof dirs, path);
+    char *save = NULL;
+    for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        if (!dir[0] || strstr(dir, "/stubs"))
+            continue;
+        char file[4096];
+        snprintf(file, sizeof file, "%s/libcuda.so.1", dir);
+        struct stat st;
+        if (stat(file, &st) == 0 && try_driver(file, "LD_LIBRARY_PATH", 0, why, why_cap) == CANDIDATE_OK)
+            return CANDIDATE_OK;
+    }
+    return CANDIDATE_MISSING;
+}
+
 /* Walks the search order; returns the cudyn_status of the search. */
 static int find_driver(void)
 {
@@ -239,6 +269,11 @@ static int find_driver(void)
         if (r == CANDIDATE_STUB && !saw_stub) {
             saw_stub = true;
             cudyn_copy_string(stub_why, sizeof stub_why, why);
+            /* Once a stub is loaded under the soname, ld.so hands it back
+             * for every later "libcuda.so.1"; the rest of LD_LIBRARY_PATH is
+             * only reachable by full path. */
+            if (strcmp(order[i].found_by, "soname") == 0 && try_library_path_dirs(why, sizeof why) == CANDIDATE_OK)
+                return CUDYN_OK;
         }
     }
     r = try_driver("libcuda.so", "unversioned", 0, why, sizeof why);
@@ -326,7 +361,10 @@ static void driver_once(void)
     cudyn_error saved_caller_error;
     cudyn_error_save(&saved_caller_error);
 
+    double t0 = now_us();
     driver.load_status = load_and_bind_driver();
+    double t1 = now_us();
+    cudyn_text_add(&driver.trace, "load and bind: %.0f us", t1 - t0);
     if (driver.load_status != CUDYN_OK) {
         cudyn_error_save(&driver.load_error);
         cudyn_text_add(&driver.trace, "driver not usable: %s", driver.load_error.message);
@@ -336,6 +374,7 @@ static void driver_once(void)
     }
 
     cu_result r = cudyn_drv.cuInit(0);
+    cudyn_text_add(&driver.trace, "cuInit: %.0f us", now_us() - t1);
     if (r != CU_OK) {
         /* Keep the driver's own status for "no device" so callers can tell
          * an empty machine from a broken one. */

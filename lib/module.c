@@ -25,7 +25,7 @@ int cudyn_load_image(const char *api, cu_module *mod, const void *image)
         return CUDYN_OK;
     }
     char log[JIT_LOG_BYTES] = "";
-    cu_enum options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    cu_enum options[2] = {CU_JITOPT_ERROR_LOG_BUFFER, CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[2] = {log, (void *)(uintptr_t)sizeof log};
     cu_result r = cudyn_drv.cuModuleLoadDataEx(mod, image, 2, options, values);
     if (r == CU_OK)

@@ -162,10 +162,11 @@ static const char *pci_tail(const char *id)
 /* Resolves one selector; returns the ordinal, -1 if none, -2 if ambiguous. */
 static int resolve_selector(const char *sel, struct device_row *rows, int n)
 {
+    /* An ordinal first; digits that are no ordinal may still begin a UUID. */
     char *end;
     long v = strtol(sel, &end, 10);
-    if (*sel && !*end)
-        return v >= 0 && v < n ? (int)v : -1;
+    if (*sel && !*end && v >= 0 && v < n)
+        return (int)v;
     int found = -1;
     for (int i = 0; i < n; i++) {
         if (rows[i].status != CUDYN_OK)

@@ -5,7 +5,9 @@
  *
  * Behaviour is set through the environment (read once, at the first call):
  *   MOCK_CUDA_VERSION=12040       what cuDriverGetVersion reports (default 13000)
- *   MOCK_CUDA_STUB=1              every call returns CUDA_ERROR_STUB_LIBRARY (34)
+ *   MOCK_CUDA_STUB=1              every call returns CUDA_ERROR_STUB_LIBRARY (34);
+ *                                 any other value: only a copy whose path
+ *                                 contains that text behaves so
  *   MOCK_CUDA_DEVICES="A:90,B:75" device names and compute capabilities
  *                                 (default "Mock GPU:90"; "none": no device)
  *   MOCK_CUDA_MISSING=a,b         names (base or exported) cuGetProcAddress denies
@@ -21,6 +23,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +38,7 @@
 #endif
 
 #define MAX_DEVICES 8
-#define MAX_RULES 16
+#define MAX_RULES 256
 #define MAX_COUNTERS 256
 
 /* ------------------------------------------------------------------ config */
@@ -73,6 +76,8 @@ static struct {
     char proc_log[16384];
     size_t used[MAX_DEVICES];
     int sticky_error; /* set by the "fault" kernel, returned by the next sync */
+    char fail_next_fn[64];
+    unsigned int fail_next_code;
 } mock = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void parse_devices(const char *spec)
@@ -96,7 +101,7 @@ static void parse_devices(const char *spec)
 
 static void parse_rules(const char *spec)
 {
-    char buf[1024];
+    static char buf[16384];
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok && mock.n_rules < MAX_RULES; tok = strtok_r(NULL, ",", &save)) {
@@ -114,7 +119,12 @@ static void mock_setup(void)
     const char *v = getenv("MOCK_CUDA_VERSION");
     mock.version = v ? atoi(v) : 13000;
     v = getenv("MOCK_CUDA_STUB");
-    mock.stub = v && strcmp(v, "1") == 0;
+    if (v && strcmp(v, "1") == 0) {
+        mock.stub = 1;
+    } else if (v && v[0]) {
+        Dl_info self;
+        mock.stub = dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, v);
+    }
     v = getenv("MOCK_CUDA_DEVICES");
     parse_devices(v && v[0] ? v : "Mock GPU:90");
     v = getenv("MOCK_CUDA_MISSING");
@@ -147,7 +157,11 @@ static unsigned int mock_enter(const char *fn)
     if (i < MAX_COUNTERS)
         calls = ++mock.counters[i].calls;
     unsigned int code = 0;
-    for (int r = 0; r < mock.n_rules; r++)
+    if (mock.fail_next_code && strcmp(mock.fail_next_fn, fn) == 0) {
+        code = mock.fail_next_code;
+        mock.fail_next_code = 0;
+    }
+    for (int r = 0; r < mock.n_rules && !code; r++)
         if (strcmp(mock.rules[r].fn, fn) == 0 && (mock.rules[r].nth == 0 || mock.rules[r].nth == calls))
             code = mock.rules[r].code;
     pthread_mutex_unlock(&mock.lock);
@@ -172,6 +186,16 @@ long mock_calls(const char *fn)
             n = mock.counters[i].calls;
     pthread_mutex_unlock(&mock.lock);
     return n;
+}
+
+/* The next call of fn (exported name) returns code. */
+void mock_fail_next(const char *fn, unsigned int code)
+{
+    pthread_once(&mock.once, mock_setup);
+    pthread_mutex_lock(&mock.lock);
+    snprintf(mock.fail_next_fn, sizeof mock.fail_next_fn, "%s", fn);
+    mock.fail_next_code = code;
+    pthread_mutex_unlock(&mock.lock);
 }
 
 const char *mock_proc_log(void)
@@ -276,6 +300,17 @@ cu_result cuGetErrorString(cu_result error, const char **str)
     snprintf(buf, sizeof buf, "mock driver error %u", error);
     *str = buf;
     return CU_OK;
+}
+
+/* NVRTC 13 asks the loaded libcuda for private tables; the mock has none,
+ * and answers as a driver does for a table it does not know. */
+cu_result cuGetExportTable(const void **table, const void *id)
+{
+    ENTER("cuGetExportTable");
+    (void)id;
+    if (table)
+        *table = NULL;
+    return CU_ERR_INVALID_VALUE;
 }
 
 /* -------------------------------------------------------------- devices */
@@ -913,6 +948,19 @@ static void run_fault(void **params, unsigned int threads)
     mock.sticky_error = CU_ERR_ILLEGAL_ADDRESS;
 }
 
+/* testkernel(int i, int *pi, float f, float *pf, testStruct s, testStruct *ps)
+ * of the cuda-python documentation, with struct testStruct { int value; }. */
+static void run_testkernel(void **params, unsigned int threads)
+{
+    (void)threads;
+    int *pi = (int *)(uintptr_t) * (cu_deviceptr *)params[1];
+    float *pf = (float *)(uintptr_t) * (cu_deviceptr *)params[3];
+    int *ps = (int *)(uintptr_t) * (cu_deviceptr *)params[5];
+    *pi = *(int *)params[0];
+    *pf = *(float *)params[2];
+    *ps = *(int *)params[4];
+}
+
 static void run_empty(void **params, unsigned int threads)
 {
     (void)params, (void)threads;
@@ -922,6 +970,7 @@ static struct CUfunc_st host_kernels[] = {
     {"saxpy", run_saxpy},
     {"fault", run_fault},
     {"empty", run_empty},
+    {"testkernel", run_testkernel},
 };
 
 struct CUmod_st {
@@ -980,7 +1029,7 @@ cu_result cuModuleLoadDataEx(cu_module *mod, const void *image, unsigned int n, 
     cu_result r = load(mod, image);
     if (r != CU_OK && r != CU_ERR_INVALID_CONTEXT) {
         for (unsigned int i = 0; i + 1 < n; i++)
-            if (options[i] == CU_JIT_ERROR_LOG_BUFFER && options[i + 1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            if (options[i] == CU_JITOPT_ERROR_LOG_BUFFER && options[i + 1] == CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES)
                 snprintf(values[i], (size_t)(uintptr_t)values[i + 1], "mock JIT: image rejected with %u", r);
     }
     return r;

@@ -1,0 +1,149 @@
+/*
+ * bench.c - `make bench`: cudyn's overhead against the same work done by
+ * direct calls into the same libcuda, in one run.  On a machine with a GPU
+ * it measures the real driver; elsewhere it re-runs itself on the mock
+ * driver, whose numbers show cudyn's own cost only (ratios, not GPU times).
+ *
+ * Targets (the brief): a trivial call <= 1.05x direct; cudyn_launch of an
+ * empty kernel <= direct + 50 ns; load + resolve everything <= 1 ms.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cudyn.h"
+
+typedef unsigned int (*stream_query_fn)(void *stream);
+typedef unsigned int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                  unsigned bz, unsigned shared, void *stream, void **params, void **extra);
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median over rounds of the mean cost of one call in a round. */
+#define ROUNDS 15
+#define MEDIAN_NS(result, per_round, body)                            \
+    do {                                                              \
+        double samples_[ROUNDS];                                      \
+        for (int r_ = 0; r_ < ROUNDS; r_++) {                         \
+            double t0_ = now_ns();                                    \
+            for (int i_ = 0; i_ < (per_round); i_++) {                \
+                body;                                                 \
+            }                                                         \
+            samples_[r_] = (now_ns() - t0_) / (per_round);            \
+        }                                                             \
+        qsort(samples_, ROUNDS, sizeof samples_[0], cmp_double);      \
+        (result) = samples_[ROUNDS / 2];                              \
+    } while (0)
+
+static const char empty_source[] = "extern \"C\" __global__ void empty() {}\n";
+static const char mock_image[] = ".version 8.0\n.visible .entry empty(\n)\n{\n}\n";
+
+static double trace_value(const char *trace, const char *key)
+{
+    const char *p = trace ? strstr(trace, key) : NULL;
+    return p ? atof(p + strlen(key)) : -1;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    int n = 0;
+    if (cudyn_device_count(&n) != CUDYN_OK || n == 0) {
+        const char *mock = getenv("MOCK_LIBCUDA");
+        if (mock && !getenv("CUDYN_LIBCUDA")) {
+            printf("bench: no GPU here; measuring cudyn's own overhead on the mock driver\n");
+            fflush(stdout);
+            setenv("CUDYN_LIBCUDA", mock, 1);
+            execv("/proc/self/exe", argv);
+        }
+        fprintf(stderr, "bench: no device\n");
+        return 1;
+    }
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info(&l);
+    struct cudyn_device_info d = {.size = sizeof d};
+    cudyn_device_info(0, &d);
+    printf("driver: %s (CUDA %d.%d), device 0: %s\n", l.driver_path, l.driver_version / 1000,
+           l.driver_version % 1000 / 10, d.name);
+    printf("%-44s %12s %12s %10s\n", "benchmark", "cudyn", "direct", "ratio");
+
+    /* load + resolve (the loader times itself; cuInit is reported apart) */
+    double load_us = trace_value(l.driver_trace, "load and bind: ");
+    double init_us = trace_value(l.driver_trace, "cuInit: ");
+    printf("%-44s %9.0f us %12s %10s   (target <= 1000 us; cuInit %.0f us)\n", "load + resolve all entry points",
+           load_us, "-", "-", init_us);
+
+    /* a trivial call through the table */
+    void *drv = dlopen(l.driver_path, RTLD_NOW | RTLD_NOLOAD);
+    stream_query_fn direct_query = (stream_query_fn)cudyn_driver_proc("cuStreamQuery", 2000);
+    launch_fn direct_launch = (launch_fn)cudyn_driver_proc("cuLaunchKernel", 4000);
+    if (!drv || !direct_query || !direct_launch) {
+        fprintf(stderr, "bench: cannot reach the driver directly\n");
+        return 1;
+    }
+    cudyn_stream_query(NULL); /* creates the context */
+    const int calls = 200000;
+    double t_cudyn, t_direct;
+    MEDIAN_NS(t_cudyn, calls, cudyn_stream_query(NULL));
+    MEDIAN_NS(t_direct, calls, direct_query(NULL));
+    printf("%-44s %9.1f ns %9.1f ns %9.3fx   (target <= 1.05x)\n", "trivial call (stream query)", t_cudyn, t_direct,
+           t_cudyn / t_direct);
+
+    /* launch of an empty kernel */
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_program *prog = NULL;
+    int st = strstr(l.driver_path, "mock") ? cudyn_module_load_image(&mod, mock_image)
+                                           : (cudyn_compile(&prog, empty_source, "empty.cu", 0, NULL, 0) == CUDYN_OK
+                                                  ? cudyn_module_load(&mod, prog)
+                                                  : CUDYN_ERROR_COMPILE);
+    if (st != CUDYN_OK || cudyn_module_function(&f, mod, "empty") != CUDYN_OK) {
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        printf("launch benchmarks skipped: %s\n", e.message);
+        return 0;
+    }
+    cudyn_dim3 one = {1, 1, 1};
+    const int launches = 2000;
+    for (int i = 0; i < 1000; i++) /* warm up */
+        cudyn_launch(f, one, one, 0, NULL, NULL);
+    cudyn_synchronize();
+    double l_cudyn, l_direct;
+    MEDIAN_NS(l_cudyn, launches, cudyn_launch(f, one, one, 0, NULL, NULL); if (i_ % 500 == 499) cudyn_synchronize());
+    MEDIAN_NS(l_direct, launches, direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+              if (i_ % 500 == 499) cudyn_synchronize());
+    cudyn_synchronize();
+    printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (target <= +50 ns)\n", "cudyn_launch, empty kernel", l_cudyn, l_direct,
+           l_cudyn - l_direct);
+
+    /* compile + load, cold (no cache yet) */
+    if (prog) {
+        double t0 = now_ns();
+        cudyn_program *p2 = NULL;
+        cudyn_module m2 = NULL;
+        if (cudyn_compile(&p2, empty_source, "empty.cu", 0, NULL, 0) == CUDYN_OK && cudyn_module_load(&m2, p2) == CUDYN_OK)
+            printf("%-44s %9.2f ms\n", "compile + load, cold NVRTC", (now_ns() - t0) / 1e6);
+        if (m2)
+            cudyn_module_unload(m2);
+        cudyn_program_free(p2);
+    }
+    cudyn_module_unload(mod);
+    cudyn_program_free(prog);
+    return 0;
+}

@@ -1,0 +1,61 @@
+# common.sh - helpers for cudyn's shell tests (sourced).  Exit-code
+# protocol: 0 pass, 77 skip, 1 fail.
+set -u
+fail=0
+probe="$top_builddir/tests/probe"
+cudainfo="$top_builddir/tools/cudainfo"
+MOCK_DIR=$(dirname "$MOCK_LIBCUDA")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Keep the machine's own settings out of the tests.
+unset CUDYN_LIBCUDA CUDYN_LIBNVRTC CUDYN_DEBUG CUDYN_PTDS MOCK_CUDA_VERSION MOCK_CUDA_STUB \
+    MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT CUDA_VISIBLE_DEVICES
+
+# expect_line OUTPUT LINE: OUTPUT has exactly LINE as one of its lines
+expect_line() {
+    if ! printf '%s\n' "$1" | grep -qxF -- "$2"; then
+        echo "FAIL: expected the line '$2' in:"
+        printf '%s\n' "$1" | sed 's/^/    | /'
+        fail=1
+    fi
+}
+
+# expect_match OUTPUT REGEX / expect_no_match OUTPUT REGEX
+expect_match() {
+    if ! printf '%s\n' "$1" | grep -qE -- "$2"; then
+        echo "FAIL: expected /$2/ in:"
+        printf '%s\n' "$1" | sed 's/^/    | /'
+        fail=1
+    fi
+}
+expect_no_match() {
+    if printf '%s\n' "$1" | grep -qE -- "$2"; then
+        echo "FAIL: did not expect /$2/ in:"
+        printf '%s\n' "$1" | sed 's/^/    | /'
+        fail=1
+    fi
+}
+
+# expect_exit CODE command...: runs it, output in $out
+expect_exit() {
+    want=$1
+    shift
+    out=$("$@" 2>&1)
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: '$*' exited $got, expected $want; output:"
+        printf '%s\n' "$out" | sed 's/^/    | /'
+        fail=1
+    fi
+}
+
+# A real libcuda on this machine changes what "nothing found" means.
+have_real_driver() {
+    env -u LD_LIBRARY_PATH "$probe" info 2>/dev/null | grep -q '^driver_status=CUDYN_OK$'
+}
+
+finish() {
+    [ "$fail" = 0 ] && echo "PASS: $(basename "$0")"
+    exit "$fail"
+}

@@ -1,0 +1,52 @@
+/*
+ * mock_control.h - lets a test read what the mock driver saw.  The mock is
+ * whatever libcuda.so.1 cudyn loaded, found through cudyn_loader_info.
+ */
+#ifndef CUDYN_MOCK_CONTROL_H
+#define CUDYN_MOCK_CONTROL_H
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include "cudyn.h"
+
+static inline void *mock_symbol(const char *name)
+{
+    struct cudyn_loader_info info = {.size = sizeof info};
+    if (cudyn_loader_info(&info) != CUDYN_OK || !info.driver_path)
+        return NULL;
+    void *h = dlopen(info.driver_path, RTLD_NOW | RTLD_NOLOAD);
+    return h ? dlsym(h, name) : NULL;
+}
+
+/* Calls of an exported mock function so far; -1 if not running on the mock. */
+static inline long mock_call_count(const char *fn)
+{
+    long (*calls)(const char *) = (long (*)(const char *))mock_symbol("mock_calls");
+    return calls ? calls(fn) : -1;
+}
+
+/* "name@version[/pt];" for every cuGetProcAddress request. */
+static inline const char *mock_requests(void)
+{
+    const char *(*log)(void) = (const char *(*)(void))mock_symbol("mock_proc_log");
+    return log ? log() : "";
+}
+
+static inline size_t mock_device_memory_in_use(void)
+{
+    size_t (*used)(void) = (size_t(*)(void))mock_symbol("mock_memory_in_use");
+    return used ? used() : 0;
+}
+
+/* Makes the next call of the exported driver function fn return code. */
+static inline int mock_fail_next(const char *fn, unsigned int code)
+{
+    void (*fail)(const char *, unsigned int) = (void (*)(const char *, unsigned int))mock_symbol("mock_fail_next");
+    if (!fail)
+        return -1;
+    fail(fn, code);
+    return 0;
+}
+
+#endif

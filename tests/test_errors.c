@@ -1,0 +1,194 @@
+/*
+ * test_errors.c - every public function refuses bad arguments with
+ * CUDYN_ERROR_INVALID_ARGUMENT and a message naming the argument, and the
+ * last error is kept per thread.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "cudyn.h"
+#include "testutil.h"
+
+/* The call fails with INVALID_ARGUMENT and the message names `arg`. */
+#define CHECK_BAD_ARG(call, arg)                                 \
+    do {                                                         \
+        CHECK_STATUS(call, CUDYN_ERROR_INVALID_ARGUMENT);        \
+        cudyn_error e_ = {.size = sizeof e_};                    \
+        cudyn_last_error(&e_);                                   \
+        CHECK_CONTAINS(e_.message, "'" arg "'");                 \
+        CHECK_EQ_INT(e_.origin, CUDYN_ORIGIN_LIBRARY);           \
+    } while (0)
+
+static void test_bad_arguments(void)
+{
+    cudyn_devptr d = 0;
+    void *h = NULL;
+    size_t sz = 0;
+    int v = 0;
+    float ms = 0;
+    cudyn_stream s = NULL;
+    cudyn_event ev = NULL;
+    cudyn_module mod = NULL;
+    cudyn_function fn = NULL;
+    cudyn_program *prog = NULL;
+    cudyn_dim3 one = {1, 1, 1}, zero = {0, 1, 1};
+    char buf[16];
+
+    CHECK_BAD_ARG(cudyn_init(0x100), "flags");
+    CHECK_BAD_ARG(cudyn_init(CUDYN_INIT_LEGACY_STREAM | CUDYN_INIT_PER_THREAD_STREAM), "flags");
+    CHECK_BAD_ARG(cudyn_loader_info(NULL), "out");
+    struct cudyn_loader_info li = {0};
+    CHECK_BAD_ARG(cudyn_loader_info(&li), "out->size");
+    CHECK(cudyn_driver_proc(NULL, 3020) == NULL);
+    CHECK(cudyn_driver_proc("cuMemAlloc", 0) == NULL);
+    CHECK(cudyn_nvrtc_proc(NULL) == NULL);
+    CHECK_EQ_INT(cudyn_has(NULL), 0);
+    CHECK_EQ_INT(cudyn_has(""), 0);
+
+    CHECK_BAD_ARG(cudyn_device_count(NULL), "count");
+    CHECK_BAD_ARG(cudyn_device_info(0, NULL), "out");
+    struct cudyn_device_info di = {0};
+    CHECK_BAD_ARG(cudyn_device_info(0, &di), "out->size");
+    CHECK_STATUS(cudyn_device_info(7, &(struct cudyn_device_info){.size = sizeof di}), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_device_info(-1, &(struct cudyn_device_info){.size = sizeof di}), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_BAD_ARG(cudyn_device_attribute(0, CUDYN_ATTR_WARP_SIZE, NULL), "value");
+    CHECK_BAD_ARG(cudyn_device_attribute(0, 0, &v), "attr");
+    CHECK_STATUS(cudyn_device_attribute(0, 100000, &v), CUDYN_ERROR_NOT_SUPPORTED);
+    CHECK_STATUS(cudyn_device_attribute(5, CUDYN_ATTR_WARP_SIZE, &v), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK(cudyn_device_attr_name(0) == NULL);
+    CHECK(cudyn_device_attr_name(-3) == NULL);
+    CHECK(cudyn_device_attr_name(100000) == NULL);
+    CHECK(strcmp(cudyn_device_attr_name(CUDYN_ATTR_MULTIPROCESSOR_COUNT), "multiprocessor_count") == 0);
+    CHECK_STATUS(cudyn_device_use(9), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_device_use(-1), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_BAD_ARG(cudyn_device_current(NULL), "ordinal");
+    CHECK_BAD_ARG(cudyn_device_can_access_peer(0, 0, NULL), "can");
+    CHECK_STATUS(cudyn_device_can_access_peer(0, 9, &v), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_device_reset(9), CUDYN_ERROR_INVALID_DEVICE);
+
+    CHECK_BAD_ARG(cudyn_mem_alloc(NULL, 16), "out");
+    CHECK_BAD_ARG(cudyn_mem_alloc(&d, 0), "bytes");
+    CHECK_BAD_ARG(cudyn_host_alloc(NULL, 16), "out");
+    CHECK_BAD_ARG(cudyn_host_alloc(&h, 0), "bytes");
+    CHECK_BAD_ARG(cudyn_mem_info(NULL, &sz), "free_bytes");
+    CHECK_BAD_ARG(cudyn_mem_info(&sz, NULL), "total_bytes");
+    CHECK_BAD_ARG(cudyn_memcpy_htod(0, buf, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memcpy_htod(4096, NULL, 4), "src");
+    CHECK_BAD_ARG(cudyn_memcpy_dtoh(NULL, 4096, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memcpy_dtoh(buf, 0, 4), "src");
+    CHECK_BAD_ARG(cudyn_memcpy_dtod(0, 4096, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memcpy_dtod(4096, 0, 4), "src");
+    CHECK_BAD_ARG(cudyn_memcpy_htod_async(0, buf, 4, NULL), "dst");
+    CHECK_BAD_ARG(cudyn_memcpy_dtoh_async(NULL, 4096, 4, NULL), "dst");
+    CHECK_BAD_ARG(cudyn_memcpy_dtod_async(4096, 0, 4, NULL), "src");
+    CHECK_STATUS(cudyn_memcpy_htod(0, NULL, 0), CUDYN_OK); /* size 0: nothing to do */
+    CHECK_BAD_ARG(cudyn_memset_d8(0, 1, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memset_d16(4097, 1, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memset_d32(4098, 1, 4), "dst");
+    CHECK_BAD_ARG(cudyn_memset_d32_async(4098, 1, 4, NULL), "dst");
+
+    CHECK_BAD_ARG(cudyn_stream_create(NULL, 0), "out");
+    CHECK_BAD_ARG(cudyn_stream_create(&s, 0x80), "flags");
+    CHECK_BAD_ARG(cudyn_stream_destroy(NULL), "stream");
+    CHECK_BAD_ARG(cudyn_stream_wait_event(NULL, NULL), "event");
+    CHECK_BAD_ARG(cudyn_event_create(NULL, 0), "out");
+    CHECK_BAD_ARG(cudyn_event_create(&ev, 0x40), "flags");
+    CHECK_BAD_ARG(cudyn_event_destroy(NULL), "event");
+    CHECK_BAD_ARG(cudyn_event_record(NULL, NULL), "event");
+    CHECK_BAD_ARG(cudyn_event_synchronize(NULL), "event");
+    CHECK_BAD_ARG(cudyn_event_query(NULL), "event");
+    CHECK_BAD_ARG(cudyn_event_elapsed_ms(NULL, ev, ev), "ms");
+    CHECK_BAD_ARG(cudyn_event_elapsed_ms(&ms, NULL, ev), "start");
+
+    CHECK_BAD_ARG(cudyn_compile(NULL, "x", NULL, 0, NULL, 0), "out");
+    CHECK_BAD_ARG(cudyn_compile(&prog, NULL, NULL, 0, NULL, 0), "source");
+    CHECK_BAD_ARG(cudyn_compile(&prog, "x", NULL, 0, NULL, 2), "options");
+    CHECK_BAD_ARG(cudyn_compile(&prog, "x", NULL, 0, NULL, -1), "num_options");
+    const char *with_null[] = {"-std=c++17", NULL};
+    CHECK_BAD_ARG(cudyn_compile(&prog, "x", NULL, 0, with_null, 2), "options");
+    CHECK(prog == NULL);
+    CHECK(strcmp(cudyn_program_log(NULL), "") == 0);
+    CHECK(cudyn_program_image(NULL, &sz) == NULL && sz == 0);
+    cudyn_program_free(NULL);
+
+    CHECK_BAD_ARG(cudyn_module_load(NULL, NULL), "out");
+    CHECK_BAD_ARG(cudyn_module_load(&mod, NULL), "prog");
+    CHECK_BAD_ARG(cudyn_module_load_image(&mod, NULL), "image");
+    CHECK_BAD_ARG(cudyn_module_unload(NULL), "mod");
+    CHECK_BAD_ARG(cudyn_module_function(NULL, mod, "k"), "out");
+    CHECK_BAD_ARG(cudyn_module_function(&fn, NULL, "k"), "mod");
+    CHECK_BAD_ARG(cudyn_module_global(NULL, &sz, mod, "g"), "ptr");
+    CHECK_BAD_ARG(cudyn_function_info(NULL, NULL), "f");
+    CHECK_BAD_ARG(cudyn_occupancy_max_blocks(NULL, fn, 128, 0), "blocks");
+    CHECK_BAD_ARG(cudyn_occupancy_max_blocks(&v, NULL, 128, 0), "f");
+    CHECK_BAD_ARG(cudyn_occupancy_block_size(NULL, &v, fn, 0, 0), "min_grid");
+    CHECK_BAD_ARG(cudyn_occupancy_block_size(&v, NULL, fn, 0, 0), "block_size");
+
+    CHECK_BAD_ARG(cudyn_launch(NULL, one, one, 0, NULL, NULL), "f");
+    CHECK_BAD_ARG(cudyn_launch((cudyn_function)(void *)buf, zero, one, 0, NULL, NULL), "grid");
+    CHECK_BAD_ARG(cudyn_launch((cudyn_function)(void *)buf, one, zero, 0, NULL, NULL), "block");
+}
+
+/* cudyn_last_error honours a smaller (older) struct. */
+static void test_error_struct_sizes(void)
+{
+    cudyn_mem_alloc(NULL, 1);
+    struct {
+        cudyn_error e;
+        char guard[16];
+    } small;
+    memset(&small, 0x5A, sizeof small);
+    small.e.size = offsetof(cudyn_error, message) + 8;
+    CHECK_EQ_INT(cudyn_last_error(&small.e), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(small.e.size, offsetof(cudyn_error, message) + 8);
+    CHECK_EQ_INT(strlen(small.e.message), 7);
+    CHECK((unsigned char)small.e.message[8] == 0x5A); /* nothing written past size */
+    CHECK(strcmp(small.e.function, "cudyn_mem_alloc") == 0);
+    CHECK_EQ_INT(cudyn_last_error(NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_clear_error();
+    cudyn_error e = {.size = sizeof e};
+    CHECK_EQ_INT(cudyn_last_error(&e), CUDYN_OK);
+    CHECK_EQ_INT(e.origin, CUDYN_ORIGIN_NONE);
+}
+
+/* Two threads failing differently each keep their own detail. */
+static void *fail_in_thread(void *arg)
+{
+    int which = *(int *)arg;
+    for (int i = 0; i < 1000; i++) {
+        if (which)
+            cudyn_mem_alloc(NULL, 1);
+        else
+            cudyn_stream_destroy(NULL);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        const char *expected = which ? "cudyn_mem_alloc" : "cudyn_stream_destroy";
+        if (strcmp(e.function, expected) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_errors_per_thread(void)
+{
+    pthread_t t[2];
+    int which[2] = {0, 1};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, fail_in_thread, &which[i]);
+    for (int i = 0; i < 2; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        CHECK(r == NULL);
+    }
+}
+
+int main(void)
+{
+    use_mock_driver();
+    test_bad_arguments();
+    test_error_struct_sizes();
+    test_errors_per_thread();
+    return test_result("test_errors");
+}

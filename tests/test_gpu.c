@@ -1,0 +1,160 @@
+/*
+ * test_gpu.c - the real driver and a real GPU; skipped (77) on a machine
+ * without them.  Device info against the driver's own attributes, copies
+ * of odd sizes and offsets, compile-load-launch, and a kernel that faults.
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "cudyn.h"
+#include "testutil.h"
+
+static const char kernels[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
+    "{\n"
+    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
+    "        out[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void fault(int *p)\n"
+    "{\n"
+    "    p[threadIdx.x] = 1;\n" /* p is an address nobody allocated */
+    "}\n";
+
+static void test_info(int n)
+{
+    for (int dev = 0; dev < n; dev++) {
+        struct cudyn_device_info d = {.size = sizeof d};
+        CHECK_STATUS(cudyn_device_info(dev, &d), CUDYN_OK);
+        int v = 0;
+        cudyn_device_attribute(dev, CUDYN_ATTR_MULTIPROCESSOR_COUNT, &v);
+        CHECK_EQ_INT(d.multiprocessors, v);
+        cudyn_device_attribute(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &v);
+        CHECK_EQ_INT(d.cc_major, v);
+        CHECK(d.total_memory > ((uint64_t)1 << 30));
+        CHECK(strncmp(d.uuid_string, "GPU-", 4) == 0 && strlen(d.uuid_string) == 40);
+        CHECK(d.name[0] != '\0');
+        printf("device %d: %s, sm_%d%d, %.1f GiB, %d SMs, %s, %s\n", dev, d.name, d.cc_major, d.cc_minor,
+               d.total_memory / 1073741824.0, d.multiprocessors, d.pci_bus_id, d.uuid_string);
+    }
+}
+
+static void test_copies(void)
+{
+    const size_t sizes[] = {1, 3, 4097, (1u << 20) + 7, (16u << 20) + 1};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s], off = s % 8;
+        unsigned char *in = malloc(n + 8), *out = malloc(n + 8);
+        for (size_t i = 0; i < n + 8; i++)
+            in[i] = (unsigned char)(i * 131 + s);
+        cudyn_devptr a = 0, b = 0;
+        CHECK_STATUS(cudyn_mem_alloc(&a, n + 8), CUDYN_OK);
+        CHECK_STATUS(cudyn_mem_alloc(&b, n + 8), CUDYN_OK);
+        CHECK_STATUS(cudyn_memcpy_htod(a + off, in + off, n), CUDYN_OK);
+        CHECK_STATUS(cudyn_memcpy_dtod(b + 1, a + off, n), CUDYN_OK);
+        memset(out, 0, n + 8);
+        CHECK_STATUS(cudyn_memcpy_dtoh(out + 5, b + 1, n), CUDYN_OK);
+        CHECK(memcmp(out + 5, in + off, n) == 0);
+        cudyn_mem_free(a);
+        cudyn_mem_free(b);
+        free(in);
+        free(out);
+    }
+}
+
+static void test_launch_and_fault(void)
+{
+    cudyn_program *p = NULL;
+    int st = cudyn_compile(&p, kernels, "gpu_test.cu", 0, NULL, 0);
+    if (st == CUDYN_ERROR_NVRTC_NOT_FOUND) {
+        fprintf(stderr, "no NVRTC: launch tests skipped\n");
+        return;
+    }
+    CHECK_STATUS(st, CUDYN_OK);
+    if (!p)
+        return;
+    printf("compiled for %s\n", cudyn_program_target(p));
+    cudyn_module m = NULL;
+    cudyn_function saxpy = NULL, fault = NULL;
+    CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&saxpy, m, "saxpy"), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&fault, m, "fault"), CUDYN_OK);
+
+    size_t n = ((size_t)1 << 20) + 3;
+    float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 1024);
+        y[i] = (float)(i % 37);
+    }
+    cudyn_devptr dx, dy, dout;
+    CHECK_STATUS(cudyn_mem_alloc(&dx, n * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dy, n * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dout, n * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d32(dout, 0xFFFFFFFFu, n), CUDYN_OK); /* poison: NaN */
+    cudyn_memcpy_htod(dx, x, n * 4);
+    cudyn_memcpy_htod(dy, y, n * 4);
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &dout, &n};
+    cudyn_event e0, e1;
+    cudyn_event_create(&e0, 0);
+    cudyn_event_create(&e1, 0);
+    cudyn_event_record(e0, NULL);
+    CHECK_STATUS(cudyn_launch(saxpy, (cudyn_dim3){264, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, args), CUDYN_OK);
+    cudyn_event_record(e1, NULL);
+    CHECK_STATUS(cudyn_event_synchronize(e1), CUDYN_OK);
+    float ms = 0;
+    CHECK_STATUS(cudyn_event_elapsed_ms(&ms, e0, e1), CUDYN_OK);
+    CHECK(ms > 0);
+    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, n * 4), CUDYN_OK);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += out[i] != 2.0f * x[i] + y[i];
+    CHECK_EQ_INT(wrong, 0);
+    printf("saxpy on %zu floats: %zu wrong, %.3f ms\n", n, wrong, ms);
+    cudyn_event_destroy(e0);
+    cudyn_event_destroy(e1);
+    cudyn_mem_free(dx);
+    cudyn_mem_free(dy);
+    cudyn_mem_free(dout);
+    free(x);
+    free(y);
+    free(out);
+
+    /* a faulting kernel: translated status and a hint; a reset recovers */
+    cudyn_devptr wild = (cudyn_devptr)0x10;
+    void *fargs[] = {&wild};
+    CHECK_STATUS(cudyn_launch(fault, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){32, 1, 1}, 0, NULL, fargs), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_ERROR_ILLEGAL_ADDRESS);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    printf("fault kernel: %s\n", e.message);
+    CHECK_EQ_INT(e.native_code, 700);
+    CHECK_CONTAINS(e.message, "hint:");
+    CHECK_STATUS(cudyn_device_reset(0), CUDYN_OK);
+    cudyn_devptr after = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&after, 1024), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d8(after, 7, 1024), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    cudyn_mem_free(after);
+    cudyn_program_free(p);
+}
+
+int main(void)
+{
+    unsetenv("CUDYN_LIBCUDA");
+    int n = 0;
+    int st = cudyn_device_count(&n);
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info(&l);
+    if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
+        TEST_SKIP("no real GPU and driver on this machine");
+    printf("driver %s (CUDA %d.%d) via %s, %d of the table's rows bound, %d absent\n", l.driver_path,
+           l.driver_version / 1000, l.driver_version % 1000 / 10,
+           l.entry_mechanism == CUDYN_ENTRY_PROC_ADDRESS_V2 ? "cuGetProcAddress_v2" : "another mechanism",
+           l.symbols_bound, l.symbols_missing);
+    test_info(n);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    test_copies();
+    test_launch_and_fault();
+    return test_result("test_gpu");
+}

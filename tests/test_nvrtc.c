@@ -1,0 +1,170 @@
+/*
+ * test_nvrtc.c - run-time compilation with the real libnvrtc (skipped when
+ * none is installed), for mock devices of several compute capabilities:
+ * the target follows the rule, a bad kernel returns its log, options pass
+ * through, and a compiled saxpy loads and runs (on the mock's host kernel).
+ */
+#include "config.h"
+
+#include "cudyn.h"
+#include "testutil.h"
+
+static const char saxpy_src[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
+    "{\n"
+    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
+    "        out[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+static const char broken_src[] = "extern \"C\" __global__ void broken(float *x)\n"
+                                 "{\n"
+                                 "    x[0] = undefined_name;\n"
+                                 "}\n";
+
+static const char option_src[] = "#if SCALE != 3\n#error SCALE was not passed\n#endif\n"
+                                 "extern \"C\" __global__ void k(float *x) { x[0] = SCALE; }\n";
+
+static int nvrtc_supports(int arch)
+{
+    typedef int (*count_fn)(int *);
+    typedef int (*list_fn)(int *);
+    count_fn count = (count_fn)cudyn_nvrtc_proc("nvrtcGetNumSupportedArchs");
+    list_fn list = (list_fn)cudyn_nvrtc_proc("nvrtcGetSupportedArchs");
+    int n = 0, archs[64];
+    if (!count || !list || count(&n) != 0 || n > 64 || list(archs) != 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (archs[i] == arch)
+            return 1;
+    return 0;
+}
+
+static void test_targets(void)
+{
+    /* devices 0..2: sm_75, sm_90, sm_89 */
+    const char *expected[] = {"sm_75", "sm_90", "sm_89"};
+    for (int dev = 0; dev < 3; dev++) {
+        cudyn_program *p = NULL;
+        CHECK_STATUS(cudyn_compile(&p, saxpy_src, "saxpy.cu", dev, NULL, 0), CUDYN_OK);
+        if (!p)
+            continue;
+        int cc = dev == 0 ? 75 : dev == 1 ? 90 : 89;
+        if (nvrtc_supports(cc))
+            CHECK(strcmp(cudyn_program_target(p), expected[dev]) == 0);
+        size_t bytes = 0;
+        const unsigned char *image = cudyn_program_image(p, &bytes);
+        CHECK(image && bytes > 64 && memcmp(image, "\177ELF", 4) == 0); /* a CUBIN */
+        cudyn_program_free(p);
+    }
+    /* sm_50 is older than anything NVRTC 13 builds: a clear error */
+    cudyn_program *p = NULL;
+    if (!nvrtc_supports(50)) {
+        CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 3, NULL, 0), CUDYN_ERROR_UNSUPPORTED_ARCH);
+        CHECK(p == NULL);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        CHECK_CONTAINS(e.message, "5.0");
+        CHECK_CONTAINS(e.message, "supports");
+    }
+    /* a forced PTX target wins and yields PTX text */
+    const char *ptx_opts[] = {"--gpu-architecture=compute_75"};
+    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 1, ptx_opts, 1), CUDYN_OK);
+    if (p) {
+        CHECK(strcmp(cudyn_program_target(p), "compute_75") == 0);
+        size_t n = 0;
+        const char *ptx = cudyn_program_ptx(p, &n);
+        CHECK(ptx && n > 0);
+        CHECK_CONTAINS(ptx, ".entry saxpy");
+        CHECK(cudyn_program_image(p, NULL) == (const void *)ptx);
+        cudyn_program_free(p);
+    }
+}
+
+static void test_compile_errors(void)
+{
+    cudyn_program *p = NULL;
+    CHECK_STATUS(cudyn_compile(&p, broken_src, "broken.cu", 1, NULL, 0), CUDYN_ERROR_COMPILE);
+    CHECK(p != NULL);
+    CHECK_CONTAINS(cudyn_program_log(p), "broken.cu(3)");
+    CHECK_CONTAINS(cudyn_program_log(p), "undefined_name");
+    CHECK(cudyn_program_image(p, NULL) == NULL);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_EQ_INT(e.origin, CUDYN_ORIGIN_NVRTC);
+    CHECK(strcmp(e.native_name, "NVRTC_ERROR_COMPILATION") == 0);
+    CHECK_CONTAINS(e.message, "undefined_name");
+    cudyn_module m = NULL;
+    CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_program_free(p);
+
+    /* an option NVRTC does not know is an invalid argument, not a crash */
+    const char *bad[] = {"--no-such-option"};
+    p = NULL;
+    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 1, bad, 1), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_program_free(p);
+
+    /* options pass through */
+    const char *define[] = {"-DSCALE=3"};
+    CHECK_STATUS(cudyn_compile(&p, option_src, NULL, 1, define, 1), CUDYN_OK);
+    cudyn_program_free(p);
+    CHECK_STATUS(cudyn_compile(&p, option_src, NULL, 1, NULL, 0), CUDYN_ERROR_COMPILE);
+    CHECK_CONTAINS(cudyn_program_log(p), "SCALE was not passed");
+    cudyn_program_free(p);
+}
+
+static void test_compile_load_run(void)
+{
+    cudyn_program *p = NULL;
+    CHECK_STATUS(cudyn_compile(&p, saxpy_src, "saxpy.cu", 1, NULL, 0), CUDYN_OK);
+    if (!p)
+        return;
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_module m = NULL;
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
+    enum { N = 513 };
+    float x[N], y[N], out[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 1024);
+        y[i] = (float)(i % 37);
+    }
+    cudyn_devptr dx, dy, dout;
+    CHECK_STATUS(cudyn_mem_alloc(&dx, sizeof x), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dy, sizeof y), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dout, sizeof out), CUDYN_OK);
+    cudyn_memcpy_htod(dx, x, sizeof x);
+    cudyn_memcpy_htod(dy, y, sizeof y);
+    float a = 2.0f;
+    size_t n = N;
+    void *args[] = {&a, &dx, &dy, &dout, &n};
+    CHECK_STATUS(cudyn_launch(f, (cudyn_dim3){2, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, args), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, sizeof out), CUDYN_OK);
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += out[i] != 2.0f * x[i] + y[i];
+    CHECK_EQ_INT(wrong, 0);
+    cudyn_mem_free(dx);
+    cudyn_mem_free(dy);
+    cudyn_mem_free(dout);
+    cudyn_module_unload(m);
+    cudyn_program_free(p);
+}
+
+int main(void)
+{
+    setenv("MOCK_CUDA_DEVICES", "Turing:75,Hopper:90,Ada:89,Maxwell:50", 1);
+    use_mock_driver();
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info(&l);
+    if (l.nvrtc_status == CUDYN_ERROR_NVRTC_NOT_FOUND)
+        TEST_SKIP("no libnvrtc on this machine");
+    CHECK_STATUS(l.nvrtc_status, CUDYN_OK);
+    CHECK(l.nvrtc_version >= 11000);
+    CHECK(l.nvrtc_path && l.nvrtc_path[0] == '/');
+    CHECK(nvrtc_supports(75) || nvrtc_supports(80));
+    test_targets();
+    test_compile_errors();
+    test_compile_load_run();
+    return test_result("test_nvrtc");
+}

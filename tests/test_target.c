@@ -1,0 +1,91 @@
+/*
+ * test_target.c - the target decision (lib/target.c) against a table of
+ * cases: it is a pure function, so every rule of the brief is a row here.
+ */
+#include "config.h"
+
+#include "target.h"
+#include "testutil.h"
+
+static const int nvrtc13[] = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+static const int nvrtc12[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+static const int nvrtc11[] = {35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86};
+
+struct target_case {
+    const char *what;
+    int cc;
+    const int *archs;
+    size_t n_archs;
+    int nvrtc, driver;
+    const char *forced;
+    int ok;              /* 0 or -1 */
+    const char *expected;  /* target name, or a word the error must contain */
+};
+
+#define LIST(a) a, sizeof a / sizeof a[0]
+
+static const struct target_case cases[] = {
+    {"exact match: CUBIN for the device", 90, LIST(nvrtc13), 13000, 13000, NULL, 0, "sm_90"},
+    {"exact match on an older device", 75, LIST(nvrtc13), 13000, 13000, NULL, 0, "sm_75"},
+    {"device newer than NVRTC, same major: older-minor CUBIN", 89, LIST(nvrtc11), 11020, 12000, NULL, 0, "sm_86"},
+    {"device newer than NVRTC, same major (12.x on 9.x)", 92, LIST(nvrtc12), 12040, 12040, NULL, 0, "sm_90"},
+    {"device of a newer major: PTX of the best older arch", 100, LIST(nvrtc12), 12040, 12080, NULL, 0, "compute_90"},
+    {"newer major, driver equal to NVRTC: PTX allowed", 90, LIST(nvrtc11), 11020, 11020, NULL, 0, "compute_86"},
+    {"newer major but driver older than NVRTC: cannot JIT", 100, LIST(nvrtc12), 12080, 12040, NULL, -1, "older than NVRTC"},
+    {"device older than NVRTC's oldest arch", 61, LIST(nvrtc13), 13000, 13000, NULL, -1, "6.1"},
+    {"error names the supported list", 52, LIST(nvrtc13), 13000, 13000, NULL, -1, "75 80 86"},
+    {"NVRTC newer than the driver: CUBIN still (no JIT)", 90, LIST(nvrtc13), 13000, 12080, NULL, 0, "sm_90"},
+    {"forced CUBIN target wins", 90, LIST(nvrtc13), 13000, 13000, "sm_80", 0, "sm_80"},
+    {"forced PTX target wins", 90, LIST(nvrtc13), 13000, 13000, "compute_75", 0, "compute_75"},
+    {"arch-specific target only when asked", 90, LIST(nvrtc13), 13000, 13000, "sm_90a", 0, "sm_90a"},
+    {"forced target even if unlisted", 61, LIST(nvrtc13), 13000, 13000, "compute_61", 0, "compute_61"},
+};
+
+static void test_table(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct target_case *c = &cases[i];
+        struct cudyn_target t;
+        int r = cudyn_choose_target(c->cc, c->archs, c->n_archs, c->nvrtc, c->driver, c->forced, &t);
+        if (r != c->ok) {
+            fprintf(stderr, "case '%s': returned %d, expected %d (%s)\n", c->what, r, c->ok, t.why);
+            test_failures++;
+            continue;
+        }
+        const char *got = r == 0 ? t.name : t.why;
+        if (!strstr(got, c->expected)) {
+            fprintf(stderr, "case '%s': got '%s', expected '%s'\n", c->what, got, c->expected);
+            test_failures++;
+        }
+        if (r == 0)
+            CHECK(t.cubin == (strncmp(t.name, "sm_", 3) == 0));
+        CHECK(t.why[0] != '\0');
+    }
+    /* the arch-specific 'a' targets are never chosen unless forced */
+    struct cudyn_target t;
+    const int with_a[] = {90, 900};
+    CHECK_EQ_INT(cudyn_choose_target(90, with_a, 2, 13000, 13000, NULL, &t), 0);
+    CHECK(strcmp(t.name, "sm_90") == 0);
+}
+
+static void test_forced_option_parsing(void)
+{
+    const char *a[] = {"-default-device", "--gpu-architecture=sm_86"};
+    CHECK(strcmp(cudyn_forced_target(a, 2), "sm_86") == 0);
+    const char *b[] = {"-arch", "compute_80"};
+    CHECK(strcmp(cudyn_forced_target(b, 2), "compute_80") == 0);
+    const char *c[] = {"-arch=sm_75", "--gpu-architecture", "sm_90"};
+    CHECK(strcmp(cudyn_forced_target(c, 3), "sm_90") == 0); /* last wins */
+    const char *d[] = {"-std=c++17", "-architecture-is-not-this"};
+    CHECK(cudyn_forced_target(d, 2) == NULL);
+    const char *e[] = {"-arch"}; /* dangling: no value */
+    CHECK(cudyn_forced_target(e, 1) == NULL);
+    CHECK(cudyn_forced_target(NULL, 0) == NULL);
+}
+
+int main(void)
+{
+    test_table();
+    test_forced_option_parsing();
+    return test_result("test_target");
+}

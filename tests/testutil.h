@@ -1,0 +1,76 @@
+/*
+ * testutil.h - tiny assertion helpers for cudyn's tests.  Tests use the
+ * Automake exit-code protocol: 0 pass, 77 skip, anything else fail.
+ */
+#ifndef CUDYN_TESTUTIL_H
+#define CUDYN_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int test_failures;
+
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            test_failures++;                                                       \
+        }                                                                          \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                          \
+    do {                                                                                            \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (a_ != b_) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__, #a, #b, \
+                    a_, b_);                                                                        \
+            test_failures++;                                                                        \
+        }                                                                                           \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                                    \
+    do {                                                                                                \
+        int got_ = (call);                                                                              \
+        if (got_ != (expected)) {                                                                       \
+            cudyn_error e_ = {.size = sizeof e_};                                                       \
+            cudyn_last_error(&e_);                                                                      \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s (last error: %s)\n", __FILE__, __LINE__, #call, \
+                    cudyn_status_name(got_), cudyn_status_name(expected), e_.message);                  \
+            test_failures++;                                                                            \
+        }                                                                                               \
+    } while (0)
+
+#define CHECK_CONTAINS(haystack, needle)                                                                   \
+    do {                                                                                                   \
+        const char *h_ = (haystack);                                                                       \
+        if (!h_ || !strstr(h_, (needle))) {                                                                \
+            fprintf(stderr, "%s:%d: expected \"%s\" in \"%s\"\n", __FILE__, __LINE__, (needle), h_ ? h_ : "(null)"); \
+            test_failures++;                                                                               \
+        }                                                                                                  \
+    } while (0)
+
+#define TEST_SKIP(why)                        \
+    do {                                      \
+        fprintf(stderr, "SKIP: %s\n", (why)); \
+        exit(77);                             \
+    } while (0)
+
+static inline int test_result(const char *name)
+{
+    if (test_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
+    return test_failures ? 1 : 0;
+}
+
+/* Points cudyn at the mock driver (built by make check); must run before
+ * the first cudyn call.  Skips when run outside the harness. */
+static inline void use_mock_driver(void)
+{
+    const char *mock = getenv("MOCK_LIBCUDA");
+    if (!mock)
+        TEST_SKIP("MOCK_LIBCUDA not set (run through make check)");
+    setenv("CUDYN_LIBCUDA", mock, 1);
+}
+
+#endif
