@@ -35,20 +35,29 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median over rounds of the mean cost of one call in a round. */
-#define ROUNDS 15
-#define MEDIAN_NS(result, per_round, body)                            \
-    do {                                                              \
-        double samples_[ROUNDS];                                      \
-        for (int r_ = 0; r_ < ROUNDS; r_++) {                         \
-            double t0_ = now_ns();                                    \
-            for (int i_ = 0; i_ < (per_round); i_++) {                \
-                body;                                                 \
-            }                                                         \
-            samples_[r_] = (now_ns() - t0_) / (per_round);            \
-        }                                                             \
-        qsort(samples_, ROUNDS, sizeof samples_[0], cmp_double);      \
-        (result) = samples_[ROUNDS / 2];                              \
+/* Two ways of doing the same work, measured in alternating rounds (so
+ * drift in clocks or queue state affects both alike): the median over
+ * rounds of the mean cost of one call in a round, for each. */
+#define ROUNDS 21
+#define MEDIAN_PAIR_NS(result_a, result_b, per_round, body_a, body_b)        \
+    do {                                                                     \
+        double a_[ROUNDS], b_[ROUNDS];                                       \
+        for (int r_ = 0; r_ < ROUNDS; r_++) {                                \
+            double t0_ = now_ns();                                           \
+            for (int i_ = 0; i_ < (per_round); i_++) {                       \
+                body_a;                                                      \
+            }                                                                \
+            double t1_ = now_ns();                                           \
+            for (int i_ = 0; i_ < (per_round); i_++) {                       \
+                body_b;                                                      \
+            }                                                                \
+            a_[r_] = (t1_ - t0_) / (per_round);                              \
+            b_[r_] = (now_ns() - t1_) / (per_round);                         \
+        }                                                                    \
+        qsort(a_, ROUNDS, sizeof a_[0], cmp_double);                         \
+        qsort(b_, ROUNDS, sizeof b_[0], cmp_double);                         \
+        (result_a) = a_[ROUNDS / 2];                                         \
+        (result_b) = b_[ROUNDS / 2];                                         \
     } while (0)
 
 static const char empty_source[] = "extern \"C\" __global__ void empty() {}\n";
@@ -98,10 +107,9 @@ int main(int argc, char **argv)
         return 1;
     }
     cudyn_stream_query(NULL); /* creates the context */
-    const int calls = 200000;
+    const int calls = 100000;
     double t_cudyn, t_direct;
-    MEDIAN_NS(t_cudyn, calls, cudyn_stream_query(NULL));
-    MEDIAN_NS(t_direct, calls, direct_query(NULL));
+    MEDIAN_PAIR_NS(t_cudyn, t_direct, calls, cudyn_stream_query(NULL), direct_query(NULL));
     printf("%-44s %9.1f ns %9.1f ns %9.3fx   (target <= 1.05x)\n", "trivial call (stream query)", t_cudyn, t_direct,
            t_cudyn / t_direct);
 
@@ -124,10 +132,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < 1000; i++) /* warm up */
         cudyn_launch(f, one, one, 0, NULL, NULL);
     cudyn_synchronize();
+    /* a synchronise ends each round, so the queue starts empty for both */
     double l_cudyn, l_direct;
-    MEDIAN_NS(l_cudyn, launches, cudyn_launch(f, one, one, 0, NULL, NULL); if (i_ % 500 == 499) cudyn_synchronize());
-    MEDIAN_NS(l_direct, launches, direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
-              if (i_ % 500 == 499) cudyn_synchronize());
+    MEDIAN_PAIR_NS(l_cudyn, l_direct, launches,
+                   cudyn_launch(f, one, one, 0, NULL, NULL); if (i_ == launches - 1) cudyn_synchronize(),
+                   direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL); if (i_ == launches - 1)
+                       cudyn_synchronize());
     cudyn_synchronize();
     printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (target <= +50 ns)\n", "cudyn_launch, empty kernel", l_cudyn, l_direct,
            l_cudyn - l_direct);

@@ -149,25 +149,23 @@ CUDYN_API int cudyn_device_reset(int ordinal)
     int st = cudyn_get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
+    /* Reset first: after a kernel fault the context holds a sticky error
+     * that every other call, the release included, would return.  Then
+     * cudyn's retain is dropped; the next use retains a fresh context. */
     pthread_mutex_lock(&primary_lock);
-    cu_result r = CU_OK;
-    const char *fn = NULL;
-    if (primary[ordinal]) {
-        fn = "cuDevicePrimaryCtxRelease";
-        r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn_drv.cuDevicePrimaryCtxRelease_v2(dev)
-                                                      : cudyn_drv.cuDevicePrimaryCtxRelease(dev);
-        if (r == CU_OK)
-            primary[ordinal] = NULL;
-    }
-    if (r == CU_OK) {
-        fn = "cuDevicePrimaryCtxReset";
-        r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn_drv.cuDevicePrimaryCtxReset_v2(dev)
-                                                    : cudyn_drv.cuDevicePrimaryCtxReset(dev);
+    cu_result r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn_drv.cuDevicePrimaryCtxReset_v2(dev)
+                                                          : cudyn_drv.cuDevicePrimaryCtxReset(dev);
+    if (r == CU_OK && primary[ordinal]) {
+        if (DRIVER_HAS(cuDevicePrimaryCtxRelease_v2))
+            cudyn_drv.cuDevicePrimaryCtxRelease_v2(dev);
+        else
+            cudyn_drv.cuDevicePrimaryCtxRelease(dev);
+        primary[ordinal] = NULL;
     }
     atomic_fetch_add_explicit(&cudyn_context_generation, 1, memory_order_relaxed);
     pthread_mutex_unlock(&primary_lock);
     if (r != CU_OK)
-        return cudyn_fail_driver(r, fn, api);
+        return cudyn_fail_driver(r, "cuDevicePrimaryCtxReset", api);
     return CUDYN_OK;
 }
 

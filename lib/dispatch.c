@@ -119,30 +119,40 @@ static const char *stream_suffix(int stream)
     return stream == PTDS ? "_ptds" : stream == PTSZ ? "_ptsz" : "";
 }
 
-/* Asks the driver for `base` at exactly `version`; NULL if it has none. */
-static void *proc_address(void *handle, int mechanism, bool per_thread_stream, const char *base,
-                          const char *exported_for_dlsym, int version)
+/* How to ask the driver for an entry point: the mechanism and its function,
+ * looked up once per binding. */
+struct resolver {
+    void *handle;
+    int mechanism;
+    bool per_thread_stream;
+    get_proc_v2_fn get_v2;
+    get_proc_v1_fn get_v1;
+};
+
+static struct resolver make_resolver(void *handle, int mechanism, bool per_thread_stream)
 {
-    cu_uint64 flags = per_thread_stream ? CU_PROC_ADDRESS_PER_THREAD_STREAM : CU_PROC_ADDRESS_LEGACY_STREAM;
+    struct resolver r = {handle, mechanism, per_thread_stream, NULL, NULL};
+    if (mechanism == CUDYN_ENTRY_PROC_ADDRESS_V2)
+        r.get_v2 = (get_proc_v2_fn)dlsym(handle, "cuGetProcAddress_v2");
+    else if (mechanism == CUDYN_ENTRY_PROC_ADDRESS_V1)
+        r.get_v1 = (get_proc_v1_fn)dlsym(handle, "cuGetProcAddress");
+    return r;
+}
+
+/* Asks the driver for `base` at exactly `version`; NULL if it has none. */
+static void *proc_address(const struct resolver *res, const char *base, const char *exported_for_dlsym, int version)
+{
+    cu_uint64 flags = res->per_thread_stream ? CU_PROC_ADDRESS_PER_THREAD_STREAM : CU_PROC_ADDRESS_LEGACY_STREAM;
     void *fn = NULL;
-    switch (mechanism) {
-    case CUDYN_ENTRY_PROC_ADDRESS_V2: {
-        get_proc_v2_fn get = (get_proc_v2_fn)dlsym(handle, "cuGetProcAddress_v2");
+    if (res->get_v2) {
         cu_enum found = CU_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-        if (get(base, &fn, version, flags, &found) != CU_OK || found != CU_PROC_ADDRESS_SUCCESS)
+        if (res->get_v2(base, &fn, version, flags, &found) != CU_OK || found != CU_PROC_ADDRESS_SUCCESS)
             fn = NULL;
-        break;
-    }
-    case CUDYN_ENTRY_PROC_ADDRESS_V1: {
-        get_proc_v1_fn get = (get_proc_v1_fn)dlsym(handle, "cuGetProcAddress");
-        if (get(base, &fn, version, flags) != CU_OK)
+    } else if (res->get_v1) {
+        if (res->get_v1(base, &fn, version, flags) != CU_OK)
             fn = NULL;
-        break;
-    }
-    default:
-        if (exported_for_dlsym)
-            fn = dlsym(handle, exported_for_dlsym);
-        break;
+    } else if (exported_for_dlsym) {
+        fn = dlsym(res->handle, exported_for_dlsym);
     }
     return fn;
 }
@@ -204,6 +214,7 @@ void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream,
     memset(out, 0, sizeof *out);
     reset_driver_table();
     out->mechanism = pick_mechanism(handle);
+    struct resolver res = make_resolver(handle, out->mechanism, per_thread_stream);
     cudyn_text_add(trace, "binding %d entry points with %s, %s default stream", DRIVER_ROW_COUNT,
                    mechanism_name(out->mechanism), per_thread_stream ? "per-thread" : "legacy");
 
@@ -214,7 +225,7 @@ void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream,
             char exported[96];
             snprintf(exported, sizeof exported, "%s%s", row->exported,
                      per_thread_stream ? stream_suffix(row->stream) : "");
-            fn = proc_address(handle, out->mechanism, per_thread_stream, row->base, exported, row->version);
+            fn = proc_address(&res, row->base, exported, row->version);
         }
         if (fn) {
             set_slot(&cudyn_drv, row->offset, fn);
@@ -280,8 +291,9 @@ int cudyn_table_has(const char *name)
 void *cudyn_resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
                                 const char *name, int abi_version)
 {
+    struct resolver res = make_resolver(handle, mechanism, per_thread_stream);
     if (mechanism != CUDYN_ENTRY_DLSYM)
-        return proc_address(handle, mechanism, per_thread_stream, name, NULL, abi_version);
+        return proc_address(&res, name, NULL, abi_version);
 
     /* dlsym only: map (base, version) to the newest exported variant the
      * table knows at or below abi_version; otherwise take the name as is. */

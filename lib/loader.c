@@ -159,7 +159,11 @@ enum candidate_result { CANDIDATE_OK, CANDIDATE_MISSING, CANDIDATE_STUB, CANDIDA
 static enum candidate_result try_driver(const char *file, const char *found_by, int extra_flags, char *why,
                                         size_t why_cap)
 {
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
+    /* RTLD_LAZY: libcuda is large and most of its own relocations are
+     * never used by a process; binding them up front would dominate the
+     * load time. */
+    double t0 = now_us();
+    void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags);
     if (!h) {
         const char *e = (extra_flags & RTLD_NOLOAD) ? "not loaded in this process" : dlerror();
         snprintf(why, why_cap, "%s", e ? e : "cannot be opened");
@@ -196,8 +200,8 @@ static enum candidate_result try_driver(const char *file, const char *found_by, 
     driver.version = version;
     driver.found_by = found_by;
     cudyn_copy_string(driver.path, sizeof driver.path, path);
-    cudyn_text_add(&driver.trace, "%s [%s]: using %s, CUDA %d.%d", file, found_by, path, version / 1000,
-                   version % 1000 / 10);
+    cudyn_text_add(&driver.trace, "%s [%s]: using %s, CUDA %d.%d (dlopen %.0f us)", file, found_by, path,
+                   version / 1000, version % 1000 / 10, now_us() - t0);
     return CANDIDATE_OK;
 }
 

@@ -84,7 +84,8 @@ static const char *mechanism_name(int m)
     }
 }
 
-/* "580.95.05" from /proc/driver/nvidia/version, or "" */
+/* "580.95.05" from /proc/driver/nvidia/version, or "": the first word of
+ * the first line that looks like a version (digits and dots, two dots). */
 static void kernel_module_version(char *out, size_t cap)
 {
     out[0] = '\0';
@@ -93,16 +94,19 @@ static void kernel_module_version(char *out, size_t cap)
         return;
     char line[512];
     if (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p && !(*p >= '0' && *p <= '9'))
-                p++;
-            size_t n = strcspn(p, " \t\n");
-            if (n >= cap)
-                n = cap - 1;
-            memcpy(out, p, n);
-            out[n] = '\0';
+        char *save = NULL;
+        for (char *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+            size_t dots = 0, n = strlen(w);
+            bool shaped = n > 0 && w[0] >= '0' && w[0] <= '9';
+            for (size_t i = 0; i < n && shaped; i++)
+                if (w[i] == '.')
+                    dots++;
+                else if (w[i] < '0' || w[i] > '9')
+                    shaped = false;
+            if (shaped && dots >= 1) {
+                snprintf(out, cap, "%s", w);
+                break;
+            }
         }
     }
     fclose(f);
