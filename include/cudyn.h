@@ -32,7 +32,8 @@
  *
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
  * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
- * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say).
+ * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
+ * CUDYN_CACHE_DIR, CUDYN_CACHE=0 (the compiled-kernel cache, see cudyn_compile).
  */
 #ifndef CUDYN_H
 #define CUDYN_H
@@ -409,9 +410,29 @@ typedef struct cudyn_program cudyn_program;
  * capability: CUBIN for sm_XY when NVRTC supports it, else the best older
  * target (see the README).  On CUDYN_ERROR_COMPILE, *out still receives the
  * program so its log can be read (free it); on other errors *out is NULL.
+ *
+ * Results are kept in a persistent cache keyed by every input (NVRTC
+ * version and file, target, options in order, source, name expressions):
+ * CUDYN_CACHE_DIR, else $XDG_CACHE_HOME/cudyn, else ~/.cache/cudyn;
+ * CUDYN_CACHE=0 turns it off.  A cache that cannot be used only means
+ * compiling again.
  */
 CUDYN_API int cudyn_compile(cudyn_program **out, const char *source, const char *name, int device,
                             const char *const *options, int num_options);
+/*
+ * As cudyn_compile, and registers C++ name expressions ("scale<float>",
+ * "&my_variable") so templated or overloaded kernels can be found by those
+ * names: cudyn_module_function(&f, mod, "scale<float>") works on a module
+ * loaded from this program, and cudyn_program_lowered_name() gives the
+ * mangled name.
+ */
+CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const char *name, int device,
+                                  const char *const *options, int num_options,
+                                  const char *const *name_expressions, int num_names);
+/* The lowered (mangled) name of a registered expression, or NULL. */
+CUDYN_API const char *cudyn_program_lowered_name(const cudyn_program *prog, const char *name_expression);
+/* 1 if the program came from the persistent cache rather than NVRTC. */
+CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog);
 /* NVRTC's log ("" if empty); valid until cudyn_program_free. */
 CUDYN_API const char *cudyn_program_log(const cudyn_program *prog);
 /* The chosen target: "sm_90" (CUBIN) or "compute_90" (PTX). */
@@ -429,8 +450,24 @@ CUDYN_API void cudyn_program_free(cudyn_program *prog);
 typedef struct cudyn_module_st *cudyn_module;
 typedef struct cudyn_function_st *cudyn_function;
 
-/* Loads a compiled program into the thread's context. */
+/*
+ * Loads a compiled program into the thread's context.  If the driver
+ * rejects the image, it is rebuilt once: PTX the driver finds too new
+ * (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) as CUBIN for this GPU, a CUBIN with
+ * no code for this GPU (CUDA_ERROR_NO_BINARY_FOR_GPU) as PTX when the
+ * driver can JIT it.  The final error names the device's compute
+ * capability, the target tried and NVRTC's architectures.
+ */
 CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog);
+/*
+ * Compiles `source` for the thread's device (through the persistent cache)
+ * and loads it: PyCUDA's SourceModule.  In one process, the same source and
+ * options in the same context give the same module, without compiling or
+ * loading again; each such module is unloaded by its last
+ * cudyn_module_unload.
+ */
+CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, const char *const *options,
+                                       int num_options);
 /* Loads a PTX (NUL-terminated), CUBIN or fatbin image.  A JIT error log,
  * when the driver gives one, ends up in the last error's message. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);

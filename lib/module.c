@@ -4,14 +4,115 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "internal.h"
 
-#define CU_MODULE(m) ((cu_module)(void *)(m))
 #define CU_FUNCTION(f) ((cu_function)(void *)(f))
 #define JIT_LOG_BYTES 8192
+
+/* A loaded module: the driver's handle, the name expressions its program
+ * was compiled with, and, for cudyn_module_load_source, its place in the
+ * per-process registry that hands the same module to the same source. */
+struct cudyn_module_st {
+    cu_module handle;
+    cu_context ctx;
+    size_t n_names;
+    char **expressions;
+    char **lowered;
+    bool shared;
+    unsigned char key[CUDYN_SHA256_BYTES];
+    int refs;
+    struct cudyn_module_st *next;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cudyn_module_st *registry;
+
+static void free_module(struct cudyn_module_st *m)
+{
+    for (size_t i = 0; i < m->n_names; i++) {
+        free(m->expressions[i]);
+        free(m->lowered[i]);
+    }
+    free(m->expressions);
+    free(m->lowered);
+    free(m);
+}
+
+/* The name the driver knows a kernel or variable by. */
+static const char *lowered_name(const struct cudyn_module_st *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_names; i++)
+        if (strcmp(m->expressions[i], name) == 0)
+            return m->lowered[i];
+    return name;
+}
+
+static cu_context current_context(void)
+{
+    cu_context ctx = NULL;
+    if (cudyn_drv.cuCtxGetCurrent(&ctx) != CU_OK)
+        return NULL;
+    return ctx;
+}
+
+int cudyn_module_wrap(const char *api, cu_module handle, const struct cudyn_cache_entry *names,
+                      const unsigned char *shared_key, cudyn_module *out)
+{
+    struct cudyn_module_st *m = calloc(1, sizeof *m);
+    bool ok = m != NULL;
+    if (ok && names && names->n_names) {
+        m->expressions = calloc(names->n_names, sizeof *m->expressions);
+        m->lowered = calloc(names->n_names, sizeof *m->lowered);
+        ok = m->expressions && m->lowered;
+        for (size_t i = 0; ok && i < names->n_names; i++) {
+            m->expressions[i] = strdup(names->expressions[i]);
+            m->lowered[i] = strdup(names->lowered[i]);
+            m->n_names++;
+            ok = m->expressions[i] && m->lowered[i];
+        }
+    }
+    if (!ok) {
+        if (m)
+            free_module(m);
+        cudyn_drv.cuModuleUnload(handle);
+        return cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+                          api);
+    }
+    m->handle = handle;
+    m->ctx = current_context();
+    m->refs = 1;
+    if (shared_key) {
+        m->shared = true;
+        memcpy(m->key, shared_key, sizeof m->key);
+        pthread_mutex_lock(&registry_lock);
+        m->next = registry;
+        registry = m;
+        pthread_mutex_unlock(&registry_lock);
+    }
+    *out = m;
+    return CUDYN_OK;
+}
+
+bool cudyn_module_find_shared(const unsigned char *key, cudyn_module *out)
+{
+    cu_context ctx = current_context();
+    bool found = false;
+    pthread_mutex_lock(&registry_lock);
+    for (struct cudyn_module_st *m = registry; m && !found; m = m->next)
+        if (m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0) {
+            m->refs++;
+            *out = m;
+            found = true;
+        }
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
 
 /* Loads with a JIT error log; on failure the log ends the error message. */
 
@@ -52,7 +153,7 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
     cu_module mod = NULL;
     int st = cudyn_load_image(api, &mod, image);
     if (st == CUDYN_OK)
-        *out = (cudyn_module)(void *)mod;
+        st = cudyn_module_wrap(api, mod, NULL, NULL, out);
     return st;
 }
 
@@ -64,7 +165,26 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
     int st = cudyn_need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuModuleUnload(CU_MODULE(mod)), "cuModuleUnload", api);
+    /* a module shared by cudyn_module_load_source goes with its last user;
+     * if the driver refuses the unload, nothing changes and the caller may
+     * try again */
+    pthread_mutex_lock(&registry_lock);
+    if (mod->refs > 1) {
+        mod->refs--;
+        pthread_mutex_unlock(&registry_lock);
+        return CUDYN_OK;
+    }
+    cu_result r = cudyn_drv.cuModuleUnload(mod->handle);
+    if (r == CU_OK && mod->shared)
+        for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
+            if (*link == mod) {
+                *link = mod->next;
+                break;
+            }
+    pthread_mutex_unlock(&registry_lock);
+    if (r != CU_OK)
+        return cudyn_fail_driver(r, "cuModuleUnload", api);
+    free_module(mod);
     return CUDYN_OK;
 }
 
@@ -82,12 +202,12 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
     if (st != CUDYN_OK)
         return st;
     cu_function f = NULL;
-    cu_result r = cudyn_drv.cuModuleGetFunction(&f, CU_MODULE(mod), name);
+    cu_result r = cudyn_drv.cuModuleGetFunction(&f, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
         return cudyn_fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                           "cuModuleGetFunction",
                           "%s: no kernel named '%s' in the module; hint: declare it extern \"C\" __global__, or "
-                          "look it up by its lowered (mangled) name",
+                          "compile with it as a name expression (cudyn_compile_names) to use its C++ name",
                           api, name);
     if (r != CU_OK)
         return cudyn_fail_driver(r, "cuModuleGetFunction", api);
@@ -112,7 +232,7 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
         return st;
     cu_deviceptr p = 0;
     size_t size = 0;
-    cu_result r = cudyn_drv.cuModuleGetGlobal_v2(&p, &size, CU_MODULE(mod), name);
+    cu_result r = cudyn_drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
         return cudyn_fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                           "cuModuleGetGlobal", "%s: no __device__ or __constant__ variable named '%s' in the module",

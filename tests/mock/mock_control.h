@@ -49,4 +49,14 @@ static inline int mock_fail_next(const char *fn, unsigned int code)
     return 0;
 }
 
+/* Makes module loads of one kind fail: "ptx" (222), "cubin" (209), "" none. */
+static inline int mock_reject_images(const char *kind)
+{
+    void (*reject)(const char *) = (void (*)(const char *))mock_symbol("mock_reject_images");
+    if (!reject)
+        return -1;
+    reject(kind);
+    return 0;
+}
+
 #endif

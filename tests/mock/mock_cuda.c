@@ -14,7 +14,7 @@
  *   MOCK_CUDA_FAIL=fn:N:code,...  the Nth call (1-based; * = every call) of the
  *                                 exported function fn returns code
  *   MOCK_CUDA_MEM_LIMIT=bytes     device memory per device (default 256 MiB)
- *   MOCK_CUDA_REJECT=ptx|cubin    module loads of that kind fail (222 / 209)
+ *   MOCK_CUDA_REJECT=ptx,cubin    module loads of those kinds fail (222 / 209)
  * The build flag MOCK_PROC_ADDRESS says which cuGetProcAddress it exports:
  * 2 (default) both, 1 only the 4-argument one (11.3-11.8), 0 none (11.0-11.2).
  *
@@ -186,6 +186,15 @@ long mock_calls(const char *fn)
             n = mock.counters[i].calls;
     pthread_mutex_unlock(&mock.lock);
     return n;
+}
+
+/* Module loads of this kind ("ptx", "cubin", "" for none) fail from now on. */
+void mock_reject_images(const char *kind)
+{
+    pthread_once(&mock.once, mock_setup);
+    pthread_mutex_lock(&mock.lock);
+    snprintf(mock.reject, sizeof mock.reject, "%s", kind ? kind : "");
+    pthread_mutex_unlock(&mock.lock);
 }
 
 /* The next call of fn (exported name) returns code. */
@@ -1002,9 +1011,9 @@ static cu_result load(cu_module *mod, const void *image)
         return CU_ERR_INVALID_VALUE;
     int is_elf;
     size_t bytes = image_size(image, &is_elf);
-    if (strcmp(mock.reject, "ptx") == 0 && !is_elf)
+    if (strstr(mock.reject, "ptx") && !is_elf)
         return CU_ERR_UNSUPPORTED_PTX_VERSION;
-    if (strcmp(mock.reject, "cubin") == 0 && is_elf)
+    if (strstr(mock.reject, "cubin") && is_elf)
         return CU_ERR_NO_BINARY_FOR_GPU;
     if (!is_elf && !strstr(image, ".entry") && !strstr(image, ".version"))
         return CU_ERR_INVALID_IMAGE;
@@ -1058,18 +1067,39 @@ static int image_names(const struct CUmod_st *mod, const char *name)
     return 0;
 }
 
+/* Kernels the image names but the mock cannot run: launches do nothing. */
+#define MAX_OTHER_KERNELS 64
+static struct CUfunc_st other_kernels[MAX_OTHER_KERNELS];
+static char other_names[MAX_OTHER_KERNELS][256];
+
 cu_result cuModuleGetFunction(cu_function *fn, cu_module mod, const char *name)
 {
     ENTER("cuModuleGetFunction");
     NEED_CONTEXT();
     if (!mod || mod->magic != MODULE_MAGIC)
         return CU_ERR_INVALID_HANDLE;
+    if (!image_names(mod, name))
+        return CU_ERR_NOT_FOUND;
     for (size_t i = 0; i < sizeof host_kernels / sizeof host_kernels[0]; i++)
-        if (strcmp(host_kernels[i].name, name) == 0 && image_names(mod, name)) {
+        if (strcmp(host_kernels[i].name, name) == 0) {
             *fn = &host_kernels[i];
             return CU_OK;
         }
-    return CU_ERR_NOT_FOUND;
+    cu_result r = CU_ERR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&mock.lock);
+    for (int i = 0; i < MAX_OTHER_KERNELS; i++) {
+        if (!other_names[i][0])
+            snprintf(other_names[i], sizeof other_names[i], "%s", name);
+        if (strcmp(other_names[i], name) == 0) {
+            other_kernels[i].name = other_names[i];
+            other_kernels[i].run = run_empty;
+            *fn = &other_kernels[i];
+            r = CU_OK;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mock.lock);
+    return r;
 }
 
 cu_result cuModuleGetGlobal_v2(cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name)
@@ -1136,7 +1166,7 @@ static int valid_function(cu_function fn)
     for (size_t i = 0; i < sizeof host_kernels / sizeof host_kernels[0]; i++)
         if (fn == &host_kernels[i])
             return 1;
-    return 0;
+    return fn >= &other_kernels[0] && fn < &other_kernels[MAX_OTHER_KERNELS] && fn->run;
 }
 
 cu_result cuFuncGetAttribute(int *value, cu_enum attrib, cu_function fn)
