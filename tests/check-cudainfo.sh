@@ -143,4 +143,28 @@ expect_match "$out" "CUDYN_LIBCUDA=$MOCK_LIBCUDA"
 # no colour when not on a terminal
 expect_no_match "$("$cudainfo")" "$(printf '\033')"
 
+# On a machine with a GPU: what cudainfo says matches nvidia-smi.
+if have_real_driver && command -v nvidia-smi >/dev/null; then
+    json=$(env -u CUDYN_LIBCUDA -u LD_LIBRARY_PATH "$cudainfo" --json)
+    i=0
+    while IFS=, read -r name mem uuid cc bus; do
+        name=$(echo $name); mem=$(echo $mem); uuid=$(echo $uuid); cc=$(echo $cc); bus=$(echo $bus)
+        got_name=$(json_get "$json" ".devices[$i].name")
+        got_uuid=$(json_get "$json" ".devices[$i].uuid")
+        got_cc=$(json_get "$json" ".devices[$i].compute_capability")
+        got_bus=$(json_get "$json" ".devices[$i].pci_bus_id")
+        got_mib=$(( $(json_get "$json" ".devices[$i].total_memory_bytes") / 1048576 ))
+        echo "GPU $i: nvidia-smi '$name' $mem MiB $uuid cc $cc $bus; cudainfo '$got_name' $got_mib MiB $got_uuid cc $got_cc $got_bus"
+        [ "$got_name" = "$name" ] || { echo "FAIL: name differs"; fail=1; }
+        [ "$got_uuid" = "$uuid" ] || { echo "FAIL: UUID differs"; fail=1; }
+        [ "$got_cc" = "$cc" ] || { echo "FAIL: compute capability differs"; fail=1; }
+        [ "${got_bus#*:}" = "${bus#*:}" ] || { echo "FAIL: PCI bus id differs"; fail=1; }
+        # the driver reports usable memory, nvidia-smi the board's: within 5 %
+        [ $(( (mem - got_mib) * 100 / mem )) -le 5 ] && [ "$got_mib" -le "$mem" ] ||
+            { echo "FAIL: memory differs by more than 5 %"; fail=1; }
+        i=$((i + 1))
+    done < <(nvidia-smi --query-gpu=name,memory.total,uuid,compute_cap,pci.bus_id --format=csv,noheader,nounits)
+    [ "$(json_get "$json" '.devices | length' 2>/dev/null || echo $i)" = "$i" ] || { echo "FAIL: device count differs"; fail=1; }
+fi
+
 finish

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cudyn.h"
+#include "device_select.h"
 #include "json.h"
 
 enum exit_code {
@@ -146,47 +147,6 @@ struct device_row {
     size_t free_bytes;
     bool have_free;
 };
-
-static bool starts_with_ci(const char *s, const char *prefix)
-{
-    for (; *prefix; s++, prefix++)
-        if (!*s || (*s | 0x20) != (*prefix | 0x20))
-            return false;
-    return true;
-}
-
-/* PCI ids compare without domain width differences: "0000:17:00.0" and
- * "00000000:17:00.0" name the same device. */
-static const char *pci_tail(const char *id)
-{
-    const char *colon = strchr(id, ':');
-    return colon && strchr(colon + 1, ':') ? colon + 1 : id;
-}
-
-/* Resolves one selector; returns the ordinal, -1 if none, -2 if ambiguous. */
-static int resolve_selector(const char *sel, struct device_row *rows, int n)
-{
-    /* An ordinal first; digits that are no ordinal may still begin a UUID. */
-    char *end;
-    long v = strtol(sel, &end, 10);
-    if (*sel && !*end && v >= 0 && v < n)
-        return (int)v;
-    int found = -1;
-    for (int i = 0; i < n; i++) {
-        if (rows[i].status != CUDYN_OK)
-            continue;
-        const struct cudyn_device_info *d = &rows[i].info;
-        bool match = strcasecmp(pci_tail(sel), pci_tail(d->pci_bus_id)) == 0 ||
-                     (d->uuid_string[0] && (starts_with_ci(d->uuid_string, sel) ||
-                                            starts_with_ci(d->uuid_string + 4, sel)));
-        if (match) {
-            if (found >= 0)
-                return -2;
-            found = i;
-        }
-    }
-    return found;
-}
 
 /* ---------------------------------------------------------------- output */
 
@@ -601,6 +561,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "cudainfo: out of memory\n");
             return EXIT_PARTIAL;
         }
+        const struct cudyn_device_info **infos = calloc((size_t)r.count, sizeof *infos);
+        if (!infos) {
+            fprintf(stderr, "cudainfo: out of memory\n");
+            return EXIT_PARTIAL;
+        }
         for (int i = 0; i < r.count; i++) {
             struct device_row *row = &r.rows[i];
             row->ordinal = i;
@@ -612,13 +577,14 @@ int main(int argc, char **argv)
                 snprintf(row->error, sizeof row->error, "%s", e.message);
             }
             r.selected[i] = opt.n_select == 0;
+            infos[i] = row->status == CUDYN_OK ? &row->info : NULL;
         }
         for (int s = 0; s < opt.n_select && r.exit_code == EXIT_OK; s++) {
-            int idx = resolve_selector(opt.select[s], r.rows, r.count);
+            int idx = device_select(opt.select[s], (const struct cudyn_device_info *const *)infos, r.count);
             if (idx < 0) {
                 r.exit_code = EXIT_DEVICE_NOT_FOUND;
                 snprintf(r.message, sizeof r.message, "device '%s' %s", opt.select[s],
-                         idx == -2 ? "is ambiguous: it matches several devices" : "not found");
+                         idx == DEVICE_SELECT_AMBIGUOUS ? "is ambiguous: it matches several devices" : "not found");
                 snprintf(r.hint, sizeof r.hint,
                          "select by ordinal (0..%d), full or unique UUID prefix, or PCI bus id as cudainfo lists them",
                          r.count - 1);
@@ -626,6 +592,7 @@ int main(int argc, char **argv)
                 r.selected[idx] = true;
             }
         }
+        free(infos);
         for (int i = 0; i < r.count && r.exit_code == EXIT_OK; i++) {
             if (!r.selected[i])
                 continue;

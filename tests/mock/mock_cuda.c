@@ -15,6 +15,8 @@
  *                                 exported function fn returns code
  *   MOCK_CUDA_MEM_LIMIT=bytes     device memory per device (default 256 MiB)
  *   MOCK_CUDA_REJECT=ptx,cubin    module loads of those kinds fail (222 / 209)
+ *   MOCK_CUDA_CORRUPT=i           saxpy writes a wrong value at index i
+ *   MOCK_CUDA_HANG=fn:seconds     the exported function fn sleeps that long
  * The build flag MOCK_PROC_ADDRESS says which cuGetProcAddress it exports:
  * 2 (default) both, 1 only the 4-argument one (11.3-11.8), 0 none (11.0-11.2).
  *
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuda_abi.h"
 
@@ -71,6 +74,9 @@ static struct {
     int n_rules;
     size_t mem_limit;
     char reject[16];
+    long corrupt; /* -1: none */
+    char hang_fn[64];
+    unsigned int hang_seconds;
     struct counter counters[MAX_COUNTERS];
     int n_counters;
     char proc_log[16384];
@@ -136,6 +142,11 @@ static void mock_setup(void)
     mock.mem_limit = v ? strtoull(v, NULL, 10) : (size_t)256 << 20;
     v = getenv("MOCK_CUDA_REJECT");
     snprintf(mock.reject, sizeof mock.reject, "%s", v ? v : "");
+    v = getenv("MOCK_CUDA_CORRUPT");
+    mock.corrupt = v ? atol(v) : -1;
+    v = getenv("MOCK_CUDA_HANG");
+    if (v && sscanf(v, "%63[^:]:%u", mock.hang_fn, &mock.hang_seconds) != 2)
+        mock.hang_fn[0] = '\0';
 }
 
 /* Counts the call and applies fault injection; returns 0 or the code. */
@@ -165,6 +176,8 @@ static unsigned int mock_enter(const char *fn)
         if (strcmp(mock.rules[r].fn, fn) == 0 && (mock.rules[r].nth == 0 || mock.rules[r].nth == calls))
             code = mock.rules[r].code;
     pthread_mutex_unlock(&mock.lock);
+    if (mock.hang_fn[0] && strcmp(mock.hang_fn, fn) == 0)
+        sleep(mock.hang_seconds);
     return code;
 }
 
@@ -938,17 +951,31 @@ struct CUfunc_st {
 };
 
 /* saxpy(float a, const float *x, const float *y, float *out, size_t n):
- * the cuda-python documentation's kernel. */
-static void run_saxpy(void **params, unsigned int threads)
+ * the cuda-python documentation's kernel, on the first `count` elements. */
+static void saxpy_first(void **params, size_t count)
 {
     float a = *(float *)params[0];
     const float *x = (const float *)(uintptr_t) * (cu_deviceptr *)params[1];
     const float *y = (const float *)(uintptr_t) * (cu_deviceptr *)params[2];
     float *out = (float *)(uintptr_t) * (cu_deviceptr *)params[3];
-    size_t n = *(size_t *)params[4];
-    (void)threads; /* the grid-stride kernel covers n whatever the grid */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < count; i++)
         out[i] = a * x[i] + y[i];
+    if (mock.corrupt >= 0 && (size_t)mock.corrupt < count)
+        out[mock.corrupt] += 1.0f;
+}
+
+/* The grid-stride kernel covers n whatever the grid. */
+static void run_saxpy(void **params, unsigned int threads)
+{
+    (void)threads;
+    saxpy_first(params, *(size_t *)params[4]);
+}
+
+/* The documentation's kernel: one element per thread, no loop. */
+static void run_saxpy_naive(void **params, unsigned int threads)
+{
+    size_t n = *(size_t *)params[4];
+    saxpy_first(params, threads < n ? threads : n);
 }
 
 static void run_fault(void **params, unsigned int threads)
@@ -977,6 +1004,7 @@ static void run_empty(void **params, unsigned int threads)
 
 static struct CUfunc_st host_kernels[] = {
     {"saxpy", run_saxpy},
+    {"saxpy_naive", run_saxpy_naive},
     {"fault", run_fault},
     {"empty", run_empty},
     {"testkernel", run_testkernel},
