@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +96,13 @@ int main(int argc, char **argv)
 
     /* load + resolve (the loader times itself; cuInit is reported apart) */
     double load_us = trace_value(l.driver_trace, "load and bind: ");
+    double dlopen_us = trace_value(strstr(l.driver_trace, ": using "), "(dlopen ");
     double init_us = trace_value(l.driver_trace, "cuInit: ");
     printf("%-44s %9.0f us %12s %10s   (target <= 1000 us; cuInit %.0f us)\n", "load + resolve all entry points",
            load_us, "-", "-", init_us);
+    printf("%-44s %9.0f us %12s %10s   (what ld.so pays for -lcuda too)\n", "  of which dlopen of libcuda", dlopen_us,
+           "-", "-");
+    printf("%-44s %9.0f us\n", "  of which finding and binding", load_us - dlopen_us);
 
     /* a trivial call through the table */
     void *drv = dlopen(l.driver_path, RTLD_NOW | RTLD_NOLOAD);
@@ -128,18 +133,31 @@ int main(int argc, char **argv)
         printf("launch benchmarks skipped: %s\n", e.message);
         return 0;
     }
+    /* Launch cost, not GPU throughput: few enough launches per round that
+     * the driver's queue never fills, and the synchronise that drains it
+     * outside the timed region.  cudyn and direct rounds alternate. */
     cudyn_dim3 one = {1, 1, 1};
-    const int launches = 2000;
+    enum { LAUNCHES = 200, LAUNCH_ROUNDS = 101 };
     for (int i = 0; i < 1000; i++) /* warm up */
         cudyn_launch(f, one, one, 0, NULL, NULL);
     cudyn_synchronize();
-    /* a synchronise ends each round, so the queue starts empty for both */
-    double l_cudyn, l_direct;
-    MEDIAN_PAIR_NS(l_cudyn, l_direct, launches,
-                   cudyn_launch(f, one, one, 0, NULL, NULL); if (i_ == launches - 1) cudyn_synchronize(),
-                   direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL); if (i_ == launches - 1)
-                       cudyn_synchronize());
-    cudyn_synchronize();
+    double lc[LAUNCH_ROUNDS], ld[LAUNCH_ROUNDS];
+    for (int r = 0; r < LAUNCH_ROUNDS; r++)
+        for (int side = 0; side < 2; side++) {
+            bool use_cudyn = (side + r) % 2 == 0; /* alternate who goes first */
+            double t0 = now_ns();
+            for (int i = 0; i < LAUNCHES; i++) {
+                if (use_cudyn)
+                    cudyn_launch(f, one, one, 0, NULL, NULL);
+                else
+                    direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+            }
+            (use_cudyn ? lc : ld)[r] = (now_ns() - t0) / LAUNCHES;
+            cudyn_synchronize();
+        }
+    qsort(lc, LAUNCH_ROUNDS, sizeof lc[0], cmp_double);
+    qsort(ld, LAUNCH_ROUNDS, sizeof ld[0], cmp_double);
+    double l_cudyn = lc[LAUNCH_ROUNDS / 2], l_direct = ld[LAUNCH_ROUNDS / 2];
     printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (target <= +50 ns)\n", "cudyn_launch, empty kernel", l_cudyn, l_direct,
            l_cudyn - l_direct);
 

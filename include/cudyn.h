@@ -324,9 +324,12 @@ CUDYN_API int cudyn_device_use(int ordinal);
 CUDYN_API int cudyn_device_current(int *ordinal);
 /* *can = 1 if device `ordinal` can access memory of device `peer`. */
 CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can);
-/* Releases cudyn's retain of the device's primary context and resets it,
- * destroying every allocation, stream and module made in it by any thread.
- * The next use retains a fresh one. */
+/* Resets the device's primary context and releases cudyn's retain of it,
+ * destroying every allocation, stream and module made in it by any thread;
+ * the next use retains a fresh one.  It does not undo a sticky error: after
+ * a kernel fault (CUDYN_ERROR_ILLEGAL_ADDRESS, _LAUNCH_FAILED, _ASSERT,
+ * _ILLEGAL_INSTRUCTION) the driver refuses the device to this process until
+ * it exits, and calls keep returning that error. */
 CUDYN_API int cudyn_device_reset(int ordinal);
 /* Waits for all work of the calling thread's context. */
 CUDYN_API int cudyn_synchronize(void);

@@ -80,8 +80,8 @@ CUDYN_API const char *cudyn_status_string(int status)
 #define HINT_NO_BINARY "the image has no SASS for this GPU and no PTX it can JIT; compile for this GPU's compute capability (cudyn_compile does)"
 #define HINT_PTX_JIT "the PTX could not be JIT-compiled; the JIT log above says why"
 #define HINT_PTX_VERSION "the PTX was produced by a newer NVRTC/nvcc than the driver supports; update the driver or compile to CUBIN (cudyn_compile does)"
-#define HINT_FAULT "a kernel accessed memory out of bounds or freed; the context is now unusable: check indexing and sizes (compute-sanitizer helps), then reset the device"
-#define HINT_LAUNCH_FAILED "a kernel failed while running; the context is now unusable; run under compute-sanitizer to find out why"
+#define HINT_FAULT "a kernel accessed memory out of bounds or freed; this error is sticky: every further call in this process on this device fails the same way, so the process must exit to use the GPU again; check indexing and sizes (compute-sanitizer finds the access)"
+#define HINT_LAUNCH_FAILED "a kernel failed while running; this error is sticky: the process must exit to use the GPU again; run under compute-sanitizer to find out why"
 #define HINT_RESOURCES "use fewer threads per block, registers or shared memory (cudyn_occupancy_block_size suggests a block size)"
 #define HINT_FABRIC "the system is not ready (on NVSwitch systems, check that nvidia-fabricmanager runs)"
 #define HINT_UNKNOWN "an unknown driver error; check dmesg for Xid messages and run cudainfo --explain"
@@ -150,7 +150,7 @@ static const struct cudyn_native_code cuda_codes[] = {
     {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", CUDYN_ERROR_DRIVER, NULL},
     {708, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE", CUDYN_ERROR_DRIVER, NULL},
     {709, "CUDA_ERROR_CONTEXT_IS_DESTROYED", CUDYN_ERROR_INVALID_CONTEXT, NULL},
-    {710, "CUDA_ERROR_ASSERT", CUDYN_ERROR_ASSERT, "a device-side assert() failed; the context is now unusable"},
+    {710, "CUDA_ERROR_ASSERT", CUDYN_ERROR_ASSERT, "a device-side assert() failed; this error is sticky: the process must exit to use the GPU again"},
     {711, "CUDA_ERROR_TOO_MANY_PEERS", CUDYN_ERROR_NOT_SUPPORTED, NULL},
     {712, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", CUDYN_ERROR_INVALID_ARGUMENT, NULL},
     {713, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", CUDYN_ERROR_INVALID_ARGUMENT, NULL},

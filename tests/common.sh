@@ -1,6 +1,7 @@
 # common.sh - helpers for cudyn's shell tests (sourced).  Exit-code
 # protocol: 0 pass, 77 skip, 1 fail.
 set -u
+export LC_ALL=C   # sort and grep behave the same on every machine
 fail=0
 probe="$top_builddir/tests/probe"
 cudainfo="$top_builddir/tools/cudainfo"

@@ -347,9 +347,12 @@ static void run_device(struct device_run *run, const struct options *opt)
     PHASE(run, "module load", load_kernel(prog, opt->naive, &mod, &f), NULL);
     PHASE(run, "allocate", allocate(&b, n), "3 x %.1f MiB, host %s", bytes / 1048576.0,
           opt->pinned ? "pinned" : "pageable");
-    for (size_t i = 0; i < n; i++) { /* exact in float32, and not constant */
-        b.hx[i] = (float)(i % 1024);
-        b.hy[i] = (float)(i % 37);
+    /* x[i] = i mod 1024, y[i] = i mod 37: exact in float32, not constant */
+    for (size_t i = 0, mx = 0, my = 0; i < n; i++) {
+        b.hx[i] = (float)mx;
+        b.hy[i] = (float)my;
+        mx = mx == 1023 ? 0 : mx + 1;
+        my = my == 36 ? 0 : my + 1;
     }
     double t0 = now_ms();
     PHASE(run, "host-to-device", copy_in(&b, bytes), NULL);

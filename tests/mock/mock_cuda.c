@@ -21,7 +21,8 @@
  * 2 (default) both, 1 only the 4-argument one (11.3-11.8), 0 none (11.0-11.2).
  *
  * Device memory lives in host memory; known kernels (saxpy, fault, empty)
- * run on the host.  mock_* functions let tests inspect what happened.
+ * run on the host.  A fault is sticky for the rest of the process, as with
+ * a real driver.  mock_* functions let tests inspect what happened.
  */
 #include "config.h"
 
@@ -466,6 +467,10 @@ cu_result cuDevicePrimaryCtxRetain(cu_context *ctx, cu_device dev)
 {
     ENTER("cuDevicePrimaryCtxRetain");
     CHECK_DEVICE(dev);
+    /* as on driver 580: after a kernel fault nothing in the process
+     * recovers the device, not even reset, release and retain */
+    if (mock.sticky_error)
+        return (cu_result)mock.sticky_error;
     pthread_mutex_lock(&mock.lock);
     primary_ctx[dev].device = dev;
     primary_ctx[dev].retained++;
@@ -513,8 +518,7 @@ static cu_result reset(cu_device dev)
             link = &a->next;
         }
     }
-    mock.sticky_error = 0;
-    pthread_mutex_unlock(&mock.lock);
+    pthread_mutex_unlock(&mock.lock); /* a sticky error stays: see retain */
     return CU_OK;
 }
 
@@ -1045,11 +1049,18 @@ static cu_result load(cu_module *mod, const void *image)
         return CU_ERR_NO_BINARY_FOR_GPU;
     if (!is_elf && !strstr(image, ".entry") && !strstr(image, ".version"))
         return CU_ERR_INVALID_IMAGE;
+    /* a driver keeps its own copy: callers may free the image right away */
     *mod = calloc(1, sizeof **mod);
-    if (!*mod)
+    void *copy = malloc(bytes + 1);
+    if (!*mod || !copy) {
+        free(*mod);
+        free(copy);
         return CU_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(copy, image, bytes);
+    ((char *)copy)[bytes] = '\0';
     (*mod)->magic = MODULE_MAGIC;
-    (*mod)->image = image;
+    (*mod)->image = copy;
     (*mod)->image_bytes = bytes;
     return CU_OK;
 }
@@ -1079,6 +1090,7 @@ cu_result cuModuleUnload(cu_module mod)
     if (!mod || mod->magic != MODULE_MAGIC)
         return CU_ERR_INVALID_HANDLE;
     mod->magic = 0;
+    free((void *)mod->image);
     free(mod);
     return CU_OK;
 }
