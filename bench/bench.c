@@ -62,8 +62,74 @@ static int cmp_double(const void *a, const void *b)
         (result_b) = b_[ROUNDS / 2];                                         \
     } while (0)
 
-static const char empty_source[] = "extern \"C\" __global__ void empty() {}\n";
-static const char mock_image[] = ".version 8.0\n.visible .entry empty(\n)\n{\n}\n";
+static const char empty_source[] =
+    "extern \"C\" __global__ void empty() {}\n"
+    "extern \"C\" __global__ void five(float a, const float *x, const float *y, float *out, size_t n) {}\n";
+static const char mock_image[] = ".version 8.0\n.visible .entry empty(\n)\n{\n}\n"
+                                 ".visible .entry five(.param .f32 a, .param .u64 x, .param .u64 y, .param .u64 out,"
+                                 " .param .u64 n)\n{\n}\n";
+
+/* Median per-launch cost of `launch` and `direct` over alternating rounds
+ * of LAUNCHES calls, each round drained outside the timed region. */
+enum { LAUNCHES = 200, LAUNCH_ROUNDS = 101 };
+typedef void (*launch_body)(int use_cudyn, void *ctx);
+
+static void compare_launches(const char *what, launch_body body, void *ctx, double target_ns)
+{
+    double lc[LAUNCH_ROUNDS], ld[LAUNCH_ROUNDS];
+    for (int r = 0; r < LAUNCH_ROUNDS; r++)
+        for (int side = 0; side < 2; side++) {
+            int use_cudyn = (side + r) % 2 == 0; /* alternate who goes first */
+            double t0 = now_ns();
+            for (int i = 0; i < LAUNCHES; i++)
+                body(use_cudyn, ctx);
+            (use_cudyn ? lc : ld)[r] = (now_ns() - t0) / LAUNCHES;
+            cudyn_synchronize();
+        }
+    qsort(lc, LAUNCH_ROUNDS, sizeof lc[0], cmp_double);
+    qsort(ld, LAUNCH_ROUNDS, sizeof ld[0], cmp_double);
+    printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (target <= +%.0f ns)\n", what, lc[LAUNCH_ROUNDS / 2],
+           ld[LAUNCH_ROUNDS / 2], lc[LAUNCH_ROUNDS / 2] - ld[LAUNCH_ROUNDS / 2], target_ns);
+}
+
+struct launch_ctx {
+    cudyn_function f;
+    launch_fn direct;
+    cudyn_args *pack;
+    void **params;
+    float a;
+    cudyn_devptr x, y, out;
+    size_t n;
+};
+
+static const cudyn_dim3 one = {1, 1, 1};
+
+static void body_launch(int use_cudyn, void *p)
+{
+    struct launch_ctx *c = p;
+    if (use_cudyn)
+        cudyn_launch(c->f, one, one, 0, NULL, NULL);
+    else
+        c->direct((void *)c->f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+}
+
+static void body_launchf(int use_cudyn, void *p)
+{
+    struct launch_ctx *c = p;
+    if (use_cudyn)
+        cudyn_launchf(c->f, one, one, 0, NULL, "fpppz", c->a, c->x, c->y, c->out, c->n);
+    else
+        c->direct((void *)c->f, 1, 1, 1, 1, 1, 1, 0, NULL, c->params, NULL);
+}
+
+static void body_pack(int use_cudyn, void *p)
+{
+    struct launch_ctx *c = p;
+    if (use_cudyn)
+        cudyn_args_launch(c->pack, one, one, 0, NULL);
+    else
+        c->direct((void *)c->f, 1, 1, 1, 1, 1, 1, 0, NULL, c->params, NULL);
+}
 
 static double trace_value(const char *trace, const char *key)
 {
@@ -134,32 +200,27 @@ int main(int argc, char **argv)
         return 0;
     }
     /* Launch cost, not GPU throughput: few enough launches per round that
-     * the driver's queue never fills, and the synchronise that drains it
-     * outside the timed region.  cudyn and direct rounds alternate. */
-    cudyn_dim3 one = {1, 1, 1};
-    enum { LAUNCHES = 200, LAUNCH_ROUNDS = 101 };
+     * the driver's queue never fills, drained outside the timed region. */
     for (int i = 0; i < 1000; i++) /* warm up */
         cudyn_launch(f, one, one, 0, NULL, NULL);
     cudyn_synchronize();
-    double lc[LAUNCH_ROUNDS], ld[LAUNCH_ROUNDS];
-    for (int r = 0; r < LAUNCH_ROUNDS; r++)
-        for (int side = 0; side < 2; side++) {
-            bool use_cudyn = (side + r) % 2 == 0; /* alternate who goes first */
-            double t0 = now_ns();
-            for (int i = 0; i < LAUNCHES; i++) {
-                if (use_cudyn)
-                    cudyn_launch(f, one, one, 0, NULL, NULL);
-                else
-                    direct_launch((void *)f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
-            }
-            (use_cudyn ? lc : ld)[r] = (now_ns() - t0) / LAUNCHES;
-            cudyn_synchronize();
-        }
-    qsort(lc, LAUNCH_ROUNDS, sizeof lc[0], cmp_double);
-    qsort(ld, LAUNCH_ROUNDS, sizeof ld[0], cmp_double);
-    double l_cudyn = lc[LAUNCH_ROUNDS / 2], l_direct = ld[LAUNCH_ROUNDS / 2];
-    printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (target <= +50 ns)\n", "cudyn_launch, empty kernel", l_cudyn, l_direct,
-           l_cudyn - l_direct);
+    struct launch_ctx ctx = {.f = f, .direct = direct_launch, .a = 2.0f, .n = 0};
+    compare_launches("cudyn_launch, empty kernel", body_launch, &ctx, 50);
+
+    cudyn_function five = NULL;
+    if (cudyn_module_function(&five, mod, "five") == CUDYN_OK) {
+        cudyn_mem_alloc(&ctx.x, 256);
+        ctx.y = ctx.out = ctx.x;
+        void *params[] = {&ctx.a, &ctx.x, &ctx.y, &ctx.out, &ctx.n};
+        ctx.f = five;
+        ctx.params = params;
+        compare_launches("cudyn_launchf \"fpppz\", 5 parameters", body_launchf, &ctx, 150);
+        cudyn_args_create(&ctx.pack, five, "fpppz");
+        cudyn_args_set(ctx.pack, ctx.a, ctx.x, ctx.y, ctx.out, ctx.n);
+        compare_launches("cudyn_args_launch (a reused pack)", body_pack, &ctx, 50);
+        cudyn_args_free(ctx.pack);
+        cudyn_mem_free(ctx.x);
+    }
 
     /* compile + load through cudyn_module_load_source: cold (NVRTC, a
      * source never seen before) and warm (the persistent cache) */

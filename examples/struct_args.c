@@ -1,7 +1,10 @@
 /*
  * struct_args.c - the cuda-python documentation's testkernel, which takes
  * every kind of argument: scalars, device pointers and a struct by value.
- * Each argument is passed as a pointer to its value, as the driver wants.
+ * cudyn_launchf takes them as values, one format character each:
+ * 'i' int, 'p' device pointer, 'f' float, 's' struct (pointer and size).
+ * With the driver's CUDA 12.4+ parameter information, a mismatch is
+ * reported before launching instead of faulting on the GPU.
  */
 #include <stdio.h>
 
@@ -48,8 +51,17 @@ int main(void)
     int i = 123;
     float f = 123.456f;
     struct test_struct s = {.value = 789};
-    void *args[] = {&i, &pi, &f, &pf, &s, &ps};
-    CHECK(cudyn_launch(kernel, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){1, 1, 1}, 0, NULL, args));
+    cudyn_dim3 one = {1, 1, 1};
+
+    /* A mistake first: a double where the kernel takes a float.  A driver
+     * that describes parameters (CUDA 12.4+) lets cudyn refuse it; an
+     * older one runs the kernel with wrong bytes, as cuLaunchKernel would. */
+    if (cudyn_launchf(kernel, one, one, 0, NULL, "ipdpsp", i, pi, (double)f, pf, &s, sizeof s, ps) != CUDYN_OK) {
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        printf("caught before launching: %s\n", e.message);
+    }
+    CHECK(cudyn_launchf(kernel, one, one, 0, NULL, "ipfpsp", i, pi, f, pf, &s, sizeof s, ps));
 
     int got_i = 0;
     float got_f = 0;

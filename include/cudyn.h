@@ -516,6 +516,70 @@ typedef struct cudyn_dim3 {
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args);
 
+/* ======================================================================
+ * Typed launches
+ * ====================================================================== */
+
+/*
+ * cudyn_launchf takes the kernel's arguments as values, described by a
+ * format string with one character per kernel parameter (spaces are
+ * ignored), in the spirit of PyCUDA's prepared calls:
+ *
+ *   code  parameter            pass (after C's default promotions)
+ *   ?     bool                 int
+ *   b B   int8_t / uint8_t     int
+ *   h H   int16_t / uint16_t   int
+ *   i I   int32_t / uint32_t   int / unsigned int
+ *   q Q   int64_t / uint64_t   long long / unsigned long long
+ *   e     half (__half)        double (a float promotes): converted, rounded to nearest
+ *   f     float                double (a float promotes)
+ *   d     double               double
+ *   F     float complex        float _Complex (C) / two floats in a struct (C++)
+ *   D     double complex       double _Complex
+ *   p     device pointer       cudyn_devptr (not a plain 0: pass (cudyn_devptr)0)
+ *   z     size_t               size_t
+ *   s     struct by value      const void *struct_pointer, size_t sizeof_struct
+ *   <     In buffer            void *host, size_t bytes: copied to a device buffer
+ *                              before the launch; the kernel gets its address
+ *   >     Out buffer           void *host, size_t bytes: copied back after it
+ *   =     InOut buffer         void *host, size_t bytes: both
+ *
+ * Example: cudyn_launchf(f, grid, block, 0, NULL, "fpppz", 2.0f, dx, dy, dout, n);
+ *
+ * In/Out buffers (PyCUDA's drv.In / drv.Out) live only during the call:
+ * allocated, copied in on `stream`, the kernel launched, copied out on
+ * `stream`, the stream synchronised and the buffers freed; nothing is left
+ * behind when any step fails.  Calls without them do not synchronise.
+ *
+ * Where the driver can describe a kernel's parameters (cuFuncGetParamInfo,
+ * CUDA 12.4+), the count and sizes are checked before launching, and a
+ * mismatch fails with CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS and a message
+ * such as "saxpy: parameter 3 is 8 bytes, argument 3 ('f', float) is 4".
+ * On older drivers the launch goes ahead unchecked.  A malformed format
+ * (unknown character, more than 64 parameters) is CUDYN_ERROR_INVALID_ARGUMENT.
+ */
+CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
+                            cudyn_stream stream, const char *fmt, ...);
+
+/*
+ * A reusable argument pack for hot loops: the format is parsed and checked
+ * against the kernel once, values are set, and launches cost what
+ * cudyn_launch costs.  Not thread-safe: one pack per thread.
+ */
+typedef struct cudyn_args cudyn_args;
+
+CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *fmt);
+/* Sets every value, as cudyn_launchf takes them after the format. */
+CUDYN_API int cudyn_args_set(cudyn_args *args, ...);
+/* Sets parameter `index` (0-based) from the bytes at `value`; `size` must be
+ * the parameter's size (for 's', the struct's; for buffers, not allowed). */
+CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *value, size_t size);
+/* Turns the parameter check against the kernel on (1, the default) or off. */
+CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled);
+CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
+                                cudyn_stream stream);
+CUDYN_API void cudyn_args_free(cudyn_args *args);
+
 #ifdef __cplusplus
 }
 #endif

@@ -167,6 +167,10 @@ int cudyn_module_wrap(const char *api, cu_module handle, const struct cudyn_cach
  * raised), if any. */
 bool cudyn_module_find_shared(const unsigned char *key, cudyn_module *out);
 
+/* ---- args.c ---- */
+/* Forgets cached kernel parameters (a module was unloaded). */
+void cudyn_param_cache_invalidate(void);
+
 /* ---- status.c ---- */
 struct cudyn_native_code {
     int code;

@@ -184,6 +184,7 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn_fail_driver(r, "cuModuleUnload", api);
+    cudyn_param_cache_invalidate(); /* its function handles may be reused */
     free_module(mod);
     return CUDYN_OK;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The examples run end to end: against the mock driver (which runs their
 # kernels on the host) when NVRTC is installed, and on a real GPU when the
-# machine has one (template_kernel only there: the mock cannot run it).
+# machine has one (template_kernel and in_out only there: the mock cannot
+# run their kernels).
 . "$top_srcdir/tests/common.sh"
 ran=0
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
@@ -15,7 +16,7 @@ if [ "$nvrtc" = CUDYN_OK ]; then
     done
 fi
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    for ex in saxpy struct_args template_kernel; do
+    for ex in saxpy struct_args template_kernel in_out; do
         out=$(env -u LD_LIBRARY_PATH "$top_builddir/examples/$ex" 2>&1)
         rc=$?
         echo "GPU: examples/$ex: $out"

@@ -10,6 +10,10 @@ MOCK_CUDA_DEVICES="NVIDIA H100 80GB HBM3:90,Tesla T4:75,NVIDIA B200:100" CUDYN_L
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: test_api under valgrind exited $rc"; cat "$tmp/api.log"; fail=1; }
 
+CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_args" > "$tmp/args.log" 2>&1
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: test_args under valgrind exited $rc"; cat "$tmp/args.log"; fail=1; }
+
 CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_errors" > "$tmp/errors.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: test_errors under valgrind exited $rc"; cat "$tmp/errors.log"; fail=1; }

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <complex.h>
 #include <stdint.h>
 
 #include "cudyn.h"
@@ -19,6 +20,21 @@ static const char kernels[] =
     "extern \"C\" __global__ void fault(int *p)\n"
     "{\n"
     "    p[threadIdx.x] = 1;\n" /* p is an address nobody allocated */
+    "}\n"
+    /* every kind of launchf argument, written back as 64-bit words */
+    "struct cd { char c; double d; };\n"
+    "extern \"C\" __global__ void kinds(bool b, signed char i8, unsigned short u16, long long i64,\n"
+    "    unsigned short h, double d, float2 fc, size_t z, cd s, unsigned long long *out)\n"
+    "{\n"
+    "    out[0] = b; out[1] = (unsigned long long)(long long)i8; out[2] = u16; out[3] = (unsigned long long)i64;\n"
+    "    out[4] = h; out[5] = __double_as_longlong(d);\n"
+    "    out[6] = (unsigned long long)__float_as_uint(fc.x) | (unsigned long long)__float_as_uint(fc.y) << 32;\n"
+    "    out[7] = z; out[8] = s.c; out[9] = __double_as_longlong(s.d);\n"
+    "}\n"
+    "extern \"C\" __global__ void scale(float *x, float a, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) x[i] *= a;\n"
     "}\n";
 
 static void test_info(int n)
@@ -74,6 +90,7 @@ static void test_launch_and_fault(void)
     if (!p)
         return;
     printf("compiled for %s\n", cudyn_program_target(p));
+    cudyn_error err = {.size = sizeof err};
     cudyn_module m = NULL;
     cudyn_function saxpy = NULL, fault = NULL;
     CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
@@ -119,6 +136,68 @@ static void test_launch_and_fault(void)
     free(x);
     free(y);
     free(out);
+
+    /* launchf with every kind of argument, on the real driver */
+    cudyn_function kinds = NULL, scale = NULL;
+    CHECK_STATUS(cudyn_module_function(&kinds, m, "kinds"), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&scale, m, "scale"), CUDYN_OK);
+    struct {
+        char c;
+        double d;
+    } cd;
+    memset(&cd, 0, sizeof cd);
+    cd.c = 'q';
+    cd.d = -0.125;
+    float _Complex fc = 1.5f - 2.25f * I;
+    cudyn_devptr words = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&words, 10 * 8), CUDYN_OK);
+    cudyn_dim3 one = {1, 1, 1};
+    CHECK_STATUS(cudyn_launchf(kinds, one, one, 0, NULL, "?bHqedFzsp", 1, -7, 65000, -123456789012345ll, 1.5, 6.25,
+                               fc, (size_t)987654321, &cd, sizeof cd, words),
+                 CUDYN_OK);
+    uint64_t got[10];
+    CHECK_STATUS(cudyn_memcpy_dtoh(got, words, sizeof got), CUDYN_OK);
+    double d625 = 6.25, dm = -0.125;
+    uint64_t d625_bits, dm_bits;
+    memcpy(&d625_bits, &d625, 8);
+    memcpy(&dm_bits, &dm, 8);
+    float re = 1.5f, im = -2.25f;
+    uint32_t re_bits, im_bits;
+    memcpy(&re_bits, &re, 4);
+    memcpy(&im_bits, &im, 4);
+    const uint64_t want[10] = {1, (uint64_t)(int64_t)-7, 65000, (uint64_t)-123456789012345ll, 0x3E00, d625_bits,
+                               re_bits | (uint64_t)im_bits << 32, 987654321, 'q', dm_bits};
+    for (int i = 0; i < 10; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "kinds: word %d is %llx, expected %llx\n", i, (unsigned long long)got[i],
+                    (unsigned long long)want[i]);
+            test_failures++;
+        }
+    printf("launchf with ?bHqedFzsp: %s\n", memcmp(got, want, sizeof want) ? "wrong" : "every value arrived");
+    /* a mismatch is caught before it reaches the GPU */
+    CHECK_STATUS(cudyn_launchf(kinds, one, one, 0, NULL, "?bHqedFzip", 1, -7, 65000, 0ll, 1.5, 6.25, fc,
+                               (size_t)1, 5, words),
+                 CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    cudyn_last_error(&err);
+    printf("deliberate mismatch: %s\n", err.message);
+    CHECK_CONTAINS(err.message, "kinds: parameter 9 is 16 bytes, argument 9 ('i', int32) is 4");
+    CHECK_STATUS(cudyn_launchf(scale, one, one, 0, NULL, "pf", words, 2.0), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    cudyn_mem_free(words);
+    /* In/Out buffers and a reused pack */
+    float host[300];
+    for (int i = 0; i < 300; i++)
+        host[i] = (float)i;
+    CHECK_STATUS(cudyn_launchf(scale, (cudyn_dim3){3, 1, 1}, (cudyn_dim3){128, 1, 1}, 0, NULL, "=fi", host,
+                               sizeof host, 3.0, 300),
+                 CUDYN_OK);
+    CHECK(host[299] == 897.0f && host[1] == 3.0f);
+    cudyn_args *pack = NULL;
+    CHECK_STATUS(cudyn_args_create(&pack, scale, "=fi"), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set(pack, host, sizeof host, 0.5, 300), CUDYN_OK);
+    for (int k = 0; k < 3; k++)
+        CHECK_STATUS(cudyn_args_launch(pack, (cudyn_dim3){3, 1, 1}, (cudyn_dim3){128, 1, 1}, 0, NULL), CUDYN_OK);
+    CHECK(host[299] == 897.0f / 8);
+    cudyn_args_free(pack);
 
     /* a faulting kernel: translated status and a hint; the error is sticky
      * (driver 580 recovers the device by no sequence of calls in-process) */

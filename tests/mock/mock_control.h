@@ -59,4 +59,11 @@ static inline int mock_reject_images(const char *kind)
     return 0;
 }
 
+/* The bytes the mock's "record" kernel last received; returns their count. */
+static inline size_t mock_recorded_args(void *buf, size_t cap)
+{
+    size_t (*rec)(void *, size_t) = (size_t(*)(void *, size_t))mock_symbol("mock_recorded");
+    return rec ? rec(buf, cap) : 0;
+}
+
 #endif

@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -947,12 +948,22 @@ cu_result cuEventDestroy_v2(cu_event e)
 
 /* -------------------------------------------------------------- modules */
 
-typedef void (*host_kernel)(void **params, unsigned int threads);
+struct CUfunc_st;
+typedef void (*host_kernel)(const struct CUfunc_st *self, void **params, unsigned int threads);
+
+#define MOCK_MAX_PARAMS 64
 
 struct CUfunc_st {
     const char *name;
     host_kernel run;
+    int magic;    /* FUNCTION_MAGIC while its module is loaded */
+    int n_params; /* -1: unknown (from a CUBIN), else parsed from the PTX */
+    size_t param_offset[MOCK_MAX_PARAMS], param_size[MOCK_MAX_PARAMS];
 };
+
+/* What the "record" kernel received: each parameter's bytes in turn. */
+static unsigned char recorded[4096];
+static size_t recorded_bytes;
 
 /* saxpy(float a, const float *x, const float *y, float *out, size_t n):
  * the cuda-python documentation's kernel, on the first `count` elements. */
@@ -969,29 +980,33 @@ static void saxpy_first(void **params, size_t count)
 }
 
 /* The grid-stride kernel covers n whatever the grid. */
-static void run_saxpy(void **params, unsigned int threads)
+static void run_saxpy(const struct CUfunc_st *self, void **params, unsigned int threads)
 {
+    (void)self;
     (void)threads;
     saxpy_first(params, *(size_t *)params[4]);
 }
 
 /* The documentation's kernel: one element per thread, no loop. */
-static void run_saxpy_naive(void **params, unsigned int threads)
+static void run_saxpy_naive(const struct CUfunc_st *self, void **params, unsigned int threads)
 {
+    (void)self;
     size_t n = *(size_t *)params[4];
     saxpy_first(params, threads < n ? threads : n);
 }
 
-static void run_fault(void **params, unsigned int threads)
+static void run_fault(const struct CUfunc_st *self, void **params, unsigned int threads)
 {
+    (void)self;
     (void)params, (void)threads;
     mock.sticky_error = CU_ERR_ILLEGAL_ADDRESS;
 }
 
 /* testkernel(int i, int *pi, float f, float *pf, testStruct s, testStruct *ps)
  * of the cuda-python documentation, with struct testStruct { int value; }. */
-static void run_testkernel(void **params, unsigned int threads)
+static void run_testkernel(const struct CUfunc_st *self, void **params, unsigned int threads)
 {
+    (void)self;
     (void)threads;
     int *pi = (int *)(uintptr_t) * (cu_deviceptr *)params[1];
     float *pf = (float *)(uintptr_t) * (cu_deviceptr *)params[3];
@@ -1001,23 +1016,54 @@ static void run_testkernel(void **params, unsigned int threads)
     *ps = *(int *)params[4];
 }
 
-static void run_empty(void **params, unsigned int threads)
+static void run_empty(const struct CUfunc_st *self, void **params, unsigned int threads)
 {
+    (void)self;
     (void)params, (void)threads;
 }
 
-static struct CUfunc_st host_kernels[] = {
-    {"saxpy", run_saxpy},
-    {"saxpy_naive", run_saxpy_naive},
-    {"fault", run_fault},
-    {"empty", run_empty},
-    {"testkernel", run_testkernel},
+/* record(...): copies the bytes of every parameter, as its PTX declares
+ * them, for tests of argument packing. */
+static void run_record(const struct CUfunc_st *self, void **params, unsigned int threads)
+{
+    (void)threads;
+    recorded_bytes = 0;
+    for (int i = 0; i < self->n_params; i++) {
+        size_t n = self->param_size[i];
+        if (recorded_bytes + n > sizeof recorded)
+            break;
+        memcpy(recorded + recorded_bytes, params[i], n);
+        recorded_bytes += n;
+    }
+}
+
+size_t mock_recorded(void *buf, size_t cap)
+{
+    size_t n = recorded_bytes < cap ? recorded_bytes : cap;
+    memcpy(buf, recorded, n);
+    return recorded_bytes;
+}
+
+/* The kernels the mock can run; any other kernel an image names runs as
+ * a no-op. */
+static const struct {
+    const char *name;
+    host_kernel run;
+} host_kernels[] = {
+    {"saxpy", run_saxpy}, {"saxpy_naive", run_saxpy_naive}, {"fault", run_fault},
+    {"empty", run_empty}, {"testkernel", run_testkernel},   {"record", run_record},
 };
+#define N_HOST_KERNELS (sizeof host_kernels / sizeof host_kernels[0])
+#define FUNCTION_MAGIC 0xF00C
+#define MAX_MODULE_FUNCTIONS 64
 
 struct CUmod_st {
     int magic;
     const void *image;
     size_t image_bytes;
+    /* handles of the kernels looked up, owned by the module as a driver's are */
+    struct CUfunc_st *functions[MAX_MODULE_FUNCTIONS];
+    int n_functions;
 };
 #define MODULE_MAGIC 0x30D
 
@@ -1090,6 +1136,11 @@ cu_result cuModuleUnload(cu_module mod)
     if (!mod || mod->magic != MODULE_MAGIC)
         return CU_ERR_INVALID_HANDLE;
     mod->magic = 0;
+    for (int i = 0; i < mod->n_functions; i++) {
+        mod->functions[i]->magic = 0;
+        free((void *)mod->functions[i]->name);
+        free(mod->functions[i]);
+    }
     free((void *)mod->image);
     free(mod);
     return CU_OK;
@@ -1107,10 +1158,62 @@ static int image_names(const struct CUmod_st *mod, const char *name)
     return 0;
 }
 
-/* Kernels the image names but the mock cannot run: launches do nothing. */
-#define MAX_OTHER_KERNELS 64
-static struct CUfunc_st other_kernels[MAX_OTHER_KERNELS];
-static char other_names[MAX_OTHER_KERNELS][256];
+static size_t ptx_type_size(const char *t)
+{
+    static const struct { const char *name; size_t size; } types[] = {
+        {".u8", 1}, {".s8", 1}, {".b8", 1}, {".u16", 2}, {".s16", 2}, {".b16", 2}, {".f16", 2},
+        {".u32", 4}, {".s32", 4}, {".b32", 4}, {".f32", 4}, {".u64", 8}, {".s64", 8}, {".b64", 8}, {".f64", 8},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strncmp(t, types[i].name, strlen(types[i].name)) == 0 && !isalnum((unsigned char)t[strlen(types[i].name)]))
+            return types[i].size;
+    return 0;
+}
+
+/* Reads ".entry NAME(.param .TYPE [.align A] name[N], ...)" from a PTX
+ * image, as the driver knows a kernel's parameters; -1 if not PTX. */
+static void parse_params(const struct CUmod_st *mod, const char *name, struct CUfunc_st *fn)
+{
+    fn->n_params = -1;
+    const char *text = mod->image;
+    if (memcmp(text, "\177ELF", 4) == 0)
+        return;
+    char pattern[300];
+    snprintf(pattern, sizeof pattern, ".entry %s(", name);
+    const char *p = strstr(text, pattern);
+    if (!p)
+        return;
+    p += strlen(pattern);
+    const char *end = strchr(p, ')');
+    if (!end)
+        return;
+    fn->n_params = 0;
+    size_t offset = 0;
+    while (p < end && fn->n_params < MOCK_MAX_PARAMS) {
+        const char *param = strstr(p, ".param");
+        if (!param || param > end)
+            break;
+        const char *next = strstr(param + 6, ".param");
+        const char *stop = next && next < end ? next : end;
+        size_t size = 0, align = 0, count = 1;
+        for (const char *t = param + 6; t < stop; t++) {
+            if (*t == '.' && !size)
+                size = ptx_type_size(t);
+            if (strncmp(t, ".align ", 7) == 0)
+                align = strtoul(t + 7, NULL, 10);
+            if (*t == '[')
+                count = strtoul(t + 1, NULL, 10);
+        }
+        if (!align)
+            align = size ? size : 1;
+        offset = (offset + align - 1) / align * align;
+        fn->param_offset[fn->n_params] = offset;
+        fn->param_size[fn->n_params] = size * count;
+        offset += size * count;
+        fn->n_params++;
+        p = stop;
+    }
+}
 
 cu_result cuModuleGetFunction(cu_function *fn, cu_module mod, const char *name)
 {
@@ -1120,26 +1223,30 @@ cu_result cuModuleGetFunction(cu_function *fn, cu_module mod, const char *name)
         return CU_ERR_INVALID_HANDLE;
     if (!image_names(mod, name))
         return CU_ERR_NOT_FOUND;
-    for (size_t i = 0; i < sizeof host_kernels / sizeof host_kernels[0]; i++)
-        if (strcmp(host_kernels[i].name, name) == 0) {
-            *fn = &host_kernels[i];
+    for (int i = 0; i < mod->n_functions; i++)
+        if (strcmp(mod->functions[i]->name, name) == 0) {
+            *fn = mod->functions[i];
             return CU_OK;
         }
-    cu_result r = CU_ERR_OUT_OF_MEMORY;
-    pthread_mutex_lock(&mock.lock);
-    for (int i = 0; i < MAX_OTHER_KERNELS; i++) {
-        if (!other_names[i][0])
-            snprintf(other_names[i], sizeof other_names[i], "%s", name);
-        if (strcmp(other_names[i], name) == 0) {
-            other_kernels[i].name = other_names[i];
-            other_kernels[i].run = run_empty;
-            *fn = &other_kernels[i];
-            r = CU_OK;
-            break;
-        }
+    if (mod->n_functions == MAX_MODULE_FUNCTIONS)
+        return CU_ERR_OUT_OF_MEMORY;
+    struct CUfunc_st *f = calloc(1, sizeof *f);
+    char *copy = strdup(name);
+    if (!f || !copy) {
+        free(f);
+        free(copy);
+        return CU_ERR_OUT_OF_MEMORY;
     }
-    pthread_mutex_unlock(&mock.lock);
-    return r;
+    f->name = copy;
+    f->run = run_empty;
+    for (size_t i = 0; i < N_HOST_KERNELS; i++)
+        if (strcmp(host_kernels[i].name, name) == 0)
+            f->run = host_kernels[i].run;
+    f->magic = FUNCTION_MAGIC;
+    parse_params(mod, name, f);
+    mod->functions[mod->n_functions++] = f;
+    *fn = f;
+    return CU_OK;
 }
 
 cu_result cuModuleGetGlobal_v2(cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name)
@@ -1203,10 +1310,7 @@ cu_result cuKernelGetFunction(cu_function *fn, cu_kernel k)
 
 static int valid_function(cu_function fn)
 {
-    for (size_t i = 0; i < sizeof host_kernels / sizeof host_kernels[0]; i++)
-        if (fn == &host_kernels[i])
-            return 1;
-    return fn >= &other_kernels[0] && fn < &other_kernels[MAX_OTHER_KERNELS] && fn->run;
+    return fn && fn->magic == FUNCTION_MAGIC;
 }
 
 cu_result cuFuncGetAttribute(int *value, cu_enum attrib, cu_function fn)
@@ -1232,8 +1336,15 @@ cu_result cuFuncSetAttribute(cu_function fn, cu_enum attrib, int value)
 cu_result cuFuncGetParamInfo(cu_function fn, size_t index, size_t *offset, size_t *size)
 {
     ENTER("cuFuncGetParamInfo");
-    (void)fn, (void)index, (void)offset, (void)size;
-    return CU_ERR_NOT_SUPPORTED;
+    if (!valid_function(fn))
+        return CU_ERR_INVALID_HANDLE;
+    if (fn->n_params < 0)
+        return CU_ERR_NOT_SUPPORTED; /* the mock cannot read a CUBIN's */
+    if (index >= (size_t)fn->n_params)
+        return CU_ERR_INVALID_VALUE;
+    *offset = fn->param_offset[index];
+    *size = fn->param_size[index];
+    return CU_OK;
 }
 
 cu_result cuFuncGetName(const char **name, cu_function fn)
@@ -1262,7 +1373,7 @@ static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsign
         return CU_ERR_INVALID_VALUE;
     if (mock.sticky_error)
         return (cu_result)mock.sticky_error;
-    fn->run(params, gx * gy * gz * bx * by * bz);
+    fn->run(fn, params, gx * gy * gz * bx * by * bz);
     return CU_OK;
 }
 
