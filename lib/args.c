@@ -122,7 +122,8 @@ struct buffer {
 struct cudyn_args {
     cudyn_function f;
     struct cudyn_format fmt;
-    char fmt_text[2 * CUDYN_MAX_ARGS + 1];
+    const char *fmt_text;     /* the caller's (launchf) or fmt_copy (a pack) */
+    char *fmt_copy;
     bool check;
     bool checked;             /* passed the check since the last change */
     bool owns_structs;        /* a reusable pack keeps copies */
@@ -215,7 +216,7 @@ static int parse(const char *api, struct cudyn_args *a, cudyn_function f, const 
         return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: format \"%.64s\": %s; see the table in cudyn.h", api, fmt, why);
     a->f = f;
-    snprintf(a->fmt_text, sizeof a->fmt_text, "%s", fmt);
+    a->fmt_text = fmt;
     return CUDYN_OK;
 }
 
@@ -315,6 +316,9 @@ CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *
     a->check = true;
     a->owns_structs = true;
     int st = parse(api, a, f, fmt);
+    if (st == CUDYN_OK && !(a->fmt_text = a->fmt_copy = strdup(fmt)))
+        st = cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+                        api);
     for (int i = 0; st == CUDYN_OK && i < a->fmt.n; i++)
         a->ptrs[i] = a->fmt.args[i].kind == ARG_SCALAR ? (void *)a->scalars[i] : NULL;
     if (st != CUDYN_OK) {
@@ -394,5 +398,6 @@ CUDYN_API void cudyn_args_free(cudyn_args *args)
         return;
     for (int i = 0; i < args->fmt.n; i++)
         free(args->structs[i]);
+    free(args->fmt_copy);
     free(args);
 }
