@@ -48,6 +48,19 @@ int cudyn_fail_arg(const char *api, const char *arg, const char *what)
                       api, arg, what);
 }
 
+/* "api: fn returned NAME (code): detail; hint: ..." for a CUresult or an
+ * nvrtcResult; a code no table knows keeps its number and the generic status. */
+static int fail_native(const struct cudyn_native_code *c, int generic_status, int origin, int code,
+                       const char *unknown_name, const char *fn, const char *api, const char *detail)
+{
+    int status = c ? c->status : generic_status;
+    fill(status, origin, code, c ? c->name : unknown_name, fn);
+    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, fn,
+             c ? c->name : "an unknown code", code, detail ? ": " : "", detail ? detail : "",
+             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
+    return status;
+}
+
 int cudyn_fail_driver(cu_result r, const char *cufn, const char *api)
 {
     const char *missing = cudyn_take_missing_symbol();
@@ -58,25 +71,14 @@ int cudyn_fail_driver(cu_result r, const char *cufn, const char *api)
                           api, cudyn_driver_version_loaded() / 1000, cudyn_driver_version_loaded() % 1000 / 10,
                           missing, missing);
 
-    const struct cudyn_native_code *c = cudyn_cuda_code((int)r);
-    const char *desc = cudyn_cuda_description((int)r);
-    int status = c ? c->status : CUDYN_ERROR_DRIVER;
-    fill(status, CUDYN_ORIGIN_DRIVER, (int)r, c ? c->name : "CUDA_ERROR_UNKNOWN_CODE", cufn);
-    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, cufn,
-             c ? c->name : "an unknown code", (int)r, desc ? ": " : "", desc ? desc : "",
-             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
-    return status;
+    return fail_native(cudyn_cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
+                       "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn_cuda_description((int)r));
 }
 
 int cudyn_fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)
 {
-    const struct cudyn_native_code *c = cudyn_nvrtc_code((int)r);
-    int status = c ? c->status : CUDYN_ERROR_NVRTC;
-    fill(status, CUDYN_ORIGIN_NVRTC, (int)r, c ? c->name : "NVRTC_ERROR_UNKNOWN_CODE", fn);
-    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, fn,
-             c ? c->name : "an unknown code", (int)r, detail ? ": " : "", detail ? detail : "",
-             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
-    return status;
+    return fail_native(cudyn_nvrtc_code((int)r), CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, (int)r,
+                       "NVRTC_ERROR_UNKNOWN_CODE", fn, api, detail);
 }
 
 void cudyn_error_save(cudyn_error *saved)

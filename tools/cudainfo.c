@@ -236,9 +236,12 @@ static void json_loader(struct json *j, const struct report *r)
     json_object_end(j);
 }
 
-static void json_attributes(struct json *j, int ordinal, const struct options *opt)
+/* Calls show() for each attribute -a (all) or --prop (those named) asks
+ * for; ok is 0 where the driver does not report it. */
+typedef void (*attribute_fn)(void *ctx, const char *name, int ok, int value);
+
+static void each_attribute(int ordinal, const struct options *opt, attribute_fn show, void *ctx)
 {
-    json_object_begin(j, "attributes");
     for (int a = 1; a < cudyn_device_attr_count(); a++) {
         const char *name = cudyn_device_attr_name(a);
         if (!name)
@@ -248,12 +251,33 @@ static void json_attributes(struct json *j, int ordinal, const struct options *o
             wanted = strcmp(opt->props[p], name) == 0;
         if (!wanted)
             continue;
-        int v;
-        if (cudyn_device_attribute(ordinal, a, &v) == CUDYN_OK)
-            json_int(j, name, v);
-        else
-            json_null(j, name);
+        int v = 0;
+        int ok = cudyn_device_attribute(ordinal, a, &v) == CUDYN_OK;
+        show(ctx, name, ok, v);
     }
+}
+
+static void json_attribute(void *ctx, const char *name, int ok, int value)
+{
+    if (ok)
+        json_int(ctx, name, value);
+    else
+        json_null(ctx, name);
+}
+
+static void print_attribute(void *ctx, const char *name, int ok, int value)
+{
+    (void)ctx;
+    if (ok)
+        printf("      %-52s %d\n", name, value);
+    else
+        printf("      %-52s n/a\n", name);
+}
+
+static void json_attributes(struct json *j, int ordinal, const struct options *opt)
+{
+    json_object_begin(j, "attributes");
+    each_attribute(ordinal, opt, json_attribute, j);
     json_object_end(j);
 }
 
@@ -381,23 +405,8 @@ static void print_device(const struct device_row *row, const struct options *opt
     if (row->have_free)
         printf(" (%.1f GiB free)", gib(row->free_bytes));
     printf("  %d SMs  %s  %s\n", d->multiprocessors, d->pci_bus_id, d->uuid_string[0] ? d->uuid_string : "-");
-    if (!opt->all && !opt->n_props)
-        return;
-    for (int a = 1; a < cudyn_device_attr_count(); a++) {
-        const char *name = cudyn_device_attr_name(a);
-        if (!name)
-            continue;
-        bool wanted = opt->n_props == 0;
-        for (int p = 0; p < opt->n_props && !wanted; p++)
-            wanted = strcmp(opt->props[p], name) == 0;
-        if (!wanted)
-            continue;
-        int v;
-        if (cudyn_device_attribute(row->ordinal, a, &v) == CUDYN_OK)
-            printf("      %-52s %d\n", name, v);
-        else
-            printf("      %-52s n/a\n", name);
-    }
+    if (opt->all || opt->n_props)
+        each_attribute(row->ordinal, opt, print_attribute, NULL);
 }
 
 static void print_explain(const struct report *r)

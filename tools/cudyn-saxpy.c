@@ -199,8 +199,10 @@ static int phase_end(struct device_run *run, const char *name, int status, doubl
         }                                                                             \
     } while (0)
 
-/* Events around `launches` of f; median milliseconds of one. */
-static int time_kernel(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, void **args, int iters, double *ms)
+/* Median milliseconds of iters runs of op, each between two events. */
+typedef int (*timed_op)(const void *ctx);
+
+static int median_event_ms(timed_op op, const void *ctx, int iters, double *ms)
 {
     cudyn_event a = NULL, b = NULL;
     float *samples = calloc((size_t)iters, sizeof *samples);
@@ -210,7 +212,7 @@ static int time_kernel(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, void
     for (int i = 0; i < iters && st == CUDYN_OK; i++) {
         st = cudyn_event_record(a, NULL);
         if (st == CUDYN_OK)
-            st = cudyn_launch(f, grid, block, 0, NULL, args);
+            st = op(ctx);
         if (st == CUDYN_OK)
             st = cudyn_event_record(b, NULL);
         if (st == CUDYN_OK)
@@ -230,37 +232,27 @@ static int time_kernel(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, void
     return st;
 }
 
-/* Device-to-device copy of `bytes`, median of iters; GB/s counting bytes
- * read plus bytes written. */
-static int time_copy(cudyn_devptr dst, cudyn_devptr src, size_t bytes, int iters, double *gbps)
+struct kernel_op {
+    cudyn_function f;
+    cudyn_dim3 grid, block;
+    void **args;
+};
+
+static int run_kernel(const void *ctx)
 {
-    cudyn_event a = NULL, b = NULL;
-    float *samples = calloc((size_t)iters, sizeof *samples);
-    int st = samples ? cudyn_event_create(&a, 0) : CUDYN_ERROR_OUT_OF_MEMORY;
-    if (st == CUDYN_OK)
-        st = cudyn_event_create(&b, 0);
-    for (int i = 0; i < iters && st == CUDYN_OK; i++) {
-        st = cudyn_event_record(a, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_memcpy_dtod_async(dst, src, bytes, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_record(b, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_synchronize(b);
-        if (st == CUDYN_OK)
-            st = cudyn_event_elapsed_ms(&samples[i], a, b);
-    }
-    if (st == CUDYN_OK) {
-        qsort(samples, (size_t)iters, sizeof *samples, cmp_float);
-        double ms = samples[iters / 2];
-        *gbps = ms > 0 ? 2.0 * (double)bytes / (ms * 1e6) : 0;
-    }
-    if (a)
-        cudyn_event_destroy(a);
-    if (b)
-        cudyn_event_destroy(b);
-    free(samples);
-    return st;
+    const struct kernel_op *k = ctx;
+    return cudyn_launch(k->f, k->grid, k->block, 0, NULL, k->args);
+}
+
+struct copy_op {
+    cudyn_devptr dst, src;
+    size_t bytes;
+};
+
+static int run_copy(const void *ctx)
+{
+    const struct copy_op *c = ctx;
+    return cudyn_memcpy_dtod_async(c->dst, c->src, c->bytes, NULL);
 }
 
 /* ------------------------------------------------------------- the run */
@@ -402,10 +394,16 @@ static void run_device(struct device_run *run, const struct options *opt)
     if (opt->iters > 0 && run->exit_code == EXIT_PASS) {
         atomic_store(&current_phase, "timing");
         t0 = now_ms();
-        int st = time_kernel(f, grid, block, args, opt->iters, &run->kernel_ms);
+        struct kernel_op kernel = {f, grid, block, args};
+        struct copy_op copy = {b.dout, b.dx, bytes};
+        double copy_ms = 0;
+        int st = median_event_ms(run_kernel, &kernel, opt->iters, &run->kernel_ms);
         if (st == CUDYN_OK)
-            st = time_copy(b.dout, b.dx, bytes, opt->iters, &run->copy_gbps);
+            st = median_event_ms(run_copy, &copy, opt->iters, &copy_ms);
+        /* bytes moved: a kernel reads x and y and writes out (12 n); a copy
+         * reads and writes its bytes once each */
         run->kernel_gbps = run->kernel_ms > 0 ? 12.0 * n / (run->kernel_ms * 1e6) : 0;
+        run->copy_gbps = copy_ms > 0 ? 2.0 * bytes / (copy_ms * 1e6) : 0;
         if (phase_end(run, "timing", st, t0, "%d iterations", opt->iters) != CUDYN_OK)
             run->exit_code = EXIT_CUDA_ERROR;
     }
