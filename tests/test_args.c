@@ -316,7 +316,9 @@ static int child_old_driver(void)
         return 4;
     cudyn_devptr d = 0;
     long asked = mock_call_count("cuFuncGetParamInfo");
-    if (cudyn_launchf(f, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0) != CUDYN_OK)
+    int st = cudyn_launchf(f, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0);
+    cudyn_module_unload(m);
+    if (st != CUDYN_OK)
         return 5;
     return mock_call_count("cuFuncGetParamInfo") == asked ? 0 : 6; /* not even asked */
 }
