@@ -17,13 +17,6 @@
 #include "mock/mock_control.h"
 #include "testutil.h"
 
-static const char saxpy_src[] =
-    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
-    "{\n"
-    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
-    "        out[i] = a * x[i] + y[i];\n"
-    "}\n";
-
 static const char template_src[] = "template <typename T> __global__ void scale(T *x, T a, size_t n)\n"
                                    "{\n"
                                    "    size_t i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -95,16 +88,16 @@ static void test_hits_and_damage(void)
 {
     clear_dir();
     const char *o1[] = {"-DA=1", "-DB=2"}, *o2[] = {"-DB=2", "-DA=1"};
-    CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 0);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 0);
     char path[600];
     CHECK_EQ_INT(entry_path(path, sizeof path), 1);
     struct stat st;
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
     CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
-    CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 1);
-    CHECK_EQ_INT(compile_hit(saxpy_src, o2, 2), 0); /* options in another order: another key */
-    CHECK_EQ_INT(compile_hit(saxpy_src, o1, 1), 0);
-    CHECK_EQ_INT(compile_hit(saxpy_src, o2, 2), 1);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 1);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o2, 2), 0); /* options in another order: another key */
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 1), 0);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o2, 2), 1);
 
     /* damage of every kind: removed, rebuilt, then a hit again */
     struct {
@@ -115,33 +108,33 @@ static void test_hits_and_damage(void)
                   {"emptied", 0, 0},          {"bad checksum", -1, -1}};
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         clear_dir();
-        CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 0);
+        CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 0);
         if (damage[i].truncate_to >= 0) {
             entry_path(path, sizeof path);
             CHECK(truncate(path, damage[i].truncate_to) == 0);
         } else {
             poke(damage[i].offset, 0x99);
         }
-        int hit = compile_hit(saxpy_src, o1, 2);
+        int hit = compile_hit(test_saxpy_source, o1, 2);
         if (hit != 0) {
             fprintf(stderr, "damage '%s': got %d, expected a rebuild\n", damage[i].what, hit);
             test_failures++;
         }
-        CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 1);
+        CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 1);
     }
 
     /* an entry owned by someone else is not trusted */
     clear_dir();
-    CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 0);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 0);
     entry_path(path, sizeof path);
     if (geteuid() == 0 && chown(path, 12345, 12345) == 0) {
-        CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 0);
+        CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 0);
         CHECK(stat(path, &st) == 0 && st.st_uid == 0); /* replaced by our own */
-        CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 1);
+        CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 1);
     }
     /* and neither is one others may write */
     chmod(path, 0666);
-    CHECK_EQ_INT(compile_hit(saxpy_src, o1, 2), 0);
+    CHECK_EQ_INT(compile_hit(test_saxpy_source, o1, 2), 0);
 }
 
 static void test_name_expressions(void)
@@ -179,7 +172,7 @@ static void test_fallbacks(void)
     /* PTX the driver finds too new (222): rebuilt as CUBIN for the GPU */
     const char *ptx_opts[] = {"--gpu-architecture=compute_80"};
     cudyn_program *p = NULL;
-    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 0, ptx_opts, 1), CUDYN_OK);
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, ptx_opts, 1), CUDYN_OK);
     CHECK_EQ_INT(mock_reject_images("ptx"), 0);
     cudyn_module m = NULL;
     cudyn_function f = NULL;
@@ -192,7 +185,7 @@ static void test_fallbacks(void)
 
     /* SASS for another GPU (209): rebuilt as PTX */
     const char *sass_opts[] = {"-arch", "sm_80"};
-    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 0, sass_opts, 2), CUDYN_OK);
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, sass_opts, 2), CUDYN_OK);
     mock_reject_images("cubin");
     CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
@@ -216,12 +209,12 @@ static void test_load_source(void)
     cudyn_module a = NULL, b = NULL, c = NULL;
     long loads = mock_call_count("cuModuleLoadDataEx");
     long unloads = mock_call_count("cuModuleUnload");
-    CHECK_STATUS(cudyn_module_load_source(&a, saxpy_src, NULL, 0), CUDYN_OK);
-    CHECK_STATUS(cudyn_module_load_source(&b, saxpy_src, NULL, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_load_source(&a, test_saxpy_source, NULL, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_load_source(&b, test_saxpy_source, NULL, 0), CUDYN_OK);
     CHECK(a == b);
     CHECK_EQ_INT(mock_call_count("cuModuleLoadDataEx"), loads + 1);
     const char *opt[] = {"-DX=1"};
-    CHECK_STATUS(cudyn_module_load_source(&c, saxpy_src, opt, 1), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_load_source(&c, test_saxpy_source, opt, 1), CUDYN_OK);
     CHECK(c != a);
     cudyn_function f;
     CHECK_STATUS(cudyn_module_function(&f, a, "saxpy"), CUDYN_OK);
@@ -243,7 +236,7 @@ static int child(const char *mode)
 {
     use_mock_driver();
     if (strcmp(mode, "compile") == 0) {
-        int hit = compile_hit(saxpy_src, NULL, 0);
+        int hit = compile_hit(test_saxpy_source, NULL, 0);
         return hit < 0 ? 3 : hit;
     }
     if (strncmp(mode, "kernel", 6) == 0) { /* concurrent writers, kernel N */

@@ -9,13 +9,6 @@
 #include "cudyn.h"
 #include "testutil.h"
 
-static const char saxpy_src[] =
-    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
-    "{\n"
-    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
-    "        out[i] = a * x[i] + y[i];\n"
-    "}\n";
-
 static const char broken_src[] = "extern \"C\" __global__ void broken(float *x)\n"
                                  "{\n"
                                  "    x[0] = undefined_name;\n"
@@ -45,7 +38,7 @@ static void test_targets(void)
     const char *expected[] = {"sm_75", "sm_90", "sm_89"};
     for (int dev = 0; dev < 3; dev++) {
         cudyn_program *p = NULL;
-        CHECK_STATUS(cudyn_compile(&p, saxpy_src, "saxpy.cu", dev, NULL, 0), CUDYN_OK);
+        CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, "saxpy.cu", dev, NULL, 0), CUDYN_OK);
         if (!p)
             continue;
         int cc = dev == 0 ? 75 : dev == 1 ? 90 : 89;
@@ -59,7 +52,7 @@ static void test_targets(void)
     /* sm_50 is older than anything NVRTC 13 builds: a clear error */
     cudyn_program *p = NULL;
     if (!nvrtc_supports(50)) {
-        CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 3, NULL, 0), CUDYN_ERROR_UNSUPPORTED_ARCH);
+        CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 3, NULL, 0), CUDYN_ERROR_UNSUPPORTED_ARCH);
         CHECK(p == NULL);
         cudyn_error e = {.size = sizeof e};
         cudyn_last_error(&e);
@@ -68,7 +61,7 @@ static void test_targets(void)
     }
     /* a forced PTX target wins and yields PTX text */
     const char *ptx_opts[] = {"--gpu-architecture=compute_75"};
-    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 1, ptx_opts, 1), CUDYN_OK);
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 1, ptx_opts, 1), CUDYN_OK);
     if (p) {
         CHECK(strcmp(cudyn_program_target(p), "compute_75") == 0);
         size_t n = 0;
@@ -100,7 +93,7 @@ static void test_compile_errors(void)
     /* an option NVRTC does not know is an invalid argument, not a crash */
     const char *bad[] = {"--no-such-option"};
     p = NULL;
-    CHECK_STATUS(cudyn_compile(&p, saxpy_src, NULL, 1, bad, 1), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 1, bad, 1), CUDYN_ERROR_INVALID_ARGUMENT);
     cudyn_program_free(p);
 
     /* options pass through */
@@ -115,7 +108,7 @@ static void test_compile_errors(void)
 static void test_compile_load_run(void)
 {
     cudyn_program *p = NULL;
-    CHECK_STATUS(cudyn_compile(&p, saxpy_src, "saxpy.cu", 1, NULL, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, "saxpy.cu", 1, NULL, 0), CUDYN_OK);
     if (!p)
         return;
     CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);

@@ -56,6 +56,15 @@ static int test_failures;
         exit(77);                             \
     } while (0)
 
+/* The cuda-python documentation's SAXPY with a grid-stride loop; the mock
+ * driver runs a host version of it. */
+static const char test_saxpy_source[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
+    "{\n"
+    "    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)\n"
+    "        out[i] = a * x[i] + y[i];\n"
+    "}\n";
+
 static inline int test_result(const char *name)
 {
     if (test_failures)
