@@ -35,7 +35,7 @@ static atomic_uint param_generation = 1;
 
 /* A function handle can be reused by the driver after its module is
  * unloaded: forget everything then. */
-void cudyn_param_cache_invalidate(void)
+void cudyn__param_cache_invalidate(void)
 {
     atomic_fetch_add_explicit(&param_generation, 1, memory_order_release);
 }
@@ -48,11 +48,11 @@ static void query_params(cudyn_function f, struct param_info *info)
         return;
     cu_function fn = (cu_function)(void *)f;
     const char *name = NULL;
-    if (DRIVER_HAS(cuFuncGetName) && cudyn_drv.cuFuncGetName(&name, fn) == CU_OK && name)
+    if (DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
         snprintf(info->name, sizeof info->name, "%s", name);
     for (int i = 0; i <= CUDYN_MAX_ARGS; i++) {
         size_t offset = 0, size = 0;
-        cu_result r = cudyn_drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size);
+        cu_result r = cudyn__drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size);
         if (r == CU_ERR_INVALID_VALUE) { /* past the last parameter */
             info->count = i;
             return;
@@ -84,7 +84,7 @@ static const struct param_info *param_info(cudyn_function f)
         else if (!key || s->generation != gen) {
             atomic_store_explicit(&s->f, NULL, memory_order_relaxed);
             query_params(f, s);
-            (void)cudyn_take_missing_symbol();
+            (void)cudyn__take_missing_symbol();
             s->generation = gen;
             atomic_store_explicit(&s->f, f, memory_order_release);
             slot = s;
@@ -94,18 +94,18 @@ static const struct param_info *param_info(cudyn_function f)
     return slot; /* NULL: the neighbourhood is full; go unchecked */
 }
 
-static int check_params(const char *api, cudyn_function f, const struct cudyn_format *fmt, const char *fmt_text)
+static int check_params(const char *api, cudyn_function f, const struct cudyn__format *fmt, const char *fmt_text)
 {
     const struct param_info *info = param_info(f);
     if (!info || info->count == PARAM_UNKNOWN)
         return CUDYN_OK;
     if (info->count != fmt->n)
-        return cudyn_fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: %s takes %d parameter%s, the format \"%s\" gives %d", api, info->name, info->count,
                           info->count == 1 ? "" : "s", fmt_text, fmt->n);
     for (int i = 0; i < fmt->n; i++)
         if (fmt->args[i].size != info->sizes[i])
-            return cudyn_fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                               "%s: %s: parameter %d is %zu bytes, argument %d ('%c', %s) is %zu", api, info->name,
                               i + 1, info->sizes[i], i + 1, fmt->args[i].code, fmt->args[i].what, fmt->args[i].size);
     return CUDYN_OK;
@@ -121,7 +121,7 @@ struct buffer {
 
 struct cudyn_args {
     cudyn_function f;
-    struct cudyn_format fmt;
+    struct cudyn__format fmt;
     const char *fmt_text;     /* the caller's (launchf) or fmt_copy (a pack) */
     char *fmt_copy;
     bool check;
@@ -136,10 +136,10 @@ struct cudyn_args {
 static int set_struct(const char *api, struct cudyn_args *a, int i, const void *value, size_t size)
 {
     if (!value)
-        return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: argument %d ('s') points to no struct", api, i + 1);
     if (size == 0 || size > CUDYN_MAX_PARAM_BYTES)
-        return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: argument %d ('s') has size %zu; it must be 1 to %d bytes", api, i + 1, size,
                           CUDYN_MAX_PARAM_BYTES);
     a->fmt.args[i].size = size;
@@ -149,7 +149,7 @@ static int set_struct(const char *api, struct cudyn_args *a, int i, const void *
     }
     void *copy = realloc(a->structs[i], size); /* malloc: aligned for any type */
     if (!copy)
-        return cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
                           api);
     memcpy(copy, value, size);
     a->structs[i] = copy;
@@ -173,7 +173,7 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
         case 'I': { uint32_t v = va_arg(*ap, unsigned int); memcpy(slot, &v, 4); break; }
         case 'q': { int64_t v = va_arg(*ap, long long); memcpy(slot, &v, 8); break; }
         case 'Q': { uint64_t v = va_arg(*ap, unsigned long long); memcpy(slot, &v, 8); break; }
-        case 'e': { unsigned short v = cudyn_half_from_double(va_arg(*ap, double)); memcpy(slot, &v, 2); break; }
+        case 'e': { unsigned short v = cudyn__half_from_double(va_arg(*ap, double)); memcpy(slot, &v, 2); break; }
         case 'f': { float v = (float)va_arg(*ap, double); memcpy(slot, &v, 4); break; }
         case 'd': { double v = va_arg(*ap, double); memcpy(slot, &v, 8); break; }
         case 'F': { float _Complex v = va_arg(*ap, float _Complex); memcpy(slot, &v, 8); break; }
@@ -193,7 +193,7 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
             b->host = va_arg(*ap, void *);
             b->bytes = va_arg(*ap, size_t);
             if (!b->host && b->bytes)
-                return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                                   "%s: argument %d ('%c') has no host memory for %zu bytes", api, i + 1,
                                   a->fmt.args[i].code, b->bytes);
             a->ptrs[i] = &b->dev;
@@ -208,12 +208,12 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
 static int parse(const char *api, struct cudyn_args *a, cudyn_function f, const char *fmt)
 {
     if (!f)
-        return cudyn_fail_arg(api, "f", "must not be NULL");
+        return cudyn__fail_arg(api, "f", "must not be NULL");
     if (!fmt)
-        return cudyn_fail_arg(api, "fmt", "must not be NULL");
+        return cudyn__fail_arg(api, "fmt", "must not be NULL");
     char why[128];
-    if (cudyn_format_parse(fmt, &a->fmt, why, sizeof why) != 0)
-        return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+    if (cudyn__format_parse(fmt, &a->fmt, why, sizeof why) != 0)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: format \"%.64s\": %s; see the table in cudyn.h", api, fmt, why);
     a->f = f;
     a->fmt_text = fmt;
@@ -224,7 +224,7 @@ static int parse(const char *api, struct cudyn_args *a, cudyn_function f, const 
 static int release_buffers(struct cudyn_args *a, int st)
 {
     cudyn_error first;
-    cudyn_error_save(&first);
+    cudyn__error_save(&first);
     for (int i = 0; i < a->fmt.n; i++)
         if (a->buffers[i].dev) {
             int r = cudyn_mem_free(a->buffers[i].dev);
@@ -233,7 +233,7 @@ static int release_buffers(struct cudyn_args *a, int st)
                 st = r;
         }
     if (st != CUDYN_OK && first.status)
-        cudyn_error_restore(&first);
+        cudyn__error_restore(&first);
     return st;
 }
 
@@ -244,7 +244,7 @@ static int launch_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3
     int st = CUDYN_OK;
     for (int i = 0; i < a->fmt.n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn_arg_kind k = a->fmt.args[i].kind;
+        enum cudyn__arg_kind k = a->fmt.args[i].kind;
         if (k == ARG_SCALAR || k == ARG_STRUCT || b->bytes == 0)
             continue;
         st = cudyn_mem_alloc(&b->dev, b->bytes);
@@ -255,14 +255,14 @@ static int launch_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3
         st = cudyn_launch(a->f, grid, block, shared, stream, a->ptrs);
     for (int i = 0; i < a->fmt.n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn_arg_kind k = a->fmt.args[i].kind;
+        enum cudyn__arg_kind k = a->fmt.args[i].kind;
         if ((k == ARG_OUT || k == ARG_INOUT) && b->bytes)
             st = cudyn_memcpy_dtoh_async(b->host, b->dev, b->bytes, stream);
     }
     if (st == CUDYN_OK)
         st = cudyn_stream_synchronize(stream); /* the host buffers are ready on return */
     if (st != CUDYN_OK)
-        cudyn_error_append(" (%s, with In/Out buffers)", api);
+        cudyn__error_append(" (%s, with In/Out buffers)", api);
     return release_buffers(a, st);
 }
 
@@ -297,7 +297,7 @@ CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block,
     va_end(ap);
     if (st != CUDYN_OK)
         return st;
-    st = cudyn_need_context(api); /* the check asks the driver */
+    st = cudyn__need_context(api); /* the check asks the driver */
     if (st != CUDYN_OK)
         return st;
     return launch_pack(api, &a, grid, block, shared_bytes, stream);
@@ -307,17 +307,17 @@ CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *
 {
     static const char api[] = "cudyn_args_create";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     struct cudyn_args *a = calloc(1, sizeof *a);
     if (!a)
-        return cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
                           api);
     a->check = true;
     a->owns_structs = true;
     int st = parse(api, a, f, fmt);
     if (st == CUDYN_OK && !(a->fmt_text = a->fmt_copy = strdup(fmt)))
-        st = cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+        st = cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
                         api);
     for (int i = 0; st == CUDYN_OK && i < a->fmt.n; i++)
         a->ptrs[i] = a->fmt.args[i].kind == ARG_SCALAR ? (void *)a->scalars[i] : NULL;
@@ -333,7 +333,7 @@ CUDYN_API int cudyn_args_set(cudyn_args *args, ...)
 {
     static const char api[] = "cudyn_args_set";
     if (!args)
-        return cudyn_fail_arg(api, "args", "must not be NULL");
+        return cudyn__fail_arg(api, "args", "must not be NULL");
     va_list ap;
     va_start(ap, args);
     int st = read_values(api, args, &ap);
@@ -345,19 +345,19 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
 {
     static const char api[] = "cudyn_args_set_value";
     if (!args)
-        return cudyn_fail_arg(api, "args", "must not be NULL");
+        return cudyn__fail_arg(api, "args", "must not be NULL");
     if (index < 0 || index >= args->fmt.n)
-        return cudyn_fail_arg(api, "index", "is not a parameter of the pack's format");
+        return cudyn__fail_arg(api, "index", "is not a parameter of the pack's format");
     if (!value)
-        return cudyn_fail_arg(api, "value", "must not be NULL");
-    const struct cudyn_arg_spec *spec = &args->fmt.args[index];
+        return cudyn__fail_arg(api, "value", "must not be NULL");
+    const struct cudyn__arg_spec *spec = &args->fmt.args[index];
     args->checked = false;
     if (spec->kind == ARG_STRUCT)
         return set_struct(api, args, index, value, size);
     if (spec->kind != ARG_SCALAR)
-        return cudyn_fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
+        return cudyn__fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
     if (size != spec->size)
-        return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code, spec->what,
                           spec->size, size);
     memcpy(args->scalars[index], value, size);
@@ -368,7 +368,7 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
 CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled)
 {
     if (!args)
-        return cudyn_fail_arg("cudyn_args_check", "args", "must not be NULL");
+        return cudyn__fail_arg("cudyn_args_check", "args", "must not be NULL");
     args->check = enabled != 0;
     args->checked = false;
     return CUDYN_OK;
@@ -379,13 +379,13 @@ CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 bl
 {
     static const char api[] = "cudyn_args_launch";
     if (CUDYN_UNLIKELY(!args))
-        return cudyn_fail_arg(api, "args", "must not be NULL");
+        return cudyn__fail_arg(api, "args", "must not be NULL");
     for (int i = 0; i < args->fmt.n; i++)
         if (CUDYN_UNLIKELY(!args->ptrs[i]))
-            return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                               "%s: argument %d ('%c') was never set", api, i + 1, args->fmt.args[i].code);
     if (CUDYN_UNLIKELY(!args->checked)) {
-        int st = cudyn_need_context(api);
+        int st = cudyn__need_context(api);
         if (st != CUDYN_OK)
             return st;
     }

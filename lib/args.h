@@ -12,25 +12,25 @@
 /* The driver's limit on a kernel's parameter bytes (CUDA 12.1+). */
 #define CUDYN_MAX_PARAM_BYTES 32764
 
-enum cudyn_arg_kind { ARG_SCALAR, ARG_STRUCT, ARG_IN, ARG_OUT, ARG_INOUT };
+enum cudyn__arg_kind { ARG_SCALAR, ARG_STRUCT, ARG_IN, ARG_OUT, ARG_INOUT };
 
-struct cudyn_arg_spec {
+struct cudyn__arg_spec {
     char code;
-    enum cudyn_arg_kind kind;
+    enum cudyn__arg_kind kind;
     size_t size; /* bytes the kernel receives (a struct's: known when set) */
     const char *what;
 };
 
-struct cudyn_format {
+struct cudyn__format {
     int n;
     bool has_buffers;
-    struct cudyn_arg_spec args[CUDYN_MAX_ARGS];
+    struct cudyn__arg_spec args[CUDYN_MAX_ARGS];
 };
 
 /* Parses fmt; 0 on success, else -1 with a reason in err. */
-int cudyn_format_parse(const char *fmt, struct cudyn_format *out, char *err, size_t err_cap);
+int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, size_t err_cap);
 
 /* IEEE binary16 bits of a double, rounded to nearest even. */
-unsigned short cudyn_half_from_double(double v);
+unsigned short cudyn__half_from_double(double v);
 
 #endif

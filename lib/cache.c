@@ -32,7 +32,7 @@
 
 enum section_tag { TAG_TARGET = 1, TAG_IMAGE = 2, TAG_PTX = 3, TAG_LOG = 4, TAG_NAME = 5 };
 
-void cudyn_cache_entry_free(struct cudyn_cache_entry *e)
+void cudyn__cache_entry_free(struct cudyn__cache_entry *e)
 {
     if (e->ptx != e->image)
         free(e->ptx);
@@ -94,7 +94,7 @@ static void put_section(struct writer *w, uint32_t tag, const void *data, size_t
     put(w, data, n);
 }
 
-unsigned char *cudyn_cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn_cache_entry *e,
+unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e,
                                      size_t *size)
 {
     struct writer w = {0};
@@ -117,11 +117,11 @@ unsigned char *cudyn_cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES]
         put(&w, e->lowered[i], b);
     }
     if (!w.failed) {
-        struct cudyn_sha256 h;
+        struct cudyn__sha256 h;
         unsigned char digest[CUDYN_SHA256_BYTES];
-        cudyn_sha256_init(&h);
-        cudyn_sha256_update(&h, w.buf, w.len);
-        cudyn_sha256_final(&h, digest);
+        cudyn__sha256_init(&h);
+        cudyn__sha256_update(&h, w.buf, w.len);
+        cudyn__sha256_final(&h, digest);
         put(&w, digest, sizeof digest);
     }
     if (w.failed) {
@@ -155,7 +155,7 @@ static char *copy_text(const unsigned char *p, size_t n)
     return s;
 }
 
-static int parse_target(const unsigned char *p, size_t n, struct cudyn_cache_entry *e)
+static int parse_target(const unsigned char *p, size_t n, struct cudyn__cache_entry *e)
 {
     char text[64];
     if (n == 0 || n >= sizeof text)
@@ -169,7 +169,7 @@ static int parse_target(const unsigned char *p, size_t n, struct cudyn_cache_ent
     return 0;
 }
 
-static int add_name(const unsigned char *p, size_t n, struct cudyn_cache_entry *e)
+static int add_name(const unsigned char *p, size_t n, struct cudyn__cache_entry *e)
 {
     const unsigned char *nul = memchr(p, '\0', n);
     if (!nul || nul == p || p[n - 1] != '\0' || (size_t)(nul - p) + 1 >= n ||
@@ -191,8 +191,8 @@ static int add_name(const unsigned char *p, size_t n, struct cudyn_cache_entry *
     return 0;
 }
 
-int cudyn_cache_parse(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
-                      struct cudyn_cache_entry *e)
+int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
+                      struct cudyn__cache_entry *e)
 {
     memset(e, 0, sizeof *e);
     if (size < HEADER_BYTES + CUDYN_SHA256_BYTES || size > MAX_ENTRY_BYTES)
@@ -203,11 +203,11 @@ int cudyn_cache_parse(const unsigned char *buf, size_t size, const unsigned char
     if (sections > MAX_SECTIONS || memcmp(buf + 16, key, CUDYN_SHA256_BYTES) != 0)
         return -1;
     size_t body_end = size - CUDYN_SHA256_BYTES;
-    struct cudyn_sha256 h;
+    struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
-    cudyn_sha256_init(&h);
-    cudyn_sha256_update(&h, buf, body_end);
-    cudyn_sha256_final(&h, digest);
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, body_end);
+    cudyn__sha256_final(&h, digest);
     if (memcmp(digest, buf + body_end, sizeof digest) != 0)
         return -1;
 
@@ -262,7 +262,7 @@ int cudyn_cache_parse(const unsigned char *buf, size_t size, const unsigned char
     }
     return 0;
 bad:
-    cudyn_cache_entry_free(e);
+    cudyn__cache_entry_free(e);
     return -1;
 }
 
@@ -278,7 +278,7 @@ static struct {
 static int make_dirs(const char *path)
 {
     char tmp[4096];
-    cudyn_copy_string(tmp, sizeof tmp, path);
+    cudyn__copy_string(tmp, sizeof tmp, path);
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -300,40 +300,40 @@ static bool trusted(const struct stat *st)
 
 static void cache_setup(void)
 {
-    const char *off = cudyn_getenv("CUDYN_CACHE");
+    const char *off = cudyn__getenv("CUDYN_CACHE");
     if (off && strcmp(off, "0") == 0) {
-        cudyn_debug("cache: off (CUDYN_CACHE=0)");
+        cudyn__debug("cache: off (CUDYN_CACHE=0)");
         return;
     }
-    const char *dir = cudyn_getenv("CUDYN_CACHE_DIR");
-    const char *xdg = cudyn_getenv("XDG_CACHE_HOME");
-    const char *home = cudyn_getenv("HOME");
+    const char *dir = cudyn__getenv("CUDYN_CACHE_DIR");
+    const char *xdg = cudyn__getenv("XDG_CACHE_HOME");
+    const char *home = cudyn__getenv("HOME");
     if (dir && dir[0])
-        cudyn_copy_string(cache.dir, sizeof cache.dir, dir);
+        cudyn__copy_string(cache.dir, sizeof cache.dir, dir);
     else if (xdg && xdg[0] == '/')
         snprintf(cache.dir, sizeof cache.dir, "%s/cudyn", xdg);
     else if (home && home[0] == '/')
         snprintf(cache.dir, sizeof cache.dir, "%s/.cache/cudyn", home);
     else {
-        cudyn_debug("cache: off (no CUDYN_CACHE_DIR, XDG_CACHE_HOME or HOME)");
+        cudyn__debug("cache: off (no CUDYN_CACHE_DIR, XDG_CACHE_HOME or HOME)");
         return;
     }
     struct stat st;
     if (make_dirs(cache.dir) != 0 || lstat(cache.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cudyn_debug("cache: off (%s cannot be created)", cache.dir);
+        cudyn__debug("cache: off (%s cannot be created)", cache.dir);
         return;
     }
     if (!trusted(&st)) {
-        cudyn_debug("cache: off (%s is not owned by this user or is writable by others)", cache.dir);
+        cudyn__debug("cache: off (%s is not owned by this user or is writable by others)", cache.dir);
         return;
     }
     if (access(cache.dir, W_OK) != 0)
-        cudyn_debug("cache: %s is not writable; entries will be read but not stored", cache.dir);
+        cudyn__debug("cache: %s is not writable; entries will be read but not stored", cache.dir);
     cache.enabled = true;
-    cudyn_debug("cache: %s", cache.dir);
+    cudyn__debug("cache: %s", cache.dir);
 }
 
-const char *cudyn_cache_dir(void)
+const char *cudyn__cache_dir(void)
 {
     pthread_once(&cache.once, cache_setup);
     return cache.enabled ? cache.dir : NULL;
@@ -347,9 +347,9 @@ static void entry_path(const unsigned char key[CUDYN_SHA256_BYTES], char *out, s
     snprintf(out, cap, "%s/%s.kc", cache.dir, hex);
 }
 
-int cudyn_cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn_cache_entry *e)
+int cudyn__cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn__cache_entry *e)
 {
-    if (!cudyn_cache_dir())
+    if (!cudyn__cache_dir())
         return -1;
     char path[4200];
     entry_path(key, path, sizeof path);
@@ -358,13 +358,13 @@ int cudyn_cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn_c
         return -1;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !trusted(&st)) {
-        cudyn_debug("cache: %s is not trusted (owner or mode); ignored", path);
+        cudyn__debug("cache: %s is not trusted (owner or mode); ignored", path);
         close(fd);
         return -1;
     }
     if (st.st_size <= 0 || (size_t)st.st_size > MAX_ENTRY_BYTES) {
         close(fd);
-        cudyn_debug("cache: %s has a bad size; removed", path);
+        cudyn__debug("cache: %s has a bad size; removed", path);
         unlink(path);
         return -1;
     }
@@ -377,21 +377,21 @@ int cudyn_cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn_c
         got += (size_t)r;
     }
     close(fd);
-    int rc = buf && got == size ? cudyn_cache_parse(buf, size, key, e) : -1;
+    int rc = buf && got == size ? cudyn__cache_parse(buf, size, key, e) : -1;
     free(buf);
     if (rc != 0) {
-        cudyn_debug("cache: %s is damaged; removed", path);
+        cudyn__debug("cache: %s is damaged; removed", path);
         unlink(path);
     }
     return rc;
 }
 
-void cudyn_cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn_cache_entry *e)
+void cudyn__cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e)
 {
-    if (!cudyn_cache_dir())
+    if (!cudyn__cache_dir())
         return;
     size_t size = 0;
-    unsigned char *buf = cudyn_cache_serialise(key, e, &size);
+    unsigned char *buf = cudyn__cache_serialise(key, e, &size);
     if (!buf)
         return;
     char path[4200], tmp[4300];
@@ -412,14 +412,14 @@ void cudyn_cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struct
         ok = false;
     /* rename is atomic: readers see the old entry or the whole new one */
     if (!ok || rename(tmp, path) != 0) {
-        cudyn_debug("cache: could not store %s: %s", path, strerror(errno));
+        cudyn__debug("cache: could not store %s: %s", path, strerror(errno));
         unlink(tmp);
     }
 }
 
-void cudyn_cache_remove(const unsigned char key[CUDYN_SHA256_BYTES])
+void cudyn__cache_remove(const unsigned char key[CUDYN_SHA256_BYTES])
 {
-    if (!cudyn_cache_dir())
+    if (!cudyn__cache_dir())
         return;
     char path[4200];
     entry_path(key, path, sizeof path);

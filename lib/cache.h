@@ -18,7 +18,7 @@
 #include "sha256.h"
 
 /* What a cache entry holds: a compiled program. */
-struct cudyn_cache_entry {
+struct cudyn__cache_entry {
     char target[32];
     int arch;
     bool cubin;
@@ -32,25 +32,25 @@ struct cudyn_cache_entry {
     char **lowered;
 };
 
-void cudyn_cache_entry_free(struct cudyn_cache_entry *e);
+void cudyn__cache_entry_free(struct cudyn__cache_entry *e);
 
 /* Serialises an entry for `key`; returns a malloc'd buffer, or NULL. */
-unsigned char *cudyn_cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn_cache_entry *e,
+unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e,
                                      size_t *size);
 /* Parses and verifies a file's bytes (magic, version, lengths, checksum,
  * key).  Returns 0 and fills *e, or -1 for anything wrong; never reads
  * outside buf.  The fuzz target calls this directly. */
-int cudyn_cache_parse(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
-                      struct cudyn_cache_entry *e);
+int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
+                      struct cudyn__cache_entry *e);
 
 /* The directory in use, or NULL when caching is off or not trusted. */
-const char *cudyn_cache_dir(void);
+const char *cudyn__cache_dir(void);
 /* Looks the key up; 0 on a hit (entry filled), -1 on a miss.  A damaged or
  * mismatching entry is removed. */
-int cudyn_cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn_cache_entry *e);
+int cudyn__cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn__cache_entry *e);
 /* Stores an entry; failures are only reported under CUDYN_DEBUG. */
-void cudyn_cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn_cache_entry *e);
+void cudyn__cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e);
 /* Removes an entry (the driver rejected its image). */
-void cudyn_cache_remove(const unsigned char key[CUDYN_SHA256_BYTES]);
+void cudyn__cache_remove(const unsigned char key[CUDYN_SHA256_BYTES]);
 
 #endif

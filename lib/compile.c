@@ -33,10 +33,10 @@ struct cudyn_program {
     int archs[MAX_ARCHS];
     size_t n_archs;
     /* what was built */
-    struct cudyn_target target;
+    struct cudyn__target target;
     unsigned char key[CUDYN_SHA256_BYTES];
     bool from_cache;
-    struct cudyn_cache_entry out; /* image, PTX, log, lowered names */
+    struct cudyn__cache_entry out; /* image, PTX, log, lowered names */
 };
 
 static void free_strings(char **v, int n)
@@ -54,7 +54,7 @@ CUDYN_API void cudyn_program_free(cudyn_program *prog)
     free(prog->name);
     free_strings(prog->options, prog->num_options);
     free_strings(prog->expressions, prog->num_expressions);
-    cudyn_cache_entry_free(&prog->out);
+    cudyn__cache_entry_free(&prog->out);
     free(prog);
 }
 
@@ -101,7 +101,7 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
 
 static int out_of_memory(const char *api)
 {
-    return cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+    return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
                       api);
 }
 
@@ -124,8 +124,8 @@ static char **copy_strings(const char *const *v, int n, bool *ok)
 static size_t supported_archs(int cc, int *archs)
 {
     int n = 0;
-    if (NVRTC_HAS(nvrtcGetNumSupportedArchs) && cudyn_nvrtc.nvrtcGetNumSupportedArchs(&n) == NVRTC_OK && n > 0 &&
-        n <= MAX_ARCHS && cudyn_nvrtc.nvrtcGetSupportedArchs(archs) == NVRTC_OK)
+    if (NVRTC_HAS(nvrtcGetNumSupportedArchs) && cudyn__nvrtc.nvrtcGetNumSupportedArchs(&n) == NVRTC_OK && n > 0 &&
+        n <= MAX_ARCHS && cudyn__nvrtc.nvrtcGetSupportedArchs(archs) == NVRTC_OK)
         return (size_t)n;
     archs[0] = cc;
     return 1;
@@ -135,7 +135,7 @@ static size_t supported_archs(int cc, int *archs)
  * #include <cuda_fp16.h> works as it does with nvcc. */
 static bool toolkit_include_option(char *out, size_t cap)
 {
-    const char *dir = cudyn_nvrtc_dir();
+    const char *dir = cudyn__nvrtc_dir();
     if (!dir)
         return false;
     char probe[4200];
@@ -180,18 +180,18 @@ static void build_options(const struct cudyn_program *prog, bool add_arch, bool 
         o->v[o->n++] = o->include;
 }
 
-static void hash_text(struct cudyn_sha256 *h, const char *s)
+static void hash_text(struct cudyn__sha256 *h, const char *s)
 {
     uint64_t n = strlen(s);
-    cudyn_sha256_update(h, &n, sizeof n); /* length-prefixed: no ambiguity */
-    cudyn_sha256_update(h, s, (size_t)n);
+    cudyn__sha256_update(h, &n, sizeof n); /* length-prefixed: no ambiguity */
+    cudyn__sha256_update(h, s, (size_t)n);
 }
 
 /* The cache key: every input that changes what NVRTC produces. */
 static void compute_key(struct cudyn_program *prog, const struct option_list *o)
 {
-    struct cudyn_sha256 h;
-    cudyn_sha256_init(&h);
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
     hash_text(&h, "cudyn kernel cache, format 1");
     char nvrtc_id[4400];
     struct cudyn_loader_info l = {.size = sizeof l};
@@ -210,7 +210,7 @@ static void compute_key(struct cudyn_program *prog, const struct option_list *o)
     for (int i = 0; i < prog->num_expressions; i++)
         hash_text(&h, prog->expressions[i]);
     hash_text(&h, prog->source);
-    cudyn_sha256_final(&h, prog->key);
+    cudyn__sha256_final(&h, prog->key);
 }
 
 /* ------------------------------------------------------------- building */
@@ -218,10 +218,10 @@ static void compute_key(struct cudyn_program *prog, const struct option_list *o)
 static char *read_log(nvrtc_program p)
 {
     size_t size = 0;
-    if (cudyn_nvrtc.nvrtcGetProgramLogSize(p, &size) != NVRTC_OK || size == 0)
+    if (cudyn__nvrtc.nvrtcGetProgramLogSize(p, &size) != NVRTC_OK || size == 0)
         return calloc(1, 1);
     char *log = calloc(1, size + 1);
-    if (log && cudyn_nvrtc.nvrtcGetProgramLog(p, log) != NVRTC_OK)
+    if (log && cudyn__nvrtc.nvrtcGetProgramLog(p, log) != NVRTC_OK)
         log[0] = '\0';
     return log;
 }
@@ -243,23 +243,23 @@ static void first_error_line(const char *log, char *out, size_t cap)
 
 static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *prog)
 {
-    struct cudyn_cache_entry *e = &prog->out;
+    struct cudyn__cache_entry *e = &prog->out;
     size_t size = 0;
     if (prog->target.cubin) {
-        nvrtc_result r = cudyn_nvrtc.nvrtcGetCUBINSize(p, &size);
+        nvrtc_result r = cudyn__nvrtc.nvrtcGetCUBINSize(p, &size);
         if (r != NVRTC_OK)
-            return cudyn_fail_nvrtc(r, "nvrtcGetCUBINSize", api, NULL);
+            return cudyn__fail_nvrtc(r, "nvrtcGetCUBINSize", api, NULL);
         if (!(e->image = malloc(size ? size : 1)))
             return out_of_memory(api);
-        r = cudyn_nvrtc.nvrtcGetCUBIN(p, (char *)e->image);
+        r = cudyn__nvrtc.nvrtcGetCUBIN(p, (char *)e->image);
         if (r != NVRTC_OK)
-            return cudyn_fail_nvrtc(r, "nvrtcGetCUBIN", api, NULL);
+            return cudyn__fail_nvrtc(r, "nvrtcGetCUBIN", api, NULL);
         e->image_size = size;
     }
     /* PTX exists for compute_ targets; for sm_ targets NVRTC may keep none. */
-    if (cudyn_nvrtc.nvrtcGetPTXSize(p, &size) == NVRTC_OK && size > 0) {
+    if (cudyn__nvrtc.nvrtcGetPTXSize(p, &size) == NVRTC_OK && size > 0) {
         e->ptx = malloc(size);
-        if (e->ptx && cudyn_nvrtc.nvrtcGetPTX(p, (char *)e->ptx) == NVRTC_OK) {
+        if (e->ptx && cudyn__nvrtc.nvrtcGetPTX(p, (char *)e->ptx) == NVRTC_OK) {
             e->ptx_size = size;
         } else {
             free(e->ptx);
@@ -268,16 +268,16 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
     }
     if (!prog->target.cubin) {
         if (!e->ptx)
-            return cudyn_fail(CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, 0, NULL, "nvrtcGetPTX",
+            return cudyn__fail(CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, 0, NULL, "nvrtcGetPTX",
                               "%s: NVRTC produced no PTX for %s", api, prog->target.name);
         e->image = e->ptx;
         e->image_size = e->ptx_size;
     }
     for (int i = 0; i < prog->num_expressions; i++) {
         const char *lowered = NULL;
-        nvrtc_result r = cudyn_nvrtc.nvrtcGetLoweredName(p, prog->expressions[i], &lowered);
+        nvrtc_result r = cudyn__nvrtc.nvrtcGetLoweredName(p, prog->expressions[i], &lowered);
         if (r != NVRTC_OK)
-            return cudyn_fail_nvrtc(r, "nvrtcGetLoweredName", api, prog->expressions[i]);
+            return cudyn__fail_nvrtc(r, "nvrtcGetLoweredName", api, prog->expressions[i]);
         char **ex = realloc(e->expressions, (e->n_names + 1) * sizeof *ex);
         if (ex)
             e->expressions = ex;
@@ -298,28 +298,28 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     nvrtc_program p = NULL;
-    nvrtc_result r = cudyn_nvrtc.nvrtcCreateProgram(&p, prog->source, prog->name, 0, NULL, NULL);
+    nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, prog->source, prog->name, 0, NULL, NULL);
     if (r != NVRTC_OK)
-        return cudyn_fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
+        return cudyn__fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
     int st = CUDYN_OK;
     for (int i = 0; i < prog->num_expressions && st == CUDYN_OK; i++) {
-        r = cudyn_nvrtc.nvrtcAddNameExpression(p, prog->expressions[i]);
+        r = cudyn__nvrtc.nvrtcAddNameExpression(p, prog->expressions[i]);
         if (r != NVRTC_OK)
-            st = cudyn_fail_nvrtc(r, "nvrtcAddNameExpression", api, prog->expressions[i]);
+            st = cudyn__fail_nvrtc(r, "nvrtcAddNameExpression", api, prog->expressions[i]);
     }
     if (st == CUDYN_OK) {
-        r = cudyn_nvrtc.nvrtcCompileProgram(p, o->n, o->v);
+        r = cudyn__nvrtc.nvrtcCompileProgram(p, o->n, o->v);
         prog->out.log = read_log(p);
         if (r == NVRTC_OK) {
             st = fetch_output(api, p, prog);
         } else {
             char first[512];
             first_error_line(prog->out.log ? prog->out.log : "", first, sizeof first);
-            st = cudyn_fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
-            cudyn_error_append(" (%s for %s: %s)", prog->name, prog->target.name, first[0] ? first : "no log");
+            st = cudyn__fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
+            cudyn__error_append(" (%s for %s: %s)", prog->name, prog->target.name, first[0] ? first : "no log");
         }
     }
-    cudyn_nvrtc.nvrtcDestroyProgram(&p);
+    cudyn__nvrtc.nvrtcDestroyProgram(&p);
     return st;
 }
 
@@ -328,10 +328,10 @@ static int prepare(const char *api, struct cudyn_program *prog, const char *over
 {
     const char *forced = override;
     if (!forced)
-        forced = cudyn_forced_target((const char *const *)prog->options, prog->num_options);
-    if (cudyn_choose_target(prog->cc, prog->archs, prog->n_archs, cudyn_nvrtc_version_loaded(),
-                            cudyn_driver_version_loaded(), forced, &prog->target) != 0)
-        return cudyn_fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: device %d: %s", api,
+        forced = cudyn__forced_target((const char *const *)prog->options, prog->num_options);
+    if (cudyn__choose_target(prog->cc, prog->archs, prog->n_archs, cudyn__nvrtc_version_loaded(),
+                            cudyn__driver_version_loaded(), forced, &prog->target) != 0)
+        return cudyn__fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: device %d: %s", api,
                           prog->device, prog->target.why);
     if (prog->target.cubin && !NVRTC_HAS(nvrtcGetCUBIN)) {
         /* NVRTC before 11.1 makes PTX only. */
@@ -347,20 +347,20 @@ static int prepare(const char *api, struct cudyn_program *prog, const char *over
 /* The program's image: from the cache, else from NVRTC (then cached). */
 static int obtain(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
-    cudyn_cache_entry_free(&prog->out);
-    if (cudyn_cache_load(prog->key, &prog->out) == 0 && strcmp(prog->out.target, prog->target.name) == 0) {
+    cudyn__cache_entry_free(&prog->out);
+    if (cudyn__cache_load(prog->key, &prog->out) == 0 && strcmp(prog->out.target, prog->target.name) == 0) {
         prog->from_cache = true;
-        cudyn_debug("compile %s for %s: cache hit", prog->name, prog->target.name);
+        cudyn__debug("compile %s for %s: cache hit", prog->name, prog->target.name);
         return CUDYN_OK;
     }
-    cudyn_cache_entry_free(&prog->out);
+    cudyn__cache_entry_free(&prog->out);
     prog->from_cache = false;
     int st = run_nvrtc(api, prog, o);
     if (st == CUDYN_OK) {
         snprintf(prog->out.target, sizeof prog->out.target, "%s", prog->target.name);
         prog->out.arch = prog->target.arch;
         prog->out.cubin = prog->target.cubin;
-        cudyn_cache_store(prog->key, &prog->out);
+        cudyn__cache_store(prog->key, &prog->out);
     }
     return st;
 }
@@ -372,7 +372,7 @@ static int device_cc(const char *api, int device, int *cc)
     if (st == CUDYN_OK)
         st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
     if (st != CUDYN_OK)
-        cudyn_error_append(" (while %s read the device's compute capability)", api);
+        cudyn__error_append(" (while %s read the device's compute capability)", api);
     *cc = major * 10 + minor;
     return st;
 }
@@ -381,12 +381,12 @@ static int check_list(const char *api, const char *what, const char *count_name,
                       int max)
 {
     if (n < 0 || n > max)
-        return cudyn_fail_arg(api, count_name, "is negative or too large");
+        return cudyn__fail_arg(api, count_name, "is negative or too large");
     if (n > 0 && !v)
-        return cudyn_fail_arg(api, what, "must not be NULL when its count is positive");
+        return cudyn__fail_arg(api, what, "must not be NULL when its count is positive");
     for (int i = 0; i < n; i++)
         if (!v[i])
-            return cudyn_fail_arg(api, what, "contains a NULL entry");
+            return cudyn__fail_arg(api, what, "contains a NULL entry");
     return CUDYN_OK;
 }
 
@@ -400,7 +400,7 @@ static int new_program(const char *api, struct cudyn_program **out, const char *
     int st = device_cc(api, device, &cc);
     if (st != CUDYN_OK)
         return st;
-    st = cudyn_need_nvrtc(api);
+    st = cudyn__need_nvrtc(api);
     if (st != CUDYN_OK)
         return st;
     struct cudyn_program *prog = calloc(1, sizeof *prog);
@@ -441,10 +441,10 @@ CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const
 {
     static const char api[] = "cudyn_compile";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (!source)
-        return cudyn_fail_arg(api, "source", "must not be NULL");
+        return cudyn__fail_arg(api, "source", "must not be NULL");
     int st = check_list(api, "options", "num_options", options, num_options, MAX_OPTIONS);
     if (st == CUDYN_OK)
         st = check_list(api, "name_expressions", "num_names", name_expressions, num_names, MAX_NAMES);
@@ -473,10 +473,10 @@ CUDYN_API int cudyn_compile(cudyn_program **out, const char *source, const char 
 /* The target a load failure calls for, or NULL if none can help. */
 static const char *fallback_target(const struct cudyn_program *prog, int status, char *buf, size_t cap)
 {
-    struct cudyn_target t;
+    struct cudyn__target t;
     if (status == CUDYN_ERROR_UNSUPPORTED_PTX && !prog->target.cubin) {
         /* PTX too new for the driver: SASS for this GPU needs no JIT */
-        if (cudyn_choose_target(prog->cc, prog->archs, prog->n_archs, 0, 0, NULL, &t) == 0 && t.cubin) {
+        if (cudyn__choose_target(prog->cc, prog->archs, prog->n_archs, 0, 0, NULL, &t) == 0 && t.cubin) {
             snprintf(buf, cap, "%s", t.name);
             return buf;
         }
@@ -487,7 +487,7 @@ static const char *fallback_target(const struct cudyn_program *prog, int status,
         for (size_t i = 0; i < prog->n_archs; i++)
             if (prog->archs[i] <= prog->cc && prog->archs[i] > best)
                 best = prog->archs[i];
-        if (best && cudyn_driver_version_loaded() >= cudyn_nvrtc_version_loaded()) {
+        if (best && cudyn__driver_version_loaded() >= cudyn__nvrtc_version_loaded()) {
             snprintf(buf, cap, "compute_%d", best);
             return buf;
         }
@@ -507,10 +507,10 @@ static void append_load_context(const struct cudyn_program *prog, const char *re
     char list[200] = "";
     for (size_t i = 0; i < prog->n_archs; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? " " : "", prog->archs[i]);
-    cudyn_error_append(" (device %d has compute capability %d.%d; tried %s%s%s; NVRTC %d.%d supports %s)",
+    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s%s; NVRTC %d.%d supports %s)",
                        prog->device, prog->cc / 10, prog->cc % 10, prog->target.name,
-                       rebuilt_for ? ", then " : "", rebuilt_for ? rebuilt_for : "", cudyn_nvrtc_version_loaded() / 1000,
-                       cudyn_nvrtc_version_loaded() % 1000 / 10, list);
+                       rebuilt_for ? ", then " : "", rebuilt_for ? rebuilt_for : "", cudyn__nvrtc_version_loaded() / 1000,
+                       cudyn__nvrtc_version_loaded() % 1000 / 10, list);
 }
 
 /* Loads prog (rebuilding once for another target if the driver rejects
@@ -520,19 +520,19 @@ static int load_with_fallback(const char *api, const struct cudyn_program *prog,
                               struct cudyn_program **rebuilt)
 {
     *rebuilt = NULL;
-    int st = cudyn_load_image(api, mod, prog->out.image);
+    int st = cudyn__load_image(api, mod, prog->out.image);
     if (st == CUDYN_OK || !image_rejected(st))
         return st;
     if (prog->from_cache)
-        cudyn_cache_remove(prog->key); /* never hand out a rejected image again */
+        cudyn__cache_remove(prog->key); /* never hand out a rejected image again */
     char target[32];
     if (!fallback_target(prog, st, target, sizeof target)) {
         append_load_context(prog, NULL);
         return st;
     }
     cudyn_error first;
-    cudyn_error_save(&first);
-    cudyn_debug("load of %s for %s failed (%s); rebuilding for %s", prog->name, prog->target.name,
+    cudyn__error_save(&first);
+    cudyn__debug("load of %s for %s failed (%s); rebuilding for %s", prog->name, prog->target.name,
                 first.native_name, target);
     struct cudyn_program *again = NULL;
     int st2 = new_program(api, &again, prog->source, prog->name, prog->device,
@@ -541,10 +541,10 @@ static int load_with_fallback(const char *api, const struct cudyn_program *prog,
     if (st2 == CUDYN_OK)
         st2 = build(api, again, target);
     if (st2 == CUDYN_OK)
-        st2 = cudyn_load_image(api, mod, again->out.image);
+        st2 = cudyn__load_image(api, mod, again->out.image);
     if (st2 != CUDYN_OK) {
         cudyn_program_free(again);
-        cudyn_error_restore(&first);
+        cudyn__error_restore(&first);
         append_load_context(prog, target);
         return st;
     }
@@ -556,17 +556,17 @@ CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
 {
     static const char api[] = "cudyn_module_load";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (!prog)
-        return cudyn_fail_arg(api, "prog", "must not be NULL");
+        return cudyn__fail_arg(api, "prog", "must not be NULL");
     if (!prog->out.image)
-        return cudyn_fail_arg(api, "prog", "has no image (its compilation failed)");
+        return cudyn__fail_arg(api, "prog", "has no image (its compilation failed)");
     cu_module mod = NULL;
     struct cudyn_program *rebuilt = NULL;
     int st = load_with_fallback(api, prog, &mod, &rebuilt);
     if (st == CUDYN_OK)
-        st = cudyn_module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, NULL, out);
+        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, NULL, out);
     cudyn_program_free(rebuilt);
     return st;
 }
@@ -576,10 +576,10 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
 {
     static const char api[] = "cudyn_module_load_source";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (!source)
-        return cudyn_fail_arg(api, "source", "must not be NULL");
+        return cudyn__fail_arg(api, "source", "must not be NULL");
     int st = check_list(api, "options", "num_options", options, num_options, MAX_OPTIONS);
     int device = 0;
     if (st == CUDYN_OK)
@@ -593,7 +593,7 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
     if (st == CUDYN_OK)
         st = prepare(api, prog, NULL, &o);
     /* the same source and options in this context: the same module */
-    if (st == CUDYN_OK && cudyn_module_find_shared(prog->key, out)) {
+    if (st == CUDYN_OK && cudyn__module_find_shared(prog->key, out)) {
         cudyn_program_free(prog);
         return CUDYN_OK;
     }
@@ -604,7 +604,7 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
     if (st == CUDYN_OK)
         st = load_with_fallback(api, prog, &mod, &rebuilt);
     if (st == CUDYN_OK)
-        st = cudyn_module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, prog->key, out);
+        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, prog->key, out);
     cudyn_program_free(rebuilt);
     cudyn_program_free(prog);
     return st;

@@ -17,29 +17,29 @@
 
 #define MAX_DEVICES 64
 
-atomic_uint cudyn_context_generation = 1;
-_Thread_local unsigned int cudyn_tls_context_generation;
+atomic_uint cudyn__context_generation = 1;
+_Thread_local unsigned int cudyn__tls_context_generation;
 static _Thread_local int tls_device; /* ordinal chosen by cudyn_device_use, 0 by default */
 
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static cu_context primary[MAX_DEVICES];      /* retained by cudyn, or NULL */
 static cu_context last_primary[MAX_DEVICES]; /* handle seen before a reset */
 
-int cudyn_get_device(const char *api, int ordinal, cu_device *dev)
+int cudyn__get_device(const char *api, int ordinal, cu_device *dev)
 {
-    int st = cudyn_need_driver(api);
+    int st = cudyn__need_driver(api);
     if (st != CUDYN_OK)
         return st;
     int count = 0;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES) {
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-        return cudyn_fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                           "%s: device %d does not exist: %d device%s visible (valid ordinals 0..%d)%s%s%s", api,
                           ordinal, count, count == 1 ? " is" : "s are", count - 1,
                           visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "", visible ? "\"" : "");
     }
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGet(dev, ordinal), "cuDeviceGet", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGet(dev, ordinal), "cuDeviceGet", api);
     return CUDYN_OK;
 }
 
@@ -47,16 +47,16 @@ int cudyn_get_device(const char *api, int ordinal, cu_device *dev)
 static int retain_primary(const char *api, int ordinal, cu_context *ctx)
 {
     cu_device dev;
-    int st = cudyn_get_device(api, ordinal, &dev);
+    int st = cudyn__get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
     pthread_mutex_lock(&primary_lock);
     if (!primary[ordinal]) {
         cu_context c = NULL;
-        cu_result r = cudyn_drv.cuDevicePrimaryCtxRetain(&c, dev);
+        cu_result r = cudyn__drv.cuDevicePrimaryCtxRetain(&c, dev);
         if (r != CU_OK) {
             pthread_mutex_unlock(&primary_lock);
-            return cudyn_fail_driver(r, "cuDevicePrimaryCtxRetain", api);
+            return cudyn__fail_driver(r, "cuDevicePrimaryCtxRetain", api);
         }
         primary[ordinal] = last_primary[ordinal] = c;
     }
@@ -83,18 +83,18 @@ static int make_current(const char *api, int ordinal)
     int st = retain_primary(api, ordinal, &ctx);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", api);
     return CUDYN_OK;
 }
 
-int cudyn_need_context_slow(const char *api)
+int cudyn__need_context_slow(const char *api)
 {
-    int st = cudyn_need_driver(api);
+    int st = cudyn__need_driver(api);
     if (st != CUDYN_OK)
         return st;
-    unsigned int generation = atomic_load_explicit(&cudyn_context_generation, memory_order_relaxed);
+    unsigned int generation = atomic_load_explicit(&cudyn__context_generation, memory_order_relaxed);
     cu_context current = NULL;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxGetCurrent(&current), "cuCtxGetCurrent", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetCurrent(&current), "cuCtxGetCurrent", api);
     if (!current) {
         st = make_current(api, tls_device);
     } else {
@@ -105,7 +105,7 @@ int cudyn_need_context_slow(const char *api)
             st = make_current(api, reset_ordinal);
     }
     if (st == CUDYN_OK)
-        cudyn_tls_context_generation = generation;
+        cudyn__tls_context_generation = generation;
     return st;
 }
 
@@ -115,7 +115,7 @@ CUDYN_API int cudyn_device_use(int ordinal)
     if (st != CUDYN_OK)
         return st;
     tls_device = ordinal;
-    cudyn_tls_context_generation = atomic_load_explicit(&cudyn_context_generation, memory_order_relaxed);
+    cudyn__tls_context_generation = atomic_load_explicit(&cudyn__context_generation, memory_order_relaxed);
     return CUDYN_OK;
 }
 
@@ -123,22 +123,22 @@ CUDYN_API int cudyn_device_current(int *ordinal)
 {
     static const char api[] = "cudyn_device_current";
     if (!ordinal)
-        return cudyn_fail_arg(api, "ordinal", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "ordinal", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_device dev;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
     int count = 0;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     for (int i = 0; i < count; i++) {
         cu_device d;
-        if (cudyn_drv.cuDeviceGet(&d, i) == CU_OK && d == dev) {
+        if (cudyn__drv.cuDeviceGet(&d, i) == CU_OK && d == dev) {
             *ordinal = i;
             return CUDYN_OK;
         }
     }
-    return cudyn_fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+    return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                       "%s: the current context's device is not among the visible devices", api);
 }
 
@@ -146,35 +146,35 @@ CUDYN_API int cudyn_device_reset(int ordinal)
 {
     static const char api[] = "cudyn_device_reset";
     cu_device dev;
-    int st = cudyn_get_device(api, ordinal, &dev);
+    int st = cudyn__get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
     /* Reset first: after a kernel fault the context holds a sticky error
      * that every other call, the release included, would return.  Then
      * cudyn's retain is dropped; the next use retains a fresh context. */
     pthread_mutex_lock(&primary_lock);
-    cu_result r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn_drv.cuDevicePrimaryCtxReset_v2(dev)
-                                                          : cudyn_drv.cuDevicePrimaryCtxReset(dev);
+    cu_result r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
+                                                          : cudyn__drv.cuDevicePrimaryCtxReset(dev);
     if (r == CU_OK && primary[ordinal]) {
         if (DRIVER_HAS(cuDevicePrimaryCtxRelease_v2))
-            cudyn_drv.cuDevicePrimaryCtxRelease_v2(dev);
+            cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev);
         else
-            cudyn_drv.cuDevicePrimaryCtxRelease(dev);
+            cudyn__drv.cuDevicePrimaryCtxRelease(dev);
         primary[ordinal] = NULL;
     }
-    atomic_fetch_add_explicit(&cudyn_context_generation, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);
     pthread_mutex_unlock(&primary_lock);
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuDevicePrimaryCtxReset", api);
+        return cudyn__fail_driver(r, "cuDevicePrimaryCtxReset", api);
     return CUDYN_OK;
 }
 
 CUDYN_API int cudyn_synchronize(void)
 {
     static const char api[] = "cudyn_synchronize";
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuCtxSynchronize(), "cuCtxSynchronize", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxSynchronize(), "cuCtxSynchronize", api);
     return CUDYN_OK;
 }

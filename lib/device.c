@@ -12,14 +12,14 @@ CUDYN_API int cudyn_device_count(int *count)
 {
     static const char api[] = "cudyn_device_count";
     if (!count)
-        return cudyn_fail_arg(api, "count", "must not be NULL");
+        return cudyn__fail_arg(api, "count", "must not be NULL");
     *count = 0;
-    int st = cudyn_need_driver(api);
+    int st = cudyn__need_driver(api);
     if (st == CUDYN_ERROR_NO_DEVICE)
         return CUDYN_OK; /* a machine with a driver and no GPU has zero devices */
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetCount(count), "cuDeviceGetCount", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(count), "cuDeviceGetCount", api);
     return CUDYN_OK;
 }
 
@@ -27,22 +27,22 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
 {
     static const char api[] = "cudyn_device_attribute";
     if (!value)
-        return cudyn_fail_arg(api, "value", "must not be NULL");
+        return cudyn__fail_arg(api, "value", "must not be NULL");
     *value = 0;
     if (attr <= 0)
-        return cudyn_fail_arg(api, "attr", "must be a positive CUDYN_ATTR_* value");
+        return cudyn__fail_arg(api, "attr", "must be a positive CUDYN_ATTR_* value");
     cu_device dev;
-    int st = cudyn_get_device(api, ordinal, &dev);
+    int st = cudyn__get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
-    cu_result r = cudyn_drv.cuDeviceGetAttribute(value, (cu_enum)attr, dev);
+    cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, dev);
     if (r == CU_ERR_INVALID_VALUE)
-        return cudyn_fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
+        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
                           "cuDeviceGetAttribute", "%s: the driver (CUDA %d.%d) does not know attribute %d (%s)",
-                          api, cudyn_driver_version_loaded() / 1000, cudyn_driver_version_loaded() % 1000 / 10, attr,
+                          api, cudyn__driver_version_loaded() / 1000, cudyn__driver_version_loaded() % 1000 / 10, attr,
                           cudyn_device_attr_name(attr) ? cudyn_device_attr_name(attr) : "unnamed");
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuDeviceGetAttribute", api);
+        return cudyn__fail_driver(r, "cuDeviceGetAttribute", api);
     return CUDYN_OK;
 }
 
@@ -51,7 +51,7 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
 static int attribute_or_zero(cu_device dev, int attr)
 {
     int v = 0;
-    if (cudyn_drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) != CU_OK)
+    if (cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) != CU_OK)
         return 0;
     return v;
 }
@@ -66,40 +66,40 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
 {
     static const char api[] = "cudyn_device_info";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     if (out->size < sizeof out->size)
-        return cudyn_fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_device_info)");
+        return cudyn__fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_device_info)");
     cu_device dev;
-    int st = cudyn_get_device(api, ordinal, &dev);
+    int st = cudyn__get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
 
     struct cudyn_device_info info;
     memset(&info, 0, sizeof info);
     info.ordinal = ordinal;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName", api);
 
     cu_uuid uuid;
-    cu_result r = DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn_drv.cuDeviceGetUuid_v2(&uuid, dev)
-                                                 : cudyn_drv.cuDeviceGetUuid(&uuid, dev);
+    cu_result r = DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn__drv.cuDeviceGetUuid_v2(&uuid, dev)
+                                                 : cudyn__drv.cuDeviceGetUuid(&uuid, dev);
     if (r == CU_OK) {
         memcpy(info.uuid, uuid.bytes, sizeof info.uuid);
         format_uuid(info.uuid_string, sizeof info.uuid_string, info.uuid);
     } else {
-        (void)cudyn_take_missing_symbol(); /* an old driver without UUIDs: leave them empty */
+        (void)cudyn__take_missing_symbol(); /* an old driver without UUIDs: leave them empty */
     }
 
     info.pci_domain = attribute_or_zero(dev, CUDYN_ATTR_PCI_DOMAIN_ID);
     info.pci_bus = attribute_or_zero(dev, CUDYN_ATTR_PCI_BUS_ID);
     info.pci_device = attribute_or_zero(dev, CUDYN_ATTR_PCI_DEVICE_ID);
-    if (cudyn_drv.cuDeviceGetPCIBusId(info.pci_bus_id, (int)sizeof info.pci_bus_id, dev) != CU_OK) {
-        (void)cudyn_take_missing_symbol();
+    if (cudyn__drv.cuDeviceGetPCIBusId(info.pci_bus_id, (int)sizeof info.pci_bus_id, dev) != CU_OK) {
+        (void)cudyn__take_missing_symbol();
         snprintf(info.pci_bus_id, sizeof info.pci_bus_id, "%08x:%02x:%02x.0", (unsigned)info.pci_domain,
                  (unsigned)info.pci_bus, (unsigned)info.pci_device);
     }
 
     size_t total = 0;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceTotalMem_v2(&total, dev), "cuDeviceTotalMem", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceTotalMem_v2(&total, dev), "cuDeviceTotalMem", api);
     info.total_memory = total;
     info.cc_major = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR);
     info.cc_minor = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR);
@@ -139,16 +139,16 @@ CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can)
 {
     static const char api[] = "cudyn_device_can_access_peer";
     if (!can)
-        return cudyn_fail_arg(api, "can", "must not be NULL");
+        return cudyn__fail_arg(api, "can", "must not be NULL");
     *can = 0;
     cu_device a, b;
-    int st = cudyn_get_device(api, ordinal, &a);
+    int st = cudyn__get_device(api, ordinal, &a);
     if (st == CUDYN_OK)
-        st = cudyn_get_device(api, peer, &b);
+        st = cudyn__get_device(api, peer, &b);
     if (st != CUDYN_OK)
         return st;
     if (ordinal == peer)
         return CUDYN_OK; /* the driver answers 0 for a device with itself */
-    CUDYN_TRY_DRIVER(cudyn_drv.cuDeviceCanAccessPeer(can, a, b), "cuDeviceCanAccessPeer", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceCanAccessPeer(can, a, b), "cuDeviceCanAccessPeer", api);
     return CUDYN_OK;
 }

@@ -17,15 +17,15 @@
 
 #include "internal.h"
 
-struct cudyn_driver_table cudyn_drv;
-bool cudyn_drv_present[DRIVER_ROW_COUNT];
-struct cudyn_nvrtc_table cudyn_nvrtc;
-bool cudyn_nvrtc_present[NVRTC_ROW_COUNT];
+struct cudyn__driver_table cudyn__drv;
+bool cudyn__drv_present[DRIVER_ROW_COUNT];
+struct cudyn__nvrtc_table cudyn__nvrtc;
+bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
 
 /* ---- stubs: the parameters exist only to match each slot's type ---- */
 static _Thread_local const char *tls_missing_symbol;
 
-const char *cudyn_take_missing_symbol(void)
+const char *cudyn__take_missing_symbol(void)
 {
     const char *name = tls_missing_symbol;
     tls_missing_symbol = NULL;
@@ -63,13 +63,13 @@ struct driver_row {
     int version;
     int stream;
     int need;
-    size_t offset;      /* slot in struct cudyn_driver_table */
+    size_t offset;      /* slot in struct cudyn__driver_table */
     void (*stub)(void); /* cast back to the slot's type on use */
 };
 
 static const struct driver_row driver_rows[DRIVER_ROW_COUNT] = {
 #define DRIVER_SYMBOL(exported, base, version, stream, need, params) \
-    {#base, #exported, version, stream, need, offsetof(struct cudyn_driver_table, exported), (void (*)(void))stub_##exported},
+    {#base, #exported, version, stream, need, offsetof(struct cudyn__driver_table, exported), (void (*)(void))stub_##exported},
 #include "driver_symbols.h"
 #undef DRIVER_SYMBOL
 };
@@ -84,7 +84,7 @@ struct nvrtc_row {
 
 static const struct nvrtc_row nvrtc_rows[NVRTC_ROW_COUNT] = {
 #define NVRTC_SYMBOL(name, since, need, params) \
-    {#name, since, need, offsetof(struct cudyn_nvrtc_table, name), (void (*)(void))stub_##name},
+    {#name, since, need, offsetof(struct cudyn__nvrtc_table, name), (void (*)(void))stub_##name},
 #include "nvrtc_symbols.h"
 #undef NVRTC_SYMBOL
 };
@@ -105,8 +105,8 @@ static void set_stub(void *table, size_t offset, void (*stub)(void))
 static void reset_driver_table(void)
 {
     for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
-        set_stub(&cudyn_drv, driver_rows[i].offset, driver_rows[i].stub);
-        cudyn_drv_present[i] = false;
+        set_stub(&cudyn__drv, driver_rows[i].offset, driver_rows[i].stub);
+        cudyn__drv_present[i] = false;
     }
 }
 
@@ -179,7 +179,7 @@ static const char *mechanism_name(int mechanism)
 static void *slot_value(size_t offset)
 {
     void *fn;
-    memcpy(&fn, (char *)&cudyn_drv + offset, sizeof fn);
+    memcpy(&fn, (char *)&cudyn__drv + offset, sizeof fn);
     return fn;
 }
 
@@ -187,35 +187,35 @@ static void *slot_value(size_t offset)
  * variant at or below that version: a driver lacking the newer variant
  * hands out the older one, whose signature may differ.  A newer row that
  * got the same function as an older row of its base is therefore absent. */
-static void drop_stand_ins(struct cudyn_text *trace, struct cudyn_bind_result *out)
+static void drop_stand_ins(struct cudyn__text *trace, struct cudyn__bind_result *out)
 {
     for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
-        if (!cudyn_drv_present[i])
+        if (!cudyn__drv_present[i])
             continue;
         for (int j = 0; j < DRIVER_ROW_COUNT; j++) {
-            if (j == i || !cudyn_drv_present[j] || driver_rows[j].version >= driver_rows[i].version ||
+            if (j == i || !cudyn__drv_present[j] || driver_rows[j].version >= driver_rows[i].version ||
                 strcmp(driver_rows[j].base, driver_rows[i].base) != 0 ||
                 slot_value(driver_rows[j].offset) != slot_value(driver_rows[i].offset))
                 continue;
-            set_stub(&cudyn_drv, driver_rows[i].offset, driver_rows[i].stub);
-            cudyn_drv_present[i] = false;
+            set_stub(&cudyn__drv, driver_rows[i].offset, driver_rows[i].stub);
+            cudyn__drv_present[i] = false;
             out->bound--;
             out->missing++;
-            cudyn_text_add(trace, "  %s: the driver answered with its older variant %s; treated as absent",
+            cudyn__text_add(trace, "  %s: the driver answered with its older variant %s; treated as absent",
                            driver_rows[i].exported, driver_rows[j].exported);
             break;
         }
     }
 }
 
-void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn_text *trace,
-                       struct cudyn_bind_result *out)
+void cudyn__bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn__text *trace,
+                       struct cudyn__bind_result *out)
 {
     memset(out, 0, sizeof *out);
     reset_driver_table();
     out->mechanism = pick_mechanism(handle);
     struct resolver res = make_resolver(handle, out->mechanism, per_thread_stream);
-    cudyn_text_add(trace, "binding %d entry points with %s, %s default stream", DRIVER_ROW_COUNT,
+    cudyn__text_add(trace, "binding %d entry points with %s, %s default stream", DRIVER_ROW_COUNT,
                    mechanism_name(out->mechanism), per_thread_stream ? "per-thread" : "legacy");
 
     for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
@@ -228,27 +228,27 @@ void cudyn_bind_driver(void *handle, int driver_version, bool per_thread_stream,
             fn = proc_address(&res, row->base, exported, row->version);
         }
         if (fn) {
-            set_slot(&cudyn_drv, row->offset, fn);
-            cudyn_drv_present[i] = true;
+            set_slot(&cudyn__drv, row->offset, fn);
+            cudyn__drv_present[i] = true;
             out->bound++;
             continue;
         }
         out->missing++;
         if (row->version > driver_version)
-            cudyn_text_add(trace, "  %s (%s @ %d): not requested, newer than the driver (%d)", row->exported,
+            cudyn__text_add(trace, "  %s (%s @ %d): not requested, newer than the driver (%d)", row->exported,
                            row->base, row->version, driver_version);
         else
-            cudyn_text_add(trace, "  %s (%s @ %d): not provided by the driver%s", row->exported, row->base,
+            cudyn__text_add(trace, "  %s (%s @ %d): not provided by the driver%s", row->exported, row->base,
                            row->version, row->need == REQUIRED ? " (REQUIRED)" : "");
         if (row->need == REQUIRED && !out->first_missing_required)
             out->first_missing_required = row->exported;
     }
     drop_stand_ins(trace, out);
-    cudyn_text_add(trace, "bound %d of %d entry points; %d missing (stubs answer \"symbol not found\")", out->bound,
+    cudyn__text_add(trace, "bound %d of %d entry points; %d missing (stubs answer \"symbol not found\")", out->bound,
                    DRIVER_ROW_COUNT, out->missing);
 }
 
-void cudyn_bind_nvrtc(void *handle, struct cudyn_text *trace, struct cudyn_bind_result *out)
+void cudyn__bind_nvrtc(void *handle, struct cudyn__text *trace, struct cudyn__bind_result *out)
 {
     memset(out, 0, sizeof *out);
     out->mechanism = CUDYN_ENTRY_DLSYM;
@@ -256,15 +256,15 @@ void cudyn_bind_nvrtc(void *handle, struct cudyn_text *trace, struct cudyn_bind_
         const struct nvrtc_row *row = &nvrtc_rows[i];
         void *fn = dlsym(handle, row->name);
         if (fn) {
-            set_slot(&cudyn_nvrtc, row->offset, fn);
-            cudyn_nvrtc_present[i] = true;
+            set_slot(&cudyn__nvrtc, row->offset, fn);
+            cudyn__nvrtc_present[i] = true;
             out->bound++;
             continue;
         }
-        set_stub(&cudyn_nvrtc, row->offset, row->stub);
-        cudyn_nvrtc_present[i] = false;
+        set_stub(&cudyn__nvrtc, row->offset, row->stub);
+        cudyn__nvrtc_present[i] = false;
         out->missing++;
-        cudyn_text_add(trace, "  %s: not provided (NVRTC %d.%d+)%s", row->name, row->since / 1000,
+        cudyn__text_add(trace, "  %s: not provided (NVRTC %d.%d+)%s", row->name, row->since / 1000,
                        row->since % 1000 / 10, row->need == REQUIRED ? " (REQUIRED)" : "");
         if (row->need == REQUIRED && !out->first_missing_required)
             out->first_missing_required = row->name;
@@ -275,20 +275,20 @@ void cudyn_bind_nvrtc(void *handle, struct cudyn_text *trace, struct cudyn_bind_
 
 /* 1 if a row for `name` (base or exported) is bound, 0 if rows exist but
  * none is bound, -1 if the table has no such row. */
-int cudyn_table_has(const char *name)
+int cudyn__table_has(const char *name)
 {
     int known = -1;
     for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
         if (strcmp(driver_rows[i].base, name) != 0 && strcmp(driver_rows[i].exported, name) != 0)
             continue;
-        if (cudyn_drv_present[i])
+        if (cudyn__drv_present[i])
             return 1;
         known = 0;
     }
     return known;
 }
 
-void *cudyn_resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
+void *cudyn__resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
                                 const char *name, int abi_version)
 {
     struct resolver res = make_resolver(handle, mechanism, per_thread_stream);

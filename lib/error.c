@@ -16,11 +16,11 @@ static void fill(int status, int origin, int native_code, const char *native_nam
     tls_error.status = status;
     tls_error.origin = origin;
     tls_error.native_code = native_code;
-    cudyn_copy_string(tls_error.native_name, sizeof tls_error.native_name, native_name ? native_name : "");
-    cudyn_copy_string(tls_error.function, sizeof tls_error.function, function ? function : "");
+    cudyn__copy_string(tls_error.native_name, sizeof tls_error.native_name, native_name ? native_name : "");
+    cudyn__copy_string(tls_error.function, sizeof tls_error.function, function ? function : "");
 }
 
-int cudyn_fail(int status, int origin, int native_code, const char *native_name, const char *function,
+int cudyn__fail(int status, int origin, int native_code, const char *native_name, const char *function,
                const char *fmt, ...)
 {
     fill(status, origin, native_code, native_name, function);
@@ -31,7 +31,7 @@ int cudyn_fail(int status, int origin, int native_code, const char *native_name,
     return status;
 }
 
-void cudyn_error_append(const char *fmt, ...)
+void cudyn__error_append(const char *fmt, ...)
 {
     size_t len = strlen(tls_error.message);
     if (len + 1 >= sizeof tls_error.message)
@@ -42,15 +42,15 @@ void cudyn_error_append(const char *fmt, ...)
     va_end(ap);
 }
 
-int cudyn_fail_arg(const char *api, const char *arg, const char *what)
+int cudyn__fail_arg(const char *api, const char *arg, const char *what)
 {
-    return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: argument '%s' %s",
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: argument '%s' %s",
                       api, arg, what);
 }
 
 /* "api: fn returned NAME (code): detail; hint: ..." for a CUresult or an
  * nvrtcResult; a code no table knows keeps its number and the generic status. */
-static int fail_native(const struct cudyn_native_code *c, int generic_status, int origin, int code,
+static int fail_native(const struct cudyn__native_code *c, int generic_status, int origin, int code,
                        const char *unknown_name, const char *fn, const char *api, const char *detail)
 {
     int status = c ? c->status : generic_status;
@@ -61,32 +61,32 @@ static int fail_native(const struct cudyn_native_code *c, int generic_status, in
     return status;
 }
 
-int cudyn_fail_driver(cu_result r, const char *cufn, const char *api)
+int cudyn__fail_driver(cu_result r, const char *cufn, const char *api)
 {
-    const char *missing = cudyn_take_missing_symbol();
+    const char *missing = cudyn__take_missing_symbol();
     if (missing)
-        return cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, (int)r, NULL, missing,
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, (int)r, NULL, missing,
                           "%s: the loaded driver (CUDA %d.%d) does not provide %s; "
                           "hint: install a newer NVIDIA driver, or check cudyn_has(\"%s\") first",
-                          api, cudyn_driver_version_loaded() / 1000, cudyn_driver_version_loaded() % 1000 / 10,
+                          api, cudyn__driver_version_loaded() / 1000, cudyn__driver_version_loaded() % 1000 / 10,
                           missing, missing);
 
-    return fail_native(cudyn_cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
-                       "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn_cuda_description((int)r));
+    return fail_native(cudyn__cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
+                       "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn__cuda_description((int)r));
 }
 
-int cudyn_fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)
+int cudyn__fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)
 {
-    return fail_native(cudyn_nvrtc_code((int)r), CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, (int)r,
+    return fail_native(cudyn__nvrtc_code((int)r), CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, (int)r,
                        "NVRTC_ERROR_UNKNOWN_CODE", fn, api, detail);
 }
 
-void cudyn_error_save(cudyn_error *saved)
+void cudyn__error_save(cudyn_error *saved)
 {
     *saved = tls_error;
 }
 
-void cudyn_error_restore(const cudyn_error *saved)
+void cudyn__error_restore(const cudyn_error *saved)
 {
     tls_error = *saved;
 }
@@ -110,7 +110,7 @@ CUDYN_API void cudyn_clear_error(void)
     memset(&tls_error, 0, sizeof tls_error);
 }
 
-void cudyn_copy_string(char *dst, size_t cap, const char *src)
+void cudyn__copy_string(char *dst, size_t cap, const char *src)
 {
     if (cap == 0)
         return;

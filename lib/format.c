@@ -12,7 +12,7 @@
 #include "args.h"
 
 struct code_info {
-    enum cudyn_arg_kind kind;
+    enum cudyn__arg_kind kind;
     size_t size;
     const char *what;
 };
@@ -41,7 +41,7 @@ static const struct code_info codes[128] = {
     ['='] = {ARG_INOUT, 8, "InOut buffer"},
 };
 
-int cudyn_format_parse(const char *fmt, struct cudyn_format *out, char *err, size_t err_cap)
+int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, size_t err_cap)
 {
     out->n = 0;
     out->has_buffers = false;
@@ -58,7 +58,7 @@ int cudyn_format_parse(const char *fmt, struct cudyn_format *out, char *err, siz
             snprintf(err, err_cap, "more than %d parameters", CUDYN_MAX_ARGS);
             return -1;
         }
-        struct cudyn_arg_spec *a = &out->args[out->n++];
+        struct cudyn__arg_spec *a = &out->args[out->n++];
         a->code = *c;
         a->kind = codes[u].kind;
         a->size = codes[u].size;
@@ -69,7 +69,7 @@ int cudyn_format_parse(const char *fmt, struct cudyn_format *out, char *err, siz
     return 0;
 }
 
-unsigned short cudyn_half_from_double(double v)
+unsigned short cudyn__half_from_double(double v)
 {
     float f = (float)v;
     uint32_t x;

@@ -11,17 +11,17 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
 {
     static const char api[] = "cudyn_launch";
     if (CUDYN_UNLIKELY(!f))
-        return cudyn_fail_arg(api, "f", "must not be NULL");
+        return cudyn__fail_arg(api, "f", "must not be NULL");
     if (CUDYN_UNLIKELY(!grid.x || !grid.y || !grid.z))
-        return cudyn_fail_arg(api, "grid", "has a zero dimension");
+        return cudyn__fail_arg(api, "grid", "has a zero dimension");
     if (CUDYN_UNLIKELY(!block.x || !block.y || !block.z))
-        return cudyn_fail_arg(api, "block", "has a zero dimension");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "block", "has a zero dimension");
+    int st = cudyn__need_context(api);
     if (CUDYN_UNLIKELY(st != CUDYN_OK))
         return st;
-    cu_result r = cudyn_drv.cuLaunchKernel((cu_function)(void *)f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+    cu_result r = cudyn__drv.cuLaunchKernel((cu_function)(void *)f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                            shared_bytes, (cu_stream)(void *)stream, args, NULL);
     if (CUDYN_UNLIKELY(r != CU_OK))
-        return cudyn_fail_driver(r, "cuLaunchKernel", api);
+        return cudyn__fail_driver(r, "cuLaunchKernel", api);
     return CUDYN_OK;
 }

@@ -54,7 +54,7 @@ static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
 
 /* ---- small shared helpers ---- */
 
-const char *cudyn_getenv(const char *name)
+const char *cudyn__getenv(const char *name)
 {
 #if defined(HAVE_SECURE_GETENV)
     return secure_getenv(name);
@@ -67,11 +67,11 @@ const char *cudyn_getenv(const char *name)
 
 static bool debug_enabled(void)
 {
-    const char *v = cudyn_getenv("CUDYN_DEBUG");
+    const char *v = cudyn__getenv("CUDYN_DEBUG");
     return v && v[0] && strcmp(v, "0") != 0;
 }
 
-void cudyn_debug(const char *fmt, ...)
+void cudyn__debug(const char *fmt, ...)
 {
     if (!debug_enabled())
         return;
@@ -83,7 +83,7 @@ void cudyn_debug(const char *fmt, ...)
     va_end(ap);
 }
 
-void cudyn_text_add(struct cudyn_text *t, const char *fmt, ...)
+void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -118,9 +118,9 @@ static void library_path(void *symbol, const char *fallback, char *out, size_t c
 {
     Dl_info info;
     if (symbol && dladdr(symbol, &info) && info.dli_fname && info.dli_fname[0])
-        cudyn_copy_string(out, cap, info.dli_fname);
+        cudyn__copy_string(out, cap, info.dli_fname);
     else
-        cudyn_copy_string(out, cap, fallback);
+        cudyn__copy_string(out, cap, fallback);
 }
 
 /* ======================================================================
@@ -143,15 +143,15 @@ static struct {
     const char *found_by;
     int version;
     bool per_thread_stream;
-    struct cudyn_bind_result bind;
+    struct cudyn__bind_result bind;
     char trace_buf[TRACE_BYTES];
-    struct cudyn_text trace;
+    struct cudyn__text trace;
 } driver = {
     .once = PTHREAD_ONCE_INIT,
     .flags_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-atomic_int cudyn_driver_ready;
+atomic_int cudyn__driver_ready;
 
 enum candidate_result { CANDIDATE_OK, CANDIDATE_MISSING, CANDIDATE_STUB, CANDIDATE_UNUSABLE };
 
@@ -167,7 +167,7 @@ static enum candidate_result try_driver(const char *file, const char *found_by, 
     if (!h) {
         const char *e = (extra_flags & RTLD_NOLOAD) ? "not loaded in this process" : dlerror();
         snprintf(why, why_cap, "%s", e ? e : "cannot be opened");
-        cudyn_text_add(&driver.trace, "%s [%s]: %s", file, found_by, why);
+        cudyn__text_add(&driver.trace, "%s [%s]: %s", file, found_by, why);
         return CANDIDATE_MISSING;
     }
     driver_version_fn get_version = (driver_version_fn)dlsym(h, "cuDriverGetVersion");
@@ -176,31 +176,31 @@ static enum candidate_result try_driver(const char *file, const char *found_by, 
 
     if (strstr(path, "/stubs/")) {
         snprintf(why, why_cap, "%s is the CUDA toolkit's stub library, not a driver", path);
-        cudyn_text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
+        cudyn__text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
         return CANDIDATE_STUB;
     }
     if (!get_version) {
         snprintf(why, why_cap, "%s has no cuDriverGetVersion: not a CUDA driver", path);
-        cudyn_text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
+        cudyn__text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
         return CANDIDATE_UNUSABLE;
     }
     int version = 0;
     cu_result r = get_version(&version);
     if (r == CU_ERR_STUB_LIBRARY) {
         snprintf(why, why_cap, "%s answers CUDA_ERROR_STUB_LIBRARY (34): it is a stub, not a driver", path);
-        cudyn_text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
+        cudyn__text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
         return CANDIDATE_STUB;
     }
     if (r != CU_OK) {
         snprintf(why, why_cap, "cuDriverGetVersion in %s failed with %u", path, r);
-        cudyn_text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
+        cudyn__text_add(&driver.trace, "%s [%s]: rejected: %s", file, found_by, why);
         return CANDIDATE_UNUSABLE;
     }
     driver.handle = h;
     driver.version = version;
     driver.found_by = found_by;
-    cudyn_copy_string(driver.path, sizeof driver.path, path);
-    cudyn_text_add(&driver.trace, "%s [%s]: using %s, CUDA %d.%d (dlopen %.0f us)", file, found_by, path,
+    cudyn__copy_string(driver.path, sizeof driver.path, path);
+    cudyn__text_add(&driver.trace, "%s [%s]: using %s, CUDA %d.%d (dlopen %.0f us)", file, found_by, path,
                    version / 1000, version % 1000 / 10, now_us() - t0);
     return CANDIDATE_OK;
 }
@@ -208,11 +208,11 @@ static enum candidate_result try_driver(const char *file, const char *found_by, 
 /* libcuda.so.1 in each LD_LIBRARY_PATH directory that is not a stubs dir. */
 static enum candidate_result try_library_path_dirs(char *why, size_t why_cap)
 {
-    const char *path = cudyn_getenv("LD_LIBRARY_PATH");
+    const char *path = cudyn__getenv("LD_LIBRARY_PATH");
     if (!path)
         return CANDIDATE_MISSING;
     char dirs[4096];
-    cudyn_copy_string(dirs, sizeof dirs, path);
+    cudyn__copy_string(dirs, sizeof dirs, path);
     char *save = NULL;
     for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
         if (!dir[0] || strstr(dir, "/stubs"))
@@ -233,17 +233,17 @@ static int find_driver(void)
     char stub_why[1024] = "";
     enum candidate_result r;
 
-    const char *override = cudyn_getenv("CUDYN_LIBCUDA");
+    const char *override = cudyn__getenv("CUDYN_LIBCUDA");
     if (override && override[0]) {
         char file[4096];
         if (is_directory(override))
             snprintf(file, sizeof file, "%s/libcuda.so.1", override);
         else
-            cudyn_copy_string(file, sizeof file, override);
+            cudyn__copy_string(file, sizeof file, override);
         r = try_driver(file, "CUDYN_LIBCUDA", 0, why, sizeof why);
         if (r == CANDIDATE_OK)
             return CUDYN_OK;
-        return cudyn_fail(r == CANDIDATE_STUB ? CUDYN_ERROR_STUB_DRIVER : CUDYN_ERROR_DRIVER_NOT_FOUND,
+        return cudyn__fail(r == CANDIDATE_STUB ? CUDYN_ERROR_STUB_DRIVER : CUDYN_ERROR_DRIVER_NOT_FOUND,
                           CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
                           "CUDYN_LIBCUDA=%s is not usable: %s; hint: point CUDYN_LIBCUDA at the driver's "
                           "libcuda.so.1 (or its directory), or unset it to search the usual places",
@@ -272,7 +272,7 @@ static int find_driver(void)
             return CUDYN_OK;
         if (r == CANDIDATE_STUB && !saw_stub) {
             saw_stub = true;
-            cudyn_copy_string(stub_why, sizeof stub_why, why);
+            cudyn__copy_string(stub_why, sizeof stub_why, why);
             /* Once a stub is loaded under the soname, ld.so hands it back
              * for every later "libcuda.so.1"; the rest of LD_LIBRARY_PATH is
              * only reachable by full path. */
@@ -285,16 +285,16 @@ static int find_driver(void)
         return CUDYN_OK;
     if (r == CANDIDATE_STUB && !saw_stub) {
         saw_stub = true;
-        cudyn_copy_string(stub_why, sizeof stub_why, why);
+        cudyn__copy_string(stub_why, sizeof stub_why, why);
     }
 
     if (saw_stub)
-        return cudyn_fail(CUDYN_ERROR_STUB_DRIVER, CUDYN_ORIGIN_LOADER, CU_ERR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY",
+        return cudyn__fail(CUDYN_ERROR_STUB_DRIVER, CUDYN_ORIGIN_LOADER, CU_ERR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY",
                           "dlopen",
                           "only a stub libcuda was found (%s); hint: remove the toolkit's lib64/stubs directory "
                           "from LD_LIBRARY_PATH and install the NVIDIA driver",
                           stub_why);
-    return cudyn_fail(CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
+    return cudyn__fail(CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
                       "the NVIDIA driver library libcuda.so.1 was not found (tried: the process, the loader's "
                       "search path, /usr/lib/wsl/lib, %zu system directories, libcuda.so); hint: install the "
                       "NVIDIA driver, or set CUDYN_LIBCUDA to its libcuda.so.1 (cudainfo --explain shows the "
@@ -313,7 +313,7 @@ static int choose_stream_mode(unsigned int flags, bool *per_thread)
         *per_thread = false;
         return CUDYN_OK;
     }
-    const char *env = cudyn_getenv("CUDYN_PTDS");
+    const char *env = cudyn__getenv("CUDYN_PTDS");
     if (!env || !env[0] || strcmp(env, "0") == 0) {
         *per_thread = false;
         return CUDYN_OK;
@@ -322,7 +322,7 @@ static int choose_stream_mode(unsigned int flags, bool *per_thread)
         *per_thread = true;
         return CUDYN_OK;
     }
-    return cudyn_fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
                       "CUDYN_PTDS='%s' is not valid; hint: set it to 0 (legacy default stream) or 1 "
                       "(per-thread default stream), or unset it",
                       env);
@@ -335,7 +335,7 @@ static int load_and_bind_driver(void)
         return st;
 
     if (driver.version < MIN_DRIVER_VERSION)
-        return cudyn_fail(CUDYN_ERROR_DRIVER_TOO_OLD, CUDYN_ORIGIN_LOADER, 0, NULL, "cuDriverGetVersion",
+        return cudyn__fail(CUDYN_ERROR_DRIVER_TOO_OLD, CUDYN_ORIGIN_LOADER, 0, NULL, "cuDriverGetVersion",
                           "the driver at %s supports CUDA %d.%d; cudyn needs CUDA %d.%d or newer; hint: update "
                           "the NVIDIA driver",
                           driver.path, driver.version / 1000, driver.version % 1000 / 10, MIN_DRIVER_VERSION / 1000,
@@ -348,9 +348,9 @@ static int load_and_bind_driver(void)
     if (st != CUDYN_OK)
         return st;
 
-    cudyn_bind_driver(driver.handle, driver.version, driver.per_thread_stream, &driver.trace, &driver.bind);
+    cudyn__bind_driver(driver.handle, driver.version, driver.per_thread_stream, &driver.trace, &driver.bind);
     if (driver.bind.first_missing_required)
-        return cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
                           driver.bind.first_missing_required,
                           "the driver at %s (CUDA %d.%d) lacks %s, which cudyn requires; hint: the library is "
                           "damaged or not an NVIDIA driver; reinstall the driver",
@@ -361,62 +361,62 @@ static int load_and_bind_driver(void)
 
 static void driver_once(void)
 {
-    driver.trace = (struct cudyn_text){driver.trace_buf, sizeof driver.trace_buf, 0, "cudyn: "};
+    driver.trace = (struct cudyn__text){driver.trace_buf, sizeof driver.trace_buf, 0, "cudyn: "};
     cudyn_error saved_caller_error;
-    cudyn_error_save(&saved_caller_error);
+    cudyn__error_save(&saved_caller_error);
 
     double t0 = now_us();
     driver.load_status = load_and_bind_driver();
     double t1 = now_us();
-    cudyn_text_add(&driver.trace, "load and bind: %.0f us", t1 - t0);
+    cudyn__text_add(&driver.trace, "load and bind: %.0f us", t1 - t0);
     if (driver.load_status != CUDYN_OK) {
-        cudyn_error_save(&driver.load_error);
-        cudyn_text_add(&driver.trace, "driver not usable: %s", driver.load_error.message);
+        cudyn__error_save(&driver.load_error);
+        cudyn__text_add(&driver.trace, "driver not usable: %s", driver.load_error.message);
         driver.init_status = driver.load_status;
         driver.init_error = driver.load_error;
         return;
     }
 
-    cu_result r = cudyn_drv.cuInit(0);
-    cudyn_text_add(&driver.trace, "cuInit: %.0f us", now_us() - t1);
+    cu_result r = cudyn__drv.cuInit(0);
+    cudyn__text_add(&driver.trace, "cuInit: %.0f us", now_us() - t1);
     if (r != CU_OK) {
         /* Keep the driver's own status for "no device" so callers can tell
          * an empty machine from a broken one. */
-        cudyn_fail_driver(r, "cuInit", "cudyn_init");
-        cudyn_error_save(&driver.init_error);
+        cudyn__fail_driver(r, "cuInit", "cudyn_init");
+        cudyn__error_save(&driver.init_error);
         driver.init_status = r == CU_ERR_NO_DEVICE ? CUDYN_ERROR_NO_DEVICE : CUDYN_ERROR_INIT_FAILED;
         driver.init_error.status = driver.init_status;
-        cudyn_text_add(&driver.trace, "cuInit(0) failed: %s", driver.init_error.message);
-        cudyn_error_restore(&saved_caller_error);
+        cudyn__text_add(&driver.trace, "cuInit(0) failed: %s", driver.init_error.message);
+        cudyn__error_restore(&saved_caller_error);
         return;
     }
-    cudyn_text_add(&driver.trace, "cuInit(0): ok");
+    cudyn__text_add(&driver.trace, "cuInit(0): ok");
     driver.init_status = CUDYN_OK;
-    cudyn_error_restore(&saved_caller_error);
-    atomic_store_explicit(&cudyn_driver_ready, 1, memory_order_release);
+    cudyn__error_restore(&saved_caller_error);
+    atomic_store_explicit(&cudyn__driver_ready, 1, memory_order_release);
 }
 
-int cudyn_load_driver_only(const char *api)
+int cudyn__load_driver_only(const char *api)
 {
     (void)api;
     pthread_once(&driver.once, driver_once);
     if (driver.load_status != CUDYN_OK)
-        cudyn_error_restore(&driver.load_error);
+        cudyn__error_restore(&driver.load_error);
     return driver.load_status;
 }
 
-int cudyn_need_driver_slow(const char *api)
+int cudyn__need_driver_slow(const char *api)
 {
     (void)api;
     pthread_once(&driver.once, driver_once);
     if (driver.init_status != CUDYN_OK) {
-        cudyn_error_restore(&driver.init_error);
+        cudyn__error_restore(&driver.init_error);
         return driver.init_status;
     }
     return CUDYN_OK;
 }
 
-int cudyn_driver_version_loaded(void)
+int cudyn__driver_version_loaded(void)
 {
     return driver.load_status == CUDYN_OK ? driver.version : 0;
 }
@@ -425,9 +425,9 @@ CUDYN_API int cudyn_init(unsigned int flags)
 {
     const unsigned int stream_flags = CUDYN_INIT_LEGACY_STREAM | CUDYN_INIT_PER_THREAD_STREAM;
     if (flags & ~stream_flags)
-        return cudyn_fail_arg("cudyn_init", "flags", "has unknown bits");
+        return cudyn__fail_arg("cudyn_init", "flags", "has unknown bits");
     if ((flags & stream_flags) == stream_flags)
-        return cudyn_fail_arg("cudyn_init", "flags", "asks for both the legacy and the per-thread default stream");
+        return cudyn__fail_arg("cudyn_init", "flags", "asks for both the legacy and the per-thread default stream");
 
     pthread_mutex_lock(&driver.flags_lock);
     driver.requested_flags = flags;
@@ -437,12 +437,12 @@ CUDYN_API int cudyn_init(unsigned int flags)
     if (driver.load_status == CUDYN_OK && (flags & stream_flags)) {
         bool want_per_thread = (flags & CUDYN_INIT_PER_THREAD_STREAM) != 0;
         if (want_per_thread != driver.per_thread_stream)
-            return cudyn_fail(CUDYN_ERROR_ALREADY_INITIALIZED, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
+            return cudyn__fail(CUDYN_ERROR_ALREADY_INITIALIZED, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
                               "cudyn_init: cudyn was already initialised with the %s default stream; hint: call "
                               "cudyn_init before any other cudyn function",
                               driver.per_thread_stream ? "per-thread" : "legacy");
     }
-    return cudyn_need_driver_slow("cudyn_init");
+    return cudyn__need_driver_slow("cudyn_init");
 }
 
 /* ======================================================================
@@ -461,9 +461,9 @@ static struct {
     const char *found_by;
     int version;
     char builtins_path[4096];
-    struct cudyn_bind_result bind;
+    struct cudyn__bind_result bind;
     char trace_buf[TRACE_BYTES];
-    struct cudyn_text trace;
+    struct cudyn__text trace;
 } nvrtc = {.once = PTHREAD_ONCE_INIT};
 
 static enum candidate_result try_nvrtc(const char *file, const char *found_by, int extra_flags)
@@ -471,7 +471,7 @@ static enum candidate_result try_nvrtc(const char *file, const char *found_by, i
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
     if (!h) {
         const char *e = (extra_flags & RTLD_NOLOAD) ? "not loaded in this process" : dlerror();
-        cudyn_text_add(&nvrtc.trace, "%s [%s]: %s", file, found_by, e ? e : "cannot be opened");
+        cudyn__text_add(&nvrtc.trace, "%s [%s]: %s", file, found_by, e ? e : "cannot be opened");
         return CANDIDATE_MISSING;
     }
     nvrtc_version_fn get_version = (nvrtc_version_fn)dlsym(h, "nvrtcVersion");
@@ -479,20 +479,20 @@ static enum candidate_result try_nvrtc(const char *file, const char *found_by, i
     library_path((void *)get_version, file, path, sizeof path);
     int major = 0, minor = 0;
     if (!get_version || get_version(&major, &minor) != NVRTC_OK) {
-        cudyn_text_add(&nvrtc.trace, "%s [%s]: rejected: %s has no working nvrtcVersion", file, found_by, path);
+        cudyn__text_add(&nvrtc.trace, "%s [%s]: rejected: %s has no working nvrtcVersion", file, found_by, path);
         return CANDIDATE_UNUSABLE;
     }
     nvrtc.handle = h;
     nvrtc.version = major * 1000 + minor * 10;
     nvrtc.found_by = found_by;
-    cudyn_copy_string(nvrtc.path, sizeof nvrtc.path, path);
-    cudyn_copy_string(nvrtc.dir, sizeof nvrtc.dir, path);
+    cudyn__copy_string(nvrtc.path, sizeof nvrtc.path, path);
+    cudyn__copy_string(nvrtc.dir, sizeof nvrtc.dir, path);
     char *slash = strrchr(nvrtc.dir, '/');
     if (slash)
         *slash = '\0';
     else
         nvrtc.dir[0] = '\0';
-    cudyn_text_add(&nvrtc.trace, "%s [%s]: using %s, NVRTC %d.%d", file, found_by, path, major, minor);
+    cudyn__text_add(&nvrtc.trace, "%s [%s]: using %s, NVRTC %d.%d", file, found_by, path, major, minor);
     return CANDIDATE_OK;
 }
 
@@ -544,13 +544,13 @@ static bool try_versioned_toolkits(void)
 
 static int find_nvrtc(void)
 {
-    const char *override = cudyn_getenv("CUDYN_LIBNVRTC");
+    const char *override = cudyn__getenv("CUDYN_LIBNVRTC");
     if (override && override[0]) {
         bool ok = is_directory(override) ? try_nvrtc_dir(override, "CUDYN_LIBNVRTC")
                                          : try_nvrtc(override, "CUDYN_LIBNVRTC", 0) == CANDIDATE_OK;
         if (ok)
             return CUDYN_OK;
-        return cudyn_fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
+        return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
                           "CUDYN_LIBNVRTC=%s is not a usable libnvrtc; hint: point it at libnvrtc.so.N (or its "
                           "directory), or unset it to search the usual places",
                           override);
@@ -562,7 +562,7 @@ static int find_nvrtc(void)
         if (try_nvrtc(nvrtc_sonames[i], "soname", 0) == CANDIDATE_OK)
             return CUDYN_OK;
     for (size_t i = 0; i < N_ELEMS(nvrtc_env_roots); i++) {
-        const char *root = cudyn_getenv(nvrtc_env_roots[i]);
+        const char *root = cudyn__getenv(nvrtc_env_roots[i]);
         if (!root || !root[0])
             continue;
         for (size_t j = 0; j < N_ELEMS(toolkit_lib_subdirs); j++) {
@@ -576,7 +576,7 @@ static int find_nvrtc(void)
         return CUDYN_OK;
     if (try_nvrtc("libnvrtc.so", "unversioned", 0) == CANDIDATE_OK)
         return CUDYN_OK;
-    return cudyn_fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
+    return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
                       "NVRTC (libnvrtc.so.13, .12 or .11.x) was not found; hint: install NVRTC (Debian/Ubuntu: "
                       "libnvrtc13 or cuda-nvrtc-13-0; pip: nvidia-cuda-nvrtc) or set CUDYN_LIBNVRTC; run-time "
                       "compilation needs it, everything else works without it");
@@ -592,24 +592,24 @@ static void preload_builtins(void)
     snprintf(file, sizeof file, "%s/libnvrtc-builtins.so.%d.%d", nvrtc.dir, nvrtc.version / 1000,
              nvrtc.version % 1000 / 10);
     if (dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
-        cudyn_copy_string(nvrtc.builtins_path, sizeof nvrtc.builtins_path, file);
-        cudyn_text_add(&nvrtc.trace, "preloaded %s", file);
+        cudyn__copy_string(nvrtc.builtins_path, sizeof nvrtc.builtins_path, file);
+        cudyn__text_add(&nvrtc.trace, "preloaded %s", file);
     } else {
         const char *e = dlerror();
-        cudyn_text_add(&nvrtc.trace, "%s: %s (NVRTC will search for it itself)", file, e ? e : "cannot be opened");
+        cudyn__text_add(&nvrtc.trace, "%s: %s (NVRTC will search for it itself)", file, e ? e : "cannot be opened");
     }
 }
 
 static void nvrtc_once(void)
 {
-    nvrtc.trace = (struct cudyn_text){nvrtc.trace_buf, sizeof nvrtc.trace_buf, 0, "cudyn: nvrtc: "};
+    nvrtc.trace = (struct cudyn__text){nvrtc.trace_buf, sizeof nvrtc.trace_buf, 0, "cudyn: nvrtc: "};
     cudyn_error saved_caller_error;
-    cudyn_error_save(&saved_caller_error);
+    cudyn__error_save(&saved_caller_error);
     nvrtc.status = find_nvrtc();
     if (nvrtc.status == CUDYN_OK) {
-        cudyn_bind_nvrtc(nvrtc.handle, &nvrtc.trace, &nvrtc.bind);
+        cudyn__bind_nvrtc(nvrtc.handle, &nvrtc.trace, &nvrtc.bind);
         if (nvrtc.bind.first_missing_required)
-            nvrtc.status = cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+            nvrtc.status = cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
                                       nvrtc.bind.first_missing_required,
                                       "%s lacks %s, which cudyn requires; hint: reinstall NVRTC", nvrtc.path,
                                       nvrtc.bind.first_missing_required);
@@ -617,27 +617,27 @@ static void nvrtc_once(void)
             preload_builtins();
     }
     if (nvrtc.status != CUDYN_OK) {
-        cudyn_error_save(&nvrtc.error);
-        cudyn_text_add(&nvrtc.trace, "NVRTC not usable: %s", nvrtc.error.message);
+        cudyn__error_save(&nvrtc.error);
+        cudyn__text_add(&nvrtc.trace, "NVRTC not usable: %s", nvrtc.error.message);
     }
-    cudyn_error_restore(&saved_caller_error);
+    cudyn__error_restore(&saved_caller_error);
 }
 
-int cudyn_need_nvrtc(const char *api)
+int cudyn__need_nvrtc(const char *api)
 {
     (void)api;
     pthread_once(&nvrtc.once, nvrtc_once);
     if (nvrtc.status != CUDYN_OK)
-        cudyn_error_restore(&nvrtc.error);
+        cudyn__error_restore(&nvrtc.error);
     return nvrtc.status;
 }
 
-int cudyn_nvrtc_version_loaded(void)
+int cudyn__nvrtc_version_loaded(void)
 {
     return nvrtc.status == CUDYN_OK ? nvrtc.version : 0;
 }
 
-const char *cudyn_nvrtc_dir(void)
+const char *cudyn__nvrtc_dir(void)
 {
     return nvrtc.status == CUDYN_OK && nvrtc.dir[0] ? nvrtc.dir : NULL;
 }
@@ -649,9 +649,9 @@ const char *cudyn_nvrtc_dir(void)
 CUDYN_API int cudyn_loader_info(struct cudyn_loader_info *out)
 {
     if (!out)
-        return cudyn_fail_arg("cudyn_loader_info", "out", "must not be NULL");
+        return cudyn__fail_arg("cudyn_loader_info", "out", "must not be NULL");
     if (out->size < sizeof out->size)
-        return cudyn_fail_arg("cudyn_loader_info", "out->size", "must be set to sizeof(struct cudyn_loader_info)");
+        return cudyn__fail_arg("cudyn_loader_info", "out->size", "must be set to sizeof(struct cudyn_loader_info)");
     pthread_once(&driver.once, driver_once);
     pthread_once(&nvrtc.once, nvrtc_once);
 
@@ -670,7 +670,7 @@ CUDYN_API int cudyn_loader_info(struct cudyn_loader_info *out)
     info.nvrtc_status = nvrtc.status;
     info.nvrtc_path = nvrtc.status == CUDYN_OK ? nvrtc.path : NULL;
     info.nvrtc_found_by = nvrtc.status == CUDYN_OK ? nvrtc.found_by : NULL;
-    info.nvrtc_version = cudyn_nvrtc_version_loaded();
+    info.nvrtc_version = cudyn__nvrtc_version_loaded();
     info.nvrtc_trace = nvrtc.trace_buf;
     info.nvrtc_builtins_path = nvrtc.builtins_path[0] ? nvrtc.builtins_path : NULL;
     memcpy(out, &info, info.size);
@@ -681,29 +681,29 @@ CUDYN_API int cudyn_has(const char *entry_point)
 {
     if (!entry_point || !entry_point[0])
         return 0;
-    if (cudyn_load_driver_only("cudyn_has") != CUDYN_OK)
+    if (cudyn__load_driver_only("cudyn_has") != CUDYN_OK)
         return 0;
-    int known = cudyn_table_has(entry_point);
+    int known = cudyn__table_has(entry_point);
     if (known >= 0)
         return known;
-    return cudyn_resolve_driver_proc(driver.handle, driver.bind.mechanism, driver.version, driver.per_thread_stream,
+    return cudyn__resolve_driver_proc(driver.handle, driver.bind.mechanism, driver.version, driver.per_thread_stream,
                                      entry_point, driver.version) != NULL;
 }
 
 CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version)
 {
     if (!name || !name[0]) {
-        cudyn_fail_arg("cudyn_driver_proc", "name", "must be a driver function name");
+        cudyn__fail_arg("cudyn_driver_proc", "name", "must be a driver function name");
         return NULL;
     }
     if (abi_version <= 0) {
-        cudyn_fail_arg("cudyn_driver_proc", "abi_version", "must be a CUDA version such as 12040");
+        cudyn__fail_arg("cudyn_driver_proc", "abi_version", "must be a CUDA version such as 12040");
         return NULL;
     }
-    if (cudyn_load_driver_only("cudyn_driver_proc") != CUDYN_OK)
+    if (cudyn__load_driver_only("cudyn_driver_proc") != CUDYN_OK)
         return NULL;
     if (abi_version > driver.version) {
-        cudyn_fail(CUDYN_ERROR_DRIVER_TOO_OLD, CUDYN_ORIGIN_LOADER, 0, NULL, name,
+        cudyn__fail(CUDYN_ERROR_DRIVER_TOO_OLD, CUDYN_ORIGIN_LOADER, 0, NULL, name,
                    "cudyn_driver_proc: %s was asked for at CUDA %d.%d but the driver supports CUDA %d.%d; a newer "
                    "ABI is never requested (it could return a variant with another signature); hint: pass the "
                    "oldest CUDA version whose declaration your code uses, or update the driver",
@@ -711,10 +711,10 @@ CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version)
                    driver.version % 1000 / 10);
         return NULL;
     }
-    void *fn = cudyn_resolve_driver_proc(driver.handle, driver.bind.mechanism, driver.version,
+    void *fn = cudyn__resolve_driver_proc(driver.handle, driver.bind.mechanism, driver.version,
                                          driver.per_thread_stream, name, abi_version);
     if (!fn)
-        cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, name,
+        cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, name,
                    "cudyn_driver_proc: the driver (CUDA %d.%d) has no %s at ABI %d", driver.version / 1000,
                    driver.version % 1000 / 10, name, abi_version);
     return fn;
@@ -723,14 +723,14 @@ CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version)
 CUDYN_API void *cudyn_nvrtc_proc(const char *name)
 {
     if (!name || !name[0]) {
-        cudyn_fail_arg("cudyn_nvrtc_proc", "name", "must be an NVRTC function name");
+        cudyn__fail_arg("cudyn_nvrtc_proc", "name", "must be an NVRTC function name");
         return NULL;
     }
-    if (cudyn_need_nvrtc("cudyn_nvrtc_proc") != CUDYN_OK)
+    if (cudyn__need_nvrtc("cudyn_nvrtc_proc") != CUDYN_OK)
         return NULL;
     void *fn = dlsym(nvrtc.handle, name);
     if (!fn)
-        cudyn_fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, name,
+        cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, name,
                    "cudyn_nvrtc_proc: %s (NVRTC %d.%d) has no %s", nvrtc.path, nvrtc.version / 1000,
                    nvrtc.version % 1000 / 10, name);
     return fn;

@@ -12,18 +12,18 @@ CUDYN_API int cudyn_mem_alloc(cudyn_devptr *out, size_t bytes)
 {
     static const char api[] = "cudyn_mem_alloc";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = 0;
     if (bytes == 0)
-        return cudyn_fail_arg(api, "bytes", "must be greater than 0");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "bytes", "must be greater than 0");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;
-    cu_result r = cudyn_drv.cuMemAlloc_v2(&p, bytes);
+    cu_result r = cudyn__drv.cuMemAlloc_v2(&p, bytes);
     if (r != CU_OK) {
-        cudyn_fail_driver(r, "cuMemAlloc", api);
-        cudyn_error_append(" (asked for %zu bytes)", bytes);
+        cudyn__fail_driver(r, "cuMemAlloc", api);
+        cudyn__error_append(" (asked for %zu bytes)", bytes);
         return cudyn_last_error(NULL);
     }
     *out = p;
@@ -35,10 +35,10 @@ CUDYN_API int cudyn_mem_free(cudyn_devptr ptr)
     static const char api[] = "cudyn_mem_free";
     if (ptr == 0)
         return CUDYN_OK;
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemFree_v2(ptr), "cuMemFree", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemFree_v2(ptr), "cuMemFree", api);
     return CUDYN_OK;
 }
 
@@ -46,15 +46,15 @@ CUDYN_API int cudyn_host_alloc(void **out, size_t bytes)
 {
     static const char api[] = "cudyn_host_alloc";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (bytes == 0)
-        return cudyn_fail_arg(api, "bytes", "must be greater than 0");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "bytes", "must be greater than 0");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     /* Portable: usable from every context, as callers expect of host memory. */
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemHostAlloc(out, bytes, CU_HOSTALLOC_PORTABLE), "cuMemHostAlloc", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemHostAlloc(out, bytes, CU_HOSTALLOC_PORTABLE), "cuMemHostAlloc", api);
     return CUDYN_OK;
 }
 
@@ -63,10 +63,10 @@ CUDYN_API int cudyn_host_free(void *ptr)
     static const char api[] = "cudyn_host_free";
     if (!ptr)
         return CUDYN_OK;
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemFreeHost(ptr), "cuMemFreeHost", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemFreeHost(ptr), "cuMemFreeHost", api);
     return CUDYN_OK;
 }
 
@@ -74,14 +74,14 @@ CUDYN_API int cudyn_mem_info(size_t *free_bytes, size_t *total_bytes)
 {
     static const char api[] = "cudyn_mem_info";
     if (!free_bytes)
-        return cudyn_fail_arg(api, "free_bytes", "must not be NULL");
+        return cudyn__fail_arg(api, "free_bytes", "must not be NULL");
     if (!total_bytes)
-        return cudyn_fail_arg(api, "total_bytes", "must not be NULL");
+        return cudyn__fail_arg(api, "total_bytes", "must not be NULL");
     *free_bytes = *total_bytes = 0;
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemGetInfo_v2(free_bytes, total_bytes), "cuMemGetInfo", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemGetInfo_v2(free_bytes, total_bytes), "cuMemGetInfo", api);
     return CUDYN_OK;
 }
 
@@ -91,10 +91,10 @@ static int copy_prologue(const char *api, bool dst_ok, bool src_ok, size_t bytes
     if (bytes == 0)
         return -1; /* nothing to do */
     if (!dst_ok)
-        return cudyn_fail_arg(api, "dst", "must not be NULL or 0");
+        return cudyn__fail_arg(api, "dst", "must not be NULL or 0");
     if (!src_ok)
-        return cudyn_fail_arg(api, "src", "must not be NULL or 0");
-    return cudyn_need_context(api);
+        return cudyn__fail_arg(api, "src", "must not be NULL or 0");
+    return cudyn__need_context(api);
 }
 
 #define COPY_PROLOGUE(api, dst_ok, src_ok, bytes)               \
@@ -110,7 +110,7 @@ CUDYN_API int cudyn_memcpy_htod(cudyn_devptr dst, const void *src, size_t bytes)
 {
     static const char api[] = "cudyn_memcpy_htod";
     COPY_PROLOGUE(api, dst != 0, src != NULL, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyHtoD_v2(dst, src, bytes), "cuMemcpyHtoD", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyHtoD_v2(dst, src, bytes), "cuMemcpyHtoD", api);
     return CUDYN_OK;
 }
 
@@ -118,7 +118,7 @@ CUDYN_API int cudyn_memcpy_dtoh(void *dst, cudyn_devptr src, size_t bytes)
 {
     static const char api[] = "cudyn_memcpy_dtoh";
     COPY_PROLOGUE(api, dst != NULL, src != 0, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyDtoH_v2(dst, src, bytes), "cuMemcpyDtoH", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyDtoH_v2(dst, src, bytes), "cuMemcpyDtoH", api);
     return CUDYN_OK;
 }
 
@@ -126,7 +126,7 @@ CUDYN_API int cudyn_memcpy_dtod(cudyn_devptr dst, cudyn_devptr src, size_t bytes
 {
     static const char api[] = "cudyn_memcpy_dtod";
     COPY_PROLOGUE(api, dst != 0, src != 0, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyDtoD_v2(dst, src, bytes), "cuMemcpyDtoD", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyDtoD_v2(dst, src, bytes), "cuMemcpyDtoD", api);
     return CUDYN_OK;
 }
 
@@ -134,7 +134,7 @@ CUDYN_API int cudyn_memcpy_htod_async(cudyn_devptr dst, const void *src, size_t 
 {
     static const char api[] = "cudyn_memcpy_htod_async";
     COPY_PROLOGUE(api, dst != 0, src != NULL, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyHtoDAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyHtoDAsync", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyHtoDAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyHtoDAsync", api);
     return CUDYN_OK;
 }
 
@@ -142,7 +142,7 @@ CUDYN_API int cudyn_memcpy_dtoh_async(void *dst, cudyn_devptr src, size_t bytes,
 {
     static const char api[] = "cudyn_memcpy_dtoh_async";
     COPY_PROLOGUE(api, dst != NULL, src != 0, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyDtoHAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyDtoHAsync", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyDtoHAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyDtoHAsync", api);
     return CUDYN_OK;
 }
 
@@ -150,7 +150,7 @@ CUDYN_API int cudyn_memcpy_dtod_async(cudyn_devptr dst, cudyn_devptr src, size_t
 {
     static const char api[] = "cudyn_memcpy_dtod_async";
     COPY_PROLOGUE(api, dst != 0, src != 0, bytes);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemcpyDtoDAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyDtoDAsync", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemcpyDtoDAsync_v2(dst, src, bytes, CU_STREAM(stream)), "cuMemcpyDtoDAsync", api);
     return CUDYN_OK;
 }
 
@@ -158,7 +158,7 @@ CUDYN_API int cudyn_memset_d8(cudyn_devptr dst, uint8_t value, size_t count)
 {
     static const char api[] = "cudyn_memset_d8";
     COPY_PROLOGUE(api, dst != 0, true, count);
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemsetD8_v2(dst, value, count), "cuMemsetD8", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD8_v2(dst, value, count), "cuMemsetD8", api);
     return CUDYN_OK;
 }
 
@@ -167,8 +167,8 @@ CUDYN_API int cudyn_memset_d16(cudyn_devptr dst, uint16_t value, size_t count)
     static const char api[] = "cudyn_memset_d16";
     COPY_PROLOGUE(api, dst != 0, true, count);
     if (dst % 2)
-        return cudyn_fail_arg(api, "dst", "must be 2-byte aligned");
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemsetD16_v2(dst, value, count), "cuMemsetD16", api);
+        return cudyn__fail_arg(api, "dst", "must be 2-byte aligned");
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD16_v2(dst, value, count), "cuMemsetD16", api);
     return CUDYN_OK;
 }
 
@@ -177,8 +177,8 @@ CUDYN_API int cudyn_memset_d32(cudyn_devptr dst, uint32_t value, size_t count)
     static const char api[] = "cudyn_memset_d32";
     COPY_PROLOGUE(api, dst != 0, true, count);
     if (dst % 4)
-        return cudyn_fail_arg(api, "dst", "must be 4-byte aligned");
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemsetD32_v2(dst, value, count), "cuMemsetD32", api);
+        return cudyn__fail_arg(api, "dst", "must be 4-byte aligned");
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD32_v2(dst, value, count), "cuMemsetD32", api);
     return CUDYN_OK;
 }
 
@@ -187,7 +187,7 @@ CUDYN_API int cudyn_memset_d32_async(cudyn_devptr dst, uint32_t value, size_t co
     static const char api[] = "cudyn_memset_d32_async";
     COPY_PROLOGUE(api, dst != 0, true, count);
     if (dst % 4)
-        return cudyn_fail_arg(api, "dst", "must be 4-byte aligned");
-    CUDYN_TRY_DRIVER(cudyn_drv.cuMemsetD32Async(dst, value, count, CU_STREAM(stream)), "cuMemsetD32Async", api);
+        return cudyn__fail_arg(api, "dst", "must be 4-byte aligned");
+    CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD32Async(dst, value, count, CU_STREAM(stream)), "cuMemsetD32Async", api);
     return CUDYN_OK;
 }

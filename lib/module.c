@@ -56,12 +56,12 @@ static const char *lowered_name(const struct cudyn_module_st *m, const char *nam
 static cu_context current_context(void)
 {
     cu_context ctx = NULL;
-    if (cudyn_drv.cuCtxGetCurrent(&ctx) != CU_OK)
+    if (cudyn__drv.cuCtxGetCurrent(&ctx) != CU_OK)
         return NULL;
     return ctx;
 }
 
-int cudyn_module_wrap(const char *api, cu_module handle, const struct cudyn_cache_entry *names,
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__cache_entry *names,
                       const unsigned char *shared_key, cudyn_module *out)
 {
     struct cudyn_module_st *m = calloc(1, sizeof *m);
@@ -80,8 +80,8 @@ int cudyn_module_wrap(const char *api, cu_module handle, const struct cudyn_cach
     if (!ok) {
         if (m)
             free_module(m);
-        cudyn_drv.cuModuleUnload(handle);
-        return cudyn_fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
+        cudyn__drv.cuModuleUnload(handle);
+        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
                           api);
     }
     m->handle = handle;
@@ -99,7 +99,7 @@ int cudyn_module_wrap(const char *api, cu_module handle, const struct cudyn_cach
     return CUDYN_OK;
 }
 
-bool cudyn_module_find_shared(const unsigned char *key, cudyn_module *out)
+bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out)
 {
     cu_context ctx = current_context();
     bool found = false;
@@ -116,28 +116,28 @@ bool cudyn_module_find_shared(const unsigned char *key, cudyn_module *out)
 
 /* Loads with a JIT error log; on failure the log ends the error message. */
 
-int cudyn_load_image(const char *api, cu_module *mod, const void *image)
+int cudyn__load_image(const char *api, cu_module *mod, const void *image)
 {
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     if (!DRIVER_HAS(cuModuleLoadDataEx)) {
-        CUDYN_TRY_DRIVER(cudyn_drv.cuModuleLoadData(mod, image), "cuModuleLoadData", api);
+        CUDYN_TRY_DRIVER(cudyn__drv.cuModuleLoadData(mod, image), "cuModuleLoadData", api);
         return CUDYN_OK;
     }
     char log[JIT_LOG_BYTES] = "";
     cu_enum options[2] = {CU_JITOPT_ERROR_LOG_BUFFER, CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[2] = {log, (void *)(uintptr_t)sizeof log};
-    cu_result r = cudyn_drv.cuModuleLoadDataEx(mod, image, 2, options, values);
+    cu_result r = cudyn__drv.cuModuleLoadDataEx(mod, image, 2, options, values);
     if (r == CU_OK)
         return CUDYN_OK;
-    st = cudyn_fail_driver(r, "cuModuleLoadDataEx", api);
+    st = cudyn__fail_driver(r, "cuModuleLoadDataEx", api);
     log[sizeof log - 1] = '\0';
     if (log[0]) {
         for (char *p = log; *p; p++)
             if (*p == '\n')
                 *p = ' ';
-        cudyn_error_append("; JIT log: %s", log);
+        cudyn__error_append("; JIT log: %s", log);
     }
     return st;
 }
@@ -146,14 +146,14 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
 {
     static const char api[] = "cudyn_module_load_image";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (!image)
-        return cudyn_fail_arg(api, "image", "must not be NULL");
+        return cudyn__fail_arg(api, "image", "must not be NULL");
     cu_module mod = NULL;
-    int st = cudyn_load_image(api, &mod, image);
+    int st = cudyn__load_image(api, &mod, image);
     if (st == CUDYN_OK)
-        st = cudyn_module_wrap(api, mod, NULL, NULL, out);
+        st = cudyn__module_wrap(api, mod, NULL, NULL, out);
     return st;
 }
 
@@ -161,8 +161,8 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
 {
     static const char api[] = "cudyn_module_unload";
     if (!mod)
-        return cudyn_fail_arg(api, "mod", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "mod", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     /* a module shared by cudyn_module_load_source goes with its last user;
@@ -174,7 +174,7 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         pthread_mutex_unlock(&registry_lock);
         return CUDYN_OK;
     }
-    cu_result r = cudyn_drv.cuModuleUnload(mod->handle);
+    cu_result r = cudyn__drv.cuModuleUnload(mod->handle);
     if (r == CU_OK && mod->shared)
         for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
             if (*link == mod) {
@@ -183,8 +183,8 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
             }
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuModuleUnload", api);
-    cudyn_param_cache_invalidate(); /* its function handles may be reused */
+        return cudyn__fail_driver(r, "cuModuleUnload", api);
+    cudyn__param_cache_invalidate(); /* its function handles may be reused */
     free_module(mod);
     return CUDYN_OK;
 }
@@ -193,25 +193,25 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
 {
     static const char api[] = "cudyn_module_function";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (!mod)
-        return cudyn_fail_arg(api, "mod", "must not be NULL");
+        return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
-        return cudyn_fail_arg(api, "name", "must be a kernel name");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "name", "must be a kernel name");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_function f = NULL;
-    cu_result r = cudyn_drv.cuModuleGetFunction(&f, mod->handle, lowered_name(mod, name));
+    cu_result r = cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
-        return cudyn_fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
+        return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                           "cuModuleGetFunction",
                           "%s: no kernel named '%s' in the module; hint: declare it extern \"C\" __global__, or "
                           "compile with it as a name expression (cudyn_compile_names) to use its C++ name",
                           api, name);
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuModuleGetFunction", api);
+        return cudyn__fail_driver(r, "cuModuleGetFunction", api);
     *out = (cudyn_function)(void *)f;
     return CUDYN_OK;
 }
@@ -220,26 +220,26 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
 {
     static const char api[] = "cudyn_module_global";
     if (!ptr)
-        return cudyn_fail_arg(api, "ptr", "must not be NULL");
+        return cudyn__fail_arg(api, "ptr", "must not be NULL");
     *ptr = 0;
     if (bytes)
         *bytes = 0;
     if (!mod)
-        return cudyn_fail_arg(api, "mod", "must not be NULL");
+        return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
-        return cudyn_fail_arg(api, "name", "must be a variable name");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "name", "must be a variable name");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;
     size_t size = 0;
-    cu_result r = cudyn_drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name));
+    cu_result r = cudyn__drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
-        return cudyn_fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
+        return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                           "cuModuleGetGlobal", "%s: no __device__ or __constant__ variable named '%s' in the module",
                           api, name);
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuModuleGetGlobal", api);
+        return cudyn__fail_driver(r, "cuModuleGetGlobal", api);
     *ptr = p;
     if (bytes)
         *bytes = size;
@@ -250,12 +250,12 @@ CUDYN_API int cudyn_function_info(cudyn_function f, struct cudyn_function_info *
 {
     static const char api[] = "cudyn_function_info";
     if (!f)
-        return cudyn_fail_arg(api, "f", "must not be NULL");
+        return cudyn__fail_arg(api, "f", "must not be NULL");
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     if (out->size < sizeof out->size)
-        return cudyn_fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_function_info)");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_function_info)");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     struct cudyn_function_info info;
@@ -274,7 +274,7 @@ CUDYN_API int cudyn_function_info(cudyn_function f, struct cudyn_function_info *
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         int v = 0;
-        CUDYN_TRY_DRIVER(cudyn_drv.cuFuncGetAttribute(&v, (cu_enum)fields[i].attr, CU_FUNCTION(f)),
+        CUDYN_TRY_DRIVER(cudyn__drv.cuFuncGetAttribute(&v, (cu_enum)fields[i].attr, CU_FUNCTION(f)),
                          "cuFuncGetAttribute", api);
         memcpy((char *)&info + fields[i].offset, &v, sizeof v);
     }
@@ -287,16 +287,16 @@ CUDYN_API int cudyn_occupancy_max_blocks(int *blocks, cudyn_function f, int bloc
 {
     static const char api[] = "cudyn_occupancy_max_blocks";
     if (!blocks)
-        return cudyn_fail_arg(api, "blocks", "must not be NULL");
+        return cudyn__fail_arg(api, "blocks", "must not be NULL");
     *blocks = 0;
     if (!f)
-        return cudyn_fail_arg(api, "f", "must not be NULL");
+        return cudyn__fail_arg(api, "f", "must not be NULL");
     if (block_size <= 0)
-        return cudyn_fail_arg(api, "block_size", "must be greater than 0");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "block_size", "must be greater than 0");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, CU_FUNCTION(f), block_size,
+    CUDYN_TRY_DRIVER(cudyn__drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, CU_FUNCTION(f), block_size,
                                                                            dynamic_shared),
                      "cuOccupancyMaxActiveBlocksPerMultiprocessor", api);
     return CUDYN_OK;
@@ -307,18 +307,18 @@ CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_f
 {
     static const char api[] = "cudyn_occupancy_block_size";
     if (!min_grid)
-        return cudyn_fail_arg(api, "min_grid", "must not be NULL");
+        return cudyn__fail_arg(api, "min_grid", "must not be NULL");
     if (!block_size)
-        return cudyn_fail_arg(api, "block_size", "must not be NULL");
+        return cudyn__fail_arg(api, "block_size", "must not be NULL");
     *min_grid = *block_size = 0;
     if (!f)
-        return cudyn_fail_arg(api, "f", "must not be NULL");
+        return cudyn__fail_arg(api, "f", "must not be NULL");
     if (block_size_limit < 0)
-        return cudyn_fail_arg(api, "block_size_limit", "must be 0 (no limit) or positive");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "block_size_limit", "must be 0 (no limit) or positive");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, CU_FUNCTION(f), NULL,
+    CUDYN_TRY_DRIVER(cudyn__drv.cuOccupancyMaxPotentialBlockSize(min_grid, block_size, CU_FUNCTION(f), NULL,
                                                                 dynamic_shared, block_size_limit),
                      "cuOccupancyMaxPotentialBlockSize", api);
     return CUDYN_OK;

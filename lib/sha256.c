@@ -33,7 +33,7 @@ static uint32_t rotr(uint32_t x, int n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void compress(struct cudyn_sha256 *s, const unsigned char block[64])
+static void compress(struct cudyn__sha256 *s, const unsigned char block[64])
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -67,7 +67,7 @@ static void compress(struct cudyn_sha256 *s, const unsigned char block[64])
     s->h[7] += h;
 }
 
-void cudyn_sha256_init(struct cudyn_sha256 *s)
+void cudyn__sha256_init(struct cudyn__sha256 *s)
 {
     static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     memcpy(s->h, initial, sizeof initial);
@@ -75,7 +75,7 @@ void cudyn_sha256_init(struct cudyn_sha256 *s)
     s->used = 0;
 }
 
-void cudyn_sha256_update(struct cudyn_sha256 *s, const void *data, size_t n)
+void cudyn__sha256_update(struct cudyn__sha256 *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
     s->bytes += n;
@@ -92,18 +92,18 @@ void cudyn_sha256_update(struct cudyn_sha256 *s, const void *data, size_t n)
     }
 }
 
-void cudyn_sha256_final(struct cudyn_sha256 *s, unsigned char digest[CUDYN_SHA256_BYTES])
+void cudyn__sha256_final(struct cudyn__sha256 *s, unsigned char digest[CUDYN_SHA256_BYTES])
 {
     uint64_t bits = s->bytes * 8;
     unsigned char pad = 0x80;
-    cudyn_sha256_update(s, &pad, 1);
+    cudyn__sha256_update(s, &pad, 1);
     pad = 0;
     while (s->used != 56)
-        cudyn_sha256_update(s, &pad, 1);
+        cudyn__sha256_update(s, &pad, 1);
     unsigned char length[8];
     for (int i = 0; i < 8; i++)
         length[i] = (unsigned char)(bits >> (56 - 8 * i));
-    cudyn_sha256_update(s, length, 8);
+    cudyn__sha256_update(s, length, 8);
     for (int i = 0; i < 8; i++) {
         digest[4 * i] = (unsigned char)(s->h[i] >> 24);
         digest[4 * i + 1] = (unsigned char)(s->h[i] >> 16);

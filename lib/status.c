@@ -90,7 +90,7 @@ CUDYN_API const char *cudyn_status_string(int status)
 #define HINT_BUILTINS "libnvrtc-builtins could not be loaded; keep it next to libnvrtc, of the same version"
 
 /* Every CUresult through CUDA 13.0. */
-static const struct cudyn_native_code cuda_codes[] = {
+static const struct cudyn__native_code cuda_codes[] = {
     {0, "CUDA_SUCCESS", CUDYN_OK, NULL},
     {1, "CUDA_ERROR_INVALID_VALUE", CUDYN_ERROR_INVALID_ARGUMENT, NULL},
     {2, "CUDA_ERROR_OUT_OF_MEMORY", CUDYN_ERROR_OUT_OF_MEMORY, HINT_OOM},
@@ -196,7 +196,7 @@ static const struct cudyn_native_code cuda_codes[] = {
 };
 
 /* Every nvrtcResult through CUDA 13.0. */
-static const struct cudyn_native_code nvrtc_codes[] = {
+static const struct cudyn__native_code nvrtc_codes[] = {
     {0, "NVRTC_SUCCESS", CUDYN_OK, NULL},
     {1, "NVRTC_ERROR_OUT_OF_MEMORY", CUDYN_ERROR_OUT_OF_MEMORY, NULL},
     {2, "NVRTC_ERROR_PROGRAM_CREATION_FAILURE", CUDYN_ERROR_NVRTC, NULL},
@@ -217,7 +217,7 @@ static const struct cudyn_native_code nvrtc_codes[] = {
     {17, "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", CUDYN_ERROR_SYSTEM, NULL},
 };
 
-static const struct cudyn_native_code *find_code(const struct cudyn_native_code *table, size_t n, int code)
+static const struct cudyn__native_code *find_code(const struct cudyn__native_code *table, size_t n, int code)
 {
     for (size_t i = 0; i < n; i++)
         if (table[i].code == code)
@@ -225,22 +225,22 @@ static const struct cudyn_native_code *find_code(const struct cudyn_native_code 
     return NULL;
 }
 
-const struct cudyn_native_code *cudyn_cuda_code(int code)
+const struct cudyn__native_code *cudyn__cuda_code(int code)
 {
     return find_code(cuda_codes, sizeof cuda_codes / sizeof cuda_codes[0], code);
 }
 
-const struct cudyn_native_code *cudyn_nvrtc_code(int code)
+const struct cudyn__native_code *cudyn__nvrtc_code(int code)
 {
     return find_code(nvrtc_codes, sizeof nvrtc_codes / sizeof nvrtc_codes[0], code);
 }
 
-const char *cudyn_cuda_description(int code)
+const char *cudyn__cuda_description(int code)
 {
-    if (cudyn_driver_version_loaded() == 0 || !DRIVER_HAS(cuGetErrorString))
+    if (cudyn__driver_version_loaded() == 0 || !DRIVER_HAS(cuGetErrorString))
         return NULL;
     const char *s = NULL;
-    if (cudyn_drv.cuGetErrorString((cu_result)code, &s) != CU_OK)
+    if (cudyn__drv.cuGetErrorString((cu_result)code, &s) != CU_OK)
         return NULL;
     return s;
 }

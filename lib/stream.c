@@ -18,23 +18,23 @@ static int query_result(cu_result r, const char *cufn, const char *api)
         return CUDYN_OK;
     if (r == CU_ERR_NOT_READY)
         return CUDYN_ERROR_NOT_READY;
-    return cudyn_fail_driver(r, cufn, api);
+    return cudyn__fail_driver(r, cufn, api);
 }
 
 CUDYN_API int cudyn_stream_create(cudyn_stream *out, unsigned int flags)
 {
     static const char api[] = "cudyn_stream_create";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (flags & ~CUDYN_STREAM_NON_BLOCKING)
-        return cudyn_fail_arg(api, "flags", "has unknown bits (use CUDYN_STREAM_DEFAULT or CUDYN_STREAM_NON_BLOCKING)");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "flags", "has unknown bits (use CUDYN_STREAM_DEFAULT or CUDYN_STREAM_NON_BLOCKING)");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_stream s = NULL;
     unsigned int cu_flags = (flags & CUDYN_STREAM_NON_BLOCKING) ? CU_STREAM_FLAG_NON_BLOCKING : 0;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuStreamCreate(&s, cu_flags), "cuStreamCreate", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuStreamCreate(&s, cu_flags), "cuStreamCreate", api);
     *out = (cudyn_stream)(void *)s;
     return CUDYN_OK;
 }
@@ -43,42 +43,42 @@ CUDYN_API int cudyn_stream_destroy(cudyn_stream stream)
 {
     static const char api[] = "cudyn_stream_destroy";
     if (!stream)
-        return cudyn_fail_arg(api, "stream", "must not be NULL (the default stream cannot be destroyed)");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "stream", "must not be NULL (the default stream cannot be destroyed)");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuStreamDestroy_v2(CU_STREAM(stream)), "cuStreamDestroy", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuStreamDestroy_v2(CU_STREAM(stream)), "cuStreamDestroy", api);
     return CUDYN_OK;
 }
 
 CUDYN_API int cudyn_stream_synchronize(cudyn_stream stream)
 {
     static const char api[] = "cudyn_stream_synchronize";
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuStreamSynchronize(CU_STREAM(stream)), "cuStreamSynchronize", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuStreamSynchronize(CU_STREAM(stream)), "cuStreamSynchronize", api);
     return CUDYN_OK;
 }
 
 CUDYN_API int cudyn_stream_query(cudyn_stream stream)
 {
     static const char api[] = "cudyn_stream_query";
-    int st = cudyn_need_context(api);
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    return query_result(cudyn_drv.cuStreamQuery(CU_STREAM(stream)), "cuStreamQuery", api);
+    return query_result(cudyn__drv.cuStreamQuery(CU_STREAM(stream)), "cuStreamQuery", api);
 }
 
 CUDYN_API int cudyn_stream_wait_event(cudyn_stream stream, cudyn_event event)
 {
     static const char api[] = "cudyn_stream_wait_event";
     if (!event)
-        return cudyn_fail_arg(api, "event", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuStreamWaitEvent(CU_STREAM(stream), CU_EVENT(event), 0), "cuStreamWaitEvent", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuStreamWaitEvent(CU_STREAM(stream), CU_EVENT(event), 0), "cuStreamWaitEvent", api);
     return CUDYN_OK;
 }
 
@@ -86,17 +86,17 @@ CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags)
 {
     static const char api[] = "cudyn_event_create";
     if (!out)
-        return cudyn_fail_arg(api, "out", "must not be NULL");
+        return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
     if (flags & ~(CUDYN_EVENT_BLOCKING_SYNC | CUDYN_EVENT_DISABLE_TIMING))
-        return cudyn_fail_arg(api, "flags", "has unknown bits");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "flags", "has unknown bits");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     unsigned int cu_flags = ((flags & CUDYN_EVENT_BLOCKING_SYNC) ? CU_EVENT_FLAG_BLOCKING_SYNC : 0) |
                             ((flags & CUDYN_EVENT_DISABLE_TIMING) ? CU_EVENT_FLAG_DISABLE_TIMING : 0);
     cu_event e = NULL;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuEventCreate(&e, cu_flags), "cuEventCreate", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuEventCreate(&e, cu_flags), "cuEventCreate", api);
     *out = (cudyn_event)(void *)e;
     return CUDYN_OK;
 }
@@ -105,11 +105,11 @@ CUDYN_API int cudyn_event_destroy(cudyn_event event)
 {
     static const char api[] = "cudyn_event_destroy";
     if (!event)
-        return cudyn_fail_arg(api, "event", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuEventDestroy_v2(CU_EVENT(event)), "cuEventDestroy", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuEventDestroy_v2(CU_EVENT(event)), "cuEventDestroy", api);
     return CUDYN_OK;
 }
 
@@ -117,11 +117,11 @@ CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream)
 {
     static const char api[] = "cudyn_event_record";
     if (!event)
-        return cudyn_fail_arg(api, "event", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuEventRecord(CU_EVENT(event), CU_STREAM(stream)), "cuEventRecord", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuEventRecord(CU_EVENT(event), CU_STREAM(stream)), "cuEventRecord", api);
     return CUDYN_OK;
 }
 
@@ -129,11 +129,11 @@ CUDYN_API int cudyn_event_synchronize(cudyn_event event)
 {
     static const char api[] = "cudyn_event_synchronize";
     if (!event)
-        return cudyn_fail_arg(api, "event", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn_drv.cuEventSynchronize(CU_EVENT(event)), "cuEventSynchronize", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuEventSynchronize(CU_EVENT(event)), "cuEventSynchronize", api);
     return CUDYN_OK;
 }
 
@@ -141,30 +141,30 @@ CUDYN_API int cudyn_event_query(cudyn_event event)
 {
     static const char api[] = "cudyn_event_query";
     if (!event)
-        return cudyn_fail_arg(api, "event", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    return query_result(cudyn_drv.cuEventQuery(CU_EVENT(event)), "cuEventQuery", api);
+    return query_result(cudyn__drv.cuEventQuery(CU_EVENT(event)), "cuEventQuery", api);
 }
 
 CUDYN_API int cudyn_event_elapsed_ms(float *ms, cudyn_event start, cudyn_event end)
 {
     static const char api[] = "cudyn_event_elapsed_ms";
     if (!ms)
-        return cudyn_fail_arg(api, "ms", "must not be NULL");
+        return cudyn__fail_arg(api, "ms", "must not be NULL");
     *ms = 0;
     if (!start)
-        return cudyn_fail_arg(api, "start", "must not be NULL");
+        return cudyn__fail_arg(api, "start", "must not be NULL");
     if (!end)
-        return cudyn_fail_arg(api, "end", "must not be NULL");
-    int st = cudyn_need_context(api);
+        return cudyn__fail_arg(api, "end", "must not be NULL");
+    int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     /* Same signature in both variants; the newest the driver has is used. */
-    cu_result r = DRIVER_HAS(cuEventElapsedTime_v2) ? cudyn_drv.cuEventElapsedTime_v2(ms, CU_EVENT(start), CU_EVENT(end))
-                                                     : cudyn_drv.cuEventElapsedTime(ms, CU_EVENT(start), CU_EVENT(end));
+    cu_result r = DRIVER_HAS(cuEventElapsedTime_v2) ? cudyn__drv.cuEventElapsedTime_v2(ms, CU_EVENT(start), CU_EVENT(end))
+                                                     : cudyn__drv.cuEventElapsedTime(ms, CU_EVENT(start), CU_EVENT(end));
     if (r != CU_OK)
-        return cudyn_fail_driver(r, "cuEventElapsedTime", api);
+        return cudyn__fail_driver(r, "cuEventElapsedTime", api);
     return CUDYN_OK;
 }

@@ -26,8 +26,8 @@ static void list_archs(char *out, size_t cap, const int *supported, size_t n)
     }
 }
 
-int cudyn_choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
-                        const char *forced, struct cudyn_target *out)
+int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
+                        const char *forced, struct cudyn__target *out)
 {
     memset(out, 0, sizeof *out);
     if (forced && forced[0]) {
@@ -95,7 +95,7 @@ static const char *option_value(const char *opt, const char *next, const char *f
     return NULL;
 }
 
-const char *cudyn_forced_target(const char *const *options, int num_options)
+const char *cudyn__forced_target(const char *const *options, int num_options)
 {
     const char *found = NULL;
     for (int i = 0; i < num_options; i++) {

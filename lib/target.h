@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct cudyn_target {
+struct cudyn__target {
     int arch;        /* 90 for sm_90 / compute_90 */
     bool cubin;      /* true: sm_<arch> CUBIN; false: compute_<arch> PTX */
     char name[32];   /* "sm_90", "compute_80" (a forced name is kept as given) */
@@ -24,11 +24,11 @@ struct cudyn_target {
  * Returns 0 and fills *out, or -1 with out->why naming cc and the list when
  * NVRTC cannot build anything this device runs.
  */
-int cudyn_choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
-                        const char *forced, struct cudyn_target *out);
+int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
+                        const char *forced, struct cudyn__target *out);
 
 /* The architecture named by an option list (--gpu-architecture=X,
  * --gpu-architecture X, -arch=X, -arch X), or NULL. */
-const char *cudyn_forced_target(const char *const *options, int num_options);
+const char *cudyn__forced_target(const char *const *options, int num_options);
 
 #endif

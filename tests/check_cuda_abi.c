@@ -19,14 +19,14 @@
 
 /* Every driver table row against PFN_<base>_v<abi_version>. */
 #define DRIVER_SYMBOL(exported, base, version, stream, need, params)                         \
-    _Static_assert(__builtin_types_compatible_p(cudyn_pfn_##exported, PFN_##base##_v##version), \
+    _Static_assert(__builtin_types_compatible_p(cudyn__pfn_##exported, PFN_##base##_v##version), \
                    #exported " does not match PFN_" #base "_v" #version);
 #include "driver_symbols.h"
 #undef DRIVER_SYMBOL
 
 /* Every NVRTC table row against nvrtc.h's declaration. */
 #define NVRTC_SYMBOL(name, since, need, params) \
-    _Static_assert(__builtin_types_compatible_p(cudyn_pfn_##name, __typeof__(&name)), #name " does not match nvrtc.h");
+    _Static_assert(__builtin_types_compatible_p(cudyn__pfn_##name, __typeof__(&name)), #name " does not match nvrtc.h");
 #include "nvrtc_symbols.h"
 #undef NVRTC_SYMBOL
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_cache.c - the cache-file parser (cudyn_cache_parse) fed damaged
+ * fuzz_cache.c - the cache-file parser (cudyn__cache_parse) fed damaged
  * entries.  `make check` runs a bounded, seeded run (checksums are also
  * recomputed after mutating, so the section parser is reached, not only
  * the checksum test); `make fuzz` builds the same target for libFuzzer.
@@ -16,9 +16,9 @@
 #include "internal.h"
 
 /* The few library helpers cache.c uses, for a standalone build. */
-void cudyn_debug(const char *fmt, ...) { (void)fmt; }
-const char *cudyn_getenv(const char *name) { return getenv(name); }
-void cudyn_copy_string(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src); }
+void cudyn__debug(const char *fmt, ...) { (void)fmt; }
+const char *cudyn__getenv(const char *name) { return getenv(name); }
+void cudyn__copy_string(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src); }
 
 static const unsigned char key[CUDYN_SHA256_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
@@ -26,10 +26,10 @@ static void reseal(unsigned char *buf, size_t size)
 {
     if (size < CUDYN_SHA256_BYTES)
         return;
-    struct cudyn_sha256 h;
-    cudyn_sha256_init(&h);
-    cudyn_sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
-    cudyn_sha256_final(&h, buf + size - CUDYN_SHA256_BYTES);
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
+    cudyn__sha256_final(&h, buf + size - CUDYN_SHA256_BYTES);
 }
 
 static int parse(const unsigned char *data, size_t size)
@@ -37,13 +37,13 @@ static int parse(const unsigned char *data, size_t size)
     /* copy into an exact-size buffer so ASan sees any over-read */
     unsigned char *copy = malloc(size ? size : 1);
     memcpy(copy, data, size);
-    struct cudyn_cache_entry e;
-    int rc = cudyn_cache_parse(copy, size, key, &e);
+    struct cudyn__cache_entry e;
+    int rc = cudyn__cache_parse(copy, size, key, &e);
     if (rc == 0) {
         /* whatever parses is self-consistent */
         if (!e.image || e.image_size == 0 || (!e.cubin && e.image[e.image_size - 1] != '\0'))
             abort();
-        cudyn_cache_entry_free(&e);
+        cudyn__cache_entry_free(&e);
     }
     free(copy);
     return rc;
@@ -82,12 +82,12 @@ int main(int argc, char **argv)
     unsigned char image[300];
     for (size_t i = 0; i < sizeof image; i++)
         image[i] = (unsigned char)(i * 31);
-    struct cudyn_cache_entry e = {.target = "sm_90", .arch = 90, .cubin = true, .image = image,
+    struct cudyn__cache_entry e = {.target = "sm_90", .arch = 90, .cubin = true, .image = image,
                                   .image_size = sizeof image, .ptx = (unsigned char *)".version 8.0\n",
                                   .ptx_size = 14, .log = "a log", .n_names = 2, .expressions = names,
                                   .lowered = lowered};
     size_t size = 0;
-    unsigned char *valid = cudyn_cache_serialise(key, &e, &size);
+    unsigned char *valid = cudyn__cache_serialise(key, &e, &size);
     if (!valid || parse(valid, size) != 0) {
         fprintf(stderr, "fuzz_cache: a valid entry does not parse\n");
         return 1;

@@ -1,5 +1,5 @@
 /*
- * fuzz_format.c - the launch format parser (cudyn_format_parse) fed random
+ * fuzz_format.c - the launch format parser (cudyn__format_parse) fed random
  * and mutated strings.  `make check` runs a bounded, seeded run that also
  * checks what every accepted format means; `make fuzz-format` builds the
  * same target for libFuzzer.  CI's AddressSanitizer build catches any read
@@ -18,9 +18,9 @@ static const char alphabet[] = "?bBhHiIqQefdFDpzs<>= ";
 
 static void check_one(const char *fmt)
 {
-    struct cudyn_format f;
+    struct cudyn__format f;
     char err[128] = "";
-    int rc = cudyn_format_parse(fmt, &f, err, sizeof err);
+    int rc = cudyn__format_parse(fmt, &f, err, sizeof err);
     size_t letters = 0;
     int foreign = 0;
     for (const char *c = fmt; *c; c++) {

@@ -45,8 +45,8 @@ static void test_table(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct target_case *c = &cases[i];
-        struct cudyn_target t;
-        int r = cudyn_choose_target(c->cc, c->archs, c->n_archs, c->nvrtc, c->driver, c->forced, &t);
+        struct cudyn__target t;
+        int r = cudyn__choose_target(c->cc, c->archs, c->n_archs, c->nvrtc, c->driver, c->forced, &t);
         if (r != c->ok) {
             fprintf(stderr, "case '%s': returned %d, expected %d (%s)\n", c->what, r, c->ok, t.why);
             test_failures++;
@@ -62,25 +62,25 @@ static void test_table(void)
         CHECK(t.why[0] != '\0');
     }
     /* the arch-specific 'a' targets are never chosen unless forced */
-    struct cudyn_target t;
+    struct cudyn__target t;
     const int with_a[] = {90, 900};
-    CHECK_EQ_INT(cudyn_choose_target(90, with_a, 2, 13000, 13000, NULL, &t), 0);
+    CHECK_EQ_INT(cudyn__choose_target(90, with_a, 2, 13000, 13000, NULL, &t), 0);
     CHECK(strcmp(t.name, "sm_90") == 0);
 }
 
 static void test_forced_option_parsing(void)
 {
     const char *a[] = {"-default-device", "--gpu-architecture=sm_86"};
-    CHECK(strcmp(cudyn_forced_target(a, 2), "sm_86") == 0);
+    CHECK(strcmp(cudyn__forced_target(a, 2), "sm_86") == 0);
     const char *b[] = {"-arch", "compute_80"};
-    CHECK(strcmp(cudyn_forced_target(b, 2), "compute_80") == 0);
+    CHECK(strcmp(cudyn__forced_target(b, 2), "compute_80") == 0);
     const char *c[] = {"-arch=sm_75", "--gpu-architecture", "sm_90"};
-    CHECK(strcmp(cudyn_forced_target(c, 3), "sm_90") == 0); /* last wins */
+    CHECK(strcmp(cudyn__forced_target(c, 3), "sm_90") == 0); /* last wins */
     const char *d[] = {"-std=c++17", "-architecture-is-not-this"};
-    CHECK(cudyn_forced_target(d, 2) == NULL);
+    CHECK(cudyn__forced_target(d, 2) == NULL);
     const char *e[] = {"-arch"}; /* dangling: no value */
-    CHECK(cudyn_forced_target(e, 1) == NULL);
-    CHECK(cudyn_forced_target(NULL, 0) == NULL);
+    CHECK(cudyn__forced_target(e, 1) == NULL);
+    CHECK(cudyn__forced_target(NULL, 0) == NULL);
 }
 
 int main(void)
