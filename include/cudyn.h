@@ -56,57 +56,69 @@ extern "C" {
  * ====================================================================== */
 
 /*
- * Stable status values.  They are never renumbered; new values are only
- * appended.  Group by group:
+ * Stable status values, as one list (in the style of libuv's UV_ERRNO_MAP):
+ * X(name without the CUDYN_ prefix, value, what cudyn_status_string says).
+ * Values are never renumbered; new ones are only appended.  The enum, the
+ * names and the descriptions are all generated from this list.
+ */
+#define CUDYN_STATUS_MAP(X)                                                                                    \
+    X(OK, 0, "no error")                                                                                       \
+    /* Loader: the driver or NVRTC could not be used. */                                                       \
+    X(ERROR_DRIVER_NOT_FOUND, 1, "the NVIDIA driver library (libcuda) was not found")                          \
+    X(ERROR_STUB_DRIVER, 2, "only the CUDA toolkit's stub libcuda was found, not a real driver")               \
+    X(ERROR_DRIVER_TOO_OLD, 3, "the NVIDIA driver is too old for this operation")                              \
+    X(ERROR_NVRTC_NOT_FOUND, 4, "the NVRTC library (libnvrtc) was not found")                                  \
+    X(ERROR_SYMBOL_NOT_FOUND, 5, "the loaded library does not provide a needed entry point")                   \
+    X(ERROR_INIT_FAILED, 6, "the CUDA driver failed to initialise")                                            \
+    /* Usage: the call itself was wrong. */                                                                    \
+    X(ERROR_INVALID_ARGUMENT, 7, "an argument is invalid")                                                     \
+    X(ERROR_INVALID_DEVICE, 8, "no such device")                                                               \
+    X(ERROR_NO_DEVICE, 9, "the driver sees no CUDA-capable device")                                            \
+    X(ERROR_INVALID_CONTEXT, 10, "no valid CUDA context for this call")                                        \
+    X(ERROR_INVALID_HANDLE, 11, "a handle (stream, event, module, function) is invalid")                       \
+    X(ERROR_NOT_FOUND, 12, "the named kernel or variable was not found")                                       \
+    X(ERROR_NOT_READY, 13, "the work queried has not finished yet")                                            \
+    X(ERROR_NOT_SUPPORTED, 14, "the device or driver does not support this operation")                        \
+    X(ERROR_NOT_PERMITTED, 15, "the operation is not permitted")                                               \
+    X(ERROR_ALREADY_INITIALIZED, 16, "cudyn was already initialised with different flags")                     \
+    /* Resources. */                                                                                           \
+    X(ERROR_OUT_OF_MEMORY, 17, "out of memory")                                                                \
+    X(ERROR_DEVICE_UNAVAILABLE, 18, "the device is busy, unavailable or in an error state")                    \
+    /* Compilation and module images. */                                                                       \
+    X(ERROR_COMPILE, 19, "the kernel source failed to compile; see the log")                                   \
+    X(ERROR_INVALID_IMAGE, 20, "the module image is invalid")                                                  \
+    X(ERROR_NO_BINARY_FOR_GPU, 21, "the module image has no code for this GPU")                                \
+    X(ERROR_UNSUPPORTED_PTX, 22, "the PTX is newer than the driver supports")                                  \
+    X(ERROR_UNSUPPORTED_ARCH, 23, "NVRTC cannot build code for this GPU")                                      \
+    /* Launch and execution. */                                                                                \
+    X(ERROR_LAUNCH_FAILED, 24, "the kernel launch or execution failed")                                        \
+    X(ERROR_ILLEGAL_ADDRESS, 25, "a kernel accessed an illegal memory address")                                \
+    X(ERROR_LAUNCH_TIMEOUT, 26, "a kernel ran longer than the watchdog allows")                                \
+    X(ERROR_LAUNCH_OUT_OF_RESOURCES, 27, "too many resources requested for the launch")                        \
+    X(ERROR_INVALID_LAUNCH_ARGUMENTS, 28, "the launch arguments do not match the kernel's parameters")         \
+    X(ERROR_ILLEGAL_INSTRUCTION, 29, "a kernel executed an illegal instruction or misaligned access")          \
+    X(ERROR_ASSERT, 30, "a device-side assert was triggered")                                                  \
+    /* Anything else, with the native code kept in the error detail. */                                        \
+    X(ERROR_DRIVER, 31, "the CUDA driver reported an error")                                                   \
+    X(ERROR_NVRTC, 32, "NVRTC reported an error")                                                              \
+    X(ERROR_SYSTEM, 33, "an operating system call failed")                                                     \
+    X(ERROR_TIMEOUT, 34, "the operation timed out")
+
+/*
+ * What each status means for a caller, group by group:
+ *  - loader (1-6): no usable driver or NVRTC; cudyn_loader_info and
+ *    `cudainfo --explain` say what was searched;
+ *  - usage (7-16): the call was wrong; the message names the argument;
+ *  - resources (17-18), compilation (19-23), launch and execution (24-30):
+ *    what the driver or NVRTC reported, with the native code kept; the
+ *    message says when an execution error is sticky (the process must exit
+ *    to use the device again);
+ *  - anything else (31-34) keeps the native code in cudyn_error.
  */
 typedef enum cudyn_status {
-    CUDYN_OK = 0,
-
-    /* Loader: the driver or NVRTC could not be used. */
-    CUDYN_ERROR_DRIVER_NOT_FOUND = 1,  /* no libcuda found anywhere searched */
-    CUDYN_ERROR_STUB_DRIVER = 2,       /* only the toolkit's stub libcuda found */
-    CUDYN_ERROR_DRIVER_TOO_OLD = 3,    /* driver older than cudyn or the call needs */
-    CUDYN_ERROR_NVRTC_NOT_FOUND = 4,   /* no usable libnvrtc found */
-    CUDYN_ERROR_SYMBOL_NOT_FOUND = 5,  /* the loaded library lacks the entry point */
-    CUDYN_ERROR_INIT_FAILED = 6,       /* cuInit failed (see native code) */
-
-    /* Usage: the call itself was wrong. */
-    CUDYN_ERROR_INVALID_ARGUMENT = 7,
-    CUDYN_ERROR_INVALID_DEVICE = 8,    /* ordinal out of range or unknown id */
-    CUDYN_ERROR_NO_DEVICE = 9,         /* driver works but sees no GPU */
-    CUDYN_ERROR_INVALID_CONTEXT = 10,
-    CUDYN_ERROR_INVALID_HANDLE = 11,   /* stream, event, module ... not valid */
-    CUDYN_ERROR_NOT_FOUND = 12,        /* named kernel or global not in module */
-    CUDYN_ERROR_NOT_READY = 13,        /* query: work not finished yet (not a failure) */
-    CUDYN_ERROR_NOT_SUPPORTED = 14,    /* the device or driver cannot do this */
-    CUDYN_ERROR_NOT_PERMITTED = 15,
-    CUDYN_ERROR_ALREADY_INITIALIZED = 16, /* cudyn_init flags conflict with earlier init */
-
-    /* Resources. */
-    CUDYN_ERROR_OUT_OF_MEMORY = 17,
-    CUDYN_ERROR_DEVICE_UNAVAILABLE = 18, /* busy, exclusive-process, or lost */
-
-    /* Compilation and module images. */
-    CUDYN_ERROR_COMPILE = 19,           /* NVRTC rejected the source; see the log */
-    CUDYN_ERROR_INVALID_IMAGE = 20,     /* malformed PTX / CUBIN / fatbin */
-    CUDYN_ERROR_NO_BINARY_FOR_GPU = 21, /* image has no code for this GPU */
-    CUDYN_ERROR_UNSUPPORTED_PTX = 22,   /* PTX newer than the driver */
-    CUDYN_ERROR_UNSUPPORTED_ARCH = 23,  /* no target NVRTC can build for this GPU */
-
-    /* Launch and execution. */
-    CUDYN_ERROR_LAUNCH_FAILED = 24,
-    CUDYN_ERROR_ILLEGAL_ADDRESS = 25,
-    CUDYN_ERROR_LAUNCH_TIMEOUT = 26,
-    CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES = 27,
-    CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS = 28, /* arguments do not match the kernel */
-    CUDYN_ERROR_ILLEGAL_INSTRUCTION = 29, /* also misaligned address, bad PC, trap */
-    CUDYN_ERROR_ASSERT = 30,              /* device-side assert fired */
-
-    /* Anything else, with the native code kept in the error detail. */
-    CUDYN_ERROR_DRIVER = 31,
-    CUDYN_ERROR_NVRTC = 32,
-    CUDYN_ERROR_SYSTEM = 33,
-    CUDYN_ERROR_TIMEOUT = 34
+#define CUDYN_STATUS_ENUM_ROW_(name, value, text) CUDYN_##name = value,
+    CUDYN_STATUS_MAP(CUDYN_STATUS_ENUM_ROW_)
+#undef CUDYN_STATUS_ENUM_ROW_
 } cudyn_status;
 
 /* "CUDYN_ERROR_OUT_OF_MEMORY"; "CUDYN_STATUS_UNKNOWN" for values this
@@ -134,6 +146,9 @@ typedef struct cudyn_error {
     char native_name[64];    /* "CUDA_ERROR_OUT_OF_MEMORY", "" if none */
     char function[64];       /* "cuMemAlloc", "cudyn_mem_alloc" ... */
     char message[1024];      /* one line a person can act on, with a hint */
+    /* appended in 0.2 (older callers set a smaller size) */
+    char hint[512];          /* the hint alone, "" if none; message ends with
+                                "; hint: " and this text */
 } cudyn_error;
 
 /*
@@ -167,13 +182,38 @@ CUDYN_API void cudyn_clear_error(void);
  */
 CUDYN_API int cudyn_init(unsigned int flags);
 
-/* How the entry points of the driver were resolved. */
+/*
+ * How the entry points of the driver were resolved:
+ * X(name without CUDYN_ENTRY_, value, the name cudyn_loader_info reports).
+ */
+#define CUDYN_ENTRY_MECHANISM_MAP(X)                                                                           \
+    X(NONE, 0, "none")                          /* driver not loaded */                                       \
+    X(PROC_ADDRESS_V2, 1, "cuGetProcAddress_v2") /* CUDA 12.0+ */                                              \
+    X(PROC_ADDRESS_V1, 2, "cuGetProcAddress")    /* the 4-argument one of 11.3-11.8 */                         \
+    X(DLSYM, 3, "dlsym")                        /* exact versioned names, 11.0-11.2 */
+
 typedef enum cudyn_entry_mechanism {
-    CUDYN_ENTRY_NONE = 0,             /* driver not loaded */
-    CUDYN_ENTRY_PROC_ADDRESS_V2 = 1,  /* cuGetProcAddress_v2 (CUDA 12.0+) */
-    CUDYN_ENTRY_PROC_ADDRESS_V1 = 2,  /* 4-argument cuGetProcAddress (11.3-11.8) */
-    CUDYN_ENTRY_DLSYM = 3             /* dlsym of exact versioned names */
+#define CUDYN_ENTRY_ENUM_ROW_(name, value, text) CUDYN_ENTRY_##name = value,
+    CUDYN_ENTRY_MECHANISM_MAP(CUDYN_ENTRY_ENUM_ROW_)
+#undef CUDYN_ENTRY_ENUM_ROW_
 } cudyn_entry_mechanism;
+
+/*
+ * How a library was found: the strings of driver_found_by and
+ * nvrtc_found_by, X(name, string, meaning), in search order.
+ */
+#define CUDYN_FOUND_BY_MAP(X)                                                                                  \
+    X(DRIVER_ENV, "CUDYN_LIBCUDA", "the file or directory the variable names")                                \
+    X(NVRTC_ENV, "CUDYN_LIBNVRTC", "the file or directory the variable names")                                \
+    X(ALREADY_LOADED, "already loaded", "a copy another library had loaded into the process")                  \
+    X(SONAME, "soname", "by soname through the dynamic loader's search path")                                 \
+    X(LD_LIBRARY_PATH, "LD_LIBRARY_PATH", "a directory of LD_LIBRARY_PATH, by full path (the soname was a stub)") \
+    X(WSL, "wsl", "WSL's /usr/lib/wsl/lib")                                                                    \
+    X(SYSTEM_DIR, "system dir", "a fixed distribution directory such as /usr/lib64")                          \
+    X(CUDA_PATH, "CUDA_PATH", "lib64 or lib under $CUDA_PATH")                                                 \
+    X(CUDA_HOME, "CUDA_HOME", "lib64 or lib under $CUDA_HOME")                                                 \
+    X(TOOLKIT_DIR, "toolkit dir", "/usr/local/cuda/lib64 or /usr/local/cuda-X.Y/lib64, newest first")          \
+    X(UNVERSIONED, "unversioned", "the unversioned name (libcuda.so, libnvrtc.so), tried last")
 
 /* What the loader found.  Strings are owned by the library and live as long
  * as the process; NULL where nothing applies. */
@@ -182,7 +222,7 @@ struct cudyn_loader_info {
     int driver_status;           /* cudyn_status of loading libcuda */
     int init_status;             /* cudyn_status of cuInit */
     const char *driver_path;     /* file actually loaded */
-    const char *driver_found_by; /* "CUDYN_LIBCUDA", "already loaded", "soname", "wsl", "system dir", "unversioned" */
+    const char *driver_found_by; /* a string of CUDYN_FOUND_BY_MAP */
     int driver_version;          /* cuDriverGetVersion: 13000 = CUDA 13.0; 0 if unknown */
     int entry_mechanism;         /* a cudyn_entry_mechanism */
     int symbols_bound;           /* table rows bound */
@@ -191,18 +231,36 @@ struct cudyn_loader_info {
     const char *driver_trace;    /* every place tried and what happened, one per line */
     int nvrtc_status;            /* cudyn_status of loading libnvrtc */
     const char *nvrtc_path;
-    const char *nvrtc_found_by;  /* "CUDYN_LIBNVRTC", "already loaded", "soname", "CUDA_PATH", "toolkit dir", "unversioned" */
+    const char *nvrtc_found_by;  /* a string of CUDYN_FOUND_BY_MAP */
     int nvrtc_version;           /* 13000 = NVRTC 13.0; 0 if not loaded */
     const char *nvrtc_trace;
     const char *nvrtc_builtins_path; /* libnvrtc-builtins preloaded, or NULL */
+    /* appended in 0.2 (older callers set a smaller size) */
+    const char *entry_mechanism_name; /* the string of CUDYN_ENTRY_MECHANISM_MAP */
+    double driver_load_ms;       /* finding, opening and binding libcuda */
+    double init_ms;              /* cuInit */
+    double nvrtc_load_ms;        /* finding, opening and binding libnvrtc */
 };
+
+/* What cudyn_loader_info_ex may load before it answers (OR them). */
+#define CUDYN_LOAD_NOTHING 0u
+#define CUDYN_LOAD_DRIVER 1u /* and call cuInit */
+#define CUDYN_LOAD_NVRTC 2u
+#define CUDYN_LOAD_ALL 3u
 
 /*
  * Loads the driver and NVRTC (if not done yet) and describes what was found.
  * Returns CUDYN_OK when *out was filled, even if loading failed (the
- * statuses in *out tell); CUDYN_ERROR_INVALID_ARGUMENT for a bad out.
+ * statuses in *out tell, and a driver that could not be loaded or
+ * initialised leaves its failure as the thread's last error, as cudyn_init
+ * does); CUDYN_ERROR_INVALID_ARGUMENT for a bad out.
  */
 CUDYN_API int cudyn_loader_info(struct cudyn_loader_info *out);
+/* As cudyn_loader_info, loading only what `load` names (CUDYN_LOAD_*); a
+ * library not tried yet reports the status CUDYN_ERROR_NOT_READY.  With
+ * CUDYN_LOAD_NOTHING it only describes the process as it is, for example
+ * whether a kernel came from the cache without NVRTC. */
+CUDYN_API int cudyn_loader_info_ex(struct cudyn_loader_info *out, unsigned int load);
 
 /* 1 if the loaded driver offers the entry point (base name such as
  * "cuFuncGetParamInfo", or an exact exported name such as "cuMemAlloc_v2"),
@@ -219,7 +277,7 @@ CUDYN_API int cudyn_has(const char *entry_point);
 CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version);
 CUDYN_API void *cudyn_nvrtc_proc(const char *name);
 
-/* The library's own version, "0.1.0". */
+/* The library's own version as "MAJOR.MINOR.PATCH" (the package version). */
 CUDYN_API const char *cudyn_version(void);
 
 /* ======================================================================

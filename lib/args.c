@@ -100,12 +100,12 @@ static int check_params(const char *api, cudyn_function f, const struct cudyn__f
     if (!info || info->count == PARAM_UNKNOWN)
         return CUDYN_OK;
     if (info->count != fmt->n)
-        return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: %s takes %d parameter%s, the format \"%s\" gives %d", api, info->name, info->count,
                           info->count == 1 ? "" : "s", fmt_text, fmt->n);
     for (int i = 0; i < fmt->n; i++)
         if (fmt->args[i].size != info->sizes[i])
-            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                               "%s: %s: parameter %d is %zu bytes, argument %d ('%c', %s) is %zu", api, info->name,
                               i + 1, info->sizes[i], i + 1, fmt->args[i].code, fmt->args[i].what, fmt->args[i].size);
     return CUDYN_OK;
@@ -136,10 +136,10 @@ struct cudyn_args {
 static int set_struct(const char *api, struct cudyn_args *a, int i, const void *value, size_t size)
 {
     if (!value)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: argument %d ('s') points to no struct", api, i + 1);
     if (size == 0 || size > CUDYN_MAX_PARAM_BYTES)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: argument %d ('s') has size %zu; it must be 1 to %d bytes", api, i + 1, size,
                           CUDYN_MAX_PARAM_BYTES);
     a->fmt.args[i].size = size;
@@ -149,8 +149,7 @@ static int set_struct(const char *api, struct cudyn_args *a, int i, const void *
     }
     void *copy = realloc(a->structs[i], size); /* malloc: aligned for any type */
     if (!copy)
-        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
-                          api);
+        return cudyn__fail_oom(api);
     memcpy(copy, value, size);
     a->structs[i] = copy;
     a->ptrs[i] = copy;
@@ -193,7 +192,7 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
             b->host = va_arg(*ap, void *);
             b->bytes = va_arg(*ap, size_t);
             if (!b->host && b->bytes)
-                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                                   "%s: argument %d ('%c') has no host memory for %zu bytes", api, i + 1,
                                   a->fmt.args[i].code, b->bytes);
             a->ptrs[i] = &b->dev;
@@ -213,7 +212,7 @@ static int parse(const char *api, struct cudyn_args *a, cudyn_function f, const 
         return cudyn__fail_arg(api, "fmt", "must not be NULL");
     char why[128];
     if (cudyn__format_parse(fmt, &a->fmt, why, sizeof why) != 0)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: format \"%.64s\": %s; see the table in cudyn.h", api, fmt, why);
     a->f = f;
     a->fmt_text = fmt;
@@ -311,14 +310,12 @@ CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *
     *out = NULL;
     struct cudyn_args *a = calloc(1, sizeof *a);
     if (!a)
-        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
-                          api);
+        return cudyn__fail_oom(api);
     a->check = true;
     a->owns_structs = true;
     int st = parse(api, a, f, fmt);
     if (st == CUDYN_OK && !(a->fmt_text = a->fmt_copy = strdup(fmt)))
-        st = cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
-                        api);
+        st = cudyn__fail_oom(api);
     for (int i = 0; st == CUDYN_OK && i < a->fmt.n; i++)
         a->ptrs[i] = a->fmt.args[i].kind == ARG_SCALAR ? (void *)a->scalars[i] : NULL;
     if (st != CUDYN_OK) {
@@ -357,7 +354,7 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
     if (spec->kind != ARG_SCALAR)
         return cudyn__fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
     if (size != spec->size)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code, spec->what,
                           spec->size, size);
     memcpy(args->scalars[index], value, size);
@@ -382,7 +379,7 @@ CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 bl
         return cudyn__fail_arg(api, "args", "must not be NULL");
     for (int i = 0; i < args->fmt.n; i++)
         if (CUDYN_UNLIKELY(!args->ptrs[i]))
-            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                               "%s: argument %d ('%c') was never set", api, i + 1, args->fmt.args[i].code);
     if (CUDYN_UNLIKELY(!args->checked)) {
         int st = cudyn__need_context(api);

@@ -101,8 +101,7 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
 
 static int out_of_memory(const char *api)
 {
-    return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
-                      api);
+    return cudyn__fail_oom(api);
 }
 
 static char **copy_strings(const char *const *v, int n, bool *ok)
@@ -268,7 +267,7 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
     }
     if (!prog->target.cubin) {
         if (!e->ptx)
-            return cudyn__fail(CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, 0, NULL, "nvrtcGetPTX",
+            return cudyn__fail(CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, 0, NULL, "nvrtcGetPTX", NULL,
                               "%s: NVRTC produced no PTX for %s", api, prog->target.name);
         e->image = e->ptx;
         e->image_size = e->ptx_size;
@@ -331,7 +330,7 @@ static int prepare(const char *api, struct cudyn_program *prog, const char *over
         forced = cudyn__forced_target((const char *const *)prog->options, prog->num_options);
     if (cudyn__choose_target(prog->cc, prog->archs, prog->n_archs, cudyn__nvrtc_version_loaded(),
                             cudyn__driver_version_loaded(), forced, &prog->target) != 0)
-        return cudyn__fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: device %d: %s", api,
+        return cudyn__fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: device %d: %s", api,
                           prog->device, prog->target.why);
     if (prog->target.cubin && !NVRTC_HAS(nvrtcGetCUBIN)) {
         /* NVRTC before 11.1 makes PTX only. */
@@ -400,7 +399,7 @@ static int new_program(const char *api, struct cudyn_program **out, const char *
     int st = device_cc(api, device, &cc);
     if (st != CUDYN_OK)
         return st;
-    st = cudyn__need_nvrtc(api);
+    st = cudyn__need_nvrtc();
     if (st != CUDYN_OK)
         return st;
     struct cudyn_program *prog = calloc(1, sizeof *prog);

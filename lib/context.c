@@ -27,14 +27,14 @@ static cu_context last_primary[MAX_DEVICES]; /* handle seen before a reset */
 
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev)
 {
-    int st = cudyn__need_driver(api);
+    int st = cudyn__need_driver();
     if (st != CUDYN_OK)
         return st;
     int count = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES) {
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-        return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+        return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: device %d does not exist: %d device%s visible (valid ordinals 0..%d)%s%s%s", api,
                           ordinal, count, count == 1 ? " is" : "s are", count - 1,
                           visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "", visible ? "\"" : "");
@@ -89,7 +89,7 @@ static int make_current(const char *api, int ordinal)
 
 int cudyn__need_context_slow(const char *api)
 {
-    int st = cudyn__need_driver(api);
+    int st = cudyn__need_driver();
     if (st != CUDYN_OK)
         return st;
     unsigned int generation = atomic_load_explicit(&cudyn__context_generation, memory_order_relaxed);
@@ -138,7 +138,7 @@ CUDYN_API int cudyn_device_current(int *ordinal)
             return CUDYN_OK;
         }
     }
-    return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+    return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                       "%s: the current context's device is not among the visible devices", api);
 }
 

@@ -14,7 +14,7 @@ CUDYN_API int cudyn_device_count(int *count)
     if (!count)
         return cudyn__fail_arg(api, "count", "must not be NULL");
     *count = 0;
-    int st = cudyn__need_driver(api);
+    int st = cudyn__need_driver();
     if (st == CUDYN_ERROR_NO_DEVICE)
         return CUDYN_OK; /* a machine with a driver and no GPU has zero devices */
     if (st != CUDYN_OK)
@@ -38,7 +38,7 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
     cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, dev);
     if (r == CU_ERR_INVALID_VALUE)
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
-                          "cuDeviceGetAttribute", "%s: the driver (CUDA %d.%d) does not know attribute %d (%s)",
+                          "cuDeviceGetAttribute", NULL, "%s: the driver (CUDA %d.%d) does not know attribute %d (%s)",
                           api, cudyn__driver_version_loaded() / 1000, cudyn__driver_version_loaded() % 1000 / 10, attr,
                           cudyn_device_attr_name(attr) ? cudyn_device_attr_name(attr) : "unnamed");
     if (r != CU_OK)

@@ -166,16 +166,6 @@ static int pick_mechanism(void *handle)
     return CUDYN_ENTRY_DLSYM;
 }
 
-static const char *mechanism_name(int mechanism)
-{
-    switch (mechanism) {
-    case CUDYN_ENTRY_PROC_ADDRESS_V2: return "cuGetProcAddress_v2";
-    case CUDYN_ENTRY_PROC_ADDRESS_V1: return "cuGetProcAddress (4-argument)";
-    case CUDYN_ENTRY_DLSYM: return "dlsym of exact versioned names";
-    default: return "none";
-    }
-}
-
 static void *slot_value(size_t offset)
 {
     void *fn;
@@ -216,7 +206,7 @@ void cudyn__bind_driver(void *handle, int driver_version, bool per_thread_stream
     out->mechanism = pick_mechanism(handle);
     struct resolver res = make_resolver(handle, out->mechanism, per_thread_stream);
     cudyn__text_add(trace, "binding %d entry points with %s, %s default stream", DRIVER_ROW_COUNT,
-                   mechanism_name(out->mechanism), per_thread_stream ? "per-thread" : "legacy");
+                   cudyn__mechanism_name(out->mechanism), per_thread_stream ? "per-thread" : "legacy");
 
     for (int i = 0; i < DRIVER_ROW_COUNT; i++) {
         const struct driver_row *row = &driver_rows[i];

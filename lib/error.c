@@ -1,16 +1,23 @@
 /*
  * error.c - the calling thread's last failure (cudyn_last_error).
+ *
+ * The record keeps what went wrong and the hint apart: details appended
+ * later (a JIT log, the bytes asked for) go after what went wrong, and the
+ * hint ends the message only when a caller reads it.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hints.h"
 #include "internal.h"
 
-static _Thread_local cudyn_error tls_error;
+static _Thread_local cudyn_error tls_error; /* message holds only what went wrong */
 
-static void fill(int status, int origin, int native_code, const char *native_name, const char *function)
+static void fill(int status, int origin, int native_code, const char *native_name, const char *function,
+                 const char *hint)
 {
     tls_error.size = sizeof tls_error;
     tls_error.status = status;
@@ -18,12 +25,13 @@ static void fill(int status, int origin, int native_code, const char *native_nam
     tls_error.native_code = native_code;
     cudyn__copy_string(tls_error.native_name, sizeof tls_error.native_name, native_name ? native_name : "");
     cudyn__copy_string(tls_error.function, sizeof tls_error.function, function ? function : "");
+    cudyn__copy_string(tls_error.hint, sizeof tls_error.hint, hint ? hint : "");
 }
 
 int cudyn__fail(int status, int origin, int native_code, const char *native_name, const char *function,
-               const char *fmt, ...)
+                const char *hint, const char *fmt, ...)
 {
-    fill(status, origin, native_code, native_name, function);
+    fill(status, origin, native_code, native_name, function, hint);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tls_error.message, sizeof tls_error.message, fmt, ap);
@@ -44,33 +52,36 @@ void cudyn__error_append(const char *fmt, ...)
 
 int cudyn__fail_arg(const char *api, const char *arg, const char *what)
 {
-    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, "%s: argument '%s' %s",
-                      api, arg, what);
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                       "%s: argument '%s' %s", api, arg, what);
 }
 
-/* "api: fn returned NAME (code): detail; hint: ..." for a CUresult or an
- * nvrtcResult; a code no table knows keeps its number and the generic status. */
+int cudyn__fail_oom(const char *api)
+{
+    return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, ENOMEM, "ENOMEM", api, NULL,
+                       "%s: out of host memory", api);
+}
+
+/* "api: fn returned NAME (code): detail" and the code's hint, for a CUresult
+ * or an nvrtcResult; a code no table knows keeps its number and the
+ * generic status. */
 static int fail_native(const struct cudyn__native_code *c, int generic_status, int origin, int code,
                        const char *unknown_name, const char *fn, const char *api, const char *detail)
 {
-    int status = c ? c->status : generic_status;
-    fill(status, origin, code, c ? c->name : unknown_name, fn);
-    snprintf(tls_error.message, sizeof tls_error.message, "%s: %s returned %s (%d)%s%s%s%s", api, fn,
-             c ? c->name : "an unknown code", code, detail ? ": " : "", detail ? detail : "",
-             c && c->hint ? "; hint: " : "", c && c->hint ? c->hint : "");
-    return status;
+    return cudyn__fail(c ? c->status : generic_status, origin, code, c ? c->name : unknown_name, fn,
+                       c ? c->hint : NULL, "%s: %s returned %s (%d)%s%s", api, fn, c ? c->name : "an unknown code",
+                       code, detail ? ": " : "", detail ? detail : "");
 }
 
 int cudyn__fail_driver(cu_result r, const char *cufn, const char *api)
 {
     const char *missing = cudyn__take_missing_symbol();
-    if (missing)
+    if (missing) {
+        int version = cudyn__driver_version_loaded();
         return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, (int)r, NULL, missing,
-                          "%s: the loaded driver (CUDA %d.%d) does not provide %s; "
-                          "hint: install a newer NVIDIA driver, or check cudyn_has(\"%s\") first",
-                          api, cudyn__driver_version_loaded() / 1000, cudyn__driver_version_loaded() % 1000 / 10,
-                          missing, missing);
-
+                           HINT_NEWER_DRIVER_FOR, "%s: the loaded driver (CUDA %d.%d) does not provide %s", api,
+                           version / 1000, version % 1000 / 10, missing);
+    }
     return fail_native(cudyn__cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
                        "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn__cuda_description((int)r));
 }
@@ -96,11 +107,16 @@ CUDYN_API int cudyn_last_error(cudyn_error *out)
     /* Copy no more than the caller's struct holds (an older, smaller
      * cudyn_error stays valid) and tell it how much was filled. */
     if (out && out->size > sizeof out->size) {
-        size_t n = out->size < sizeof tls_error ? out->size : sizeof tls_error;
-        memcpy(out, &tls_error, n);
+        cudyn_error full = tls_error;
+        if (full.hint[0]) {
+            size_t len = strlen(full.message);
+            snprintf(full.message + len, sizeof full.message - len, "; hint: %s", full.hint);
+        }
+        size_t n = out->size < sizeof full ? out->size : sizeof full;
+        memcpy(out, &full, n);
         out->size = n;
-        if (n > offsetof(cudyn_error, message) && n < sizeof tls_error)
-            ((char *)out)[n - 1] = '\0'; /* a cut message still ends */
+        if (n > offsetof(cudyn_error, message) && n < sizeof full && n != offsetof(cudyn_error, hint))
+            ((char *)out)[n - 1] = '\0'; /* a cut message (or hint) still ends */
     }
     return tls_error.status;
 }
@@ -108,15 +124,4 @@ CUDYN_API int cudyn_last_error(cudyn_error *out)
 CUDYN_API void cudyn_clear_error(void)
 {
     memset(&tls_error, 0, sizeof tls_error);
-}
-
-void cudyn__copy_string(char *dst, size_t cap, const char *src)
-{
-    if (cap == 0)
-        return;
-    size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
 }

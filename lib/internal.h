@@ -89,24 +89,30 @@ int cudyn__table_has(const char *name);
 void *cudyn__resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
                                 const char *name, int abi_version);
 
-/* ---- loader.c ---- */
+/* ---- load_driver.c, load_nvrtc.c ---- */
 /* Fast check used by every public call; after init it is one load. */
 extern atomic_int cudyn__driver_ready;
-int cudyn__need_driver_slow(const char *api);
-static inline int cudyn__need_driver(const char *api)
+int cudyn__need_driver_slow(void);
+static inline int cudyn__need_driver(void)
 {
     if (CUDYN_LIKELY(atomic_load_explicit(&cudyn__driver_ready, memory_order_acquire)))
         return CUDYN_OK;
-    return cudyn__need_driver_slow(api);
+    return cudyn__need_driver_slow();
 }
-int cudyn__need_nvrtc(const char *api);
-int cudyn__driver_version_loaded(void);
-int cudyn__nvrtc_version_loaded(void);
-const char *cudyn__nvrtc_dir(void); /* directory libnvrtc was loaded from, or NULL */
 /* Loads the driver without requiring cuInit to succeed (for cudyn_has,
  * cudyn_driver_proc, cudyn_loader_info). */
-int cudyn__load_driver_only(const char *api);
+int cudyn__load_driver_only(void);
+int cudyn__need_nvrtc(void);
+int cudyn__driver_version_loaded(void); /* 0 if not loaded */
+int cudyn__nvrtc_version_loaded(void);  /* 0 if not loaded (or not tried yet) */
+const char *cudyn__nvrtc_dir(void);     /* directory libnvrtc was loaded from, or NULL */
+
+/* ---- util.c: small shared helpers ---- */
+void cudyn__copy_string(char *dst, size_t cap, const char *src);
+const char *cudyn__getenv(const char *name); /* secure_getenv where available */
+bool cudyn__debug_enabled(void);
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
+double cudyn__now_ms(void); /* CLOCK_MONOTONIC */
 
 /* A bounded text buffer for traces and logs. */
 struct cudyn__text {
@@ -115,6 +121,15 @@ struct cudyn__text {
     const char *echo_prefix; /* if not NULL and CUDYN_DEBUG is on, lines go to stderr too */
 };
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...) CUDYN_PRINTF(2, 3);
+
+/* How a library was found: CUDYN_FOUND_BY_MAP of cudyn.h. */
+enum cudyn__found_by {
+#define FOUND_BY_ENUM(name, string, meaning) FOUND_BY_##name,
+    CUDYN_FOUND_BY_MAP(FOUND_BY_ENUM)
+#undef FOUND_BY_ENUM
+};
+const char *cudyn__found_by_name(enum cudyn__found_by how);
+const char *cudyn__mechanism_name(int mechanism); /* CUDYN_ENTRY_MECHANISM_MAP */
 
 /* ---- context.c ---- */
 extern atomic_uint cudyn__context_generation;
@@ -133,16 +148,21 @@ static inline int cudyn__need_context(const char *api)
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 
 /* ---- error.c: the calling thread's last failure ---- */
+/* Records a failure: `hint` (a HINT_* of hints.h, or NULL) ends the message
+ * when a caller reads it. */
 int cudyn__fail(int status, int origin, int native_code, const char *native_name, const char *function,
-               const char *fmt, ...) CUDYN_PRINTF(6, 7);
+                const char *hint, const char *fmt, ...) CUDYN_PRINTF(7, 8);
 /* "api: argument 'arg' what" -> CUDYN_ERROR_INVALID_ARGUMENT */
 int cudyn__fail_arg(const char *api, const char *arg, const char *what);
+/* "api: out of host memory" -> CUDYN_ERROR_OUT_OF_MEMORY, ENOMEM */
+int cudyn__fail_oom(const char *api);
 /* Translates a CUresult from driver function `cufn`, called for `api`. */
 int cudyn__fail_driver(cu_result r, const char *cufn, const char *api);
 int cudyn__fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail);
-/* Appends text to the last error's message (e.g. a JIT log). */
+/* Appends detail to the last error's message (before its hint). */
 void cudyn__error_append(const char *fmt, ...) CUDYN_PRINTF(1, 2);
-/* Copies an error record saved by the loader into this thread. */
+/* Saves and restores the thread's record (the loader replays its failure
+ * to every caller; helpers keep a caller's first error). */
 void cudyn__error_restore(const cudyn_error *saved);
 void cudyn__error_save(cudyn_error *saved);
 
@@ -181,9 +201,5 @@ struct cudyn__native_code {
 const struct cudyn__native_code *cudyn__cuda_code(int code);  /* NULL if unknown */
 const struct cudyn__native_code *cudyn__nvrtc_code(int code); /* NULL if unknown */
 const char *cudyn__cuda_description(int code); /* from the driver when loaded, else NULL */
-
-/* ---- small helpers ---- */
-void cudyn__copy_string(char *dst, size_t cap, const char *src);
-const char *cudyn__getenv(const char *name); /* secure_getenv where available */
 
 #endif /* CUDYN_INTERNAL_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "hints.h"
 #include "internal.h"
 
 #define CU_FUNCTION(f) ((cu_function)(void *)(f))
@@ -81,8 +82,7 @@ int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__ca
         if (m)
             free_module(m);
         cudyn__drv.cuModuleUnload(handle);
-        return cudyn__fail(CUDYN_ERROR_OUT_OF_MEMORY, CUDYN_ORIGIN_SYSTEM, 12, "ENOMEM", api, "%s: out of host memory",
-                          api);
+        return cudyn__fail_oom(api);
     }
     m->handle = handle;
     m->ctx = current_context();
@@ -206,10 +206,8 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
     cu_result r = cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
         return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
-                          "cuModuleGetFunction",
-                          "%s: no kernel named '%s' in the module; hint: declare it extern \"C\" __global__, or "
-                          "compile with it as a name expression (cudyn_compile_names) to use its C++ name",
-                          api, name);
+                           "cuModuleGetFunction", HINT_KERNEL_NAME, "%s: no kernel named '%s' in the module", api,
+                           name);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleGetFunction", api);
     *out = (cudyn_function)(void *)f;
@@ -236,7 +234,7 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
     cu_result r = cudyn__drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name));
     if (r == CU_ERR_NOT_FOUND)
         return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
-                          "cuModuleGetGlobal", "%s: no __device__ or __constant__ variable named '%s' in the module",
+                          "cuModuleGetGlobal", NULL, "%s: no __device__ or __constant__ variable named '%s' in the module",
                           api, name);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleGetGlobal", api);

@@ -106,6 +106,14 @@ SAME(CUDYN_ATTR_MANAGED_MEMORY, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
 SAME(CUDYN_ATTR_COOPERATIVE_LAUNCH, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
 SAME(CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 
+/* Every row of the CUresult and nvrtcResult lists names the right code. */
+#define CUDA_RESULT(code, name, status, hint) SAME(code, name);
+#include "cuda_results.h"
+#undef CUDA_RESULT
+#define NVRTC_RESULT(code, name, status, hint) SAME(code, name);
+#include "nvrtc_results.h"
+#undef NVRTC_RESULT
+
 extern const size_t cudyn_private_layout[];
 static const size_t cuda_layout[] = {
     sizeof(CUresult),        sizeof(CUdevice),            sizeof(CUdeviceptr), sizeof(cuuint64_t),

@@ -15,11 +15,6 @@
 #include "cache.h"
 #include "internal.h"
 
-/* The few library helpers cache.c uses, for a standalone build. */
-void cudyn__debug(const char *fmt, ...) { (void)fmt; }
-const char *cudyn__getenv(const char *name) { return getenv(name); }
-void cudyn__copy_string(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src); }
-
 static const unsigned char key[CUDYN_SHA256_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
 static void reseal(unsigned char *buf, size_t size)

@@ -1,0 +1,91 @@
+/*
+ * hints.h - every hint cudyn gives, in one place.  A hint is the second
+ * half of an error message: what a person can do about it.  cudyn__fail
+ * appends it as "; hint: ..." and keeps it alone in cudyn_error.hint, so
+ * the tools print the library's hint and never write their own.
+ */
+#ifndef CUDYN_HINTS_H
+#define CUDYN_HINTS_H
+
+/* ---- finding and loading the driver ---- */
+#define HINT_DRIVER_OVERRIDE                                                                                    \
+    "point CUDYN_LIBCUDA at the driver's libcuda.so.1 (or its directory), or unset it to search the usual places"
+#define HINT_NO_DRIVER                                                                                          \
+    "install the NVIDIA driver, or set CUDYN_LIBCUDA to its libcuda.so.1 (cudainfo --explain shows every place "  \
+    "searched)"
+#define HINT_NO_DRIVER_LIBRARY                                                                                  \
+    "the nvidia kernel module is loaded but its user-space library libcuda.so.1 was not found: install the "      \
+    "driver's library package (for example libcuda1 or nvidia-driver-libs) or set CUDYN_LIBCUDA"
+#define HINT_STUB                                                                                               \
+    "a stub libcuda (from the CUDA toolkit's lib64/stubs) was loaded; remove that directory from "              \
+    "LD_LIBRARY_PATH or install the NVIDIA driver"
+#define HINT_ONLY_STUB "remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH and install the NVIDIA driver"
+#define HINT_UPDATE_DRIVER "update the NVIDIA driver"
+#define HINT_DAMAGED_DRIVER "the library is damaged or not an NVIDIA driver; reinstall the driver"
+#define HINT_PTDS_VALUE                                                                                         \
+    "set CUDYN_PTDS to 0 (legacy default stream) or 1 (per-thread default stream), or unset it"
+#define HINT_INIT_FIRST "call cudyn_init before any other cudyn function"
+#define HINT_NEWER_DRIVER_FOR "install a newer NVIDIA driver, or ask cudyn_has() first"
+#define HINT_ABI_VERSION "pass the oldest CUDA version whose declaration your code uses, or update the driver"
+
+/* ---- finding and loading NVRTC ---- */
+#define HINT_NVRTC_OVERRIDE                                                                                     \
+    "point CUDYN_LIBNVRTC at libnvrtc.so.N (or its directory), or unset it to search the usual places"
+#define HINT_NO_NVRTC                                                                                           \
+    "NVRTC is part of the CUDA toolkit: install it from NVIDIA (package cuda-nvrtc-13-0 of NVIDIA's "            \
+    "repository), or pip install nvidia-cuda-nvrtc, and set CUDYN_LIBNVRTC if it is not in a standard place; "   \
+    "kernels already in cudyn's cache and everything else work without it"
+#define HINT_REINSTALL_NVRTC "reinstall NVRTC"
+
+/* ---- modules and launches ---- */
+#define HINT_KERNEL_NAME                                                                                        \
+    "declare it extern \"C\" __global__, or compile with it as a name expression (cudyn_compile_names) to use "  \
+    "its C++ name"
+
+/* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */
+#define HINT_NO_DEVICE                                                                                          \
+    "no GPU is visible: check CUDA_VISIBLE_DEVICES (empty or -1 hides all), that /dev/nvidia* exist and are "    \
+    "accessible, and that the nvidia kernel module is loaded (run cudainfo --explain)"
+#define HINT_OOM "free device memory or allocate less; other processes may hold memory (nvidia-smi shows them)"
+#define HINT_BUSY                                                                                               \
+    "the device is in exclusive-process compute mode and used by another process, or is unavailable; check "    \
+    "nvidia-smi"
+#define HINT_MISMATCH                                                                                           \
+    "the NVIDIA kernel module and the user-space driver (libcuda) have different versions; reboot after a "      \
+    "driver update or reinstall the driver"
+#define HINT_COMPAT                                                                                             \
+    "a CUDA forward-compatibility libcuda is on the library path but this GPU does not support it; remove the "  \
+    "compat directory from LD_LIBRARY_PATH"
+#define HINT_IMAGE "the module image is corrupt or was built for something else; rebuild it"
+#define HINT_NO_BINARY                                                                                          \
+    "the image has no SASS for this GPU and no PTX it can JIT; compile for this GPU's compute capability "       \
+    "(cudyn_compile does)"
+#define HINT_PTX_JIT "the PTX could not be JIT-compiled; the JIT log says why"
+#define HINT_PTX_VERSION                                                                                        \
+    "the PTX was produced by a newer NVRTC/nvcc than the driver supports; update the driver or compile to "      \
+    "CUBIN (cudyn_compile does)"
+#define HINT_FAULT                                                                                              \
+    "a kernel accessed memory out of bounds or freed; this error is sticky: every further call in this "        \
+    "process on this device fails the same way, so the process must exit to use the GPU again; check indexing "  \
+    "and sizes (compute-sanitizer finds the access)"
+#define HINT_LAUNCH_FAILED                                                                                      \
+    "a kernel failed while running; this error is sticky: the process must exit to use the GPU again; run "      \
+    "under compute-sanitizer to find out why"
+#define HINT_ASSERT                                                                                             \
+    "a device-side assert() failed; this error is sticky: the process must exit to use the GPU again"
+#define HINT_RESOURCES                                                                                          \
+    "use fewer threads per block, registers or shared memory (cudyn_occupancy_block_size suggests a block size)"
+#define HINT_TIMEOUT "the display watchdog stopped a long kernel; split the work or use a GPU without a display"
+#define HINT_ECC "an uncorrectable ECC error was detected; check nvidia-smi -q and dmesg"
+#define HINT_NO_JIT "the driver's PTX JIT library is missing; reinstall the driver or load CUBIN"
+#define HINT_JIT_DISABLED "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT?); load CUBIN instead"
+#define HINT_MPS "the MPS server could not be reached; check nvidia-cuda-mps-control"
+#define HINT_FABRIC "the system is not ready (on NVSwitch systems, check that nvidia-fabricmanager runs)"
+#define HINT_UNKNOWN "an unknown driver error; check dmesg for Xid messages and run cudainfo --explain"
+#define HINT_NOT_INIT "cuInit has not succeeded; run cudainfo --explain"
+#define HINT_DEINIT "the driver is shutting down (the process is exiting)"
+#define HINT_OPTION "an NVRTC option is not valid for this NVRTC version (e.g. an architecture it does not know)"
+#define HINT_BUILTINS "libnvrtc-builtins could not be loaded; keep it next to libnvrtc, of the same version"
+#define HINT_COMPILE "fix the source; the compile log says where"
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * loader.h - what the two loaders (load_driver.c, load_nvrtc.c) found, for
+ * loader_info.c, which describes it and hands out raw entry points.  Each
+ * state is written once inside its pthread_once routine and read-only
+ * after `done` is set.
+ */
+#ifndef CUDYN_LOADER_H
+#define CUDYN_LOADER_H
+
+#include <pthread.h>
+
+#include "internal.h"
+
+#define LOADER_TRACE_BYTES 16384
+#define LOADER_PATH_BYTES 4096
+
+enum candidate_result { CANDIDATE_OK, CANDIDATE_MISSING, CANDIDATE_STUB, CANDIDATE_UNUSABLE };
+
+/* What both loaders record about the library they looked for. */
+struct cudyn__library {
+    atomic_bool done;          /* the search ran; the fields below are final */
+    int status;                /* cudyn_status of finding, loading and binding */
+    cudyn_error error;         /* the failure, replayed to each caller */
+    void *handle;
+    char path[LOADER_PATH_BYTES];
+    enum cudyn__found_by found_by;
+    int version;               /* 13000 = 13.0 */
+    double load_ms;
+    struct cudyn__bind_result bind;
+    char trace_buf[LOADER_TRACE_BYTES];
+    struct cudyn__text trace;
+};
+
+struct cudyn__driver_state {
+    struct cudyn__library lib;
+    int init_status;           /* cuInit */
+    cudyn_error init_error;
+    double init_ms;
+    bool per_thread_stream;
+};
+
+struct cudyn__nvrtc_state {
+    struct cudyn__library lib;
+    char dir[LOADER_PATH_BYTES];
+    char builtins_path[LOADER_PATH_BYTES];
+};
+
+extern struct cudyn__driver_state cudyn__driver;
+extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
+
+/* Runs the NVRTC search if it has not run (cudyn__need_nvrtc without
+ * replaying its error). */
+void cudyn__load_nvrtc(void);
+
+/* The file a handle was loaded from, found through one of its symbols. */
+void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
+bool cudyn__is_directory(const char *path);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * util.c - small helpers the library's files share: secure environment
+ * reads, the CUDYN_DEBUG switch, bounded text buffers, names from the
+ * public maps.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* Overrides are read with secure_getenv: a setuid program ignores them. */
+const char *cudyn__getenv(const char *name)
+{
+#if defined(HAVE_SECURE_GETENV)
+    return secure_getenv(name);
+#elif defined(HAVE___SECURE_GETENV)
+    return __secure_getenv(name);
+#else
+    return getenv(name);
+#endif
+}
+
+bool cudyn__debug_enabled(void)
+{
+    const char *v = cudyn__getenv("CUDYN_DEBUG");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+void cudyn__debug(const char *fmt, ...)
+{
+    if (!cudyn__debug_enabled())
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cudyn: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (t->echo_prefix && cudyn__debug_enabled())
+        fprintf(stderr, "%s%s\n", t->echo_prefix, line);
+    if (t->len + 1 >= t->cap)
+        return;
+    int n = snprintf(t->buf + t->len, t->cap - t->len, "%s\n", line);
+    if (n < 0)
+        return;
+    t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - t->len - 1;
+}
+
+void cudyn__copy_string(char *dst, size_t cap, const char *src)
+{
+    if (cap == 0)
+        return;
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+double cudyn__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *cudyn__found_by_name(enum cudyn__found_by how)
+{
+    static const char *const names[] = {
+#define FOUND_BY_NAME(name, string, meaning) [FOUND_BY_##name] = string,
+        CUDYN_FOUND_BY_MAP(FOUND_BY_NAME)
+#undef FOUND_BY_NAME
+    };
+    return names[how];
+}
+
+const char *cudyn__mechanism_name(int mechanism)
+{
+    static const char *const names[] = {
+#define MECHANISM_NAME(name, value, string) [value] = string,
+        CUDYN_ENTRY_MECHANISM_MAP(MECHANISM_NAME)
+#undef MECHANISM_NAME
+    };
+    if (mechanism < 0 || (size_t)mechanism >= sizeof names / sizeof names[0] || !names[mechanism])
+        return "none";
+    return names[mechanism];
+}
