@@ -382,6 +382,23 @@ CUDYN_API int cudyn_device_use(int ordinal);
 CUDYN_API int cudyn_device_current(int *ordinal);
 /* *can = 1 if device `ordinal` can access memory of device `peer`. */
 CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can);
+/*
+ * Lets kernels and copies of device `ordinal` reach memory of device `peer`
+ * directly (over NVLink or PCIe), for the primary contexts cudyn uses.
+ * Without it, a cudyn_memcpy_dtod between the two still works but is staged
+ * by the driver.  Idempotent: enabling twice, or disabling what is not
+ * enabled, succeeds; a device with itself is a no-op.  Devices that cannot
+ * reach each other give CUDYN_ERROR_NOT_SUPPORTED (cudyn_device_can_access_peer
+ * tells beforehand).  Access is one-way: enable (a, b) and (b, a) for both.
+ */
+CUDYN_API int cudyn_device_enable_peer(int ordinal, int peer);
+CUDYN_API int cudyn_device_disable_peer(int ordinal, int peer);
+/* How two devices are linked (CUdevice_P2PAttribute values). */
+#define CUDYN_P2P_PERFORMANCE_RANK 1       /* relative; lower is faster */
+#define CUDYN_P2P_ACCESS_SUPPORTED 2       /* 1 if peer access can be enabled */
+#define CUDYN_P2P_NATIVE_ATOMIC_SUPPORTED 3 /* 1 if atomics over the link are native (NVLink) */
+#define CUDYN_P2P_CUDA_ARRAY_ACCESS_SUPPORTED 4
+CUDYN_API int cudyn_device_p2p_attribute(int ordinal, int peer, int attr, int *value);
 /* Resets the device's primary context and releases cudyn's retain of it,
  * destroying every allocation, stream and module made in it by any thread;
  * the next use retains a fresh one.  It does not undo a sticky error: after

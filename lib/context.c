@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hints.h"
 #include "internal.h"
 
 #define MAX_DEVICES 64
@@ -167,6 +168,54 @@ CUDYN_API int cudyn_device_reset(int ordinal)
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuDevicePrimaryCtxReset", api);
     return CUDYN_OK;
+}
+
+/* Enables or disables access from `ordinal`'s primary context to `peer`'s.
+ * cuCtx{Enable,Disable}PeerAccess act on the current context, so the
+ * thread's own is set aside for the call and put back. */
+static int peer_access(const char *api, int ordinal, int peer, bool enable)
+{
+    cu_context from = NULL, to = NULL;
+    int st = retain_primary(api, ordinal, &from);
+    if (st == CUDYN_OK)
+        st = retain_primary(api, peer, &to);
+    if (st != CUDYN_OK || ordinal == peer)
+        return st;
+    if (enable) {
+        int can = 0;
+        st = cudyn_device_can_access_peer(ordinal, peer, &can);
+        if (st != CUDYN_OK)
+            return st;
+        if (!can)
+            return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_NO_PEER,
+                               "%s: device %d cannot reach device %d's memory directly (the driver reports no "
+                               "peer access between them)",
+                               api, ordinal, peer);
+    }
+    cu_context saved = NULL;
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetCurrent(&saved), "cuCtxGetCurrent", api);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxSetCurrent(from), "cuCtxSetCurrent", api);
+    cu_result r = enable ? cudyn__drv.cuCtxEnablePeerAccess(to, 0) : cudyn__drv.cuCtxDisablePeerAccess(to);
+    const char *fn = enable ? "cuCtxEnablePeerAccess" : "cuCtxDisablePeerAccess";
+    cu_result restored = cudyn__drv.cuCtxSetCurrent(saved);
+    /* the state asked for is already there: idempotent */
+    if (r == (enable ? CU_ERR_PEER_ACCESS_ALREADY_ENABLED : CU_ERR_PEER_ACCESS_NOT_ENABLED))
+        r = CU_OK;
+    if (r != CU_OK)
+        return cudyn__fail_driver(r, fn, api);
+    if (restored != CU_OK)
+        return cudyn__fail_driver(restored, "cuCtxSetCurrent", api);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_device_enable_peer(int ordinal, int peer)
+{
+    return peer_access("cudyn_device_enable_peer", ordinal, peer, true);
+}
+
+CUDYN_API int cudyn_device_disable_peer(int ordinal, int peer)
+{
+    return peer_access("cudyn_device_disable_peer", ordinal, peer, false);
 }
 
 CUDYN_API int cudyn_synchronize(void)

@@ -152,3 +152,23 @@ CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can)
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceCanAccessPeer(can, a, b), "cuDeviceCanAccessPeer", api);
     return CUDYN_OK;
 }
+
+CUDYN_API int cudyn_device_p2p_attribute(int ordinal, int peer, int attr, int *value)
+{
+    static const char api[] = "cudyn_device_p2p_attribute";
+    if (!value)
+        return cudyn__fail_arg(api, "value", "must not be NULL");
+    *value = 0;
+    if (attr < CUDYN_P2P_PERFORMANCE_RANK || attr > CUDYN_P2P_CUDA_ARRAY_ACCESS_SUPPORTED)
+        return cudyn__fail_arg(api, "attr", "must be a CUDYN_P2P_* value");
+    cu_device a, b;
+    int st = cudyn__get_device(api, ordinal, &a);
+    if (st == CUDYN_OK)
+        st = cudyn__get_device(api, peer, &b);
+    if (st != CUDYN_OK)
+        return st;
+    if (ordinal == peer)
+        return cudyn__fail_arg(api, "peer", "must be another device than ordinal");
+    CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetP2PAttribute(value, (cu_enum)attr, a, b), "cuDeviceGetP2PAttribute", api);
+    return CUDYN_OK;
+}

@@ -58,6 +58,7 @@ DRIVER_SYMBOL(cuCtxDestroy_v2, cuCtxDestroy, 4000, NOSTREAM, OPTIONAL, (cu_conte
 DRIVER_SYMBOL(cuCtxPushCurrent_v2, cuCtxPushCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context ctx))
 DRIVER_SYMBOL(cuCtxPopCurrent_v2, cuCtxPopCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context *ctx))
 DRIVER_SYMBOL(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer, unsigned int flags))
+DRIVER_SYMBOL(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer))
 
 /* ---- memory ---- */
 DRIVER_SYMBOL(cuMemAlloc_v2, cuMemAlloc, 3020, NOSTREAM, REQUIRED, (cu_deviceptr *ptr, size_t bytes))

@@ -42,6 +42,10 @@
     "declare it extern \"C\" __global__, or compile with it as a name expression (cudyn_compile_names) to use "  \
     "its C++ name"
 
+#define HINT_NO_PEER                                                                                            \
+    "cudyn_device_can_access_peer tells beforehand; copies between the two still work through cudyn_memcpy_dtod, "  \
+    "staged by the driver"
+
 /* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */
 #define HINT_NO_DEVICE                                                                                          \
     "no GPU is visible: check CUDA_VISIBLE_DEVICES (empty or -1 hides all), that /dev/nvidia* exist and are "    \

@@ -635,6 +635,13 @@ cu_result cuCtxEnablePeerAccess(cu_context peer, unsigned int flags)
     return CU_OK;
 }
 
+cu_result cuCtxDisablePeerAccess(cu_context peer)
+{
+    ENTER("cuCtxDisablePeerAccess");
+    (void)peer;
+    return CU_OK;
+}
+
 /* --------------------------------------------------------------- memory */
 
 cu_result cuMemAlloc_v2(cu_deviceptr *ptr, size_t bytes)
@@ -1458,6 +1465,7 @@ static const struct variant variants[] = {
     V(cuCtxPushCurrent, 4000, cuCtxPushCurrent_v2),
     V(cuCtxPopCurrent, 4000, cuCtxPopCurrent_v2),
     V(cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess),
+    V(cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess),
     V(cuMemAlloc, 3020, cuMemAlloc_v2),
     V(cuMemFree, 3020, cuMemFree_v2),
     V(cuMemHostAlloc, 2020, cuMemHostAlloc),
