@@ -38,12 +38,7 @@ void cudyn__cache_entry_free(struct cudyn__cache_entry *e)
         free(e->ptx);
     free(e->image);
     free(e->log);
-    for (size_t i = 0; i < e->n_names; i++) {
-        free(e->expressions[i]);
-        free(e->lowered[i]);
-    }
-    free(e->expressions);
-    free(e->lowered);
+    cudyn__names_free(&e->names);
     memset(e, 0, sizeof *e);
 }
 
@@ -100,7 +95,7 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
     struct writer w = {0};
     put(&w, CACHE_MAGIC, 8);
     put_u32(&w, CACHE_FORMAT);
-    put_u32(&w, (uint32_t)(3 + (e->ptx && e->ptx != e->image) + e->n_names));
+    put_u32(&w, (uint32_t)(3 + (e->ptx && e->ptx != e->image) + e->names.n));
     put(&w, key, CUDYN_SHA256_BYTES);
     char target[64];
     int n = snprintf(target, sizeof target, "%s %d %d", e->target, e->arch, e->cubin ? 1 : 0);
@@ -109,12 +104,13 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
     if (e->ptx && e->ptx != e->image)
         put_section(&w, TAG_PTX, e->ptx, e->ptx_size);
     put_section(&w, TAG_LOG, e->log ? e->log : "", e->log ? strlen(e->log) : 0);
-    for (size_t i = 0; i < e->n_names; i++) {
-        size_t a = strlen(e->expressions[i]) + 1, b = strlen(e->lowered[i]) + 1;
+    for (size_t i = 0; i < e->names.n; i++) {
+        const struct cudyn__name_pair *pair = &e->names.pairs[i];
+        size_t a = strlen(pair->expression) + 1, b = strlen(pair->lowered) + 1;
         put_u32(&w, TAG_NAME);
         put_u64(&w, a + b);
-        put(&w, e->expressions[i], a);
-        put(&w, e->lowered[i], b);
+        put(&w, pair->expression, a);
+        put(&w, pair->lowered, b);
     }
     if (!w.failed) {
         struct cudyn__sha256 h;
@@ -175,18 +171,7 @@ static int add_name(const unsigned char *p, size_t n, struct cudyn__cache_entry 
     if (!nul || nul == p || p[n - 1] != '\0' || (size_t)(nul - p) + 1 >= n ||
         memchr(nul + 1, '\0', n - (size_t)(nul - p) - 1) != p + n - 1)
         return -1;
-    char **ex = realloc(e->expressions, (e->n_names + 1) * sizeof *ex);
-    if (!ex)
-        return -1;
-    e->expressions = ex;
-    char **lo = realloc(e->lowered, (e->n_names + 1) * sizeof *lo);
-    if (!lo)
-        return -1;
-    e->lowered = lo;
-    e->expressions[e->n_names] = strdup((const char *)p);
-    e->lowered[e->n_names] = strdup((const char *)nul + 1);
-    e->n_names++;
-    if (!e->expressions[e->n_names - 1] || !e->lowered[e->n_names - 1])
+    if (cudyn__names_add(&e->names, (const char *)p, (const char *)nul + 1) != 0)
         return -1;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "names.h"
 #include "sha256.h"
 
 /* What a cache entry holds: a compiled program. */
@@ -27,9 +28,7 @@ struct cudyn__cache_entry {
     unsigned char *ptx;   /* NUL-terminated PTX or NULL */
     size_t ptx_size;
     char *log;
-    size_t n_names;       /* name expression -> lowered name pairs */
-    char **expressions;
-    char **lowered;
+    struct cudyn__names names; /* name expression -> lowered name */
 };
 
 void cudyn__cache_entry_free(struct cudyn__cache_entry *e);

@@ -86,10 +86,7 @@ CUDYN_API const char *cudyn_program_lowered_name(const cudyn_program *prog, cons
 {
     if (!prog || !name_expression)
         return NULL;
-    for (size_t i = 0; i < prog->out.n_names; i++)
-        if (strcmp(prog->out.expressions[i], name_expression) == 0)
-            return prog->out.lowered[i];
-    return NULL;
+    return cudyn__names_lookup(&prog->out.names, name_expression);
 }
 
 CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
@@ -98,11 +95,6 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
 }
 
 /* ------------------------------------------------------------ preparing */
-
-static int out_of_memory(const char *api)
-{
-    return cudyn__fail_oom(api);
-}
 
 static char **copy_strings(const char *const *v, int n, bool *ok)
 {
@@ -249,7 +241,7 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
         if (r != NVRTC_OK)
             return cudyn__fail_nvrtc(r, "nvrtcGetCUBINSize", api, NULL);
         if (!(e->image = malloc(size ? size : 1)))
-            return out_of_memory(api);
+            return cudyn__fail_oom(api);
         r = cudyn__nvrtc.nvrtcGetCUBIN(p, (char *)e->image);
         if (r != NVRTC_OK)
             return cudyn__fail_nvrtc(r, "nvrtcGetCUBIN", api, NULL);
@@ -277,19 +269,8 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
         nvrtc_result r = cudyn__nvrtc.nvrtcGetLoweredName(p, prog->expressions[i], &lowered);
         if (r != NVRTC_OK)
             return cudyn__fail_nvrtc(r, "nvrtcGetLoweredName", api, prog->expressions[i]);
-        char **ex = realloc(e->expressions, (e->n_names + 1) * sizeof *ex);
-        if (ex)
-            e->expressions = ex;
-        char **lo = realloc(e->lowered, (e->n_names + 1) * sizeof *lo);
-        if (lo)
-            e->lowered = lo;
-        if (!ex || !lo)
-            return out_of_memory(api);
-        e->expressions[e->n_names] = strdup(prog->expressions[i]);
-        e->lowered[e->n_names] = strdup(lowered);
-        e->n_names++;
-        if (!e->expressions[e->n_names - 1] || !e->lowered[e->n_names - 1])
-            return out_of_memory(api);
+        if (cudyn__names_add(&e->names, prog->expressions[i], lowered) != 0)
+            return cudyn__fail_oom(api);
     }
     return CUDYN_OK;
 }
@@ -404,7 +385,7 @@ static int new_program(const char *api, struct cudyn_program **out, const char *
         return st;
     struct cudyn_program *prog = calloc(1, sizeof *prog);
     if (!prog)
-        return out_of_memory(api);
+        return cudyn__fail_oom(api);
     bool ok1, ok2;
     prog->source = strdup(source);
     prog->name = strdup(name ? name : "kernel.cu");
@@ -417,7 +398,7 @@ static int new_program(const char *api, struct cudyn_program **out, const char *
     prog->n_archs = supported_archs(cc, prog->archs);
     if (!prog->source || !prog->name || !ok1 || !ok2) {
         cudyn_program_free(prog);
-        return out_of_memory(api);
+        return cudyn__fail_oom(api);
     }
     *out = prog;
     return CUDYN_OK;
@@ -565,7 +546,7 @@ CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
     struct cudyn_program *rebuilt = NULL;
     int st = load_with_fallback(api, prog, &mod, &rebuilt);
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, NULL, out);
+        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out.names : &prog->out.names, NULL, out);
     cudyn_program_free(rebuilt);
     return st;
 }
@@ -603,7 +584,7 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
     if (st == CUDYN_OK)
         st = load_with_fallback(api, prog, &mod, &rebuilt);
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out : &prog->out, prog->key, out);
+        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out.names : &prog->out.names, prog->key, out);
     cudyn_program_free(rebuilt);
     cudyn_program_free(prog);
     return st;

@@ -177,12 +177,12 @@ void cudyn__error_save(cudyn_error *saved);
 /* ---- module.c ---- */
 /* Loads an image with a JIT error log; the log ends the error message. */
 int cudyn__load_image(const char *api, cu_module *mod, const void *image);
-struct cudyn__cache_entry;
-/* Wraps a loaded handle with the program's lowered names; with a key, the
- * module joins the registry cudyn_module_load_source shares modules by.
- * On failure the handle is unloaded. */
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__cache_entry *names,
-                      const unsigned char *shared_key, cudyn_module *out);
+struct cudyn__names;
+/* Wraps a loaded handle with the program's lowered names (NULL: none);
+ * with a key, the module joins the registry cudyn_module_load_source
+ * shares modules by.  On failure the handle is unloaded. */
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names,
+                       const unsigned char *shared_key, cudyn_module *out);
 /* A registered module for this key in the current context (its count
  * raised), if any. */
 bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out);

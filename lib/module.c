@@ -22,9 +22,7 @@
 struct cudyn_module_st {
     cu_module handle;
     cu_context ctx;
-    size_t n_names;
-    char **expressions;
-    char **lowered;
+    struct cudyn__names names;
     bool shared;
     unsigned char key[CUDYN_SHA256_BYTES];
     int refs;
@@ -36,22 +34,15 @@ static struct cudyn_module_st *registry;
 
 static void free_module(struct cudyn_module_st *m)
 {
-    for (size_t i = 0; i < m->n_names; i++) {
-        free(m->expressions[i]);
-        free(m->lowered[i]);
-    }
-    free(m->expressions);
-    free(m->lowered);
+    cudyn__names_free(&m->names);
     free(m);
 }
 
 /* The name the driver knows a kernel or variable by. */
 static const char *lowered_name(const struct cudyn_module_st *m, const char *name)
 {
-    for (size_t i = 0; i < m->n_names; i++)
-        if (strcmp(m->expressions[i], name) == 0)
-            return m->lowered[i];
-    return name;
+    const char *lowered = cudyn__names_lookup(&m->names, name);
+    return lowered ? lowered : name;
 }
 
 static cu_context current_context(void)
@@ -62,25 +53,12 @@ static cu_context current_context(void)
     return ctx;
 }
 
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__cache_entry *names,
-                      const unsigned char *shared_key, cudyn_module *out)
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names,
+                       const unsigned char *shared_key, cudyn_module *out)
 {
     struct cudyn_module_st *m = calloc(1, sizeof *m);
-    bool ok = m != NULL;
-    if (ok && names && names->n_names) {
-        m->expressions = calloc(names->n_names, sizeof *m->expressions);
-        m->lowered = calloc(names->n_names, sizeof *m->lowered);
-        ok = m->expressions && m->lowered;
-        for (size_t i = 0; ok && i < names->n_names; i++) {
-            m->expressions[i] = strdup(names->expressions[i]);
-            m->lowered[i] = strdup(names->lowered[i]);
-            m->n_names++;
-            ok = m->expressions[i] && m->lowered[i];
-        }
-    }
-    if (!ok) {
-        if (m)
-            free_module(m);
+    if (!m || (names && cudyn__names_copy(&m->names, names) != 0)) {
+        free(m);
         cudyn__drv.cuModuleUnload(handle);
         return cudyn__fail_oom(api);
     }

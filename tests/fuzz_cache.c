@@ -72,15 +72,13 @@ static uint64_t next(void)
 int main(int argc, char **argv)
 {
     long iterations = argc > 1 ? atol(argv[1]) : 20000;
-    static char *names[] = {"scale<float>", "&counter"};
-    static char *lowered[] = {"_Z5scaleIfEvPT_S0_m", "counter"};
+    static struct cudyn__name_pair pairs[] = {{"scale<float>", "_Z5scaleIfEvPT_S0_m"}, {"&counter", "counter"}};
     unsigned char image[300];
     for (size_t i = 0; i < sizeof image; i++)
         image[i] = (unsigned char)(i * 31);
     struct cudyn__cache_entry e = {.target = "sm_90", .arch = 90, .cubin = true, .image = image,
                                   .image_size = sizeof image, .ptx = (unsigned char *)".version 8.0\n",
-                                  .ptx_size = 14, .log = "a log", .n_names = 2, .expressions = names,
-                                  .lowered = lowered};
+                                  .ptx_size = 14, .log = "a log", .names = {2, pairs}};
     size_t size = 0;
     unsigned char *valid = cudyn__cache_serialise(key, &e, &size);
     if (!valid || parse(valid, size) != 0) {
