@@ -598,27 +598,33 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
 /*
  * cudyn_launchf takes the kernel's arguments as values, described by a
  * format string with one character per kernel parameter (spaces are
- * ignored), in the spirit of PyCUDA's prepared calls:
- *
- *   code  parameter            pass (after C's default promotions)
- *   ?     bool                 int
- *   b B   int8_t / uint8_t     int
- *   h H   int16_t / uint16_t   int
- *   i I   int32_t / uint32_t   int / unsigned int
- *   q Q   int64_t / uint64_t   long long / unsigned long long
- *   e     half (__half)        double (a float promotes): converted, rounded to nearest
- *   f     float                double (a float promotes)
- *   d     double               double
- *   F     float complex        float _Complex (C) / two floats in a struct (C++)
- *   D     double complex       double _Complex
- *   p     device pointer       cudyn_devptr (not a plain 0: pass (cudyn_devptr)0)
- *   z     size_t               size_t
- *   s     struct by value      const void *struct_pointer, size_t sizeof_struct
- *   <     In buffer            void *host, size_t bytes: copied to a device buffer
- *                              before the launch; the kernel gets its address
- *   >     Out buffer           void *host, size_t bytes: copied back after it
- *   =     InOut buffer         void *host, size_t bytes: both
- *
+ * ignored), in the spirit of PyCUDA's prepared calls.  The characters, as
+ * data: X(code, the kernel's parameter, what to pass after C's default
+ * promotions).
+ */
+#define CUDYN_LAUNCH_FORMAT_MAP(X)                                                                             \
+    X('?', "bool", "int")                                                                                      \
+    X('b', "int8_t", "int")                                                                                    \
+    X('B', "uint8_t", "int")                                                                                   \
+    X('h', "int16_t", "int")                                                                                   \
+    X('H', "uint16_t", "int")                                                                                  \
+    X('i', "int32_t", "int")                                                                                   \
+    X('I', "uint32_t", "unsigned int")                                                                         \
+    X('q', "int64_t", "long long")                                                                             \
+    X('Q', "uint64_t", "unsigned long long")                                                                   \
+    X('e', "half (__half)", "double (a float promotes): converted, rounded to nearest even")                  \
+    X('f', "float", "double (a float promotes)")                                                               \
+    X('d', "double", "double")                                                                                 \
+    X('F', "float complex", "float _Complex (C) / two floats in a struct (C++)")                               \
+    X('D', "double complex", "double _Complex")                                                                \
+    X('p', "device pointer", "cudyn_devptr (not a plain 0: pass (cudyn_devptr)0)")                             \
+    X('z', "size_t", "size_t")                                                                                 \
+    X('s', "struct by value", "const void *struct_pointer, size_t sizeof_struct")                              \
+    X('<', "In buffer", "void *host, size_t bytes: copied to a device buffer before the launch, which gets its address") \
+    X('>', "Out buffer", "void *host, size_t bytes: a device buffer copied back after the launch")            \
+    X('=', "InOut buffer", "void *host, size_t bytes: both")
+
+/*
  * Example: cudyn_launchf(f, grid, block, 0, NULL, "fpppz", 2.0f, dx, dy, dout, n);
  *
  * In/Out buffers (PyCUDA's drv.In / drv.Out) live only during the call:

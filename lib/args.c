@@ -1,12 +1,11 @@
 /*
- * args.c - typed launches: argument packs built from a format (format.c),
- * In/Out buffers, and the check of arguments against the kernel's
- * parameters (cuFuncGetParamInfo, cached per function).
+ * args.c - typed launches: argument packs built from a format (format.c,
+ * format_codes.h), In/Out buffers, and the check of arguments against
+ * what the kernel takes (kernel_params.c).
  */
 #include "config.h"
 
 #include <complex.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,103 +14,7 @@
 
 #include "args.h"
 #include "internal.h"
-
-/* ---------------------------------------------- parameters of a kernel */
-
-#define PARAM_CACHE_SLOTS 512
-#define PARAM_UNKNOWN (-1) /* the driver cannot say: launches go unchecked */
-
-struct param_info {
-    _Atomic(cudyn_function) f;
-    unsigned int generation;
-    int count;
-    size_t sizes[CUDYN_MAX_ARGS];
-    char name[64];
-};
-
-static struct param_info param_cache[PARAM_CACHE_SLOTS];
-static pthread_mutex_t param_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_uint param_generation = 1;
-
-/* A function handle can be reused by the driver after its module is
- * unloaded: forget everything then. */
-void cudyn__param_cache_invalidate(void)
-{
-    atomic_fetch_add_explicit(&param_generation, 1, memory_order_release);
-}
-
-static void query_params(cudyn_function f, struct param_info *info)
-{
-    info->count = PARAM_UNKNOWN;
-    snprintf(info->name, sizeof info->name, "kernel");
-    if (!DRIVER_HAS(cuFuncGetParamInfo))
-        return;
-    cu_function fn = (cu_function)(void *)f;
-    const char *name = NULL;
-    if (DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
-        snprintf(info->name, sizeof info->name, "%s", name);
-    for (int i = 0; i <= CUDYN_MAX_ARGS; i++) {
-        size_t offset = 0, size = 0;
-        cu_result r = cudyn__drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size);
-        if (r == CU_ERR_INVALID_VALUE) { /* past the last parameter */
-            info->count = i;
-            return;
-        }
-        if (r != CU_OK || i == CUDYN_MAX_ARGS)
-            return; /* unknown */
-        info->sizes[i] = size;
-    }
-}
-
-/* The kernel's parameters, from the cache or the driver.  Lock-free for
- * readers: a slot's fields are written before its key is published. */
-static const struct param_info *param_info(cudyn_function f)
-{
-    unsigned int gen = atomic_load_explicit(&param_generation, memory_order_acquire);
-    size_t h = ((uintptr_t)f >> 4) % PARAM_CACHE_SLOTS;
-    for (size_t probe = 0; probe < 8; probe++) {
-        struct param_info *slot = &param_cache[(h + probe) % PARAM_CACHE_SLOTS];
-        if (atomic_load_explicit(&slot->f, memory_order_acquire) == f && slot->generation == gen)
-            return slot;
-    }
-    pthread_mutex_lock(&param_lock);
-    struct param_info *slot = NULL;
-    for (size_t probe = 0; probe < 8 && !slot; probe++) {
-        struct param_info *s = &param_cache[(h + probe) % PARAM_CACHE_SLOTS];
-        cudyn_function key = atomic_load_explicit(&s->f, memory_order_relaxed);
-        if (key == f && s->generation == gen)
-            slot = s; /* another thread was first */
-        else if (!key || s->generation != gen) {
-            atomic_store_explicit(&s->f, NULL, memory_order_relaxed);
-            query_params(f, s);
-            (void)cudyn__take_missing_symbol();
-            s->generation = gen;
-            atomic_store_explicit(&s->f, f, memory_order_release);
-            slot = s;
-        }
-    }
-    pthread_mutex_unlock(&param_lock);
-    return slot; /* NULL: the neighbourhood is full; go unchecked */
-}
-
-static int check_params(const char *api, cudyn_function f, const struct cudyn__format *fmt, const char *fmt_text)
-{
-    const struct param_info *info = param_info(f);
-    if (!info || info->count == PARAM_UNKNOWN)
-        return CUDYN_OK;
-    if (info->count != fmt->n)
-        return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                          "%s: %s takes %d parameter%s, the format \"%s\" gives %d", api, info->name, info->count,
-                          info->count == 1 ? "" : "s", fmt_text, fmt->n);
-    for (int i = 0; i < fmt->n; i++)
-        if (fmt->args[i].size != info->sizes[i])
-            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                              "%s: %s: parameter %d is %zu bytes, argument %d ('%c', %s) is %zu", api, info->name,
-                              i + 1, info->sizes[i], i + 1, fmt->args[i].code, fmt->args[i].what, fmt->args[i].size);
-    return CUDYN_OK;
-}
-
-/* ---------------------------------------------------------- the packs */
+#include "kernel_params.h"
 
 struct buffer {
     void *host;
@@ -127,21 +30,40 @@ struct cudyn_args {
     bool check;
     bool checked;             /* passed the check since the last change */
     bool owns_structs;        /* a reusable pack keeps copies */
+    uint64_t set, all;        /* a bit per argument: set so far / all of them */
     void *ptrs[CUDYN_MAX_ARGS]; /* what the driver gets */
     _Alignas(16) unsigned char scalars[CUDYN_MAX_ARGS][16];
     void *structs[CUDYN_MAX_ARGS];
     struct buffer buffers[CUDYN_MAX_ARGS];
 };
 
+/* What a launch passes for parameters nobody described: when neither the
+ * driver nor PTX can say how many parameters a kernel has, a format that is
+ * too short would leave the driver reading uninitialised pointers.  Every
+ * slot past the format points here instead: the kernel reads zeros, up to
+ * the largest parameter the driver allows, never garbage. */
+static const unsigned char zero_param[CUDYN_MAX_PARAM_BYTES];
+
+static void zero_tail(struct cudyn_args *a)
+{
+    for (int i = a->fmt.n; i < CUDYN_MAX_ARGS; i++)
+        a->ptrs[i] = (void *)zero_param;
+}
+
+static uint64_t bit(int i)
+{
+    return (uint64_t)1 << i;
+}
+
 static int set_struct(const char *api, struct cudyn_args *a, int i, const void *value, size_t size)
 {
     if (!value)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                          "%s: argument %d ('s') points to no struct", api, i + 1);
+                           "%s: argument %d ('s') points to no struct", api, i + 1);
     if (size == 0 || size > CUDYN_MAX_PARAM_BYTES)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                          "%s: argument %d ('s') has size %zu; it must be 1 to %d bytes", api, i + 1, size,
-                          CUDYN_MAX_PARAM_BYTES);
+                           "%s: argument %d ('s') has size %zu; it must be 1 to %d bytes", api, i + 1, size,
+                           CUDYN_MAX_PARAM_BYTES);
     a->fmt.args[i].size = size;
     if (!a->owns_structs) {
         a->ptrs[i] = (void *)value; /* the driver copies it at launch */
@@ -156,49 +78,56 @@ static int set_struct(const char *api, struct cudyn_args *a, int i, const void *
     return CUDYN_OK;
 }
 
+static int set_buffer(const char *api, struct cudyn_args *a, int i, void *host, size_t bytes)
+{
+    if (!host && bytes)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument %d ('%c') has no host memory for %zu bytes", api, i + 1,
+                           a->fmt.args[i].code, bytes);
+    struct buffer *b = &a->buffers[i];
+    b->host = host;
+    b->bytes = bytes;
+    a->ptrs[i] = &b->dev;
+    return CUDYN_OK;
+}
+
+/* The conversions format_codes.h names. */
+#define CONVERT_CAST(type, v) ((type)(v))
+#define CONVERT_BOOL(type, v) ((type)((v) != 0))
+#define CONVERT_HALF(type, v) ((type)cudyn__half_from_double(v))
+
 /* Reads one value per parameter from ap, as cudyn_launchf documents. */
 static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
 {
     for (int i = 0; i < a->fmt.n; i++) {
         unsigned char *slot = a->scalars[i];
-        a->ptrs[i] = slot;
+        int st = CUDYN_OK;
         switch (a->fmt.args[i].code) {
-        case '?': slot[0] = va_arg(*ap, int) != 0; break;
-        case 'b': { int8_t v = (int8_t)va_arg(*ap, int); memcpy(slot, &v, 1); break; }
-        case 'B': { uint8_t v = (uint8_t)va_arg(*ap, int); memcpy(slot, &v, 1); break; }
-        case 'h': { int16_t v = (int16_t)va_arg(*ap, int); memcpy(slot, &v, 2); break; }
-        case 'H': { uint16_t v = (uint16_t)va_arg(*ap, int); memcpy(slot, &v, 2); break; }
-        case 'i': { int32_t v = va_arg(*ap, int); memcpy(slot, &v, 4); break; }
-        case 'I': { uint32_t v = va_arg(*ap, unsigned int); memcpy(slot, &v, 4); break; }
-        case 'q': { int64_t v = va_arg(*ap, long long); memcpy(slot, &v, 8); break; }
-        case 'Q': { uint64_t v = va_arg(*ap, unsigned long long); memcpy(slot, &v, 8); break; }
-        case 'e': { unsigned short v = cudyn__half_from_double(va_arg(*ap, double)); memcpy(slot, &v, 2); break; }
-        case 'f': { float v = (float)va_arg(*ap, double); memcpy(slot, &v, 4); break; }
-        case 'd': { double v = va_arg(*ap, double); memcpy(slot, &v, 8); break; }
-        case 'F': { float _Complex v = va_arg(*ap, float _Complex); memcpy(slot, &v, 8); break; }
-        case 'D': { double _Complex v = va_arg(*ap, double _Complex); memcpy(slot, &v, 16); break; }
-        case 'p': { cudyn_devptr v = va_arg(*ap, cudyn_devptr); memcpy(slot, &v, 8); break; }
-        case 'z': { size_t v = va_arg(*ap, size_t); memcpy(slot, &v, sizeof v); break; }
+#define SCALAR_CODE(code, stored, promoted, convert)          \
+    case code: {                                              \
+        stored v = convert(stored, va_arg(*ap, promoted));    \
+        memcpy(slot, &v, sizeof v);                           \
+        a->ptrs[i] = slot;                                    \
+        break;                                                \
+    }
+#define OTHER_CODE(code, kind)
+#include "format_codes.h"
+#undef SCALAR_CODE
+#undef OTHER_CODE
         case 's': {
             const void *p = va_arg(*ap, const void *);
-            size_t size = va_arg(*ap, size_t);
-            int st = set_struct(api, a, i, p, size);
-            if (st != CUDYN_OK)
-                return st;
+            st = set_struct(api, a, i, p, va_arg(*ap, size_t));
             break;
         }
         default: { /* buffers */
-            struct buffer *b = &a->buffers[i];
-            b->host = va_arg(*ap, void *);
-            b->bytes = va_arg(*ap, size_t);
-            if (!b->host && b->bytes)
-                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                                  "%s: argument %d ('%c') has no host memory for %zu bytes", api, i + 1,
-                                  a->fmt.args[i].code, b->bytes);
-            a->ptrs[i] = &b->dev;
+            void *host = va_arg(*ap, void *);
+            st = set_buffer(api, a, i, host, va_arg(*ap, size_t));
             break;
         }
         }
+        if (st != CUDYN_OK)
+            return st;
+        a->set |= bit(i);
     }
     a->checked = false;
     return CUDYN_OK;
@@ -213,26 +142,32 @@ static int parse(const char *api, struct cudyn_args *a, cudyn_function f, const 
     char why[128];
     if (cudyn__format_parse(fmt, &a->fmt, why, sizeof why) != 0)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                          "%s: format \"%.64s\": %s; see the table in cudyn.h", api, fmt, why);
+                           "%s: format \"%.64s\": %s; see CUDYN_LAUNCH_FORMAT_MAP in cudyn.h", api, fmt, why);
     a->f = f;
     a->fmt_text = fmt;
+    a->set = 0;
+    a->all = a->fmt.n == 64 ? ~(uint64_t)0 : bit(a->fmt.n) - 1;
     return CUDYN_OK;
 }
 
-/* Frees the device side of In/Out buffers; keeps the first error. */
+/* Frees the device side of In/Out buffers.  A launch that had failed keeps
+ * its error; otherwise the first failed free is the error. */
 static int release_buffers(struct cudyn_args *a, int st)
 {
     cudyn_error first;
-    cudyn__error_save(&first);
+    if (st != CUDYN_OK)
+        cudyn__error_save(&first);
     for (int i = 0; i < a->fmt.n; i++)
         if (a->buffers[i].dev) {
             int r = cudyn_mem_free(a->buffers[i].dev);
             a->buffers[i].dev = 0;
-            if (st == CUDYN_OK)
+            if (r != CUDYN_OK && st == CUDYN_OK) {
                 st = r;
+                cudyn__error_save(&first);
+            }
         }
-    if (st != CUDYN_OK && first.status)
-        cudyn__error_restore(&first);
+    if (st != CUDYN_OK)
+        cudyn__error_restore(&first); /* later failed frees must not replace it */
     return st;
 }
 
@@ -268,10 +203,15 @@ static int launch_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3
 static int launch_pack(const char *api, struct cudyn_args *a, cudyn_dim3 grid, cudyn_dim3 block,
                        unsigned int shared, cudyn_stream stream)
 {
-    if (a->check && !a->checked) {
-        int st = check_params(api, a->f, &a->fmt, a->fmt_text);
-        if (st != CUDYN_OK)
-            return st;
+    if (!a->checked) {
+        bool known = false;
+        if (a->check) {
+            int st = cudyn__kernel_check(api, a->f, &a->fmt, a->fmt_text, &known);
+            if (st != CUDYN_OK)
+                return st;
+        }
+        if (!known)
+            zero_tail(a); /* unchecked: never let the driver read past the format */
         a->checked = true;
     }
     if (a->fmt.has_buffers)
@@ -316,8 +256,6 @@ CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *
     int st = parse(api, a, f, fmt);
     if (st == CUDYN_OK && !(a->fmt_text = a->fmt_copy = strdup(fmt)))
         st = cudyn__fail_oom(api);
-    for (int i = 0; st == CUDYN_OK && i < a->fmt.n; i++)
-        a->ptrs[i] = a->fmt.args[i].kind == ARG_SCALAR ? (void *)a->scalars[i] : NULL;
     if (st != CUDYN_OK) {
         free(a);
         return st;
@@ -348,17 +286,22 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
     if (!value)
         return cudyn__fail_arg(api, "value", "must not be NULL");
     const struct cudyn__arg_spec *spec = &args->fmt.args[index];
-    args->checked = false;
-    if (spec->kind == ARG_STRUCT)
-        return set_struct(api, args, index, value, size);
-    if (spec->kind != ARG_SCALAR)
+    if (spec->kind != ARG_SCALAR && spec->kind != ARG_STRUCT)
         return cudyn__fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
-    if (size != spec->size)
+    if (spec->kind == ARG_SCALAR && size != spec->size)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                          "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code, spec->what,
-                          spec->size, size);
-    memcpy(args->scalars[index], value, size);
-    args->ptrs[index] = args->scalars[index];
+                           "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code,
+                           spec->what, spec->size, size);
+    args->checked = false;
+    if (spec->kind == ARG_STRUCT) {
+        int st = set_struct(api, args, index, value, size);
+        if (st != CUDYN_OK)
+            return st;
+    } else {
+        memcpy(args->scalars[index], value, size);
+        args->ptrs[index] = args->scalars[index];
+    }
+    args->set |= bit(index);
     return CUDYN_OK;
 }
 
@@ -371,16 +314,28 @@ CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled)
     return CUDYN_OK;
 }
 
+/* The first argument never set, for the message. */
+static int first_unset(const cudyn_args *args)
+{
+    for (int i = 0; i < args->fmt.n; i++)
+        if (!(args->set & bit(i)))
+            return i;
+    return 0;
+}
+
 CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                                 cudyn_stream stream)
 {
     static const char api[] = "cudyn_args_launch";
     if (CUDYN_UNLIKELY(!args))
         return cudyn__fail_arg(api, "args", "must not be NULL");
-    for (int i = 0; i < args->fmt.n; i++)
-        if (CUDYN_UNLIKELY(!args->ptrs[i]))
-            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                              "%s: argument %d ('%c') was never set", api, i + 1, args->fmt.args[i].code);
+    if (CUDYN_UNLIKELY(args->set != args->all)) {
+        int i = first_unset(args);
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument %d ('%c') was never set; set every value with cudyn_args_set or "
+                           "cudyn_args_set_value before launching",
+                           api, i + 1, args->fmt.args[i].code);
+    }
     if (CUDYN_UNLIKELY(!args->checked)) {
         int st = cudyn__need_context(api);
         if (st != CUDYN_OK)

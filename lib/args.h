@@ -12,7 +12,7 @@
 /* The driver's limit on a kernel's parameter bytes (CUDA 12.1+). */
 #define CUDYN_MAX_PARAM_BYTES 32764
 
-enum cudyn__arg_kind { ARG_SCALAR, ARG_STRUCT, ARG_IN, ARG_OUT, ARG_INOUT };
+enum cudyn__arg_kind { ARG_NONE, ARG_SCALAR, ARG_STRUCT, ARG_IN, ARG_OUT, ARG_INOUT };
 
 struct cudyn__arg_spec {
     char code;

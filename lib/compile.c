@@ -545,8 +545,10 @@ CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
     cu_module mod = NULL;
     struct cudyn_program *rebuilt = NULL;
     int st = load_with_fallback(api, prog, &mod, &rebuilt);
+    const struct cudyn_program *loaded = rebuilt ? rebuilt : prog;
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out.names : &prog->out.names, NULL, out);
+        st = cudyn__module_wrap(api, mod, &loaded->out.names, (const char *)loaded->out.ptx, loaded->out.ptx_size, NULL,
+                                out);
     cudyn_program_free(rebuilt);
     return st;
 }
@@ -583,8 +585,10 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
     struct cudyn_program *rebuilt = NULL;
     if (st == CUDYN_OK)
         st = load_with_fallback(api, prog, &mod, &rebuilt);
+    const struct cudyn_program *loaded = rebuilt ? rebuilt : prog;
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, rebuilt ? &rebuilt->out.names : &prog->out.names, prog->key, out);
+        st = cudyn__module_wrap(api, mod, &loaded->out.names, (const char *)loaded->out.ptx, loaded->out.ptx_size,
+                                prog->key, out);
     cudyn_program_free(rebuilt);
     cudyn_program_free(prog);
     return st;

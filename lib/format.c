@@ -1,7 +1,8 @@
 /*
- * format.c - the alphabet of cudyn_launchf's format strings (the table in
- * cudyn.h) and its parser, a pure function fuzzed by tests/fuzz_format.c;
- * and the float-to-half conversion 'e' arguments need.
+ * format.c - the parser of cudyn_launchf's format strings (the alphabet is
+ * format_codes.h, documented by CUDYN_LAUNCH_FORMAT_MAP in cudyn.h), a pure
+ * function fuzzed by tests/fuzz_format.c; and the float-to-half conversion
+ * 'e' arguments need.
  */
 #include "config.h"
 
@@ -10,35 +11,25 @@
 #include <string.h>
 
 #include "args.h"
+#include "cudyn.h"
 
 struct code_info {
-    enum cudyn__arg_kind kind;
+    enum cudyn__arg_kind kind; /* ARG_NONE: not a format character */
     size_t size;
     const char *what;
 };
 
-/* Indexed by the format character; documented in cudyn.h. */
+/* Indexed by the format character: the kind and size from format_codes.h,
+ * the description from cudyn.h's CUDYN_LAUNCH_FORMAT_MAP. */
 static const struct code_info codes[128] = {
-    ['?'] = {ARG_SCALAR, 1, "bool"},
-    ['b'] = {ARG_SCALAR, 1, "int8"},
-    ['B'] = {ARG_SCALAR, 1, "uint8"},
-    ['h'] = {ARG_SCALAR, 2, "int16"},
-    ['H'] = {ARG_SCALAR, 2, "uint16"},
-    ['i'] = {ARG_SCALAR, 4, "int32"},
-    ['I'] = {ARG_SCALAR, 4, "uint32"},
-    ['q'] = {ARG_SCALAR, 8, "int64"},
-    ['Q'] = {ARG_SCALAR, 8, "uint64"},
-    ['e'] = {ARG_SCALAR, 2, "half"},
-    ['f'] = {ARG_SCALAR, 4, "float"},
-    ['d'] = {ARG_SCALAR, 8, "double"},
-    ['F'] = {ARG_SCALAR, 8, "float complex"},
-    ['D'] = {ARG_SCALAR, 16, "double complex"},
-    ['p'] = {ARG_SCALAR, 8, "device pointer"},
-    ['z'] = {ARG_SCALAR, sizeof(size_t), "size_t"},
-    ['s'] = {ARG_STRUCT, 0, "struct"},
-    ['<'] = {ARG_IN, 8, "In buffer"},
-    ['>'] = {ARG_OUT, 8, "Out buffer"},
-    ['='] = {ARG_INOUT, 8, "InOut buffer"},
+#define SCALAR_CODE(code, stored, promoted, convert) [code].kind = ARG_SCALAR, [code].size = sizeof(stored),
+#define OTHER_CODE(code, kind_) [code].kind = kind_, [code].size = kind_ == ARG_STRUCT ? 0 : sizeof(cudyn_devptr),
+#include "format_codes.h"
+#undef SCALAR_CODE
+#undef OTHER_CODE
+#define DOCUMENTED(code, parameter, pass) [code].what = parameter,
+    CUDYN_LAUNCH_FORMAT_MAP(DOCUMENTED)
+#undef DOCUMENTED
 };
 
 int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, size_t err_cap)
@@ -49,7 +40,7 @@ int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, s
         if (*c == ' ')
             continue;
         unsigned char u = (unsigned char)*c;
-        if (u >= 128 || !codes[u].what) {
+        if (u >= 128 || codes[u].kind == ARG_NONE) {
             snprintf(err, err_cap, "'%c' (position %d) is not a format character", u >= 32 && u < 127 ? u : '?',
                      (int)(c - fmt) + 1);
             return -1;

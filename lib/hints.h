@@ -46,6 +46,8 @@
     "cudyn_device_can_access_peer tells beforehand; copies between the two still work through cudyn_memcpy_dtod, "  \
     "staged by the driver"
 
+#define HINT_RELOAD_AFTER_RESET "load the module again after the reset"
+
 /* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */
 #define HINT_NO_DEVICE                                                                                          \
     "no GPU is visible: check CUDA_VISIBLE_DEVICES (empty or -1 hides all), that /dev/nvidia* exist and are "    \

@@ -178,18 +178,15 @@ void cudyn__error_save(cudyn_error *saved);
 /* Loads an image with a JIT error log; the log ends the error message. */
 int cudyn__load_image(const char *api, cu_module *mod, const void *image);
 struct cudyn__names;
-/* Wraps a loaded handle with the program's lowered names (NULL: none);
- * with a key, the module joins the registry cudyn_module_load_source
- * shares modules by.  On failure the handle is unloaded. */
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names,
-                       const unsigned char *shared_key, cudyn_module *out);
+/* Wraps a loaded handle with the program's lowered names (NULL: none) and
+ * the ".entry" declarations of its PTX (ptx NULL: none known); with a key,
+ * cudyn_module_load_source finds the module again by it.  On failure the
+ * handle is unloaded. */
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *ptx,
+                       size_t ptx_len, const unsigned char *shared_key, cudyn_module *out);
 /* A registered module for this key in the current context (its count
  * raised), if any. */
 bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out);
-
-/* ---- args.c ---- */
-/* Forgets cached kernel parameters (a module was unloaded). */
-void cudyn__param_cache_invalidate(void);
 
 /* ---- status.c ---- */
 struct cudyn__native_code {

@@ -12,18 +12,23 @@
 #include "cache.h"
 #include "hints.h"
 #include "internal.h"
+#include "kernel_params.h"
 
 #define CU_FUNCTION(f) ((cu_function)(void *)(f))
 #define JIT_LOG_BYTES 8192
 
-/* A loaded module: the driver's handle, the name expressions its program
- * was compiled with, and, for cudyn_module_load_source, its place in the
- * per-process registry that hands the same module to the same source. */
+/* A loaded module: the driver's handle and context, the name expressions
+ * its program was compiled with, the ".entry" declarations of its PTX (for
+ * checking launches), and, for cudyn_module_load_source, the key that
+ * hands the same module to the same source.  Every live module is in the
+ * registry; a device reset marks its modules dead (their handles died
+ * with the context) and takes them out. */
 struct cudyn_module_st {
     cu_module handle;
     cu_context ctx;
     struct cudyn__names names;
-    bool shared;
+    char *interface; /* NULL: no PTX known */
+    bool shared, dead;
     unsigned char key[CUDYN_SHA256_BYTES];
     int refs;
     struct cudyn_module_st *next;
@@ -35,7 +40,18 @@ static struct cudyn_module_st *registry;
 static void free_module(struct cudyn_module_st *m)
 {
     cudyn__names_free(&m->names);
+    free(m->interface);
     free(m);
+}
+
+/* registry_lock held */
+static void unlink_module(struct cudyn_module_st *m)
+{
+    for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
+        if (*link == m) {
+            *link = m->next;
+            break;
+        }
 }
 
 /* The name the driver knows a kernel or variable by. */
@@ -53,12 +69,24 @@ static cu_context current_context(void)
     return ctx;
 }
 
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names,
-                       const unsigned char *shared_key, cudyn_module *out)
+/* PTX text is the image itself when it is not an ELF (CUBIN) or fatbin. */
+static bool is_ptx(const void *image)
+{
+    const unsigned char *p = image;
+    return !(p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') &&
+           !(p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) /* fatbin */;
+}
+
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *ptx,
+                       size_t ptx_len, const unsigned char *shared_key, cudyn_module *out)
 {
     struct cudyn_module_st *m = calloc(1, sizeof *m);
-    if (!m || (names && cudyn__names_copy(&m->names, names) != 0)) {
-        free(m);
+    bool ok = m && (!names || cudyn__names_copy(&m->names, names) == 0);
+    if (ok && ptx && !(m->interface = cudyn__ptx_interface_extract(ptx, ptx_len)))
+        ok = false;
+    if (!ok) {
+        if (m)
+            free_module(m);
         cudyn__drv.cuModuleUnload(handle);
         return cudyn__fail_oom(api);
     }
@@ -68,11 +96,11 @@ int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__na
     if (shared_key) {
         m->shared = true;
         memcpy(m->key, shared_key, sizeof m->key);
-        pthread_mutex_lock(&registry_lock);
-        m->next = registry;
-        registry = m;
-        pthread_mutex_unlock(&registry_lock);
     }
+    pthread_mutex_lock(&registry_lock);
+    m->next = registry;
+    registry = m;
+    pthread_mutex_unlock(&registry_lock);
     *out = m;
     return CUDYN_OK;
 }
@@ -83,13 +111,51 @@ bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out)
     bool found = false;
     pthread_mutex_lock(&registry_lock);
     for (struct cudyn_module_st *m = registry; m && !found; m = m->next)
-        if (m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0) {
+        if (m->shared && m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0) {
             m->refs++;
             *out = m;
             found = true;
         }
     pthread_mutex_unlock(&registry_lock);
     return found;
+}
+
+void cudyn__module_ptx_params(cu_module handle, const char *name, struct cudyn__ptx_kernel *out, cu_context *ctx)
+{
+    out->count = -1;
+    pthread_mutex_lock(&registry_lock);
+    for (struct cudyn_module_st *m = registry; m; m = m->next)
+        if (m->handle == handle) {
+            *ctx = m->ctx;
+            if (m->interface && name[0])
+                cudyn__ptx_kernel_params(m->interface, strlen(m->interface), name, out);
+            break;
+        }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void cudyn__module_forget_context(cu_context ctx)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (struct cudyn_module_st **link = &registry; *link;) {
+        struct cudyn_module_st *m = *link;
+        if (m->ctx == ctx) {
+            m->dead = true; /* its owner still frees it with cudyn_module_unload */
+            *link = m->next;
+        } else {
+            link = &m->next;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* A module whose context a reset destroyed cannot be used. */
+static int check_alive(const char *api, const struct cudyn_module_st *m)
+{
+    if (CUDYN_UNLIKELY(m->dead))
+        return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_RELOAD_AFTER_RESET,
+                           "%s: the module was destroyed by cudyn_device_reset", api);
+    return CUDYN_OK;
 }
 
 /* Loads with a JIT error log; on failure the log ends the error message. */
@@ -130,8 +196,10 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
         return cudyn__fail_arg(api, "image", "must not be NULL");
     cu_module mod = NULL;
     int st = cudyn__load_image(api, &mod, image);
-    if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, NULL, NULL, out);
+    if (st == CUDYN_OK) {
+        const char *ptx = is_ptx(image) ? image : NULL;
+        st = cudyn__module_wrap(api, mod, NULL, ptx, ptx ? strlen(ptx) : 0, NULL, out);
+    }
     return st;
 }
 
@@ -145,26 +213,39 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         return st;
     /* a module shared by cudyn_module_load_source goes with its last user;
      * if the driver refuses the unload, nothing changes and the caller may
-     * try again */
+     * try again; a module a reset destroyed is only freed */
     pthread_mutex_lock(&registry_lock);
     if (mod->refs > 1) {
         mod->refs--;
         pthread_mutex_unlock(&registry_lock);
         return CUDYN_OK;
     }
-    cu_result r = cudyn__drv.cuModuleUnload(mod->handle);
-    if (r == CU_OK && mod->shared)
-        for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
-            if (*link == mod) {
-                *link = mod->next;
-                break;
-            }
+    cu_result r = mod->dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
+    if (r == CU_OK && !mod->dead)
+        unlink_module(mod);
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleUnload", api);
-    cudyn__param_cache_invalidate(); /* its function handles may be reused */
+    if (!mod->dead)
+        cudyn__kernel_forget_module(mod->handle); /* its function handles may be reused */
     free_module(mod);
     return CUDYN_OK;
+}
+
+/* Records what a kernel takes, from the driver and from the module's PTX
+ * (found by the name the PTX knows it by), for checking launches. */
+static void register_kernel(const struct cudyn_module_st *m, cu_function f, const char *name, const char *lowered)
+{
+    struct cudyn__kernel_facts facts;
+    int driver_count = cudyn__kernel_driver_facts((cudyn_function)(void *)f, &facts);
+    struct cudyn__ptx_kernel ptx = {.count = -1};
+    if (m->interface)
+        cudyn__ptx_kernel_params(m->interface, strlen(m->interface), lowered, &ptx);
+    cudyn__copy_string(facts.who.name, sizeof facts.who.name, name);
+    facts.who.ctx = m->ctx;
+    facts.module = m->handle;
+    cudyn__kernel_merge(&facts, driver_count, &ptx);
+    cudyn__kernel_register((cudyn_function)(void *)f, &facts);
 }
 
 CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const char *name)
@@ -177,17 +258,21 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
         return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
         return cudyn__fail_arg(api, "name", "must be a kernel name");
-    int st = cudyn__need_context(api);
+    int st = check_alive(api, mod);
+    if (st == CUDYN_OK)
+        st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_function f = NULL;
-    cu_result r = cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered_name(mod, name));
+    const char *lowered = lowered_name(mod, name);
+    cu_result r = cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered);
     if (r == CU_ERR_NOT_FOUND)
         return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                            "cuModuleGetFunction", HINT_KERNEL_NAME, "%s: no kernel named '%s' in the module", api,
                            name);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleGetFunction", api);
+    register_kernel(mod, f, name, lowered);
     *out = (cudyn_function)(void *)f;
     return CUDYN_OK;
 }
@@ -204,7 +289,9 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
         return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
         return cudyn__fail_arg(api, "name", "must be a variable name");
-    int st = cudyn__need_context(api);
+    int st = check_alive(api, mod);
+    if (st == CUDYN_OK)
+        st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;

@@ -174,9 +174,19 @@ static void test_parameter_check(void)
                  CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
     cudyn_last_error(&e);
     CHECK_CONTAINS(e.message, "parameter 5 is 8 bytes, argument 5 ('f', float) is 4");
+    /* same size, other kind: the PTX tells int from float, and a double
+     * from a pointer */
     long launches = mock_call_count("cuLaunchKernel");
     CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "ipppz", 2, d, d, d, (size_t)0),
-                 CUDYN_OK); /* same size: the check cannot tell int from float */
+                 CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "saxpy: parameter 1 is a floating-point value (its PTX says so), argument 1 ('i')");
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fdppz", 2.0, 1.0, d, d, (size_t)0),
+                 CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "parameter 2 is an integer (its PTX says so), argument 2 ('d') is double");
+    CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches);
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0), CUDYN_OK);
     CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches + 1);
 }
 

@@ -1,0 +1,224 @@
+/*
+ * ptx_interface.c - see ptx_interface.h.
+ *
+ * The grammar read, per parameter, separated by commas up to ')':
+ *   .param [.align A] .TYPE [.ptr [.STATE] [.align A]] NAME [ '[' N ']' ]
+ * Anything else makes the entry unreadable (count -1): a launch is then
+ * checked by size only, never refused for a text cudyn did not understand.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_interface.h"
+
+static const struct {
+    const char *name;
+    size_t size;
+    enum cudyn__param_class cls;
+} ptx_types[] = {
+    {"u8", 1, PARAM_INTEGER},  {"s8", 1, PARAM_INTEGER},  {"b8", 1, PARAM_BYTES},    {"u16", 2, PARAM_INTEGER},
+    {"s16", 2, PARAM_INTEGER}, {"b16", 2, PARAM_UNKNOWN}, {"f16", 2, PARAM_FLOAT},   {"bf16", 2, PARAM_FLOAT},
+    {"u32", 4, PARAM_INTEGER}, {"s32", 4, PARAM_INTEGER}, {"b32", 4, PARAM_UNKNOWN}, {"f32", 4, PARAM_FLOAT},
+    {"u64", 8, PARAM_INTEGER}, {"s64", 8, PARAM_INTEGER}, {"b64", 8, PARAM_UNKNOWN}, {"f64", 8, PARAM_FLOAT},
+};
+
+/* A cursor over the declaration, never past `end`. */
+struct cursor {
+    const char *p, *end;
+};
+
+static void skip_space(struct cursor *c)
+{
+    while (c->p < c->end && isspace((unsigned char)*c->p))
+        c->p++;
+}
+
+/* The next word (letters, digits, '_', '$', '.'), or 0 if none. */
+static size_t word(struct cursor *c, const char **start)
+{
+    skip_space(c);
+    *start = c->p;
+    while (c->p < c->end && (isalnum((unsigned char)*c->p) || strchr("_$.", *c->p)))
+        c->p++;
+    return (size_t)(c->p - *start);
+}
+
+static bool is(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+/* ".align N": skips it if it comes next. */
+static bool skip_align(struct cursor *c)
+{
+    struct cursor save = *c;
+    const char *w;
+    size_t n = word(c, &w);
+    if (!is(w, n, ".align")) {
+        *c = save;
+        return true;
+    }
+    n = word(c, &w);
+    return n > 0 && isdigit((unsigned char)w[0]);
+}
+
+static bool read_type(const char *w, size_t n, struct cudyn__ptx_param *p)
+{
+    if (n < 2 || w[0] != '.')
+        return false;
+    for (size_t i = 0; i < sizeof ptx_types / sizeof ptx_types[0]; i++)
+        if (is(w + 1, n - 1, ptx_types[i].name)) {
+            p->size = ptx_types[i].size;
+            p->cls = ptx_types[i].cls;
+            return true;
+        }
+    return false;
+}
+
+/* One ".param ..." up to the name and an optional [N]. */
+static bool read_param(struct cursor *c, struct cudyn__ptx_param *p)
+{
+    const char *w;
+    size_t n = word(c, &w);
+    if (!is(w, n, ".param") || !skip_align(c))
+        return false;
+    n = word(c, &w);
+    if (!read_type(w, n, p))
+        return false;
+    struct cursor save = *c;
+    n = word(c, &w);
+    if (is(w, n, ".ptr")) {
+        p->cls = PARAM_POINTER;
+        save = *c;
+        n = word(c, &w);
+        if (n && w[0] == '.' && !is(w, n, ".align"))
+            save = *c; /* the state space: .global, .const ... */
+        *c = save;
+        if (!skip_align(c))
+            return false;
+        n = word(c, &w);
+    }
+    if (n == 0 || w[0] == '.')
+        return false; /* the parameter's name */
+    skip_space(c);
+    if (c->p < c->end && *c->p == '[') {
+        char *stop;
+        unsigned long count = strtoul(c->p + 1, &stop, 10);
+        if (stop >= c->end || *stop != ']' || count == 0 || count > 65536)
+            return false;
+        c->p = stop + 1;
+        p->size *= count;
+        if (p->cls != PARAM_BYTES)
+            p->cls = PARAM_BYTES; /* an array of anything is bytes to a launch */
+    } else if (p->cls == PARAM_BYTES) {
+        p->cls = PARAM_INTEGER; /* a lone .b8 is a byte */
+    }
+    return true;
+}
+
+/* Where ".entry NAME(" starts its parameter list, or NULL. */
+static const char *find_entry(const char *text, size_t len, const char *name)
+{
+    size_t name_len = strlen(name);
+    for (const char *p = text; p + 7 + name_len < text + len; p++) {
+        p = memchr(p, '.', (size_t)(text + len - p));
+        if (!p || p + 7 + name_len >= text + len)
+            return NULL;
+        if (memcmp(p, ".entry", 6) != 0 || !isspace((unsigned char)p[6]))
+            continue;
+        const char *q = p + 6;
+        while (q < text + len && isspace((unsigned char)*q))
+            q++;
+        if ((size_t)(text + len - q) > name_len && memcmp(q, name, name_len) == 0) {
+            q += name_len;
+            while (q < text + len && isspace((unsigned char)*q))
+                q++;
+            if (q < text + len && *q == '(')
+                return q + 1;
+        }
+    }
+    return NULL;
+}
+
+int cudyn__ptx_kernel_params(const char *text, size_t len, const char *name, struct cudyn__ptx_kernel *out)
+{
+    out->count = -1;
+    const char *start = text && name && name[0] ? find_entry(text, len, name) : NULL;
+    if (!start)
+        return -1;
+    struct cursor c = {start, text + len};
+    int count = 0;
+    skip_space(&c);
+    while (c.p < c.end && *c.p != ')') {
+        if (count == CUDYN_MAX_ARGS || !read_param(&c, &out->params[count]))
+            return -1;
+        count++;
+        skip_space(&c);
+        if (c.p < c.end && *c.p == ',')
+            c.p++;
+        else if (c.p >= c.end || *c.p != ')')
+            return -1;
+        skip_space(&c);
+    }
+    if (c.p >= c.end)
+        return -1;
+    out->count = count;
+    return 0;
+}
+
+bool cudyn__param_accepts(enum cudyn__param_class cls, char code)
+{
+    switch (cls) {
+    case PARAM_UNKNOWN:
+    case PARAM_BYTES:
+        return true; /* a struct, a vector or raw bits: any bytes of its size */
+    case PARAM_FLOAT:
+        return code == 'f' || code == 'd' || code == 'e' || code == 's';
+    case PARAM_POINTER:
+        /* a device address, however it is spelled; buffers pass one too */
+        return code == 'p' || code == 'q' || code == 'Q' || code == 'z' || code == 's' || code == '<' ||
+               code == '>' || code == '=';
+    case PARAM_INTEGER:
+        return !(code == 'f' || code == 'd' || code == 'e' || code == 'F' || code == 'D');
+    }
+    return true;
+}
+
+char *cudyn__ptx_interface_extract(const char *text, size_t len)
+{
+    size_t cap = 256, used = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    const char *end = text + len;
+    for (const char *p = text; p && p < end; p++) {
+        p = memchr(p, '.', (size_t)(end - p));
+        if (!p || end - p < 7)
+            break;
+        if (memcmp(p, ".entry", 6) != 0 || !isspace((unsigned char)p[6]))
+            continue;
+        const char *close = memchr(p, ')', (size_t)(end - p));
+        if (!close)
+            break;
+        size_t n = (size_t)(close - p) + 1;
+        if (used + n + 2 > cap) {
+            while (used + n + 2 > cap)
+                cap *= 2;
+            char *grown = realloc(out, cap);
+            if (!grown) {
+                free(out);
+                return NULL;
+            }
+            out = grown;
+        }
+        memcpy(out + used, p, n);
+        used += n;
+        out[used++] = '\n';
+        p = close;
+    }
+    out[used] = '\0';
+    return out;
+}

@@ -1,0 +1,50 @@
+/*
+ * ptx_interface.h - a kernel's parameters as its PTX declares them
+ * (".entry NAME(.param .f32 NAME_param_0, .param .u64 .ptr ...)"), so a
+ * launch can check the kind of each argument, not only its size: a double
+ * passed for a float *, or a float for an int, is caught before the GPU
+ * sees it.  A pure function of the text, fuzzed by tests/fuzz_format.c.
+ */
+#ifndef CUDYN_PTX_INTERFACE_H
+#define CUDYN_PTX_INTERFACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "args.h"
+
+/* What a parameter holds, as far as PTX tells. */
+enum cudyn__param_class {
+    PARAM_UNKNOWN = 0, /* .b16/.b32/.b64 scalars: bits of any kind */
+    PARAM_INTEGER,     /* .u8 ... .s64 */
+    PARAM_FLOAT,       /* .f16 .bf16 .f32 .f64 */
+    PARAM_POINTER,     /* a .u64 / .b64 marked .ptr */
+    PARAM_BYTES        /* .b8 name[N]: a struct, a vector, __half ... */
+};
+
+struct cudyn__ptx_param {
+    enum cudyn__param_class cls;
+    size_t size;
+};
+
+struct cudyn__ptx_kernel {
+    int count; /* -1: the text has no such .entry */
+    struct cudyn__ptx_param params[CUDYN_MAX_ARGS];
+};
+
+/* Finds ".entry NAME(" in `text` (len bytes, need not end in NUL) and reads
+ * its parameters.  Returns 0, or -1 when the entry is absent, has more than
+ * CUDYN_MAX_ARGS parameters or cannot be read (out->count is -1 then). */
+int cudyn__ptx_kernel_params(const char *text, size_t len, const char *name, struct cudyn__ptx_kernel *out);
+
+/* The ".entry NAME(...)" declarations of a PTX text, one per line: all a
+ * launch needs to know of the PTX, a fraction of its size.  Returns a
+ * malloc'd NUL-terminated string ("" if the text declares no entry), or
+ * NULL when out of memory. */
+char *cudyn__ptx_interface_extract(const char *text, size_t len);
+
+/* Whether an argument of format code `code` (ARG_SCALAR / ARG_STRUCT /
+ * buffer kinds) can be passed for a parameter of class `cls`. */
+bool cudyn__param_accepts(enum cudyn__param_class cls, char code);
+
+#endif
