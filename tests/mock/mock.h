@@ -35,25 +35,30 @@
  * CUDA_ERROR_INVALID_CONTEXT (201) when the thread has none, and
  * CUDA_ERROR_CONTEXT_IS_DESTROYED (709) when its current context was
  * destroyed (by another thread) or is a primary context nobody retains.
- * A destroyed context handed to a call is invalid (201).
+ * A destroyed context handed to a call is invalid (201); a function or a
+ * stream used while another context is current is an invalid handle (400).
  *
  * Device memory lives in host memory, at the address the driver hands out
  * (unified addressing: one address space for every device and pinned host
- * memory).  Kernels run on the host, when the mock has a host version of
- * them (mock_launch.c lists them, matched by exact name: extern "C" names
+ * memory).  Kernels run on the host when the mock has a host version of
+ * them (mock_launch.c lists them, matched by exact name: extern "C" names,
  * or C++ lowered names checked against the real NVRTC); any other kernel
- * can be looked up but not launched (801).  Parameters come from the PTX
- * (also the PTX that the mock NVRTC's CUBINs carry after a bare ELF header);
- * a real CUBIN's are unknown.  Launch limits are the device's (block
- * 1024 x 1024 x 64, grid 2^31-1 x 65535 x 65535) and the function's: at
- * most 1024 threads per block, or the product of the PTX's .maxntid /
- * .reqntid, or 256 for a kernel whose name contains "bounded" (as if
- * compiled with __launch_bounds__(256), so tests can tell the function's
- * limit from the device's); dynamic shared memory up to 48 KiB minus the
- * function's static .shared, raised with cuFuncSetAttribute up to the
- * device's opt-in maximum (232448 bytes minus static).  A kernel fault is
- * sticky for the rest of the process, as with a real driver.  mock_*
- * functions (tests/mock/mock_control.h) let tests inspect what happened.
+ * can be looked up but not launched: 801, and once per function the line
+ * "mock libcuda: cannot emulate kernel 'NAME'; run this test on a real GPU".
+ * Parameters come from the PTX (also the PTX that the mock NVRTC's CUBINs
+ * carry after a bare ELF header); a real CUBIN's are unknown.
+ *
+ * Launch limits are the device's (block 1024 x 1024 x 64, grid 2^31-1 x
+ * 65535 x 65535) and the function's.  A function's thread limit is the
+ * product of its PTX's .maxntid or .reqntid; without one, 256 for a kernel
+ * whose name contains "bounded" (as if compiled with __launch_bounds__(256),
+ * so tests can tell the function's limit from the device's), else 1024.
+ * Its dynamic shared memory limit is 48 KiB minus its static .shared bytes,
+ * and cuFuncSetAttribute may raise it up to the device's opt-in maximum
+ * (232448 bytes) minus those.  A kernel fault (the "fault" kernel, or a
+ * host kernel reaching outside every allocation) is sticky for the rest of
+ * the process, as with a real driver.  mock_* functions
+ * (tests/mock/mock_control.h) let tests inspect what happened.
  */
 #ifndef CUDYN_MOCK_H
 #define CUDYN_MOCK_H
