@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Keep the machine's own settings out of the tests (CUDYN_LIBNVRTC stays:
 # CI sets it to run everything as on a machine without NVRTC).
 unset CUDYN_LIBCUDA CUDYN_DEBUG CUDYN_PTDS MOCK_CUDA_VERSION MOCK_CUDA_STUB \
-    MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT CUDA_VISIBLE_DEVICES
+    MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT MOCK_CUDA_P2P CUDA_VISIBLE_DEVICES
 
 # expect_line OUTPUT LINE: OUTPUT has exactly LINE as one of its lines
 expect_line() {

@@ -15,9 +15,10 @@
 #include "mock/mock_control.h"
 #include "testutil.h"
 
-/* A PTX-like image the mock accepts; it names the kernels it runs. */
+/* A PTX-like image the mock accepts; it declares the kernels it runs. */
 static const char mock_image[] = "//\n.version 8.0\n.target sm_90\n"
-                                 ".visible .entry saxpy(\n)\n{\n}\n.visible .entry fault(\n)\n{\n}\n";
+                                 ".visible .entry saxpy(.param .f32 a, .param .u64 x, .param .u64 y, .param .u64 out,"
+                                 " .param .u64 n)\n{\n}\n.visible .entry fault(\n)\n{\n}\n";
 
 static void test_devices(void)
 {

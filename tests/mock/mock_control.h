@@ -66,4 +66,36 @@ static inline size_t mock_recorded_args(void *buf, size_t cap)
     return rec ? rec(buf, cap) : 0;
 }
 
+/* Contexts that exist in the mock now: primary contexts someone retains,
+ * and created contexts not destroyed; -1 if not running on the mock. */
+static inline int mock_context_count(void)
+{
+    int (*alive)(void) = (int (*)(void))mock_symbol("mock_contexts_alive");
+    return alive ? alive() : -1;
+}
+
+/* The calling thread's current context (the top of its stack) as the mock
+ * sees it, without a driver call; NULL if it has none or not on the mock. */
+static inline void *mock_current_context(void)
+{
+    void *(*current)(void) = (void *(*)(void))mock_symbol("mock_context_current");
+    return current ? current() : NULL;
+}
+
+/* Depth of the calling thread's context stack; -1 if not on the mock. */
+static inline int mock_context_stack_depth(void)
+{
+    int (*depth)(void) = (int (*)(void))mock_symbol("mock_context_depth");
+    return depth ? depth() : -1;
+}
+
+/* Device-to-device copies between the memory of two different devices so
+ * far, that went through peer access (through_peer = 1: the context of one
+ * side had enabled access to the other's) or not (0); -1 if not on the mock. */
+static inline long mock_peer_copy_count(int through_peer)
+{
+    long (*copies)(int) = (long (*)(int))mock_symbol("mock_cross_device_copies");
+    return copies ? copies(through_peer) : -1;
+}
+
 #endif

@@ -1,0 +1,319 @@
+/*
+ * mock_core.c - the mock driver's configuration (from the environment, see
+ * mock.h), call counting and fault injection, initialisation and errors,
+ * and cuGetProcAddress with its table, built from lib/driver_symbols.h.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mock.h"
+
+struct mock_state mock = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ------------------------------------------------------------ configuration */
+
+static void parse_devices(const char *spec)
+{
+    mock.n_devices = 0;
+    if (strcmp(spec, "none") == 0)
+        return;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok && mock.n_devices < MAX_DEVICES;
+         tok = strtok_r(NULL, ",", &save)) {
+        struct mock_device *d = &mock.devices[mock.n_devices++];
+        char *colon = strrchr(tok, ':');
+        d->cc = colon ? atoi(colon + 1) : 90;
+        if (colon)
+            *colon = '\0';
+        snprintf(d->name, sizeof d->name, "%s", tok);
+    }
+}
+
+/* "from-to,..." pairs, "none", or unset: every distinct pair. */
+static void parse_p2p(const char *spec)
+{
+    for (int a = 0; a < MAX_DEVICES; a++)
+        for (int b = 0; b < MAX_DEVICES; b++)
+            mock.p2p[a][b] = !spec && a != b;
+    if (!spec || strcmp(spec, "none") == 0)
+        return;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int a, b;
+        char end;
+        if (sscanf(tok, "%d-%d%c", &a, &b, &end) != 2 || a < 0 || b < 0 || a >= MAX_DEVICES || b >= MAX_DEVICES ||
+            a == b) {
+            fprintf(stderr, "mock libcuda: MOCK_CUDA_P2P: ignoring '%s' (want FROM-TO, two different ordinals)\n", tok);
+            continue;
+        }
+        mock.p2p[a][b] = 1;
+    }
+}
+
+static void parse_rules(const char *spec)
+{
+    static char buf[16384];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok && mock.n_rules < MAX_RULES; tok = strtok_r(NULL, ",", &save)) {
+        struct fail_rule *r = &mock.rules[mock.n_rules];
+        char nth[32] = "";
+        if (sscanf(tok, "%63[^:]:%31[^:]:%u", r->fn, nth, &r->code) != 3)
+            continue;
+        r->nth = strcmp(nth, "*") == 0 ? 0 : atol(nth);
+        mock.n_rules++;
+    }
+}
+
+static void mock_setup(void)
+{
+    const char *v = getenv("MOCK_CUDA_VERSION");
+    mock.version = v ? atoi(v) : 13000;
+    v = getenv("MOCK_CUDA_STUB");
+    if (v && strcmp(v, "1") == 0) {
+        mock.stub = 1;
+    } else if (v && v[0]) {
+        Dl_info self;
+        mock.stub = dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, v);
+    }
+    v = getenv("MOCK_CUDA_DEVICES");
+    parse_devices(v && v[0] ? v : "Mock GPU:90");
+    v = getenv("MOCK_CUDA_P2P");
+    parse_p2p(v && v[0] ? v : NULL);
+    v = getenv("MOCK_CUDA_MISSING");
+    snprintf(mock.missing, sizeof mock.missing, ",%s,", v ? v : "");
+    v = getenv("MOCK_CUDA_FAIL");
+    if (v)
+        parse_rules(v);
+    v = getenv("MOCK_CUDA_MEM_LIMIT");
+    mock.mem_limit = v ? strtoull(v, NULL, 10) : (size_t)256 << 20;
+    v = getenv("MOCK_CUDA_REJECT");
+    snprintf(mock.reject, sizeof mock.reject, "%s", v ? v : "");
+    v = getenv("MOCK_CUDA_CORRUPT");
+    mock.corrupt = v ? atol(v) : -1;
+    v = getenv("MOCK_CUDA_HANG");
+    if (v && sscanf(v, "%63[^:]:%u", mock.hang_fn, &mock.hang_seconds) != 2)
+        mock.hang_fn[0] = '\0';
+}
+
+/* ------------------------------------------- call counting, fault injection */
+
+unsigned int mock_enter(const char *fn)
+{
+    pthread_once(&mock.once, mock_setup);
+    if (mock.stub)
+        return CU_ERR_STUB_LIBRARY;
+    pthread_mutex_lock(&mock.lock);
+    long calls = 0;
+    int i;
+    for (i = 0; i < mock.n_counters; i++)
+        if (strcmp(mock.counters[i].fn, fn) == 0)
+            break;
+    if (i == mock.n_counters && i < MAX_COUNTERS) {
+        snprintf(mock.counters[i].fn, sizeof mock.counters[i].fn, "%s", fn);
+        mock.n_counters++;
+    }
+    if (i < MAX_COUNTERS)
+        calls = ++mock.counters[i].calls;
+    unsigned int code = 0;
+    if (mock.fail_next_code && strcmp(mock.fail_next_fn, fn) == 0) {
+        code = mock.fail_next_code;
+        mock.fail_next_code = 0;
+    }
+    for (int r = 0; r < mock.n_rules && !code; r++)
+        if (strcmp(mock.rules[r].fn, fn) == 0 && (mock.rules[r].nth == 0 || mock.rules[r].nth == calls))
+            code = mock.rules[r].code;
+    pthread_mutex_unlock(&mock.lock);
+    if (mock.hang_fn[0] && strcmp(mock.hang_fn, fn) == 0)
+        sleep(mock.hang_seconds);
+    return code;
+}
+
+long mock_calls(const char *fn)
+{
+    long n = 0;
+    pthread_mutex_lock(&mock.lock);
+    for (int i = 0; i < mock.n_counters; i++)
+        if (strcmp(mock.counters[i].fn, fn) == 0)
+            n = mock.counters[i].calls;
+    pthread_mutex_unlock(&mock.lock);
+    return n;
+}
+
+/* The next call of fn (exported name) returns code. */
+void mock_fail_next(const char *fn, unsigned int code)
+{
+    pthread_once(&mock.once, mock_setup);
+    pthread_mutex_lock(&mock.lock);
+    snprintf(mock.fail_next_fn, sizeof mock.fail_next_fn, "%s", fn);
+    mock.fail_next_code = code;
+    pthread_mutex_unlock(&mock.lock);
+}
+
+/* Module loads of this kind ("ptx", "cubin", "" for none) fail from now on. */
+void mock_reject_images(const char *kind)
+{
+    pthread_once(&mock.once, mock_setup);
+    pthread_mutex_lock(&mock.lock);
+    snprintf(mock.reject, sizeof mock.reject, "%s", kind ? kind : "");
+    pthread_mutex_unlock(&mock.lock);
+}
+
+const char *mock_proc_log(void)
+{
+    return mock.proc_log;
+}
+
+/* ------------------------------------------------------- init and errors */
+
+cu_result cuInit(unsigned int flags)
+{
+    ENTER("cuInit");
+    if (flags != 0)
+        return CU_ERR_INVALID_VALUE;
+    if (mock.n_devices == 0)
+        return CU_ERR_NO_DEVICE;
+    mock.initialised = 1;
+    return CU_OK;
+}
+
+cu_result cuDriverGetVersion(int *version)
+{
+    ENTER("cuDriverGetVersion");
+    if (!version)
+        return CU_ERR_INVALID_VALUE;
+    *version = mock.version;
+    return CU_OK;
+}
+
+cu_result cuGetErrorName(cu_result error, const char **str)
+{
+    ENTER("cuGetErrorName");
+    static _Thread_local char buf[64];
+    snprintf(buf, sizeof buf, "MOCK_ERROR_%u", error);
+    *str = buf;
+    return CU_OK;
+}
+
+cu_result cuGetErrorString(cu_result error, const char **str)
+{
+    ENTER("cuGetErrorString");
+    static _Thread_local char buf[64];
+    snprintf(buf, sizeof buf, "mock driver error %u", error);
+    *str = buf;
+    return CU_OK;
+}
+
+/* NVRTC 13 asks the loaded libcuda for private tables; the mock has none,
+ * and answers as a driver does for a table it does not know. */
+cu_result cuGetExportTable(const void **table, const void *id)
+{
+    ENTER("cuGetExportTable");
+    (void)id;
+    if (table)
+        *table = NULL;
+    return CU_ERR_INVALID_VALUE;
+}
+
+/* ------------------------------------------------------ cuGetProcAddress */
+#if MOCK_PROC_ADDRESS >= 1
+
+struct variant {
+    const char *base;
+    int version;
+    void *fn;
+    void *per_thread_fn;
+    const char *exported;
+};
+
+/* One entry per row of cudyn's table; a row the mock does not implement is
+ * an undefined reference, which the link (-Wl,--no-undefined) refuses. */
+#define MOCK_TWIN_NOSTREAM(exported) NULL
+#define MOCK_TWIN_PTDS(exported) (void *)exported##_ptds
+#define MOCK_TWIN_PTSZ(exported) (void *)exported##_ptsz
+#define DRIVER_SYMBOL(exported, base, abi_version, stream, need, params) \
+    {#base, abi_version, (void *)exported, MOCK_TWIN_##stream(exported), #exported},
+static const struct variant variants[] = {
+#include "driver_symbols.h"
+};
+#undef DRIVER_SYMBOL
+#define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
+
+static int is_missing(const char *name)
+{
+    char key[80];
+    snprintf(key, sizeof key, ",%s,", name);
+    return strstr(mock.missing, key) != NULL;
+}
+
+/* The newest variant of `base` not newer than `version` or the driver. */
+static cu_result proc_address(const char *base, void **fn, int version, cu_uint64 flags, cu_enum *status)
+{
+    pthread_once(&mock.once, mock_setup);
+    if (mock.stub)
+        return CU_ERR_STUB_LIBRARY;
+    pthread_mutex_lock(&mock.lock);
+    size_t len = strlen(mock.proc_log);
+    snprintf(mock.proc_log + len, sizeof mock.proc_log - len, "%s@%d%s;", base, version,
+             (flags & CU_PROC_ADDRESS_PER_THREAD_STREAM) ? "/pt" : "");
+    pthread_mutex_unlock(&mock.lock);
+
+    const struct variant *best = NULL;
+    int exists_newer = 0;
+    for (int i = 0; i < N_VARIANTS; i++) {
+        const struct variant *v = &variants[i];
+        if (strcmp(v->base, base) != 0 || is_missing(v->base) || is_missing(v->exported))
+            continue;
+        if (v->version > version || v->version > mock.version) {
+            exists_newer = 1;
+            continue;
+        }
+        if (!best || v->version > best->version)
+            best = v;
+    }
+    *fn = NULL;
+    if (!best) {
+        if (status)
+            *status = exists_newer ? CU_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CU_ERR_NOT_FOUND;
+    }
+    *fn = (flags & CU_PROC_ADDRESS_PER_THREAD_STREAM) && best->per_thread_fn ? best->per_thread_fn : best->fn;
+    if (status)
+        *status = CU_PROC_ADDRESS_SUCCESS;
+    return CU_OK;
+}
+
+cu_result cuGetProcAddress(const char *symbol, void **fn, int version, cu_uint64 flags)
+{
+    return proc_address(symbol, fn, version, flags, NULL);
+}
+
+#if MOCK_PROC_ADDRESS >= 2
+cu_result cuGetProcAddress_v2(const char *symbol, void **fn, int version, cu_uint64 flags, cu_enum *status)
+{
+    return proc_address(symbol, fn, version, flags, status);
+}
+#endif
+
+int mock_proc_table_size(void)
+{
+    return N_VARIANTS;
+}
+
+#else /* MOCK_PROC_ADDRESS == 0: dlsym of the exported names only */
+
+int mock_proc_table_size(void)
+{
+    return 0;
+}
+
+#endif

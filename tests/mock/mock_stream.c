@@ -1,0 +1,300 @@
+/*
+ * mock_stream.c - streams and events.  Work runs when it is submitted, so
+ * a stream is always idle; events keep the host time they were recorded
+ * at.  Both belong to the context current when they were made and are
+ * known by handle lookup, so a stale handle is refused, never read.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "mock.h"
+
+struct CUstream_st {
+    struct CUctx_st *ctx;
+    struct CUstream_st *next;
+};
+
+struct CUevent_st {
+    struct CUctx_st *ctx;
+    unsigned int flags;
+    int recorded;
+    double recorded_ms;
+    struct CUevent_st *next;
+};
+
+static struct CUstream_st *streams;
+static struct CUevent_st *events;
+
+/* CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: the two default streams by name */
+#define STREAM_LEGACY ((cu_stream)(uintptr_t)1)
+#define STREAM_PER_THREAD ((cu_stream)(uintptr_t)2)
+
+static struct CUstream_st *stream_live_locked(cu_stream s)
+{
+    for (struct CUstream_st *x = streams; x; x = x->next)
+        if (x == s)
+            return x;
+    return NULL;
+}
+
+static struct CUevent_st *event_live_locked(cu_event e)
+{
+    for (struct CUevent_st *x = events; x; x = x->next)
+        if (x == e)
+            return x;
+    return NULL;
+}
+
+cu_result stream_usable(cu_stream s)
+{
+    struct CUctx_st *ctx;
+    cu_result r = ctx_need_current(&ctx);
+    if (r || !s || s == STREAM_LEGACY || s == STREAM_PER_THREAD)
+        return r;
+    pthread_mutex_lock(&mock.lock);
+    const struct CUstream_st *x = stream_live_locked(s);
+    int ok = x && x->ctx == ctx;
+    pthread_mutex_unlock(&mock.lock);
+    return ok ? CU_OK : CU_ERR_INVALID_HANDLE;
+}
+
+void streams_release_context(const struct CUctx_st *ctx)
+{
+    pthread_mutex_lock(&mock.lock);
+    for (struct CUstream_st **link = &streams; *link;) {
+        struct CUstream_st *x = *link;
+        if (x->ctx == ctx) {
+            *link = x->next;
+            free(x);
+        } else {
+            link = &x->next;
+        }
+    }
+    for (struct CUevent_st **link = &events; *link;) {
+        struct CUevent_st *x = *link;
+        if (x->ctx == ctx) {
+            *link = x->next;
+            free(x);
+        } else {
+            link = &x->next;
+        }
+    }
+    pthread_mutex_unlock(&mock.lock);
+}
+
+/* ------------------------------------------------------------------ streams */
+
+static cu_result stream_create(cu_stream *s, unsigned int flags)
+{
+    struct CUctx_st *ctx;
+    cu_result r = ctx_need_current(&ctx);
+    if (r)
+        return r;
+    if (!s || flags > CU_STREAM_FLAG_NON_BLOCKING)
+        return CU_ERR_INVALID_VALUE;
+    struct CUstream_st *x = calloc(1, sizeof *x);
+    if (!x)
+        return CU_ERR_OUT_OF_MEMORY;
+    x->ctx = ctx;
+    pthread_mutex_lock(&mock.lock);
+    x->next = streams;
+    streams = x;
+    pthread_mutex_unlock(&mock.lock);
+    *s = x;
+    return CU_OK;
+}
+
+cu_result cuStreamCreate(cu_stream *s, unsigned int flags)
+{
+    ENTER("cuStreamCreate");
+    return stream_create(s, flags);
+}
+
+cu_result cuStreamCreateWithPriority(cu_stream *s, unsigned int flags, int priority)
+{
+    ENTER("cuStreamCreateWithPriority");
+    (void)priority; /* the host runs everything at once anyway */
+    return stream_create(s, flags);
+}
+
+cu_result cuStreamDestroy_v2(cu_stream s)
+{
+    ENTER("cuStreamDestroy_v2");
+    NEED_CONTEXT();
+    cu_result r = CU_ERR_INVALID_HANDLE;
+    pthread_mutex_lock(&mock.lock);
+    for (struct CUstream_st **link = &streams; *link; link = &(*link)->next)
+        if (*link == s) {
+            *link = s->next;
+            free(s);
+            r = CU_OK;
+            break;
+        }
+    pthread_mutex_unlock(&mock.lock);
+    return r;
+}
+
+/* Everything submitted has run: what is left to report is a fault. */
+static cu_result stream_wait(cu_stream s)
+{
+    cu_result r = stream_usable(s);
+    return r ? r : mock.sticky_error;
+}
+
+static cu_result stream_wait_event(cu_stream s, cu_event e, unsigned int flags)
+{
+    cu_result r = stream_usable(s);
+    if (r)
+        return r;
+    pthread_mutex_lock(&mock.lock);
+    int ok = event_live_locked(e) != NULL;
+    pthread_mutex_unlock(&mock.lock);
+    if (!ok)
+        return CU_ERR_INVALID_HANDLE;
+    return flags > 1 ? CU_ERR_INVALID_VALUE : CU_OK; /* CU_EVENT_WAIT_DEFAULT or _EXTERNAL */
+}
+
+TWO_FLAVOURS(cuStreamSynchronize, cuStreamSynchronize_ptsz, (cu_stream s), stream_wait(s))
+TWO_FLAVOURS(cuStreamQuery, cuStreamQuery_ptsz, (cu_stream s), stream_wait(s))
+TWO_FLAVOURS(cuStreamWaitEvent, cuStreamWaitEvent_ptsz, (cu_stream s, cu_event e, unsigned int f),
+             stream_wait_event(s, e, f))
+
+/* No stream is ever capturing (the mock has no graphs). */
+static cu_result capture_info(cu_stream s, cu_enum *status)
+{
+    cu_result r = stream_usable(s);
+    if (r == CU_OK)
+        *status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
+    return r;
+}
+
+TWO_FLAVOURS(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo_v2_ptsz,
+             (cu_stream s, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps,
+              size_t *num_deps),
+             ((void)id, (void)graph, (void)deps, (void)num_deps, capture_info(s, status)))
+TWO_FLAVOURS(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz,
+             (cu_stream s, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps,
+              const struct CUgraphEdgeData_st **edges, size_t *num_deps),
+             ((void)id, (void)graph, (void)deps, (void)edges, (void)num_deps, capture_info(s, status)))
+
+/* ------------------------------------------------------------------- events */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CU_EVENT_DEFAULT, _BLOCKING_SYNC, _DISABLE_TIMING, _INTERPROCESS */
+#define EVENT_FLAGS 0x7u
+
+cu_result cuEventCreate(cu_event *e, unsigned int flags)
+{
+    ENTER("cuEventCreate");
+    struct CUctx_st *ctx;
+    cu_result r = ctx_need_current(&ctx);
+    if (r)
+        return r;
+    if (!e || (flags & ~EVENT_FLAGS))
+        return CU_ERR_INVALID_VALUE;
+    struct CUevent_st *x = calloc(1, sizeof *x);
+    if (!x)
+        return CU_ERR_OUT_OF_MEMORY;
+    x->ctx = ctx;
+    x->flags = flags;
+    pthread_mutex_lock(&mock.lock);
+    x->next = events;
+    events = x;
+    pthread_mutex_unlock(&mock.lock);
+    *e = x;
+    return CU_OK;
+}
+
+static cu_result record(cu_event e, cu_stream s)
+{
+    cu_result r = stream_usable(s);
+    if (r)
+        return r;
+    double t = now_ms();
+    pthread_mutex_lock(&mock.lock);
+    struct CUevent_st *x = event_live_locked(e);
+    if (x) {
+        x->recorded = 1;
+        x->recorded_ms = t;
+    }
+    pthread_mutex_unlock(&mock.lock);
+    return x ? CU_OK : CU_ERR_INVALID_HANDLE;
+}
+
+TWO_FLAVOURS(cuEventRecord, cuEventRecord_ptsz, (cu_event e, cu_stream s), record(e, s))
+
+/* An event has completed as soon as it is recorded; a fault is reported. */
+static cu_result event_wait(cu_event e)
+{
+    NEED_CONTEXT();
+    pthread_mutex_lock(&mock.lock);
+    int ok = event_live_locked(e) != NULL;
+    pthread_mutex_unlock(&mock.lock);
+    return ok ? mock.sticky_error : CU_ERR_INVALID_HANDLE;
+}
+
+cu_result cuEventSynchronize(cu_event e)
+{
+    ENTER("cuEventSynchronize");
+    return event_wait(e);
+}
+
+cu_result cuEventQuery(cu_event e)
+{
+    ENTER("cuEventQuery");
+    return event_wait(e);
+}
+
+/* Both events must be recorded and keep timing, as the driver requires. */
+static cu_result elapsed(float *ms, cu_event a, cu_event b)
+{
+    NEED_CONTEXT();
+    if (!ms)
+        return CU_ERR_INVALID_VALUE;
+    cu_result r = CU_ERR_INVALID_HANDLE;
+    pthread_mutex_lock(&mock.lock);
+    const struct CUevent_st *x = event_live_locked(a), *y = event_live_locked(b);
+    if (x && y && x->recorded && y->recorded && !((x->flags | y->flags) & CU_EVENT_FLAG_DISABLE_TIMING)) {
+        *ms = (float)(y->recorded_ms - x->recorded_ms);
+        r = CU_OK;
+    }
+    pthread_mutex_unlock(&mock.lock);
+    return r;
+}
+
+cu_result cuEventElapsedTime(float *ms, cu_event a, cu_event b)
+{
+    ENTER("cuEventElapsedTime");
+    return elapsed(ms, a, b);
+}
+
+cu_result cuEventElapsedTime_v2(float *ms, cu_event a, cu_event b)
+{
+    ENTER("cuEventElapsedTime_v2");
+    return elapsed(ms, a, b);
+}
+
+cu_result cuEventDestroy_v2(cu_event e)
+{
+    ENTER("cuEventDestroy_v2");
+    NEED_CONTEXT();
+    cu_result r = CU_ERR_INVALID_HANDLE;
+    pthread_mutex_lock(&mock.lock);
+    for (struct CUevent_st **link = &events; *link; link = &(*link)->next)
+        if (*link == e) {
+            *link = e->next;
+            free(e);
+            r = CU_OK;
+            break;
+        }
+    pthread_mutex_unlock(&mock.lock);
+    return r;
+}
