@@ -18,7 +18,7 @@
  *  - Device work runs in the primary context of the calling thread's device
  *    (device 0 unless cudyn_device_use() picked another), retained on first
  *    use.  If the thread already has a current context made by another
- *    library, cudyn uses that one.
+ *    library, cudyn uses that one (see "Native handles" for the rules).
  *  - Pointer arguments are checked: NULL where a value is required gives
  *    CUDYN_ERROR_INVALID_ARGUMENT naming the argument, never a crash.
  *  - All functions are thread-safe.  The library never prints (except the
@@ -102,7 +102,9 @@ extern "C" {
     X(ERROR_DRIVER, 31, "the CUDA driver reported an error")                                                   \
     X(ERROR_NVRTC, 32, "NVRTC reported an error")                                                              \
     X(ERROR_SYSTEM, 33, "an operating system call failed")                                                     \
-    X(ERROR_TIMEOUT, 34, "the operation timed out")
+    X(ERROR_TIMEOUT, 34, "the operation timed out")                                                            \
+    /* Appended in 0.2. */                                                                                     \
+    X(ERROR_FORKED, 35, "CUDA was initialised in the parent process before fork(); the child cannot use it")
 
 /*
  * What each status means for a caller, group by group:
@@ -113,7 +115,10 @@ extern "C" {
  *    what the driver or NVRTC reported, with the native code kept; the
  *    message says when an execution error is sticky (the process must exit
  *    to use the device again);
- *  - anything else (31-34) keeps the native code in cudyn_error.
+ *  - anything else (31-34) keeps the native code in cudyn_error;
+ *  - CUDYN_ERROR_FORKED (35): this process is the child of a fork() made
+ *    after its parent had initialised CUDA; the driver's state is the
+ *    parent's and cannot be used here (see cudyn_init).
  */
 typedef enum cudyn_status {
 #define CUDYN_STATUS_ENUM_ROW_(name, value, text) CUDYN_##name = value,
@@ -179,6 +184,12 @@ CUDYN_API void cudyn_clear_error(void);
  * does the same on first use with CUDYN_INIT_DEFAULT.  Calling it again
  * returns the first result; different stream flags after the first
  * initialisation give CUDYN_ERROR_ALREADY_INITIALIZED.
+ *
+ * fork(): the CUDA driver cannot be used in the child of a process that had
+ * initialised it.  Every cudyn call in such a child returns
+ * CUDYN_ERROR_FORKED (and does not touch the driver); initialise CUDA only
+ * after forking, or start workers with posix_spawn / exec.  A child of a
+ * parent that never initialised cudyn works normally.
  */
 CUDYN_API int cudyn_init(unsigned int flags);
 
@@ -573,6 +584,52 @@ CUDYN_API int cudyn_occupancy_max_blocks(int *blocks, cudyn_function f, int bloc
  * device with it.  block_size_limit 0 means no limit. */
 CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_function f,
                                          size_t dynamic_shared, int block_size_limit);
+
+/* ======================================================================
+ * Native handles: mixing cudyn with the driver, the CUDA runtime, PyTorch,
+ * CuPy and other CUDA code in one process
+ * ====================================================================== */
+
+/*
+ * cudyn's handles are the driver's own, so a cast in either direction is
+ * correct and the functions below only say so in code (for bindings that
+ * cannot cast, and for readers):
+ *   cudyn_stream    is a CUstream (NULL: the default stream cudyn_init
+ *                   chose; a CUstream of the runtime or of PyTorch or CuPy,
+ *                   e.g. torch.cuda.current_stream().cuda_stream, works)
+ *   cudyn_event     is a CUevent
+ *   cudyn_function  is a CUfunction (set attributes with cuFuncSetAttribute
+ *                   through cudyn_driver_proc, e.g. more than 48 KiB of
+ *                   dynamic shared memory)
+ *   cudyn_devptr    is a CUdeviceptr, and the runtime's device pointer
+ *   cudyn_module    is cudyn's own object around a CUmodule (it also keeps
+ *                   C++ lowered names and the kernels' parameters); its
+ *                   CUmodule is cudyn_module_native().
+ * Lifetimes: a native handle is valid exactly as long as the cudyn object
+ * it came from (until cudyn_stream_destroy, cudyn_event_destroy,
+ * cudyn_module_unload, or cudyn_device_reset of its device); cudyn never
+ * destroys a handle it did not create.  A stream or event made elsewhere
+ * stays its maker's: do not pass it to cudyn_stream_destroy.
+ *
+ * Contexts: cudyn works in the calling thread's current context.  If the
+ * thread has none, it makes the primary context of the thread's device
+ * current (device 0 unless cudyn_device_use chose another), as the CUDA
+ * runtime does.  A context another library made current is used as it is;
+ * when that library pops or destroys it, cudyn goes on with whatever is
+ * current then, or with the device's primary context, without an error.
+ */
+
+/* The CUcontext cudyn works in on this thread (not retained: it lives as
+ * long as the primary context, or as long as its other owner keeps it). */
+CUDYN_API int cudyn_context_native(void **ctx);
+/* The CUmodule of a cudyn module, or NULL for NULL. */
+CUDYN_API void *cudyn_module_native(cudyn_module mod);
+CUDYN_API void *cudyn_function_native(cudyn_function f);
+CUDYN_API cudyn_function cudyn_function_from_native(void *cu_function);
+CUDYN_API void *cudyn_stream_native(cudyn_stream stream);
+CUDYN_API cudyn_stream cudyn_stream_from_native(void *cu_stream);
+CUDYN_API void *cudyn_event_native(cudyn_event event);
+CUDYN_API cudyn_event cudyn_event_from_native(void *cu_event);
 
 /* ======================================================================
  * Launch

@@ -15,6 +15,7 @@
 
 #include "hints.h"
 #include "internal.h"
+#include "kernel_params.h"
 
 #define MAX_DEVICES 64
 
@@ -78,6 +79,9 @@ static int reset_primary_ordinal(cu_context ctx)
     return found;
 }
 
+/* The context the calling thread works in, as cudyn last saw it. */
+static _Thread_local cu_context tls_context;
+
 static int make_current(const char *api, int ordinal)
 {
     cu_context ctx = NULL;
@@ -85,6 +89,7 @@ static int make_current(const char *api, int ordinal)
     if (st != CUDYN_OK)
         return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", api);
+    tls_context = ctx;
     return CUDYN_OK;
 }
 
@@ -104,10 +109,45 @@ int cudyn__need_context_slow(const char *api)
         int reset_ordinal = reset_primary_ordinal(current);
         if (reset_ordinal >= 0)
             st = make_current(api, reset_ordinal);
+        else
+            tls_context = current;
     }
     if (st == CUDYN_OK)
         cudyn__tls_context_generation = generation;
     return st;
+}
+
+/*
+ * A call answered that the thread's context is gone: another library popped
+ * or destroyed the context cudyn had adopted.  cudyn goes on with whatever
+ * is current now, or with the thread's device's primary context, and the
+ * caller retries once.  Only failures come here: the success path never
+ * asks the driver which context is current.
+ */
+bool cudyn__context_recovered(cu_result r, const char *api)
+{
+    static _Thread_local bool recovering; /* the calls below must not recover in turn */
+    if ((r != CU_ERR_INVALID_CONTEXT && r != CU_ERR_CONTEXT_IS_DESTROYED) || recovering)
+        return false;
+    recovering = true;
+    cudyn_error caller;
+    cudyn__error_save(&caller);
+    cu_context failed = tls_context, current = NULL;
+    bool retry = false;
+    if (cudyn__drv.cuCtxGetCurrent(&current) == CU_OK) {
+        if (current && current != failed && r == CU_ERR_INVALID_CONTEXT) {
+            tls_context = current; /* the library that pushed its own popped it: the one below */
+            retry = true;
+        } else {
+            retry = make_current(api, tls_device) == CUDYN_OK && tls_context != failed;
+        }
+    }
+    cudyn__error_restore(&caller); /* the call's own answer is what the caller reports */
+    recovering = false;
+    if (retry)
+        cudyn__debug("%s: the thread's context was popped or destroyed by another library; going on in %p", api,
+                     (void *)tls_context);
+    return retry;
 }
 
 CUDYN_API int cudyn_device_use(int ordinal)
@@ -134,7 +174,8 @@ CUDYN_API int cudyn_device_current(int *ordinal)
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     for (int i = 0; i < count; i++) {
         cu_device d;
-        if (cudyn__drv.cuDeviceGet(&d, i) == CU_OK && d == dev) {
+        CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGet(&d, i), "cuDeviceGet", api);
+        if (d == dev) {
             *ordinal = i;
             return CUDYN_OK;
         }
@@ -152,21 +193,32 @@ CUDYN_API int cudyn_device_reset(int ordinal)
         return st;
     /* Reset first: after a kernel fault the context holds a sticky error
      * that every other call, the release included, would return.  Then
-     * cudyn's retain is dropped; the next use retains a fresh context. */
+     * cudyn's retain is dropped; the next use retains a fresh context.  A
+     * release that fails keeps the retain recorded, so a later reset tries
+     * again instead of leaking it. */
     pthread_mutex_lock(&primary_lock);
+    cu_context dying = primary[ordinal];
     cu_result r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
                                                           : cudyn__drv.cuDevicePrimaryCtxReset(dev);
-    if (r == CU_OK && primary[ordinal]) {
-        if (DRIVER_HAS(cuDevicePrimaryCtxRelease_v2))
-            cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev);
+    const char *failed = r != CU_OK ? "cuDevicePrimaryCtxReset" : NULL;
+    if (r == CU_OK && dying) {
+        r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev)
+                                                     : cudyn__drv.cuDevicePrimaryCtxRelease(dev);
+        if (r == CU_OK)
+            primary[ordinal] = NULL;
         else
-            cudyn__drv.cuDevicePrimaryCtxRelease(dev);
-        primary[ordinal] = NULL;
+            failed = "cuDevicePrimaryCtxRelease";
+    }
+    if (!failed || dying) {
+        /* the reset destroyed the context's modules and kernels either way */
+        if (dying)
+            cudyn__module_forget_context(dying);
+        cudyn__kernel_forget_all();
     }
     atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);
     pthread_mutex_unlock(&primary_lock);
-    if (r != CU_OK)
-        return cudyn__fail_driver(r, "cuDevicePrimaryCtxReset", api);
+    if (failed)
+        return cudyn__fail_driver(r, failed, api);
     return CUDYN_OK;
 }
 

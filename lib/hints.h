@@ -24,6 +24,9 @@
 #define HINT_DAMAGED_DRIVER "the library is damaged or not an NVIDIA driver; reinstall the driver"
 #define HINT_PTDS_VALUE                                                                                         \
     "set CUDYN_PTDS to 0 (legacy default stream) or 1 (per-thread default stream), or unset it"
+#define HINT_FORKED                                                                                             \
+    "initialise CUDA only after fork() (call cudyn in the children, not in the parent before forking), or start "  \
+    "workers with posix_spawn or fork+exec"
 #define HINT_INIT_FIRST "call cudyn_init before any other cudyn function"
 #define HINT_NEWER_DRIVER_FOR "install a newer NVIDIA driver, or ask cudyn_has() first"
 #define HINT_ABI_VERSION "pass the oldest CUDA version whose declaration your code uses, or update the driver"

@@ -166,12 +166,27 @@ void cudyn__error_append(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 void cudyn__error_restore(const cudyn_error *saved);
 void cudyn__error_save(cudyn_error *saved);
 
+/* context.c: the thread's context was popped or destroyed by another
+ * library (r is CUDA_ERROR_INVALID_CONTEXT or _CONTEXT_IS_DESTROYED): cudyn
+ * moved on to what is current now, or to its primary context; true if the
+ * call should be tried once more. */
+bool cudyn__context_recovered(cu_result r, const char *api);
+
+/* Calls the driver into r, once more if the thread's context had gone. */
+#define CUDYN_DRIVER_CALL(r, call, api)                                             \
+    do {                                                                            \
+        (r) = (call);                                                               \
+        if (CUDYN_UNLIKELY((r) != CU_OK) && cudyn__context_recovered((r), (api)))   \
+            (r) = (call);                                                           \
+    } while (0)
+
 /* Wrap a driver call: on failure record the translated error and return. */
-#define CUDYN_TRY_DRIVER(call, cufn, api)                     \
-    do {                                                       \
-        cu_result try_r_ = (call);                             \
-        if (CUDYN_UNLIKELY(try_r_ != CU_OK))                   \
-            return cudyn__fail_driver(try_r_, (cufn), (api));   \
+#define CUDYN_TRY_DRIVER(call, cufn, api)                        \
+    do {                                                          \
+        cu_result try_r_;                                         \
+        CUDYN_DRIVER_CALL(try_r_, call, api);                     \
+        if (CUDYN_UNLIKELY(try_r_ != CU_OK))                      \
+            return cudyn__fail_driver(try_r_, (cufn), (api));     \
     } while (0)
 
 /* ---- module.c ---- */

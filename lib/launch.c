@@ -1,10 +1,94 @@
 /*
  * launch.c - kernel launches.  This is the hot path: after the first call
  * it costs one thread-local check and one indirect call into the driver.
+ * When the driver refuses a launch, the limit that was broken is found and
+ * named with its numbers; that work happens on the failure path only.
  */
 #include "config.h"
 
+#include <stdio.h>
+
 #include "internal.h"
+#include "kernel_params.h"
+
+/* What a kernel may be launched with, on the current context's device. */
+struct launch_limits {
+    int max_block[3], max_grid[3], device_threads;
+    int function_threads, function_dynamic_shared, function_static_shared;
+    char device_name[128];
+    char kernel_name[64];
+};
+
+static int device_attr(cu_device dev, int attr)
+{
+    int v = 0;
+    return cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) == CU_OK ? v : 0;
+}
+
+static int function_attr(cu_function fn, int attr)
+{
+    int v = 0;
+    return cudyn__drv.cuFuncGetAttribute(&v, (cu_enum)attr, fn) == CU_OK ? v : 0;
+}
+
+static void read_limits(cu_function fn, struct launch_limits *l)
+{
+    cu_device dev = 0;
+    bool have_dev = cudyn__drv.cuCtxGetDevice(&dev) == CU_OK;
+    for (int i = 0; i < 3; i++) {
+        l->max_block[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i) : 0;
+        l->max_grid[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i) : 0;
+    }
+    l->device_threads = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK) : 0;
+    if (!have_dev || cudyn__drv.cuDeviceGetName(l->device_name, (int)sizeof l->device_name, dev) != CU_OK)
+        snprintf(l->device_name, sizeof l->device_name, "this device");
+    l->function_threads = function_attr(fn, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK);
+    l->function_dynamic_shared = function_attr(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    l->function_static_shared = function_attr(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES);
+    struct cudyn__kernel_identity who;
+    if (cudyn__kernel_identify((cudyn_function)(void *)fn, &who) && who.name[0])
+        cudyn__copy_string(l->kernel_name, sizeof l->kernel_name, who.name);
+    else
+        snprintf(l->kernel_name, sizeof l->kernel_name, "the kernel");
+    (void)cudyn__take_missing_symbol();
+}
+
+/* Appends which limit the launch broke, if one did. */
+static void explain_refusal(cu_function fn, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared)
+{
+    struct launch_limits l;
+    read_limits(fn, &l);
+    const unsigned int b[3] = {block.x, block.y, block.z}, g[3] = {grid.x, grid.y, grid.z};
+    const char axis[3] = {'x', 'y', 'z'};
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    for (int i = 0; i < 3; i++)
+        if (l.max_block[i] && b[i] > (unsigned)l.max_block[i]) {
+            cudyn__error_append(": block %ux%ux%u: %c is %u, %s allows at most %d", block.x, block.y, block.z,
+                                axis[i], b[i], l.device_name, l.max_block[i]);
+            return;
+        }
+    if (l.function_threads && threads > (unsigned long long)l.function_threads) {
+        cudyn__error_append(": block %ux%ux%u has %llu threads; %s allows at most %d on %s", block.x, block.y,
+                            block.z, threads, l.kernel_name, l.function_threads, l.device_name);
+        return;
+    }
+    if (l.device_threads && threads > (unsigned long long)l.device_threads) {
+        cudyn__error_append(": block %ux%ux%u has %llu threads; %s allows at most %d", block.x, block.y, block.z,
+                            threads, l.device_name, l.device_threads);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        if (l.max_grid[i] && g[i] > (unsigned)l.max_grid[i]) {
+            cudyn__error_append(": grid %ux%ux%u: %c is %u, %s allows at most %d", grid.x, grid.y, grid.z, axis[i],
+                                g[i], l.device_name, l.max_grid[i]);
+            return;
+        }
+    if (shared > (unsigned)l.function_dynamic_shared)
+        cudyn__error_append(": %u bytes of dynamic shared memory; %s allows %d (it uses %d static); raise its "
+                            "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES with cuFuncSetAttribute, up to the "
+                            "device's max_shared_memory_per_block_optin",
+                            shared, l.kernel_name, l.function_dynamic_shared, l.function_static_shared);
+}
 
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args)
@@ -19,9 +103,17 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
     int st = cudyn__need_context(api);
     if (CUDYN_UNLIKELY(st != CUDYN_OK))
         return st;
-    cu_result r = cudyn__drv.cuLaunchKernel((cu_function)(void *)f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                           shared_bytes, (cu_stream)(void *)stream, args, NULL);
-    if (CUDYN_UNLIKELY(r != CU_OK))
-        return cudyn__fail_driver(r, "cuLaunchKernel", api);
+    cu_function fn = (cu_function)(void *)f;
+    cu_result r;
+    CUDYN_DRIVER_CALL(r,
+                      cudyn__drv.cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
+                                                (cu_stream)(void *)stream, args, NULL),
+                      api);
+    if (CUDYN_UNLIKELY(r != CU_OK)) {
+        st = cudyn__fail_driver(r, "cuLaunchKernel", api);
+        if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
+            explain_refusal(fn, grid, block, shared_bytes);
+        return st;
+    }
     return CUDYN_OK;
 }

@@ -259,6 +259,29 @@ static void init_driver(void)
     TRACE("cuInit(0) failed: %s", cudyn__driver.init_error.message);
 }
 
+/* Set in a child forked after cuInit succeeded in the parent. */
+static atomic_bool forked;
+static long parent_pid;
+
+/* Runs in the child of a fork(): the driver's state belongs to the parent.
+ * Clearing the ready flag and moving the context generation sends every
+ * later call down the slow paths, which answer CUDYN_ERROR_FORKED; the
+ * fast paths stay untouched. */
+static void child_after_fork(void)
+{
+    atomic_store_explicit(&forked, true, memory_order_relaxed);
+    atomic_store_explicit(&cudyn__driver_ready, 0, memory_order_release);
+    atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);
+}
+
+static int fail_forked(void)
+{
+    return cudyn__fail(CUDYN_ERROR_FORKED, CUDYN_ORIGIN_LIBRARY, 0, NULL, "fork", HINT_FORKED,
+                       "this process (pid %ld) was forked from pid %ld after that process had initialised CUDA; "
+                       "the driver cannot be used in the child",
+                       (long)getpid(), parent_pid);
+}
+
 static void driver_once(void)
 {
     struct cudyn__library *lib = &cudyn__driver.lib;
@@ -280,13 +303,18 @@ static void driver_once(void)
     }
     cudyn__error_restore(&saved_caller_error);
     atomic_store_explicit(&lib->done, true, memory_order_release);
-    if (cudyn__driver.init_status == CUDYN_OK)
+    if (cudyn__driver.init_status == CUDYN_OK) {
+        parent_pid = (long)getpid();
+        pthread_atfork(NULL, NULL, child_after_fork);
         atomic_store_explicit(&cudyn__driver_ready, 1, memory_order_release);
+    }
 }
 
 int cudyn__load_driver_only(void)
 {
     pthread_once(&driver_once_control, driver_once);
+    if (CUDYN_UNLIKELY(atomic_load_explicit(&forked, memory_order_relaxed)))
+        return fail_forked();
     if (cudyn__driver.lib.status != CUDYN_OK)
         cudyn__error_restore(&cudyn__driver.lib.error);
     return cudyn__driver.lib.status;
@@ -295,6 +323,8 @@ int cudyn__load_driver_only(void)
 int cudyn__need_driver_slow(void)
 {
     pthread_once(&driver_once_control, driver_once);
+    if (CUDYN_UNLIKELY(atomic_load_explicit(&forked, memory_order_relaxed)))
+        return fail_forked();
     if (cudyn__driver.init_status != CUDYN_OK) {
         cudyn__error_restore(&cudyn__driver.init_error);
         return cudyn__driver.init_status;

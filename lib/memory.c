@@ -20,7 +20,8 @@ CUDYN_API int cudyn_mem_alloc(cudyn_devptr *out, size_t bytes)
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;
-    cu_result r = cudyn__drv.cuMemAlloc_v2(&p, bytes);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemAlloc_v2(&p, bytes), api);
     if (r != CU_OK) {
         cudyn__fail_driver(r, "cuMemAlloc", api);
         cudyn__error_append(" (asked for %zu bytes)", bytes);

@@ -172,7 +172,8 @@ int cudyn__load_image(const char *api, cu_module *mod, const void *image)
     char log[JIT_LOG_BYTES] = "";
     cu_enum options[2] = {CU_JITOPT_ERROR_LOG_BUFFER, CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[2] = {log, (void *)(uintptr_t)sizeof log};
-    cu_result r = cudyn__drv.cuModuleLoadDataEx(mod, image, 2, options, values);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuModuleLoadDataEx(mod, image, 2, options, values), api);
     if (r == CU_OK)
         return CUDYN_OK;
     st = cudyn__fail_driver(r, "cuModuleLoadDataEx", api);
@@ -265,7 +266,8 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
         return st;
     cu_function f = NULL;
     const char *lowered = lowered_name(mod, name);
-    cu_result r = cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuModuleGetFunction(&f, mod->handle, lowered), api);
     if (r == CU_ERR_NOT_FOUND)
         return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                            "cuModuleGetFunction", HINT_KERNEL_NAME, "%s: no kernel named '%s' in the module", api,
@@ -296,7 +298,8 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
         return st;
     cu_deviceptr p = 0;
     size_t size = 0;
-    cu_result r = cudyn__drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name));
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuModuleGetGlobal_v2(&p, &size, mod->handle, lowered_name(mod, name)), api);
     if (r == CU_ERR_NOT_FOUND)
         return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_FOUND",
                           "cuModuleGetGlobal", NULL, "%s: no __device__ or __constant__ variable named '%s' in the module",
@@ -385,4 +388,9 @@ CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_f
                                                                 dynamic_shared, block_size_limit),
                      "cuOccupancyMaxPotentialBlockSize", api);
     return CUDYN_OK;
+}
+
+CUDYN_API void *cudyn_module_native(cudyn_module mod)
+{
+    return mod && !mod->dead ? (void *)mod->handle : NULL;
 }

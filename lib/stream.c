@@ -67,7 +67,9 @@ CUDYN_API int cudyn_stream_query(cudyn_stream stream)
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    return query_result(cudyn__drv.cuStreamQuery(CU_STREAM(stream)), "cuStreamQuery", api);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuStreamQuery(CU_STREAM(stream)), api);
+    return query_result(r, "cuStreamQuery", api);
 }
 
 CUDYN_API int cudyn_stream_wait_event(cudyn_stream stream, cudyn_event event)
@@ -145,7 +147,9 @@ CUDYN_API int cudyn_event_query(cudyn_event event)
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    return query_result(cudyn__drv.cuEventQuery(CU_EVENT(event)), "cuEventQuery", api);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuEventQuery(CU_EVENT(event)), api);
+    return query_result(r, "cuEventQuery", api);
 }
 
 CUDYN_API int cudyn_event_elapsed_ms(float *ms, cudyn_event start, cudyn_event end)
@@ -162,8 +166,11 @@ CUDYN_API int cudyn_event_elapsed_ms(float *ms, cudyn_event start, cudyn_event e
     if (st != CUDYN_OK)
         return st;
     /* Same signature in both variants; the newest the driver has is used. */
-    cu_result r = DRIVER_HAS(cuEventElapsedTime_v2) ? cudyn__drv.cuEventElapsedTime_v2(ms, CU_EVENT(start), CU_EVENT(end))
-                                                     : cudyn__drv.cuEventElapsedTime(ms, CU_EVENT(start), CU_EVENT(end));
+    cu_result r;
+    if (DRIVER_HAS(cuEventElapsedTime_v2))
+        CUDYN_DRIVER_CALL(r, cudyn__drv.cuEventElapsedTime_v2(ms, CU_EVENT(start), CU_EVENT(end)), api);
+    else
+        CUDYN_DRIVER_CALL(r, cudyn__drv.cuEventElapsedTime(ms, CU_EVENT(start), CU_EVENT(end)), api);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuEventElapsedTime", api);
     return CUDYN_OK;
