@@ -32,8 +32,13 @@ typedef int (*destroy_fn)(void **);
 typedef int (*add_name_fn)(void *, const char *);
 typedef int (*lowered_fn)(void *, const char *, const char **);
 
-enum { NVRTC_ERROR_INVALID_OPTION = 5, NVRTC_ERROR_COMPILATION = 6, NVRTC_ERROR_NO_LOWERED_NAMES = 9,
-       NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10, NVRTC_ERROR_INTERNAL_ERROR = 11 };
+enum {
+    NVRTC_ERROR_INVALID_OPTION = 5,
+    NVRTC_ERROR_COMPILATION = 6,
+    NVRTC_ERROR_NO_LOWERED_NAMES = 9,
+    NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10,
+    NVRTC_ERROR_INTERNAL_ERROR = 11
+};
 
 static char tmpdir[] = "/tmp/cudyn-mock-nvrtc.XXXXXX";
 
@@ -145,10 +150,28 @@ static void test_types(void)
         "}\n"
         "extern \"C\" { __global__ void __launch_bounds__(256) empty() {} }\n";
     static const char *const expected[] = {
-        ".f32", ".f64", ".u32", ".u32", ".u64", ".u64", ".u64", ".u8", ".u8", ".u16",
-        ".align 8 .b8 types_param_10[24]", ".align 4 .b8 types_param_11[20]", ".align 2 .b8 types_param_12[2]",
-        ".align 16 .b8 types_param_13[16]", ".u32", ".u64", ".align 8 .b8 types_param_16[8]", ".u32",
-        ".align 4 .b8 types_param_18[12]", ".u64", ".u64", ".align 8 .b8 types_param_21[24]",
+        ".f32",
+        ".f64",
+        ".u32",
+        ".u32",
+        ".u64",
+        ".u64",
+        ".u64",
+        ".u8",
+        ".u8",
+        ".u16",
+        ".align 8 .b8 types_param_10[24]",
+        ".align 4 .b8 types_param_11[20]",
+        ".align 2 .b8 types_param_12[2]",
+        ".align 16 .b8 types_param_13[16]",
+        ".u32",
+        ".u64",
+        ".align 8 .b8 types_param_16[8]",
+        ".u32",
+        ".align 4 .b8 types_param_18[12]",
+        ".u64",
+        ".u64",
+        ".align 8 .b8 types_param_21[24]",
     };
     const char *opts[] = {"--gpu-architecture=compute_80"};
     cudyn_program *p;
@@ -161,7 +184,8 @@ static void test_types(void)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char line[120];
         if (strstr(expected[i], "types_param"))
-            snprintf(line, sizeof line, "\t.param %s%s", expected[i], i + 1 < sizeof expected / sizeof expected[0] ? ",\n" : "\n)");
+            snprintf(line, sizeof line, "\t.param %s%s", expected[i],
+                     i + 1 < sizeof expected / sizeof expected[0] ? ",\n" : "\n)");
         else
             snprintf(line, sizeof line, "\t.param %s types_param_%zu%s", expected[i], i,
                      i + 1 < sizeof expected / sizeof expected[0] ? ",\n" : "\n)");
@@ -290,9 +314,21 @@ static void test_errors(void)
     cudyn_last_error(&e);
     CHECK_CONTAINS(e.message, "nvrtc: error: unrecognized option --no-such-option found");
     cudyn_program_free(p);
-    const char *accepted[] = {"-I", "/nonexistent", "--include-path=/nonexistent", "-DA", "-D", "B=2", "-UA",
-                              "--std=c++17", "-default-device", "--use_fast_math", "-lineinfo", "-G",
-                              "--device-debug", "-arch", "sm_80"};
+    const char *accepted[] = {"-I",
+                              "/nonexistent",
+                              "--include-path=/nonexistent",
+                              "-DA",
+                              "-D",
+                              "B=2",
+                              "-UA",
+                              "--std=c++17",
+                              "-default-device",
+                              "--use_fast_math",
+                              "-lineinfo",
+                              "-G",
+                              "--device-debug",
+                              "-arch",
+                              "sm_80"};
     CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, accepted, 15), CUDYN_OK);
     cudyn_program_free(p);
     void *prog = NULL;
@@ -301,7 +337,8 @@ static void test_errors(void)
     size_fn log_size = (size_fn)cudyn_nvrtc_proc("nvrtcGetProgramLogSize");
     text_fn get_log = (text_fn)cudyn_nvrtc_proc("nvrtcGetProgramLog");
     destroy_fn destroy = (destroy_fn)cudyn_nvrtc_proc("nvrtcDestroyProgram");
-    if (create && compile && log_size && get_log && destroy && create(&prog, test_saxpy_source, NULL, 0, NULL, NULL) == 0) {
+    if (create && compile && log_size && get_log && destroy &&
+        create(&prog, test_saxpy_source, NULL, 0, NULL, NULL) == 0) {
         const char *old_arch[] = {"--gpu-architecture=sm_61"};
         CHECK_EQ_INT(compile(prog, 1, old_arch), NVRTC_ERROR_INVALID_OPTION);
         char log[200] = "";

@@ -119,8 +119,8 @@ static void out_of_memory(struct parser *p)
 static void error_at(struct parser *p, size_t i, const char *message)
 {
     const struct token *t = &p->t[i];
-    log_diagnostic(p->log, line_file(p, t->line), line_number(p, t->line), "error", line_text(p, t->line), t->col,
-                   "%s", message);
+    log_diagnostic(p->log, line_file(p, t->line), line_number(p, t->line), "error", line_text(p, t->line), t->col, "%s",
+                   message);
     p->failed = true;
 }
 
@@ -182,9 +182,9 @@ static const struct {
     const char *ptx;
     size_t size;
 } named_scalars[] = {
-    {"int8_t", ".u8", 1},     {"uint8_t", ".u8", 1},    {"int16_t", ".u16", 2},  {"uint16_t", ".u16", 2},
-    {"int32_t", ".u32", 4},   {"uint32_t", ".u32", 4},  {"int64_t", ".u64", 8},  {"uint64_t", ".u64", 8},
-    {"size_t", ".u64", 8},    {"ptrdiff_t", ".u64", 8}, {"intptr_t", ".u64", 8}, {"uintptr_t", ".u64", 8},
+    {"int8_t", ".u8", 1},   {"uint8_t", ".u8", 1},    {"int16_t", ".u16", 2},  {"uint16_t", ".u16", 2},
+    {"int32_t", ".u32", 4}, {"uint32_t", ".u32", 4},  {"int64_t", ".u64", 8},  {"uint64_t", ".u64", 8},
+    {"size_t", ".u64", 8},  {"ptrdiff_t", ".u64", 8}, {"intptr_t", ".u64", 8}, {"uintptr_t", ".u64", 8},
 };
 
 /* cuda_fp16.h / cuda_bf16.h types: structs of unsigned shorts. */
@@ -199,8 +199,8 @@ static const struct {
 static const struct {
     const char *base;
     size_t size;
-} vector_bases[] = {{"char", 1},  {"uchar", 1},    {"short", 2},     {"ushort", 2}, {"int", 4},    {"uint", 4},
-                    {"long", 8},  {"ulong", 8},    {"longlong", 8}, {"ulonglong", 8}, {"float", 4}, {"double", 8}};
+} vector_bases[] = {{"char", 1}, {"uchar", 1}, {"short", 2},    {"ushort", 2},    {"int", 4},   {"uint", 4},
+                    {"long", 8}, {"ulong", 8}, {"longlong", 8}, {"ulonglong", 8}, {"float", 4}, {"double", 8}};
 
 static bool vector_type(const char *name, size_t len, struct mock_param *out)
 {
@@ -228,7 +228,7 @@ static const struct type_def *find_type(const struct parser *p, const char *name
 static bool builtin_type(const struct token *words, size_t n, struct mock_param *out)
 {
     enum { SIGNED, UNSIGNED, CHAR, SHORT, INT, LONG, FLOAT, DOUBLE, BOOL, N_KEYS };
-    static const char *const keys[N_KEYS] = {"signed", "unsigned", "char", "short", "int",
+    static const char *const keys[N_KEYS] = {"signed", "unsigned", "char",   "short", "int",
                                              "long",   "float",    "double", "bool"};
     int count[N_KEYS] = {0};
     for (size_t i = 0; i < n; i++) {
@@ -262,8 +262,8 @@ static bool builtin_type(const struct token *words, size_t n, struct mock_param 
     return false;
 }
 
-static const char *const qualifiers[] = {"const", "volatile", "__restrict__", "__restrict", "__grid_constant__",
-                                         "struct", "class", "union"};
+static const char *const qualifiers[] = {"const",  "volatile", "__restrict__", "__restrict", "__grid_constant__",
+                                         "struct", "class",    "union"};
 
 /* How a value of the type spelled by tokens [a, b) is passed (no
  * declarator name among them).  False with `why` set if the mock cannot
@@ -372,8 +372,8 @@ static size_t array_count(const struct parser *p, size_t i, size_t end, size_t *
 static bool layout_members(struct parser *p, size_t open, size_t close, bool is_union, struct mock_param *out,
                            char *why, size_t cap)
 {
-    static const char *const not_plain[] = {"static", "template", "using", "typedef", "friend",
-                                            "virtual", "operator", "enum", "__align__", "alignas"};
+    static const char *const not_plain[] = {"static",  "template", "using", "typedef",   "friend",
+                                            "virtual", "operator", "enum",  "__align__", "alignas"};
     size_t size = 0, align = 1;
     for (size_t m = open + 1; m < close;) {
         size_t end = m;
@@ -543,8 +543,8 @@ static void parse_variables(struct parser *p, size_t a, size_t end)
             depth++;
         if (is_punct(t, ")") || is_punct(t, "]"))
             depth--;
-        bool ends_name = i + 1 == end || is_punct(&p->t[i + 1], "=") || is_punct(&p->t[i + 1], ",") ||
-                         is_punct(&p->t[i + 1], "[");
+        bool ends_name =
+            i + 1 == end || is_punct(&p->t[i + 1], "=") || is_punct(&p->t[i + 1], ",") || is_punct(&p->t[i + 1], "[");
         if (depth == 0 && is_punct(t, ","))
             in_init = false;
         else if (depth == 0 && is_punct(t, "="))
@@ -606,7 +606,8 @@ static bool parse_param(struct parser *p, size_t a, size_t b, struct mock_param 
     /* "unsigned" is a whole type, "unsigned n" a type and a name */
     char why[200], why_named[200];
     bool named = b - a > 1 && p->t[b - 1].kind == T_IDENT && !mock_pp_defined(p->pp, p->t[b - 1].s, p->t[b - 1].len);
-    if (resolve_type(p, a, b, out, why, sizeof why) || (named && resolve_type(p, a, b - 1, out, why_named, sizeof why_named))) {
+    if (resolve_type(p, a, b, out, why, sizeof why) ||
+        (named && resolve_type(p, a, b - 1, out, why_named, sizeof why_named))) {
         if (array)
             *out = (struct mock_param){".u64", 8, 8};
         return true;
@@ -672,8 +673,9 @@ static size_t parse_kernel(struct parser *p, size_t a, size_t end, bool body)
     for (int k = 0; k < p->out->n_kernels; k++)
         if (strlen(p->out->kernels[k].name) == name->len && memcmp(p->out->kernels[k].name, name->s, name->len) == 0) {
             char message[300];
-            snprintf(message, sizeof message, "function \"%.*s\" has already been defined (previous definition at line %d)",
-                     (int)name->len, name->s, p->out->kernels[k].line);
+            snprintf(message, sizeof message,
+                     "function \"%.*s\" has already been defined (previous definition at line %d)", (int)name->len,
+                     name->s, p->out->kernels[k].line);
             error_at(p, i, message);
             return next;
         }
@@ -704,7 +706,8 @@ static size_t parse_kernel(struct parser *p, size_t a, size_t end, bool body)
         k.params[k.n_params++] = param;
         s = e + 1;
     }
-    struct mock_kernel *grown = p->failed ? NULL : realloc(p->out->kernels, (size_t)(p->out->n_kernels + 1) * sizeof *grown);
+    struct mock_kernel *grown =
+        p->failed ? NULL : realloc(p->out->kernels, (size_t)(p->out->n_kernels + 1) * sizeof *grown);
     if (!grown) {
         if (!p->failed)
             out_of_memory(p);
@@ -767,13 +770,20 @@ static void parse_declaration(struct parser *p)
     if (p->failed)
         return;
     bool body = is_punct(&p->t[end], "{");
+    for (size_t i = a; i + 1 < end; i++)
+        if (is_ident(&p->t[i], "extern") && p->t[i + 1].kind == T_STRING &&
+            !(p->t[i + 1].len == 3 && memcmp(p->t[i + 1].s, "\"C\"", 3) == 0) &&
+            !(p->t[i + 1].len == 5 && memcmp(p->t[i + 1].s, "\"C++\"", 5) == 0)) {
+            error_at(p, i + 1, "unknown external linkage specification");
+            return;
+        }
     if (body && a == end) {
         error_at(p, end, "expected a declaration");
     } else if (body && end - a == 2 && is_ident(&p->t[a], "extern") && p->t[a + 1].kind == T_STRING) {
         push_scope(p, p->t[a + 1].len == 3 && memcmp(p->t[a + 1].s, "\"C\"", 3) == 0 ? 'C' : 'P', end);
         p->pos = end + 1;
-    } else if (body && (is_ident(&p->t[a], "namespace") || (is_ident(&p->t[a], "inline") && end - a > 1 &&
-                                                            is_ident(&p->t[a + 1], "namespace")))) {
+    } else if (body && (is_ident(&p->t[a], "namespace") ||
+                        (is_ident(&p->t[a], "inline") && end - a > 1 && is_ident(&p->t[a + 1], "namespace")))) {
         push_scope(p, 'N', end);
         p->pos = end + 1;
     } else if (head_has(p, a, end, "__global__")) {

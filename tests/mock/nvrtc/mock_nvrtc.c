@@ -4,7 +4,9 @@
  * through CUDYN_LIBNVRTC.  It is a test double: it reads what it can read
  * exactly (includes, conditionals, extern "C" kernel signatures) and
  * refuses the rest with "mock NVRTC cannot compile this (...); use the
- * real NVRTC" rather than guess.
+ * real NVRTC" rather than guess.  It does not compile function bodies, so
+ * an error inside one goes unnoticed: tests provoke compile errors with
+ * #error, which it reports as NVRTC does.
  *
  * Behaviour is set through the environment (read once, at the first call):
  *   MOCK_NVRTC_VERSION=12040       what nvrtcVersion reports (default 13000;
@@ -19,12 +21,17 @@
  * The build flag MOCK_NVRTC_LEGACY=1 makes an NVRTC before 11.2: no
  * nvrtcGetNumSupportedArchs / nvrtcGetSupportedArchs, no LTO IR.
  *
- * Output: PTX text with one ".entry" per defined extern "C" kernel and its
+ * Output: PTX text with one ".entry" per defined extern "C" kernel, its
  * parameters typed as NVRTC types them, and a comment line
  * "// mock-nvrtc input HASH" (FNV-1a of every file the preprocessor read,
  * names and whole texts, and of the -D / -U options), so any change to the
- * input, included files too, changes the output.  For sm_XY targets also a CUBIN: a 64-byte ELF64
- * header (e_shoff = 64 + text length, no sections) followed by that text.
+ * input, included files too, changes the output.  For sm_XY targets also a
+ * CUBIN: a 64-byte ELF64 header (e_shoff = 64 + text length, no sections)
+ * followed by that text, which is what the mock driver reads.
+ *
+ * Every exported NVRTC call is counted; mock_nvrtc_calls(fn),
+ * mock_nvrtc_fail_next(fn, code) and mock_nvrtc_live_programs() let tests
+ * look (through mock_nvrtc_control.h).
  */
 #include "config.h"
 
@@ -181,11 +188,11 @@ static int enter(const char *fn)
     return code;
 }
 
-#define ENTER(fn)                     \
-    do {                              \
-        int enter_ = enter(fn);       \
-        if (enter_)                   \
-            return (nvrtcResult)enter_; \
+#define ENTER(fn)                                                                                                      \
+    do {                                                                                                               \
+        int enter_ = enter(fn);                                                                                        \
+        if (enter_)                                                                                                    \
+            return (nvrtcResult)enter_;                                                                                \
     } while (0)
 
 /* ------------------------------------------------------------ inspection */

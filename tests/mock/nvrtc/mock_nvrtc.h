@@ -124,10 +124,10 @@ struct mock_define {
 };
 
 struct mock_options {
-    int arch;        /* 90 for sm_90 / compute_90 */
-    char suffix[2];  /* "a" for sm_90a, "f" for sm_100f, else "" */
-    bool cubin;      /* sm_: CUBIN and PTX; compute_: PTX only */
-    long cplusplus;  /* the value of __cplusplus for --std */
+    int arch;       /* 90 for sm_90 / compute_90 */
+    char suffix[2]; /* "a" for sm_90a, "f" for sm_100f, else "" */
+    bool cubin;     /* sm_: CUBIN and PTX; compute_: PTX only */
+    long cplusplus; /* the value of __cplusplus for --std */
     bool device_debug;
     bool fast_math;
     const char **include_dirs;
@@ -202,7 +202,7 @@ struct mock_kernel {
     char *name;
     struct mock_param *params;
     int n_params;
-    int line;         /* of its definition, for messages */
+    int line;          /* of its definition, for messages */
     bool in_namespace; /* a plain name expression does not reach it */
 };
 

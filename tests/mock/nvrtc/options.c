@@ -42,10 +42,34 @@ static const struct option_spec {
 
 /* Real NVRTC options that change the output in ways the mock cannot. */
 static const char *const not_emulated[] = {
-    "--relocatable-device-code", "-rdc", "--device-c", "-dc", "--device-w", "-dw", "--dlto", "-dlto",
-    "--extensible-whole-program", "-ewp", "--pch", "-pch", "--create-pch", "-create-pch", "--use-pch", "-use-pch",
-    "--optix-ir", "-optix-ir", "--pre-include", "-include", "--time", "-time", "--fdevice-syntax-only",
-    "-fdevice-syntax-only", "--fdevice-time-trace", "-fdevice-time-trace", "--split-compile", "-split-compile",
+    "--relocatable-device-code",
+    "-rdc",
+    "--device-c",
+    "-dc",
+    "--device-w",
+    "-dw",
+    "--dlto",
+    "-dlto",
+    "--extensible-whole-program",
+    "-ewp",
+    "--pch",
+    "-pch",
+    "--create-pch",
+    "-create-pch",
+    "--use-pch",
+    "-use-pch",
+    "--optix-ir",
+    "-optix-ir",
+    "--pre-include",
+    "-include",
+    "--time",
+    "-time",
+    "--fdevice-syntax-only",
+    "-fdevice-syntax-only",
+    "--fdevice-time-trace",
+    "-fdevice-time-trace",
+    "--split-compile",
+    "-split-compile",
 };
 
 static const struct {
@@ -139,8 +163,10 @@ static bool apply(const struct option_spec *spec, const char *value, const int *
         }
         snprintf(last_arch, last_cap, "%d%s", o->arch, o->suffix);
         if (previous[0]) /* as NVRTC: the last one wins, with a warning */
-            mbuf_printf(&log->text, "nvrtc: warning: \"--gpu-architecture(-arch)=%s\" followed by "
-                        "\"--gpu-architecture(-arch)=%s\"\n", previous, last_arch);
+            mbuf_printf(&log->text,
+                        "nvrtc: warning: \"--gpu-architecture(-arch)=%s\" followed by "
+                        "\"--gpu-architecture(-arch)=%s\"\n",
+                        previous, last_arch);
         return true;
     }
     case OPT_STD:
@@ -190,7 +216,9 @@ nvrtcResult mock_parse_options(int n, const char *const *options, const int *arc
         const char *value = NULL;
         for (size_t s = 0; s < sizeof specs / sizeof specs[0] && !spec; s++) {
             const struct option_spec *c = &specs[s];
-            const char *spelled = names(opt, c->long_name) ? c->long_name : names(opt, c->short_name) ? c->short_name : NULL;
+            const char *spelled = names(opt, c->long_name)    ? c->long_name
+                                  : names(opt, c->short_name) ? c->short_name
+                                                              : NULL;
             bool equals = spelled && opt[strlen(spelled)] == '=';
             if (spelled && c->form == NO_VALUE && equals) {
                 mbuf_printf(&log->text, "nvrtc: error: %s (%s) does not accept any argument\n", c->long_name,
@@ -214,8 +242,8 @@ nvrtcResult mock_parse_options(int n, const char *const *options, const int *arc
         }
         for (size_t k = 0; k < sizeof not_emulated / sizeof not_emulated[0]; k++)
             if (names(opt, not_emulated[k])) {
-                mbuf_printf(&log->text, "nvrtc: error: mock NVRTC cannot compile this (option %s); use the real NVRTC\n",
-                            opt);
+                mbuf_printf(&log->text,
+                            "nvrtc: error: mock NVRTC cannot compile this (option %s); use the real NVRTC\n", opt);
                 return NVRTC_ERROR_INVALID_OPTION;
             }
         mbuf_printf(&log->text, "nvrtc: error: unrecognized option %s found\n", opt);

@@ -108,9 +108,11 @@ static int file_index(struct pp_state *st, const char *name)
 }
 
 /* A copy of `text` with comments replaced by a space (newlines inside a
- * block comment kept, so line numbers stay right). */
-static char *strip_comments(const char *text)
+ * block comment kept, so line numbers stay right).  *unclosed: where a
+ * block comment that never ends starts, else NULL. */
+static char *strip_comments(const char *text, const char **unclosed)
 {
+    *unclosed = NULL;
     char *out = malloc(strlen(text) + 1);
     if (!out)
         return NULL;
@@ -121,11 +123,15 @@ static char *strip_comments(const char *text)
                 p++;
             *w++ = ' ';
         } else if (p[0] == '/' && p[1] == '*') {
+            const char *start = p;
             p += 2;
             while (*p && !(p[0] == '*' && p[1] == '/'))
                 if (*p++ == '\n')
                     *w++ = '\n';
-            p += *p ? 2 : 0;
+            if (*p)
+                p += 2;
+            else
+                *unclosed = start;
             *w++ = ' ';
         } else if (*p == '"' || *p == '\'') {
             char quote = *p;
@@ -287,7 +293,8 @@ static void predefine(struct pp_state *st)
 static bool unknowable(const struct mock_pp *pp, const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof reserved_prefixes / sizeof reserved_prefixes[0]; i++)
-        if (len >= strlen(reserved_prefixes[i]) && strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
+        if (len >= strlen(reserved_prefixes[i]) &&
+            strncmp(name, reserved_prefixes[i], strlen(reserved_prefixes[i])) == 0)
             return !find_macro(pp, name, len);
     return false;
 }
@@ -608,8 +615,8 @@ static void include(struct pp_state *st, const char *file, const char *dir, int 
 }
 
 struct cond {
-    bool active;    /* this branch's lines count */
-    bool taken;     /* some branch of this #if was (or cannot be) chosen */
+    bool active; /* this branch's lines count */
+    bool taken;  /* some branch of this #if was (or cannot be) chosen */
     bool seen_else;
     int line;
     char *source_line; /* for "the #endif for this directive is missing" */
@@ -735,7 +742,8 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
     /* the whole file, even what no branch uses: an edit anywhere changes the output */
     st->pp->hash = mock_fnv1a(st->pp->hash, st->pp->files[file], strlen(st->pp->files[file]) + 1);
     st->pp->hash = mock_fnv1a(st->pp->hash, text, strlen(text) + 1);
-    char *clean = strip_comments(text);
+    const char *unclosed;
+    char *clean = strip_comments(text, &unclosed);
     if (!clean)
         return !(st->pp->out_of_memory = st->stop = true);
     struct cond_stack conds = {0};
@@ -770,6 +778,17 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
             directive(st, file, dir, first_line, logical.data, start, &conds);
         else if (all_active(&conds))
             emit_line(st, file, first_line, logical.data);
+    }
+    if (!st->stop && unclosed) {
+        const char *line_start = unclosed;
+        int comment_line = 1;
+        for (const char *q = text; q < unclosed; q++)
+            comment_line += *q == '\n';
+        while (line_start > text && line_start[-1] != '\n')
+            line_start--;
+        log_diagnostic(st->log, st->pp->files[file], comment_line, "error", line_start, (size_t)(unclosed - line_start),
+                       "comment unclosed at end of file");
+        st->stop = true;
     }
     if (!st->stop && conds.n > 0) {
         const struct cond *c = &conds.v[conds.n - 1];

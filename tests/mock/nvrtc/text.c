@@ -88,8 +88,8 @@ void mbuf_free(struct mbuf *b)
     memset(b, 0, sizeof *b);
 }
 
-static void vdiagnostic(struct mock_log *log, const char *file, int line, const char *severity,
-                        const char *source_line, size_t caret, const char *fmt, va_list ap)
+static void vdiagnostic(struct mock_log *log, const char *file, int line, const char *severity, const char *source_line,
+                        size_t caret, const char *fmt, va_list ap)
 {
     if (file)
         mbuf_printf(&log->text, "%s(%d): %s: ", file, line, severity);
@@ -126,8 +126,8 @@ void log_refusal(struct mock_log *log, const char *file, int line, const char *s
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     size_t caret = source_line ? strspn(source_line, " \t") : 0;
-    log_diagnostic(log, file, line, "error", source_line, caret, "mock NVRTC cannot compile this (%s); use the real NVRTC",
-                   what);
+    log_diagnostic(log, file, line, "error", source_line, caret,
+                   "mock NVRTC cannot compile this (%s); use the real NVRTC", what);
 }
 
 void log_summary(struct mock_log *log, const char *program_name)
@@ -137,7 +137,8 @@ void log_summary(struct mock_log *log, const char *program_name)
     if (log->text.len && !(log->text.len >= 2 && strcmp(log->text.data + log->text.len - 2, "\n\n") == 0))
         mbuf_str(&log->text, "\n");
     if (log->catastrophic)
-        mbuf_printf(&log->text, "%d catastrophic error%s detected in the compilation of \"%s\".\nCompilation terminated.\n",
+        mbuf_printf(&log->text,
+                    "%d catastrophic error%s detected in the compilation of \"%s\".\nCompilation terminated.\n",
                     log->catastrophic, log->catastrophic > 1 ? "s" : "", program_name);
     else if (log->errors)
         mbuf_printf(&log->text, "%d error%s detected in the compilation of \"%s\".\n", log->errors,
