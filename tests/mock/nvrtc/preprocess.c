@@ -306,17 +306,18 @@ struct expr {
 
 static long long expr_or(struct expr *e);
 
+/* Eats the operator op if it comes next; a one-character op is not the
+ * first half of a two-character operator ("<" of "<=", "!" of "!="). */
 static bool expr_eat(struct expr *e, const char *op)
 {
+    static const char *const pairs[] = {"<=", ">=", "==", "!=", "&&", "||", "<<", ">>", "++", "--"};
     e->p = skip_space(e->p);
     size_t n = strlen(op);
     if (strncmp(e->p, op, n) != 0)
         return false;
-    /* "<" must not take the first half of "<=", "&" of "&&" ... */
-    if (n == 1 && (e->p[1] == '=' || e->p[1] == op[0]) && op[0] != '(' && op[0] != ')' && op[0] != '!')
-        return false;
-    if (n == 1 && op[0] == '!' && e->p[1] == '=')
-        return false;
+    for (size_t i = 0; n == 1 && i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strncmp(e->p, pairs[i], 2) == 0)
+            return false;
     e->p += n;
     return true;
 }
