@@ -8,7 +8,10 @@
  * Launches read this on every cudyn_launchf, from many threads, so readers
  * take no lock: each slot is a seqlock.  A writer (under write_lock) makes
  * the sequence odd, changes the slot, and makes it even again; a reader
- * that saw an odd or changed sequence retries on the slow path.  A slot
+ * that saw an odd or changed sequence retries on the slow path.  Every
+ * field is written with release and read with acquire order (no fences,
+ * which ThreadSanitizer cannot follow; on x86 both are plain moves): a
+ * reader that sees any new field then sees the odd sequence after it.  A slot
  * belongs to one function handle until that handle's module is unloaded
  * (the driver may hand the same address to another kernel later).
  */
@@ -48,7 +51,6 @@ static size_t home(cudyn_function f)
 static void write_begin(struct slot *s)
 {
     atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
 }
 
 static void write_end(struct slot *s)
@@ -59,11 +61,11 @@ static void write_end(struct slot *s)
 static void fill(struct slot *s, cudyn_function f, const struct cudyn__kernel_facts *facts)
 {
     write_begin(s);
-    atomic_store_explicit(&s->f, f, memory_order_relaxed);
-    atomic_store_explicit(&s->count, facts->count, memory_order_relaxed);
+    atomic_store_explicit(&s->f, f, memory_order_release);
+    atomic_store_explicit(&s->count, facts->count, memory_order_release);
     for (int i = 0; i < facts->count && i < CUDYN_MAX_ARGS; i++) {
-        atomic_store_explicit(&s->sizes[i], facts->sizes[i], memory_order_relaxed);
-        atomic_store_explicit(&s->classes[i], (unsigned char)facts->classes[i], memory_order_relaxed);
+        atomic_store_explicit(&s->sizes[i], facts->sizes[i], memory_order_release);
+        atomic_store_explicit(&s->classes[i], (unsigned char)facts->classes[i], memory_order_release);
     }
     s->module = facts->module;
     s->who = facts->who;
@@ -73,7 +75,7 @@ static void fill(struct slot *s, cudyn_function f, const struct cudyn__kernel_fa
 static void clear(struct slot *s)
 {
     write_begin(s);
-    atomic_store_explicit(&s->f, NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->f, NULL, memory_order_release);
     s->module = NULL;
     write_end(s);
 }
@@ -133,8 +135,8 @@ static enum verdict compare(struct slot *s, cudyn_function f, const struct cudyn
     if (seq & 1u)
         return VERDICT_UNKNOWN;
     enum verdict v = VERDICT_UNKNOWN;
-    if (atomic_load_explicit(&s->f, memory_order_relaxed) == f) {
-        int count = atomic_load_explicit(&s->count, memory_order_relaxed);
+    if (atomic_load_explicit(&s->f, memory_order_acquire) == f) {
+        int count = atomic_load_explicit(&s->count, memory_order_acquire);
         if (count == PARAMS_UNKNOWN)
             v = VERDICT_UNCHECKED;
         else if (count != fmt->n)
@@ -142,13 +144,12 @@ static enum verdict compare(struct slot *s, cudyn_function f, const struct cudyn
         else {
             v = VERDICT_MATCH;
             for (int i = 0; i < count && v == VERDICT_MATCH; i++)
-                if (atomic_load_explicit(&s->sizes[i], memory_order_relaxed) != fmt->args[i].size ||
-                    !cudyn__param_accepts(atomic_load_explicit(&s->classes[i], memory_order_relaxed),
+                if (atomic_load_explicit(&s->sizes[i], memory_order_acquire) != fmt->args[i].size ||
+                    !cudyn__param_accepts(atomic_load_explicit(&s->classes[i], memory_order_acquire),
                                           fmt->args[i].code))
                     v = VERDICT_MISMATCH;
         }
     }
-    atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&s->seq, memory_order_relaxed) == seq ? v : VERDICT_UNKNOWN;
 }
 

@@ -61,12 +61,6 @@ static void explain_refusal(cu_function fn, cudyn_dim3 grid, cudyn_dim3 block, u
     const unsigned int b[3] = {block.x, block.y, block.z}, g[3] = {grid.x, grid.y, grid.z};
     const char axis[3] = {'x', 'y', 'z'};
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
-    for (int i = 0; i < 3; i++)
-        if (l.max_block[i] && b[i] > (unsigned)l.max_block[i]) {
-            cudyn__error_append(": block %ux%ux%u: %c is %u, %s allows at most %d", block.x, block.y, block.z,
-                                axis[i], b[i], l.device_name, l.max_block[i]);
-            return;
-        }
     if (l.function_threads && threads > (unsigned long long)l.function_threads) {
         cudyn__error_append(": block %ux%ux%u has %llu threads; %s allows at most %d on %s", block.x, block.y,
                             block.z, threads, l.kernel_name, l.function_threads, l.device_name);
@@ -77,6 +71,12 @@ static void explain_refusal(cu_function fn, cudyn_dim3 grid, cudyn_dim3 block, u
                             threads, l.device_name, l.device_threads);
         return;
     }
+    for (int i = 0; i < 3; i++)
+        if (l.max_block[i] && b[i] > (unsigned)l.max_block[i]) {
+            cudyn__error_append(": block %ux%ux%u: %c is %u, %s allows at most %d", block.x, block.y, block.z,
+                                axis[i], b[i], l.device_name, l.max_block[i]);
+            return;
+        }
     for (int i = 0; i < 3; i++)
         if (l.max_grid[i] && g[i] > (unsigned)l.max_grid[i]) {
             cudyn__error_append(": grid %ux%ux%u: %c is %u, %s allows at most %d", grid.x, grid.y, grid.z, axis[i],

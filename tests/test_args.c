@@ -10,8 +10,6 @@
 #include <complex.h>
 #include <stdalign.h>
 #include <stdint.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cudyn.h"
 #include "mock/mock_control.h"
@@ -229,6 +227,18 @@ static void test_in_out(void)
         {"cuLaunchKernel", CUDYN_ERROR_OUT_OF_MEMORY},      {"cuMemcpyDtoHAsync_v2", CUDYN_ERROR_OUT_OF_MEMORY},
         {"cuStreamSynchronize", CUDYN_ERROR_OUT_OF_MEMORY}, {"cuMemFree_v2", CUDYN_ERROR_OUT_OF_MEMORY},
     };
+    /* an unrelated earlier error must not stand in for a failed free */
+    cudyn_devptr nothing;
+    CHECK_STATUS(cudyn_mem_alloc(&nothing, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    mock_fail_next("cuMemFree_v2", 999);
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "f<<>z", 2.0f, x, sizeof x, y, sizeof y, out, sizeof out,
+                               (size_t)N),
+                 CUDYN_ERROR_DRIVER);
+    cudyn_error e = {.size = sizeof e};
+    CHECK_EQ_INT(cudyn_last_error(&e), CUDYN_ERROR_DRIVER);
+    CHECK(strcmp(e.function, "cuMemFree") == 0);
+    CHECK_CONTAINS(e.message, "cudyn_mem_free");
+    before = mock_device_memory_in_use(); /* the driver kept the buffer it refused to free */
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
         mock_fail_next(faults[i].fn, 2);
         int st = cudyn_launchf(saxpy, one, one, 0, NULL, "f<<>z", 2.0f, x, sizeof x, y, sizeof y, out, sizeof out,
@@ -272,6 +282,17 @@ static void test_packs(void)
     CHECK(out[10] == 51.0f);
     double wrong = 1;
     CHECK_STATUS(cudyn_args_set_value(pack, 0, &wrong, sizeof wrong), CUDYN_ERROR_INVALID_ARGUMENT);
+    /* a pack whose scalars were never set is refused, naming the first */
+    cudyn_args *unset = NULL;
+    CHECK_STATUS(cudyn_args_create(&unset, saxpy, "fpppz"), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_value(unset, 0, &a, sizeof a), CUDYN_OK);
+    launches = mock_call_count("cuLaunchKernel");
+    CHECK_STATUS(cudyn_args_launch(unset, one, one, 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "argument 2 ('p') was never set");
+    CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches);
+    cudyn_args_free(unset);
     CHECK_STATUS(cudyn_args_set_value(pack, 5, &a, sizeof a), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_args_set_value(pack, -1, &a, sizeof a), CUDYN_ERROR_INVALID_ARGUMENT);
     cudyn_args_free(pack);
@@ -314,7 +335,43 @@ static void test_packs(void)
     cudyn_mem_free(dout);
 }
 
-/* An older driver cannot describe parameters: the launch goes unchecked. */
+/* A CUBIN-shaped image (the mock NVRTC's: an ELF header, then its text):
+ * cudyn has no PTX for it, so only the driver could describe "record". */
+static size_t elf_image(unsigned char *out, size_t cap, const char *text)
+{
+    size_t n = strlen(text);
+    if (64 + n > cap)
+        return 0;
+    memset(out, 0, 64);
+    memcpy(out, "\177ELF", 4);
+    uint64_t shoff = 64 + n; /* e_shoff: the end, no sections */
+    memcpy(out + 0x28, &shoff, 8);
+    memcpy(out + 64, text, n);
+    return 64 + n;
+}
+
+/* An older driver and no PTX: nothing can tell how many parameters
+ * "record" takes.  A format that is too short must not leave the driver
+ * reading uninitialised argument slots: the kernel sees zeros. */
+static int child_unchecked_short_format(void)
+{
+    use_mock_driver();
+    static unsigned char img[512];
+    elf_image(img, sizeof img,
+              ".version 8.0\n.visible .entry record(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)\n{\n}\n");
+    cudyn_module m = NULL;
+    cudyn_function f = NULL;
+    if (cudyn_module_load_image(&m, img) || cudyn_module_function(&f, m, "record"))
+        return 3;
+    if (cudyn_launchf(f, one, one, 0, NULL, "QQ", 0x1111111111111111ull, 0x2222222222222222ull) != CUDYN_OK)
+        return 4;
+    const uint64_t want[4] = {0x1111111111111111ull, 0x2222222222222222ull, 0, 0};
+    expect_bytes(want, sizeof want, "unchecked short format");
+    cudyn_module_unload(m);
+    return test_failures ? 5 : 0;
+}
+
+/* An older driver cannot describe parameters; the PTX still can. */
 static int child_old_driver(void)
 {
     use_mock_driver();
@@ -327,9 +384,12 @@ static int child_old_driver(void)
     cudyn_devptr d = 0;
     long asked = mock_call_count("cuFuncGetParamInfo");
     int st = cudyn_launchf(f, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0);
+    int short_st = cudyn_launchf(f, one, one, 0, NULL, "fpp", 2.0, d, d); /* the PTX says five */
     cudyn_module_unload(m);
     if (st != CUDYN_OK)
         return 5;
+    if (short_st != CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
+        return 7;
     return mock_call_count("cuFuncGetParamInfo") == asked ? 0 : 6; /* not even asked */
 }
 
@@ -337,6 +397,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "old-driver") == 0)
         return child_old_driver();
+    if (argc == 2 && strcmp(argv[1], "unchecked-short-format") == 0)
+        return child_unchecked_short_format();
     use_mock_driver();
     CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&record, mod, "record"), CUDYN_OK);
@@ -349,14 +411,9 @@ int main(int argc, char **argv)
     test_packs();
     cudyn_module_unload(mod);
 
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("MOCK_CUDA_VERSION", "12030", 1);
-        execl(argv[0], argv[0], "old-driver", (char *)NULL);
-        _exit(6);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* drivers before 12.4 have no cuFuncGetParamInfo */
+    setenv("MOCK_CUDA_VERSION", "12030", 1);
+    CHECK_EQ_INT(run_self(argv[0], "old-driver"), 0);
+    CHECK_EQ_INT(run_self(argv[0], "unchecked-short-format"), 0);
     return test_result("test_args");
 }

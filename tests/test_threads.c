@@ -1,7 +1,9 @@
 /*
  * test_threads.c - 32 threads race the first call: the driver is loaded,
- * bound and initialised once, and every thread sees the same result.  CI
- * also runs this under ThreadSanitizer (configure --enable-sanitizer=thread).
+ * bound and initialised once, and every thread sees the same result; then
+ * typed launches from many threads while other threads load, look up and
+ * unload modules (the kernel-parameter registry is read without locks).
+ * CI also runs this under ThreadSanitizer (configure --enable-sanitizer=thread).
  */
 #include "config.h"
 
@@ -30,6 +32,66 @@ static void *first_call(void *arg)
     return NULL;
 }
 
+/* Two kernels of one image: launches check "empty"'s parameters while the
+ * same addresses keep being handed out and forgotten for "record". */
+static const char launch_image[] = ".version 8.0\n.visible .entry empty()\n{\n}\n";
+static const char churn_image[] = ".version 8.0\n.visible .entry record(.param .u32 a, .param .f32 b)\n{\n}\n";
+
+enum { LAUNCHERS = 8, LAUNCHES = 400, CHURNS = 100 };
+
+struct launch_result {
+    cudyn_function f;
+    int failures;
+};
+
+static void *launcher(void *arg)
+{
+    struct launch_result *r = arg;
+    const cudyn_dim3 one = {1, 1, 1};
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < LAUNCHES; i++)
+        if (cudyn_launchf(r->f, one, one, 0, NULL, "") != CUDYN_OK)
+            r->failures++;
+    return NULL;
+}
+
+static void *churner(void *arg)
+{
+    int *failures = arg;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < CHURNS; i++) {
+        cudyn_module m = NULL;
+        cudyn_function f = NULL;
+        if (cudyn_module_load_image(&m, churn_image) != CUDYN_OK || cudyn_module_function(&f, m, "record") != CUDYN_OK ||
+            cudyn_module_unload(m) != CUDYN_OK)
+            (*failures)++;
+    }
+    return NULL;
+}
+
+static void test_launches_while_modules_come_and_go(void)
+{
+    cudyn_module m = NULL;
+    struct launch_result r[LAUNCHERS];
+    CHECK_STATUS(cudyn_module_load_image(&m, launch_image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&r[0].f, m, "empty"), CUDYN_OK);
+    pthread_barrier_init(&start, NULL, LAUNCHERS + 1);
+    pthread_t t[LAUNCHERS + 1];
+    int churn_failures = 0;
+    for (int i = 0; i < LAUNCHERS; i++) {
+        r[i] = (struct launch_result){r[0].f, 0};
+        pthread_create(&t[i], NULL, launcher, &r[i]);
+    }
+    pthread_create(&t[LAUNCHERS], NULL, churner, &churn_failures);
+    for (int i = 0; i <= LAUNCHERS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < LAUNCHERS; i++)
+        CHECK_EQ_INT(r[i].failures, 0);
+    CHECK_EQ_INT(churn_failures, 0);
+    CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+}
+
 int main(void)
 {
     setenv("MOCK_CUDA_DEVICES", "A:90,B:80", 1);
@@ -55,6 +117,6 @@ int main(void)
     const char *first = strstr(req, "cuMemAlloc@3020;");
     CHECK(first && !strstr(first + 1, "cuMemAlloc@3020;"));
 
-    /* the same holds for a failing initialisation, in a fresh process */
+    test_launches_while_modules_come_and_go();
     return test_result("test_threads");
 }

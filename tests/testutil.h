@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int test_failures;
 
@@ -70,6 +72,23 @@ static inline int test_result(const char *name)
     if (test_failures)
         fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
     return test_failures ? 1 : 0;
+}
+
+/* Runs this test program again with one argument, in a process of its own
+ * (for a scenario that changes the process for good: a sticky fault, an
+ * old driver, a fork); returns its exit code, or -1 if it did not exit. */
+static inline int run_self(const char *argv0, const char *scenario)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(argv0, argv0, scenario, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
 }
 
 /* Points cudyn at the mock driver (built by make check); must run before
