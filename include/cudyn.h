@@ -104,7 +104,8 @@ extern "C" {
     X(ERROR_SYSTEM, 33, "an operating system call failed")                                                     \
     X(ERROR_TIMEOUT, 34, "the operation timed out")                                                            \
     /* Appended in 0.2. */                                                                                     \
-    X(ERROR_FORKED, 35, "CUDA was initialised in the parent process before fork(); the child cannot use it")
+    X(ERROR_FORKED, 35, "CUDA was initialised in the parent process before fork(); the child cannot use it") \
+    X(ERROR_WRONG_CONTEXT, 36, "the module, kernel, stream or event belongs to another device's context")
 
 /*
  * What each status means for a caller, group by group:
@@ -118,7 +119,10 @@ extern "C" {
  *  - anything else (31-34) keeps the native code in cudyn_error;
  *  - CUDYN_ERROR_FORKED (35): this process is the child of a fork() made
  *    after its parent had initialised CUDA; the driver's state is the
- *    parent's and cannot be used here (see cudyn_init).
+ *    parent's and cannot be used here (see cudyn_init);
+ *  - CUDYN_ERROR_WRONG_CONTEXT (36): a module, kernel or event made in one
+ *    device's context was used by a thread working in another's (see
+ *    cudyn_device_use); the message names both.
  */
 typedef enum cudyn_status {
 #define CUDYN_STATUS_ENUM_ROW_(name, value, text) CUDYN_##name = value,
@@ -386,8 +390,23 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
 CUDYN_API const char *cudyn_device_attr_name(cudyn_device_attr attr);
 CUDYN_API int cudyn_device_attr_count(void);
 
-/* Selects the calling thread's device: retains its primary context (once
- * per process) and makes it current on this thread. */
+/*
+ * Threads and devices.  Each thread picks its device with cudyn_device_use
+ * (device 0 until it does).  All threads on a device share its primary
+ * context, retained once per process, so memory, streams, events and
+ * modules made by one thread are usable by every thread on that device.
+ * They belong to that device's context: a module, kernel or event used by a
+ * thread working on another device fails with CUDYN_ERROR_WRONG_CONTEXT
+ * naming both devices (a stream of another device may be given: the work
+ * then runs in the stream's context, and a kernel must belong to it).
+ * Device memory is usable from every device in copies (unified
+ * addressing); kernels reach another device's memory after
+ * cudyn_device_enable_peer.  cudyn_module_load_source keeps one module per
+ * source and device, so the same kernel source works on every GPU.
+ *
+ * cudyn_device_use selects the calling thread's device: retains its primary
+ * context (once per process) and makes it current on this thread.
+ */
 CUDYN_API int cudyn_device_use(int ordinal);
 /* The calling thread's device (the one its current context belongs to). */
 CUDYN_API int cudyn_device_current(int *ordinal);

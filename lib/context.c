@@ -222,6 +222,36 @@ CUDYN_API int cudyn_device_reset(int ordinal)
     return CUDYN_OK;
 }
 
+/* The ordinal whose primary context ctx is, or -1 (another library's). */
+static int context_ordinal(cu_context ctx)
+{
+    int found = -1;
+    pthread_mutex_lock(&primary_lock);
+    for (int i = 0; i < MAX_DEVICES && found < 0; i++)
+        if (ctx && (primary[i] == ctx || last_primary[i] == ctx))
+            found = i;
+    pthread_mutex_unlock(&primary_lock);
+    return found;
+}
+
+static void describe_context(cu_context ctx, char *out, size_t cap)
+{
+    int ordinal = context_ordinal(ctx);
+    if (ordinal >= 0)
+        snprintf(out, cap, "device %d's context", ordinal);
+    else
+        snprintf(out, cap, "another library's context %p", (void *)ctx);
+}
+
+int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used)
+{
+    char of[96], in[96];
+    describe_context(owner, of, sizeof of);
+    describe_context(used, in, sizeof in);
+    return cudyn__fail(CUDYN_ERROR_WRONG_CONTEXT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_WRONG_CONTEXT,
+                       "%s: %s belongs to %s, but this thread works in %s", api, what, of, in);
+}
+
 /* Enables or disables access from `ordinal`'s primary context to `peer`'s.
  * cuCtx{Enable,Disable}PeerAccess act on the current context, so the
  * thread's own is set aside for the call and put back. */

@@ -89,6 +89,7 @@ DRIVER_SYMBOL(cuStreamDestroy_v2, cuStreamDestroy, 4000, NOSTREAM, OPTIONAL, (cu
 DRIVER_SYMBOL(cuStreamSynchronize, cuStreamSynchronize, 2000, PTSZ, OPTIONAL, (cu_stream stream))
 DRIVER_SYMBOL(cuStreamQuery, cuStreamQuery, 2000, PTSZ, OPTIONAL, (cu_stream stream))
 DRIVER_SYMBOL(cuStreamWaitEvent, cuStreamWaitEvent, 3020, PTSZ, OPTIONAL, (cu_stream stream, cu_event event, unsigned int flags))
+DRIVER_SYMBOL(cuStreamGetCtx, cuStreamGetCtx, 9020, PTSZ, OPTIONAL, (cu_stream stream, cu_context *ctx))
 DRIVER_SYMBOL(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo, 12030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, const struct CUgraphEdgeData_st **edges, size_t *num_deps))
 DRIVER_SYMBOL(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo, 11030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, size_t *num_deps))
 

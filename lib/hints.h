@@ -49,6 +49,9 @@
     "cudyn_device_can_access_peer tells beforehand; copies between the two still work through cudyn_memcpy_dtod, "  \
     "staged by the driver"
 
+#define HINT_WRONG_CONTEXT                                                                                      \
+    "use it from a thread working on its device (cudyn_device_use), or make it on this device too "              \
+    "(cudyn_module_load_source keeps one module per source and device)"
 #define HINT_RELOAD_AFTER_RESET "load the module again after the reset"
 
 /* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */

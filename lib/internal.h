@@ -144,6 +144,12 @@ static inline int cudyn__need_context(const char *api)
         return CUDYN_OK;
     return cudyn__need_context_slow(api);
 }
+/* CUDYN_ERROR_WRONG_CONTEXT: `what` ("the module", "kernel saxpy") belongs to
+ * context owner, the thread works in `used`; the message names devices. */
+int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used);
+/* launch.c: the context a stream's work runs in (the current one for
+ * NULL), or NULL if the driver cannot say. */
+cu_context cudyn__stream_context(cudyn_stream stream);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 

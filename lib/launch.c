@@ -90,6 +90,30 @@ static void explain_refusal(cu_function fn, cudyn_dim3 grid, cudyn_dim3 block, u
                             shared, l.kernel_name, l.function_dynamic_shared, l.function_static_shared);
 }
 
+/* The context a stream's work runs in: the current one for the NULL stream. */
+cu_context cudyn__stream_context(cudyn_stream stream)
+{
+    cu_context ctx = NULL;
+    cu_result r = stream ? (DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx((cu_stream)(void *)stream, &ctx)
+                                                       : CU_ERR_NOT_SUPPORTED)
+                         : cudyn__drv.cuCtxGetCurrent(&ctx);
+    (void)cudyn__take_missing_symbol();
+    return r == CU_OK ? ctx : NULL;
+}
+
+/* "Invalid handle" from a launch: a kernel of another device's context is
+ * the usual cause; say so when cudyn knows where the kernel was loaded. */
+static int explain_invalid_handle(const char *api, cu_function fn, cudyn_stream stream)
+{
+    struct cudyn__kernel_identity who;
+    cu_context in = cudyn__stream_context(stream);
+    if (!cudyn__kernel_identify((cudyn_function)(void *)fn, &who) || !who.ctx || !in || who.ctx == in)
+        return CUDYN_OK;
+    char what[96];
+    snprintf(what, sizeof what, "kernel %s", who.name[0] ? who.name : "(unnamed)");
+    return cudyn__fail_wrong_context(api, what, who.ctx, in);
+}
+
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args)
 {
@@ -110,6 +134,8 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
                                                 (cu_stream)(void *)stream, args, NULL),
                       api);
     if (CUDYN_UNLIKELY(r != CU_OK)) {
+        if (r == CU_ERR_INVALID_HANDLE && (st = explain_invalid_handle(api, fn, stream)) != CUDYN_OK)
+            return st;
         st = cudyn__fail_driver(r, "cuLaunchKernel", api);
         if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
             explain_refusal(fn, grid, block, shared_bytes);

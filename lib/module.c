@@ -149,12 +149,20 @@ void cudyn__module_forget_context(cu_context ctx)
     pthread_mutex_unlock(&registry_lock);
 }
 
-/* A module whose context a reset destroyed cannot be used. */
-static int check_alive(const char *api, const struct cudyn_module_st *m)
+/* A module whose context a reset destroyed cannot be used; one loaded on
+ * another device's context than this thread's gives kernels this thread
+ * cannot launch (the driver would only say "invalid handle" at launch). */
+static int check_usable(const char *api, const struct cudyn_module_st *m)
 {
     if (CUDYN_UNLIKELY(m->dead))
         return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_RELOAD_AFTER_RESET,
                            "%s: the module was destroyed by cudyn_device_reset", api);
+    int st = cudyn__need_context(api);
+    if (st != CUDYN_OK)
+        return st;
+    cu_context current = current_context();
+    if (CUDYN_UNLIKELY(m->ctx && current && current != m->ctx))
+        return cudyn__fail_wrong_context(api, "the module", m->ctx, current);
     return CUDYN_OK;
 }
 
@@ -259,9 +267,7 @@ CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const
         return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
         return cudyn__fail_arg(api, "name", "must be a kernel name");
-    int st = check_alive(api, mod);
-    if (st == CUDYN_OK)
-        st = cudyn__need_context(api);
+    int st = check_usable(api, mod);
     if (st != CUDYN_OK)
         return st;
     cu_function f = NULL;
@@ -291,9 +297,7 @@ CUDYN_API int cudyn_module_global(cudyn_devptr *ptr, size_t *bytes, cudyn_module
         return cudyn__fail_arg(api, "mod", "must not be NULL");
     if (!name || !name[0])
         return cudyn__fail_arg(api, "name", "must be a variable name");
-    int st = check_alive(api, mod);
-    if (st == CUDYN_OK)
-        st = cudyn__need_context(api);
+    int st = check_usable(api, mod);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;

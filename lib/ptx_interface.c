@@ -182,7 +182,9 @@ bool cudyn__param_accepts(enum cudyn__param_class cls, char code)
         return code == 'p' || code == 'q' || code == 'Q' || code == 'z' || code == 's' || code == '<' ||
                code == '>' || code == '=';
     case PARAM_INTEGER:
-        return !(code == 'f' || code == 'd' || code == 'e' || code == 'F' || code == 'D');
+        /* half bits ('e') are often carried in an unsigned short: sizes
+         * already match, so only 32- and 64-bit floats are refused */
+        return !(code == 'f' || code == 'd' || code == 'F' || code == 'D');
     }
     return true;
 }

@@ -5,10 +5,57 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 #include "internal.h"
 
 #define CU_STREAM(s) ((cu_stream)(void *)(s))
 #define CU_EVENT(e) ((cu_event)(void *)(e))
+
+/* The context each event cudyn made belongs to, so a record on another
+ * context's stream (the driver says only "invalid handle") can be named.
+ * Events are few and made outside hot loops: a locked list will do; an
+ * event missing from it (made elsewhere, or the list could not grow) is
+ * only described less precisely. */
+static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct event_owner {
+    cu_event event;
+    cu_context ctx;
+} *event_owners;
+static size_t n_event_owners, cap_event_owners;
+
+static void remember_event(cu_event e, cu_context ctx)
+{
+    pthread_mutex_lock(&events_lock);
+    if (n_event_owners == cap_event_owners) {
+        size_t cap = cap_event_owners ? 2 * cap_event_owners : 64;
+        struct event_owner *grown = realloc(event_owners, cap * sizeof *grown);
+        if (grown) {
+            event_owners = grown;
+            cap_event_owners = cap;
+        }
+    }
+    if (n_event_owners < cap_event_owners)
+        event_owners[n_event_owners++] = (struct event_owner){e, ctx};
+    pthread_mutex_unlock(&events_lock);
+}
+
+/* e's context, or NULL if unknown; `forget` drops it from the list. */
+static cu_context event_owner(cu_event e, bool forget)
+{
+    cu_context ctx = NULL;
+    pthread_mutex_lock(&events_lock);
+    for (size_t i = 0; i < n_event_owners; i++)
+        if (event_owners[i].event == e) {
+            ctx = event_owners[i].ctx;
+            if (forget)
+                event_owners[i] = event_owners[--n_event_owners];
+            break;
+        }
+    pthread_mutex_unlock(&events_lock);
+    return ctx;
+}
 
 /* Query results: NOT_READY is an answer, not a failure, so the thread's
  * last error is left alone for it. */
@@ -99,6 +146,7 @@ CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags)
                             ((flags & CUDYN_EVENT_DISABLE_TIMING) ? CU_EVENT_FLAG_DISABLE_TIMING : 0);
     cu_event e = NULL;
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventCreate(&e, cu_flags), "cuEventCreate", api);
+    remember_event(e, cudyn__stream_context(NULL));
     *out = (cudyn_event)(void *)e;
     return CUDYN_OK;
 }
@@ -112,6 +160,7 @@ CUDYN_API int cudyn_event_destroy(cudyn_event event)
     if (st != CUDYN_OK)
         return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventDestroy_v2(CU_EVENT(event)), "cuEventDestroy", api);
+    (void)event_owner(CU_EVENT(event), true);
     return CUDYN_OK;
 }
 
@@ -123,7 +172,14 @@ CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream)
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    CUDYN_TRY_DRIVER(cudyn__drv.cuEventRecord(CU_EVENT(event), CU_STREAM(stream)), "cuEventRecord", api);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuEventRecord(CU_EVENT(event), CU_STREAM(stream)), api);
+    if (CUDYN_UNLIKELY(r != CU_OK)) {
+        cu_context owner = event_owner(CU_EVENT(event), false), in = cudyn__stream_context(stream);
+        if (r == CU_ERR_INVALID_HANDLE && owner && in && owner != in)
+            return cudyn__fail_wrong_context(api, "the event", owner, in);
+        return cudyn__fail_driver(r, "cuEventRecord", api);
+    }
     return CUDYN_OK;
 }
 

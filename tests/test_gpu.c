@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <complex.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "cudyn.h"
@@ -78,7 +80,165 @@ static void test_copies(void)
     }
 }
 
-static void test_launch_and_fault(void)
+/* The kernel of `kernels` named `name`, compiled (cached) for device 0. */
+static cudyn_function kernel(const char *name, cudyn_module *mod)
+{
+    cudyn_function f = NULL;
+    if (cudyn_module_load_source(mod, kernels, NULL, 0) == CUDYN_OK)
+        cudyn_module_function(&f, *mod, name);
+    return f;
+}
+
+/* A faulting kernel: translated status and a hint; the error is sticky
+ * (driver 580 recovers the device by no sequence of calls in-process), so
+ * this runs in a process of its own. */
+static int scenario_fault(void)
+{
+    cudyn_module m = NULL;
+    cudyn_function fault = kernel("fault", &m);
+    if (!fault)
+        return 77;
+    cudyn_devptr wild = (cudyn_devptr)0x10;
+    void *fargs[] = {&wild};
+    CHECK_STATUS(cudyn_launch(fault, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){32, 1, 1}, 0, NULL, fargs), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_ERROR_ILLEGAL_ADDRESS);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    printf("fault kernel: %s\n", e.message);
+    CHECK_EQ_INT(e.native_code, 700);
+    CHECK_CONTAINS(e.message, "sticky");
+    CHECK_STATUS(cudyn_device_reset(0), CUDYN_OK);
+    cudyn_devptr after = 0;
+    int st2 = cudyn_mem_alloc(&after, 1024);
+    cudyn_last_error(&e);
+    printf("after reset: %s: %s\n", cudyn_status_name(st2), e.message);
+    CHECK(st2 == CUDYN_ERROR_ILLEGAL_ADDRESS || st2 == CUDYN_OK);
+    if (st2 == CUDYN_OK)
+        cudyn_mem_free(after);
+    return test_result("test_gpu fault");
+}
+
+/* A context another library made current, then popped and destroyed:
+ * cudyn goes on in the primary context with no error. */
+static void *thread_foreign_context(void *arg)
+{
+    (void)arg;
+    typedef unsigned int (*create_v2_fn)(void **ctx, unsigned int flags, int dev);
+    typedef unsigned int (*create_v4_fn)(void **ctx, void *params, unsigned int flags, int dev);
+    typedef unsigned int (*pop_fn)(void **ctx);
+    typedef unsigned int (*destroy_fn)(void *ctx);
+    create_v4_fn create4 = (create_v4_fn)cudyn_driver_proc("cuCtxCreate", 12050);
+    create_v2_fn create2 = create4 ? NULL : (create_v2_fn)cudyn_driver_proc("cuCtxCreate", 3020);
+    pop_fn pop = (pop_fn)cudyn_driver_proc("cuCtxPopCurrent", 4000);
+    destroy_fn destroy = (destroy_fn)cudyn_driver_proc("cuCtxDestroy", 4000);
+    void *foreign = NULL, *used = NULL, *popped = NULL;
+    unsigned int r = create4 ? create4(&foreign, NULL, 0, 0) : create2 ? create2(&foreign, 0, 0) : 999;
+    CHECK_EQ_INT(r, 0);
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 4096), CUDYN_OK);
+    CHECK_STATUS(cudyn_context_native(&used), CUDYN_OK);
+    CHECK(used == foreign);
+    CHECK_STATUS(cudyn_mem_free(p), CUDYN_OK);
+    CHECK(pop && pop(&popped) == 0 && popped == foreign);
+    CHECK(destroy && destroy(foreign) == 0);
+    int st = cudyn_mem_alloc(&p, 4096); /* the driver says INVALID_CONTEXT; cudyn recovers */
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_STATUS(st, CUDYN_OK);
+    CHECK_STATUS(cudyn_context_native(&used), CUDYN_OK);
+    CHECK(used != foreign);
+    printf("foreign context popped and destroyed: cudyn went on in %p (%s)\n", used,
+           st == CUDYN_OK ? "no error" : e.message);
+    cudyn_mem_free(p);
+    return NULL;
+}
+
+static void test_foreign_context(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, thread_foreign_context, NULL);
+    pthread_join(t, NULL);
+}
+
+/* Memory from the CUDA runtime (cudaMalloc, in the same primary context)
+ * used by a cudyn kernel, when libcudart is installed. */
+static void test_runtime_memory(void)
+{
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!rt)
+        rt = dlopen("/usr/local/cuda/lib64/libcudart.so", RTLD_NOW | RTLD_LOCAL);
+    if (!rt) {
+        printf("CUDA runtime: not installed, skipped\n");
+        return;
+    }
+    typedef int (*malloc_fn)(void **p, size_t n);
+    typedef int (*memcpy_fn)(void *dst, const void *src, size_t n, int kind);
+    typedef int (*free_fn)(void *p);
+    malloc_fn rt_malloc = (malloc_fn)dlsym(rt, "cudaMalloc");
+    memcpy_fn rt_memcpy = (memcpy_fn)dlsym(rt, "cudaMemcpy");
+    free_fn rt_free = (free_fn)dlsym(rt, "cudaFree");
+    float host[256];
+    for (int i = 0; i < 256; i++)
+        host[i] = (float)i;
+    void *dev = NULL;
+    CHECK(rt_malloc && rt_malloc(&dev, sizeof host) == 0);
+    CHECK(rt_memcpy && rt_memcpy(dev, host, sizeof host, 1 /* host to device */) == 0);
+    cudyn_module m = NULL;
+    cudyn_function scale = kernel("scale", &m);
+    CHECK_STATUS(cudyn_launchf(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "pfi",
+                               (cudyn_devptr)(uintptr_t)dev, 4.0, 256),
+                 CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK(rt_memcpy(host, dev, sizeof host, 2 /* device to host */) == 0);
+    CHECK(host[255] == 1020.0f && host[3] == 12.0f);
+    printf("CUDA runtime memory used by a cudyn kernel: %s\n", host[255] == 1020.0f ? "ok" : "WRONG");
+    rt_free(dev);
+    cudyn_module_unload(m);
+}
+
+/* A refused launch names the limit; a double for a pointer is caught from
+ * the PTX before the GPU sees it. */
+static void test_refusals(void)
+{
+    cudyn_module m = NULL;
+    cudyn_function scale = kernel("scale", &m);
+    cudyn_error e = {.size = sizeof e};
+    CHECK_STATUS(cudyn_launch(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){2048, 1, 1}, 0, NULL, NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_last_error(&e);
+    printf("block of 2048: %s\n", e.message);
+    CHECK_CONTAINS(e.message, "block 2048x1x1 has 2048 threads; scale allows at most 1024 on ");
+    CHECK_STATUS(cudyn_launchf(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){1, 1, 1}, 0, NULL, "dfi", 1.0, 2.0, 3),
+                 CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    cudyn_last_error(&e);
+    printf("double for a pointer: %s\n", e.message);
+    CHECK_CONTAINS(e.message, "argument 1 ('d') is double");
+    CHECK_STATUS(cudyn_device_enable_peer(0, 0), CUDYN_OK);
+    cudyn_module_unload(m);
+}
+
+/* fork() after init: the child is told, the parent carries on. */
+static void test_fork(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cudyn_devptr p = 0;
+        int st = cudyn_mem_alloc(&p, 64);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        printf("child after fork: %s: %s\n", cudyn_status_name(st), e.message);
+        fflush(stdout);
+        _exit(st == CUDYN_ERROR_FORKED ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 64), CUDYN_OK);
+    cudyn_mem_free(p);
+}
+
+static void test_launch_and_kinds(void)
 {
     cudyn_program *p = NULL;
     int st = cudyn_compile(&p, kernels, "gpu_test.cu", 0, NULL, 0);
@@ -199,29 +359,10 @@ static void test_launch_and_fault(void)
     CHECK(host[299] == 897.0f / 8);
     cudyn_args_free(pack);
 
-    /* a faulting kernel: translated status and a hint; the error is sticky
-     * (driver 580 recovers the device by no sequence of calls in-process) */
-    cudyn_devptr wild = (cudyn_devptr)0x10;
-    void *fargs[] = {&wild};
-    CHECK_STATUS(cudyn_launch(fault, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){32, 1, 1}, 0, NULL, fargs), CUDYN_OK);
-    CHECK_STATUS(cudyn_synchronize(), CUDYN_ERROR_ILLEGAL_ADDRESS);
-    cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    printf("fault kernel: %s\n", e.message);
-    CHECK_EQ_INT(e.native_code, 700);
-    CHECK_CONTAINS(e.message, "sticky");
-    CHECK_STATUS(cudyn_device_reset(0), CUDYN_OK);
-    cudyn_devptr after = 0;
-    int st2 = cudyn_mem_alloc(&after, 1024);
-    cudyn_last_error(&e);
-    printf("after reset: %s: %s\n", cudyn_status_name(st2), e.message);
-    CHECK(st2 == CUDYN_ERROR_ILLEGAL_ADDRESS || st2 == CUDYN_OK);
-    if (st2 == CUDYN_OK)
-        cudyn_mem_free(after);
     cudyn_program_free(p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     unsetenv("CUDYN_LIBCUDA");
     int n = 0;
@@ -230,13 +371,22 @@ int main(void)
     cudyn_loader_info(&l);
     if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
         TEST_SKIP("no real GPU and driver on this machine");
+    if (argc == 2 && strcmp(argv[1], "fault") == 0)
+        return scenario_fault();
     printf("driver %s (CUDA %d.%d) via %s, %d of the table's rows bound, %d absent\n", l.driver_path,
-           l.driver_version / 1000, l.driver_version % 1000 / 10,
-           l.entry_mechanism == CUDYN_ENTRY_PROC_ADDRESS_V2 ? "cuGetProcAddress_v2" : "another mechanism",
-           l.symbols_bound, l.symbols_missing);
+           l.driver_version / 1000, l.driver_version % 1000 / 10, l.entry_mechanism_name, l.symbols_bound,
+           l.symbols_missing);
     test_info(n);
     CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
     test_copies();
-    test_launch_and_fault();
+    test_launch_and_kinds();
+    if (l.nvrtc_status == CUDYN_OK) {
+        test_refusals();
+        test_runtime_memory();
+        test_fork();
+    }
+    test_foreign_context();
+    if (l.nvrtc_status == CUDYN_OK)
+        CHECK_EQ_INT(run_self(argv[0], "fault"), 0);
     return test_result("test_gpu");
 }

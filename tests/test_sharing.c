@@ -3,7 +3,8 @@
  * three devices (0 and 1 are peers, 2 is not): a foreign context adopted
  * and then popped or destroyed, native handles both ways, peer access,
  * launch limits named with their numbers, device reset retiring modules,
- * and fork.  "Another library" is played by raw driver calls made through
+ * modules, kernels and events used from another device's thread, and
+ * fork.  "Another library" is played by raw driver calls made through
  * cudyn_driver_proc, as a program using <cuda.h> would make them.
  */
 #include "config.h"
@@ -228,6 +229,43 @@ static void test_launch_limits_named(void)
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }
 
+/* Modules, kernels and events belong to their device's context: a thread
+ * working on another device is told which is which.  A stream of the
+ * kernel's own device may be given (the real driver runs the work there). */
+static void test_wrong_context_named(void)
+{
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_stream on0 = NULL;
+    cudyn_event e = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&f, mod, "empty"), CUDYN_OK);
+    CHECK_STATUS(cudyn_stream_create(&on0, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_create(&e, 0), CUDYN_OK);
+
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_error err = {.size = sizeof err};
+    cudyn_function again = NULL;
+    CHECK_STATUS(cudyn_module_function(&again, mod, "empty"), CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&err);
+    CHECK_CONTAINS(err.message, "the module belongs to device 0's context, but this thread works in device 1's");
+    CHECK_CONTAINS(err.hint, "cudyn_device_use");
+    CHECK_STATUS(cudyn_launch(f, one, one, 0, NULL, NULL), CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&err);
+    CHECK_CONTAINS(err.message, "kernel empty belongs to device 0's context, but this thread works in device 1's");
+    CHECK_STATUS(cudyn_launch(f, one, one, 0, on0, NULL), CUDYN_OK); /* its own device's stream */
+    CHECK_STATUS(cudyn_event_record(e, NULL), CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&err);
+    CHECK_CONTAINS(err.message, "the event belongs to device 0's context");
+    CHECK_STATUS(cudyn_event_record(e, on0), CUDYN_OK);
+
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_destroy(e), CUDYN_OK);
+    CHECK_STATUS(cudyn_stream_destroy(on0), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
+}
+
 /* A failing cuDeviceGet is that failure, not "device not visible". */
 static void test_device_current_reports_the_driver(void)
 {
@@ -330,6 +368,7 @@ int main(void)
     test_native_handles();
     test_peer_access();
     test_launch_limits_named();
+    test_wrong_context_named();
     test_device_current_reports_the_driver();
     test_device_reset();
     test_fork_after_init();

@@ -266,9 +266,13 @@ void *memory_range(cu_deviceptr ptr, size_t bytes) MOCK_INTERNAL;
 
 /* ----------------------------------------------------------------- streams */
 
-/* 0 if s is the NULL, legacy or per-thread stream, or a live stream of the
- * current context; else CUDA_ERROR_INVALID_HANDLE. */
+/* 0 if s is the NULL, legacy or per-thread stream, or a live stream (of
+ * any context: the real driver takes a stream of another context, and
+ * runs the work in the stream's); else CUDA_ERROR_INVALID_HANDLE. */
 cu_result stream_usable(cu_stream s) MOCK_INTERNAL;
+/* As stream_usable, and the context the stream's work runs in (the
+ * current one for the default streams). */
+cu_result stream_context(cu_stream s, struct CUctx_st **owner) MOCK_INTERNAL;
 
 /* --------------------------------------------------------- modules, kernels */
 

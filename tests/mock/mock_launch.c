@@ -283,15 +283,18 @@ static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsign
     struct CUfunc_st *f = function_live(fn);
     if (!f)
         return CU_ERR_INVALID_HANDLE;
+    /* as the real driver: the kernel must belong to the context of the
+     * stream it is launched on (the current one for the NULL stream) */
+    struct CUctx_st *stream_ctx;
+    r = stream_context(s, &stream_ctx);
+    if (r)
+        return r;
     pthread_mutex_lock(&mock.lock);
-    int other_context = function_context_locked(f) != ctx;
+    int other_context = function_context_locked(f) != stream_ctx;
     unsigned int max_threads = (unsigned int)f->attributes[0], max_shared = (unsigned int)f->attributes[8];
     pthread_mutex_unlock(&mock.lock);
     if (other_context)
         return CU_ERR_INVALID_HANDLE; /* loaded in another context */
-    r = stream_usable(s);
-    if (r)
-        return r;
     if (mock.sticky_error)
         return mock.sticky_error;
     if (!gx || !gy || !gz || !bx || !by || !bz || bx > MOCK_MAX_BLOCK_X || by > MOCK_MAX_BLOCK_Y ||

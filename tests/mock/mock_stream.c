@@ -47,17 +47,25 @@ static struct CUevent_st *event_live_locked(cu_event e)
     return NULL;
 }
 
-cu_result stream_usable(cu_stream s)
+cu_result stream_context(cu_stream s, struct CUctx_st **owner)
 {
     struct CUctx_st *ctx;
     cu_result r = ctx_need_current(&ctx);
+    *owner = ctx;
     if (r || !s || s == STREAM_LEGACY || s == STREAM_PER_THREAD)
         return r;
     pthread_mutex_lock(&mock.lock);
     const struct CUstream_st *x = stream_live_locked(s);
-    int ok = x && x->ctx == ctx;
+    if (x)
+        *owner = x->ctx;
     pthread_mutex_unlock(&mock.lock);
-    return ok ? CU_OK : CU_ERR_INVALID_HANDLE;
+    return x ? CU_OK : CU_ERR_INVALID_HANDLE;
+}
+
+cu_result stream_usable(cu_stream s)
+{
+    struct CUctx_st *owner;
+    return stream_context(s, &owner);
 }
 
 void streams_release_context(const struct CUctx_st *ctx)
@@ -161,6 +169,17 @@ TWO_FLAVOURS(cuStreamQuery, cuStreamQuery_ptsz, (cu_stream s), stream_wait(s))
 TWO_FLAVOURS(cuStreamWaitEvent, cuStreamWaitEvent_ptsz, (cu_stream s, cu_event e, unsigned int f),
              stream_wait_event(s, e, f))
 
+static cu_result stream_get_ctx(cu_stream s, cu_context *ctx)
+{
+    struct CUctx_st *owner;
+    cu_result r = stream_context(s, &owner);
+    if (r == CU_OK)
+        *ctx = owner;
+    return r;
+}
+
+TWO_FLAVOURS(cuStreamGetCtx, cuStreamGetCtx_ptsz, (cu_stream s, cu_context *ctx), stream_get_ctx(s, ctx))
+
 /* No stream is ever capturing (the mock has no graphs). */
 static cu_result capture_info(cu_stream s, cu_enum *status)
 {
@@ -213,20 +232,24 @@ cu_result cuEventCreate(cu_event *e, unsigned int flags)
     return CU_OK;
 }
 
+/* As the real driver: an event is recorded on a stream of its own context
+ * (the NULL stream is the current context's), whatever is current. */
 static cu_result record(cu_event e, cu_stream s)
 {
-    cu_result r = stream_usable(s);
+    struct CUctx_st *owner;
+    cu_result r = stream_context(s, &owner);
     if (r)
         return r;
     double t = now_ms();
     pthread_mutex_lock(&mock.lock);
     struct CUevent_st *x = event_live_locked(e);
-    if (x) {
+    int ok = x && x->ctx == owner;
+    if (ok) {
         x->recorded = 1;
         x->recorded_ms = t;
     }
     pthread_mutex_unlock(&mock.lock);
-    return x ? CU_OK : CU_ERR_INVALID_HANDLE;
+    return ok ? CU_OK : CU_ERR_INVALID_HANDLE;
 }
 
 TWO_FLAVOURS(cuEventRecord, cuEventRecord_ptsz, (cu_event e, cu_stream s), record(e, s))
