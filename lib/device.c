@@ -135,6 +135,13 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
     return CUDYN_OK;
 }
 
+/* Both devices of a peer query, checked. */
+static int device_pair(const char *api, int ordinal, int peer, cu_device *a, cu_device *b)
+{
+    int st = cudyn__get_device(api, ordinal, a);
+    return st == CUDYN_OK ? cudyn__get_device(api, peer, b) : st;
+}
+
 CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can)
 {
     static const char api[] = "cudyn_device_can_access_peer";
@@ -142,9 +149,7 @@ CUDYN_API int cudyn_device_can_access_peer(int ordinal, int peer, int *can)
         return cudyn__fail_arg(api, "can", "must not be NULL");
     *can = 0;
     cu_device a, b;
-    int st = cudyn__get_device(api, ordinal, &a);
-    if (st == CUDYN_OK)
-        st = cudyn__get_device(api, peer, &b);
+    int st = device_pair(api, ordinal, peer, &a, &b);
     if (st != CUDYN_OK)
         return st;
     if (ordinal == peer)
@@ -162,9 +167,7 @@ CUDYN_API int cudyn_device_p2p_attribute(int ordinal, int peer, int attr, int *v
     if (attr < CUDYN_P2P_PERFORMANCE_RANK || attr > CUDYN_P2P_CUDA_ARRAY_ACCESS_SUPPORTED)
         return cudyn__fail_arg(api, "attr", "must be a CUDYN_P2P_* value");
     cu_device a, b;
-    int st = cudyn__get_device(api, ordinal, &a);
-    if (st == CUDYN_OK)
-        st = cudyn__get_device(api, peer, &b);
+    int st = device_pair(api, ordinal, peer, &a, &b);
     if (st != CUDYN_OK)
         return st;
     if (ordinal == peer)
