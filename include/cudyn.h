@@ -373,6 +373,11 @@ typedef int cudyn_device_attr;
 CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value);
 /* "multiprocessor_count"; NULL for a value with no known name. */
 CUDYN_API const char *cudyn_device_attr_name(cudyn_device_attr attr);
+/* What the attribute's value counts: "bytes", "kHz", "bits", "bool" (0 or
+ * 1), "enum" (a value of a CUDA enum), "flags" (a bit mask) or "" (a plain
+ * number: a count, a dimension, an id); NULL where cudyn_device_attr_name
+ * is NULL. */
+CUDYN_API const char *cudyn_device_attr_unit(cudyn_device_attr attr);
 CUDYN_API int cudyn_device_attr_count(void);
 
 /* Selects the calling thread's device: retains its primary context (once
