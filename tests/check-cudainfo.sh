@@ -69,7 +69,7 @@ expect_match "$out" "^ +0 +- +yes$"
 run_json 0 --p2p --explain -a
 
 # selection by ordinal, UUID (full or prefix, with or without GPU-) and PCI id
-for sel in 1 GPU-20212223-2425-2627-2829-2a2b2c2d2e2f GPU-2021 2021 00000000:18:00.0 0000:18:00.0; do
+for sel in 1 GPU-20212223-2425-2627-2829-2a2b2c2d2e2f GPU-2021 20212223-24 00000000:18:00.0 0000:18:00.0 18:00.0; do
     expect_exit 0 "$cudainfo" -d "$sel"
     expect_match "$out" "^  1  Tesla T4"
     expect_no_match "$out" "H100"
@@ -80,6 +80,13 @@ expect_match "$out" "device '7' not found"
 expect_exit 6 "$cudainfo" -d GPU-
 expect_match "$out" "ambiguous"
 run_json 6 -d GPU-ffff
+# defect 15: digits are an ordinal and nothing else: with two devices "2"
+# is out of range (device 1's UUID starts with 2), and "2021" too
+expect_exit 6 "$cudainfo" -d 2
+expect_match "$out" "device '2' not found"
+expect_no_match "$out" "Tesla T4"
+run_json 6 -d 2
+expect_exit 6 "$cudainfo" -d 2021
 
 # 2: usage
 expect_exit 2 "$cudainfo" --no-such-option

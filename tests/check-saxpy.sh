@@ -45,6 +45,13 @@ expect_match "$out" "^Device 1: B"
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d GPU-2021
 expect_no_match "$out" "^Device 0"
 
+# defect 15: digits are an ordinal only; "2" of two devices is not found,
+# though device 1's UUID starts with 2
+MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 6 "$saxpy" $small -d 2
+expect_match "$out" "device '2' not found"
+expect_no_match "$out" "^Device 1"
+MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
+
 # a wrong element: exit 1, with its index and values
 MOCK_CUDA_CORRUPT=4242 expect_exit 1 "$saxpy" $small
 expect_match "$out" "verify +WRONG .*1 of 100003 wrong, first at \[4242\]: expected 316, got 317"
