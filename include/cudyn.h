@@ -388,6 +388,11 @@ typedef int cudyn_device_attr;
 CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value);
 /* "multiprocessor_count"; NULL for a value with no known name. */
 CUDYN_API const char *cudyn_device_attr_name(cudyn_device_attr attr);
+/* What the attribute's value counts: "bytes", "kHz", "bits", "bool" (0 or
+ * 1), "enum" (a value of a CUDA enum), "flags" (a bit mask) or "" (a plain
+ * number: a count, a dimension, an id); NULL where cudyn_device_attr_name
+ * is NULL. */
+CUDYN_API const char *cudyn_device_attr_unit(cudyn_device_attr attr);
 CUDYN_API int cudyn_device_attr_count(void);
 
 /*
@@ -436,6 +441,13 @@ CUDYN_API int cudyn_device_p2p_attribute(int ordinal, int peer, int attr, int *v
  * _ILLEGAL_INSTRUCTION) the driver refuses the device to this process until
  * it exits, and calls keep returning that error. */
 CUDYN_API int cudyn_device_reset(int ordinal);
+/* Drops cudyn's own retain of the device's primary context, without
+ * resetting it: when nothing else in the process (the CUDA runtime,
+ * another library) holds it, the driver destroys it now, with everything
+ * made in it, rather than at exit.  For a program that is done with a
+ * device; the next cudyn call on it retains a fresh context.  Nothing to
+ * release is not an error. */
+CUDYN_API int cudyn_device_release(int ordinal);
 /* Waits for all work of the calling thread's context. */
 CUDYN_API int cudyn_synchronize(void);
 
@@ -460,7 +472,11 @@ CUDYN_API int cudyn_host_free(void *ptr);
 /* Free and total memory of the thread's device, in bytes. */
 CUDYN_API int cudyn_mem_info(size_t *free_bytes, size_t *total_bytes);
 
-/* Synchronous copies.  A size of 0 does nothing and succeeds. */
+/* Copies that return when the host may reuse its buffer: host-to-device and
+ * device-to-host copies have finished then; device-to-device copies and
+ * memsets are only ordered on the default stream (the driver does not
+ * wait for device-side work), so synchronise before reading their result
+ * from another stream or device.  A size of 0 does nothing and succeeds. */
 CUDYN_API int cudyn_memcpy_htod(cudyn_devptr dst, const void *src, size_t bytes);
 CUDYN_API int cudyn_memcpy_dtoh(void *dst, cudyn_devptr src, size_t bytes);
 CUDYN_API int cudyn_memcpy_dtod(cudyn_devptr dst, cudyn_devptr src, size_t bytes);

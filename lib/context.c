@@ -184,24 +184,28 @@ CUDYN_API int cudyn_device_current(int *ordinal)
                       "%s: the current context's device is not among the visible devices", api);
 }
 
-CUDYN_API int cudyn_device_reset(int ordinal)
+/* Drops cudyn's retain of `ordinal`'s primary context, after resetting it
+ * when `reset` says so.  A release that fails keeps the retain recorded,
+ * so a later call tries again instead of leaking it.  Either way threads
+ * re-check their context at their next call (the generation moves). */
+static int drop_primary(const char *api, int ordinal, bool reset)
 {
-    static const char api[] = "cudyn_device_reset";
     cu_device dev;
     int st = cudyn__get_device(api, ordinal, &dev);
     if (st != CUDYN_OK)
         return st;
-    /* Reset first: after a kernel fault the context holds a sticky error
-     * that every other call, the release included, would return.  Then
-     * cudyn's retain is dropped; the next use retains a fresh context.  A
-     * release that fails keeps the retain recorded, so a later reset tries
-     * again instead of leaking it. */
     pthread_mutex_lock(&primary_lock);
     cu_context dying = primary[ordinal];
-    cu_result r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
-                                                          : cudyn__drv.cuDevicePrimaryCtxReset(dev);
-    const char *failed = r != CU_OK ? "cuDevicePrimaryCtxReset" : NULL;
-    if (r == CU_OK && dying) {
+    cu_result r = CU_OK;
+    const char *failed = NULL;
+    if (reset) {
+        /* Reset first: after a kernel fault the context holds a sticky
+         * error that every other call, the release included, would return. */
+        r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
+                                                    : cudyn__drv.cuDevicePrimaryCtxReset(dev);
+        failed = r != CU_OK ? "cuDevicePrimaryCtxReset" : NULL;
+    }
+    if (!failed && dying) {
         r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev)
                                                      : cudyn__drv.cuDevicePrimaryCtxRelease(dev);
         if (r == CU_OK)
@@ -209,8 +213,15 @@ CUDYN_API int cudyn_device_reset(int ordinal)
         else
             failed = "cuDevicePrimaryCtxRelease";
     }
-    if (!failed || dying) {
-        /* the reset destroyed the context's modules and kernels either way */
+    /* a reset destroys the context's modules and kernels; so does the last
+     * release, which the driver answers by resetting the context */
+    unsigned int flags = 0;
+    int active = 1;
+    bool gone = reset ? (!failed || dying)
+                      : (!failed && dying && cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK &&
+                         !active);
+    (void)cudyn__take_missing_symbol();
+    if (gone) {
         if (dying)
             cudyn__module_forget_context(dying);
         cudyn__kernel_forget_all();
@@ -220,6 +231,16 @@ CUDYN_API int cudyn_device_reset(int ordinal)
     if (failed)
         return cudyn__fail_driver(r, failed, api);
     return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_device_reset(int ordinal)
+{
+    return drop_primary("cudyn_device_reset", ordinal, true);
+}
+
+CUDYN_API int cudyn_device_release(int ordinal)
+{
+    return drop_primary("cudyn_device_release", ordinal, false);
 }
 
 /* The ordinal whose primary context ctx is, or -1 (another library's). */

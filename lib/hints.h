@@ -10,6 +10,9 @@
 /* ---- finding and loading the driver ---- */
 #define HINT_DRIVER_OVERRIDE                                                                                    \
     "point CUDYN_LIBCUDA at the driver's libcuda.so.1 (or its directory), or unset it to search the usual places"
+#define HINT_OVERRIDE_STUB                                                                                      \
+    "CUDYN_LIBCUDA names the CUDA toolkit's stub; point it at the NVIDIA driver's libcuda.so.1 (often in "        \
+    "/usr/lib/x86_64-linux-gnu), or unset it"
 #define HINT_NO_DRIVER                                                                                          \
     "install the NVIDIA driver, or set CUDYN_LIBCUDA to its libcuda.so.1 (cudainfo --explain shows every place "  \
     "searched)"

@@ -126,8 +126,9 @@ static enum candidate_result try_library_path_dirs(char *why, size_t why_cap)
 
 static int override_failed(const char *override, enum candidate_result r, const char *why)
 {
-    return cudyn__fail(r == CANDIDATE_STUB ? CUDYN_ERROR_STUB_DRIVER : CUDYN_ERROR_DRIVER_NOT_FOUND,
-                       CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_DRIVER_OVERRIDE, "CUDYN_LIBCUDA=%s is not usable: %s",
+    bool stub = r == CANDIDATE_STUB;
+    return cudyn__fail(stub ? CUDYN_ERROR_STUB_DRIVER : CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+                       "dlopen", stub ? HINT_OVERRIDE_STUB : HINT_DRIVER_OVERRIDE, "CUDYN_LIBCUDA=%s is not usable: %s",
                        override, why);
 }
 

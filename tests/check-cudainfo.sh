@@ -1,6 +1,8 @@
 #!/bin/bash
-# cudainfo: every exit code with its hint, device selection by ordinal,
-# UUID and PCI id, and --json valid on every path with the expected keys.
+# cudainfo: every exit code with the library's hint, device selection by
+# ordinal, UUID and PCI id, attributes with units, how GPUs are linked, and
+# --json valid on every path with the expected keys.  "defect N" marks the
+# tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 
 if command -v jq >/dev/null; then
@@ -34,7 +36,7 @@ run_json() {
         fail=1
         return
     fi
-    [ "$(json_get "$json" .schema)" = "cudainfo/1" ] || { echo "FAIL: schema field missing"; fail=1; }
+    [ "$(json_get "$json" .schema)" = "cudainfo/2" ] || { echo "FAIL: schema field missing"; fail=1; }
     [ "$(json_get "$json" .result.exit_code)" = "$want" ] || { echo "FAIL: result.exit_code != $want"; fail=1; }
     json_get "$json" .loader.driver.status >/dev/null || fail=1
 }
@@ -54,22 +56,86 @@ expect_line "$(json_get "$json" '.devices[0].total_memory_bytes')" "268435456"
 expect_line "$(json_get "$json" '.devices[0].free_memory_bytes')" "null"
 expect_line "$(json_get "$json" '.loader.driver.version')" "13000"
 
-# -a lists the driver's attributes by name; --prop filters; --mem adds free memory
+# -a lists the driver's attributes by name, in their units (the library's
+# cudyn_device_attr_unit): bytes as KiB/MiB with the exact value, kHz as MHz,
+# booleans as yes/no; JSON keeps the raw value and names the unit
 expect_exit 0 "$cudainfo" -a -d 0
 expect_match "$out" "^      multiprocessor_count +4$"
 expect_match "$out" "^      compute_capability_major +9$"
+expect_match "$out" "^      max_shared_memory_per_block +48 KiB \(49152 bytes\)$"
+expect_match "$out" "^      l2_cache_size +50 MiB \(52428800 bytes\)$"
+expect_match "$out" "^      clock_rate +1755 MHz$"
+expect_match "$out" "^      global_memory_bus_width +5120 bits$"
+expect_match "$out" "^      gpu_overlap +yes$"
+expect_match "$out" "^      integrated +no$"
 expect_exit 0 "$cudainfo" --prop warp_size
 expect_match "$out" "^      warp_size +32$"
 expect_no_match "$out" "multiprocessor_count"
-run_json 0 --prop warp_size --mem
-expect_line "$(json_get "$json" '.devices[0].attributes.warp_size')" "32"
+run_json 0 --prop warp_size --prop l2_cache_size --mem
+expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.value')" "32"
+expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.unit')" ""
+expect_line "$(json_get "$json" '.devices[0].attributes.l2_cache_size.value')" "52428800"
+expect_line "$(json_get "$json" '.devices[0].attributes.l2_cache_size.unit')" "bytes"
+expect_line "$(json_get "$json" '.devices[0].attributes.l2_cache_size.status')" "CUDYN_OK"
 expect_line "$(json_get "$json" '.devices[0].free_memory_bytes')" "268435456"
-expect_exit 0 "$cudainfo" --p2p
+
+# defect 14: an attribute the driver does not know is "n/a" (null), exit 0;
+# a driver error reading one is a partial failure (exit 7) that says so;
+# an unknown --prop name is a usage error naming it
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:1 expect_exit 0 "$cudainfo" --prop warp_size
+expect_match "$out" "^      warp_size +n/a \(not supported by this driver\)$"
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:1 run_json 0 --prop warp_size
+expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.value')" "null"
+expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.status')" "CUDYN_ERROR_NOT_SUPPORTED"
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:999 expect_exit 7 "$cudainfo" --prop warp_size
+expect_match "$out" "^      warp_size +error: "
+expect_match "$out" "^cudainfo: device 0, attribute warp_size: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:999 run_json 7 --prop warp_size
+expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.value')" "null"
+expect_match "$(json_get "$json" '.devices[0].attributes.warp_size.error')" "CUDA_ERROR_UNKNOWN"
+expect_match "$(json_get "$json" '.result.message')" "attribute warp_size"
+expect_exit 2 "$cudainfo" --prop no_such_attribute
+expect_line "$out" "cudainfo: unknown attribute 'no_such_attribute' for --prop; cudainfo -a lists them all (see cudainfo --help)"
+run_json 2 --prop no_such_attribute
+
+# --p2p: peer access, performance rank and native atomics from the driver,
+# NVLink links from NVML when it answers (a fake one here), unknown when not
+nvml="$top_builddir/tests/mock/nvml/.libs/libnvidia-ml.so.1"
+CUDAINFO_NVML=/nonexistent/libnvidia-ml.so.1 expect_exit 0 "$cudainfo" --p2p
 expect_match "$out" "^ +0 +- +yes$"
+expect_match "$out" "^  0 -> 1  performance rank 0, native atomics yes$"
+expect_match "$out" "^NVLink links: unknown \(NVML not available: "
+CUDAINFO_NVML=/nonexistent/libnvidia-ml.so.1 run_json 0 --p2p
+expect_line "$(json_get "$json" '.p2p.links[0].nvlink_links')" "null"
+expect_line "$(json_get "$json" '.p2p.links[0].performance_rank')" "0"
+expect_line "$(json_get "$json" '.p2p.links[0].native_atomics')" "true"
+expect_line "$(json_get "$json" '.p2p.access[0][1]')" "true"
+expect_line "$(json_get "$json" '.p2p.nvml.available')" "false"
+# HGX-style: every GPU has its 18 links to NVSwitches, so each pair shows NV18
+CUDAINFO_NVML="$nvml" MOCK_NVML=switch:18 expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^NVLink links \(as nvidia-smi topo -m counts them\):$"
+expect_match "$out" "^ +0 +- +NV18$"
+expect_match "$out" "^ +1 +NV18 +-$"
+CUDAINFO_NVML="$nvml" MOCK_NVML=switch:18 run_json 0 --p2p
+expect_line "$(json_get "$json" '.p2p.links[1].nvlink_links')" "18"
+expect_line "$(json_get "$json" '.p2p.nvml.available')" "true"
+# bridged pairs: 0-1 joined by 4 direct links, 2 has no partner
+MOCK_CUDA_DEVICES="A:90,B:90,C:90" CUDAINFO_NVML="$nvml" MOCK_NVML=direct:4 expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^ +0 +- +NV4 +none$"
+expect_match "$out" "^ +2 +none +none +-$"
+CUDAINFO_NVML="$nvml" MOCK_NVML=none expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^ +0 +- +none$"
+# NVML present but not answering: unknown, not an error
+CUDAINFO_NVML="$nvml" MOCK_NVML=fail expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^NVLink links: unknown \(nvmlInit_v2 returned 9\)$"
+# a driver error on a pair is a partial failure, naming the pair
+MOCK_CUDA_FAIL=cuDeviceGetP2PAttribute:1:999 expect_exit 7 "$cudainfo" --p2p
+expect_match "$out" "^cudainfo: devices 0 and 1, performance rank: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetP2PAttribute:1:999 run_json 7 --p2p
 run_json 0 --p2p --explain -a
 
 # selection by ordinal, UUID (full or prefix, with or without GPU-) and PCI id
-for sel in 1 GPU-20212223-2425-2627-2829-2a2b2c2d2e2f GPU-2021 2021 00000000:18:00.0 0000:18:00.0; do
+for sel in 1 GPU-20212223-2425-2627-2829-2a2b2c2d2e2f GPU-2021 20212223-24 00000000:18:00.0 0000:18:00.0 18:00.0; do
     expect_exit 0 "$cudainfo" -d "$sel"
     expect_match "$out" "^  1  Tesla T4"
     expect_no_match "$out" "H100"
@@ -80,40 +146,82 @@ expect_match "$out" "device '7' not found"
 expect_exit 6 "$cudainfo" -d GPU-
 expect_match "$out" "ambiguous"
 run_json 6 -d GPU-ffff
+# defect 15: digits are an ordinal and nothing else: with two devices "2"
+# is out of range (device 1's UUID starts with 2), and "2021" too
+expect_exit 6 "$cudainfo" -d 2
+expect_match "$out" "device '2' not found: 2 devices are visible \(ordinals 0\.\.1\)"
+expect_no_match "$out" "Tesla T4"
+run_json 6 -d 2
+expect_exit 6 "$cudainfo" -d 2021
 
-# 2: usage
+# 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option
-expect_match "$out" "Usage: cudainfo"
+expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudainfo --help)"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
+expect_exit 2 "$cudainfo" -az
+expect_line "$out" "cudainfo: invalid option '-z' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require many
+expect_line "$out" "cudainfo: --require takes a number of devices from 0 to 1024, not 'many' (see cudainfo --help)"
+expect_exit 2 "$cudainfo" --require
+expect_line "$out" "cudainfo: missing value for option '--require' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" stray-argument
+expect_line "$out" "cudainfo: unexpected argument 'stray-argument' (see cudainfo --help)"
 run_json 2 --bogus
+expect_line "$(json_get "$json" '.result.message')" "unrecognized option '--bogus' (see cudainfo --help)"
+run_json 2 --bogus --json   # --json after the error counts too
 expect_exit 0 "$cudainfo" --help
 expect_exit 0 "$cudainfo" --version
 expect_match "$out" "^cudainfo \(cudyn\) [0-9]"
 
-# 3: no driver library, a stub, and an old driver
+# 3: no driver library, a stub, and an old driver.  The library's message
+# is printed once, without its "; hint: ..." tail, and the library's hint
+# on a line of its own (issue 18)
 CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 expect_exit 3 "$cudainfo"
-expect_match "$out" "CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 is not usable"
+expect_match "$out" "^cudainfo: CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 is not usable: [^;]*$"
+expect_line "$out" "cudainfo: hint: point CUDYN_LIBCUDA at the driver's libcuda.so.1 (or its directory), or unset it to search the usual places"
+[ "$(printf '%s\n' "$out" | grep -c '^cudainfo: ')" = 2 ] || { echo "FAIL: expected two lines, what and hint"; fail=1; }
+expect_no_match "$out" "; hint:"
 CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 run_json 3
+expect_match "$(json_get "$json" .result.hint)" "^point CUDYN_LIBCUDA at"
+expect_no_match "$(json_get "$json" .result.message)" "hint"
+# --explain: the message once (the trace has it), the hint once
+CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 expect_exit 3 "$cudainfo" --explain
+[ "$(printf '%s\n' "$out" | grep -c 'is not usable')" = 1 ] || { echo "FAIL: --explain repeats the message:"; printf '%s\n' "$out"; fail=1; }
+[ "$(printf '%s\n' "$out" | grep -c 'point CUDYN_LIBCUDA at')" = 1 ] || { echo "FAIL: --explain repeats the hint"; fail=1; }
+if ! have_real_driver; then
+    # nothing found at all: the loader's own hint, not one of cudainfo's
+    (unset CUDYN_LIBCUDA; LD_LIBRARY_PATH="$top_builddir/lib/.libs" expect_exit 3 "$cudainfo"
+     expect_match "$out" "^cudainfo: the NVIDIA driver library libcuda.so.1 was not found"
+     expect_match "$out" "^cudainfo: hint: (install the NVIDIA driver|the nvidia kernel module is loaded)"
+     exit $fail) || fail=1
+fi
 MOCK_CUDA_STUB=1 expect_exit 3 "$cudainfo"
-expect_match "$out" "hint: .*stub"
+expect_match "$out" "^cudainfo: .*it is a stub, not a driver$"
+expect_match "$out" "^cudainfo: hint: "
 MOCK_CUDA_STUB=1 run_json 3
 MOCK_CUDA_VERSION=10010 expect_exit 3 "$cudainfo"
 expect_match "$out" "cudyn needs CUDA 11.0 or newer"
 
 # 4: cuInit fails
 MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$cudainfo"
-expect_match "$out" "CUDA_ERROR_UNKNOWN"
-expect_match "$out" "hint: .*Xid"
+expect_match "$out" "^cudainfo: cudyn_init: cuInit returned CUDA_ERROR_UNKNOWN"
+expect_match "$out" "^cudainfo: hint: .*Xid"
+MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$cudainfo" --explain
+[ "$(printf '%s\n' "$out" | grep -c 'cuInit returned CUDA_ERROR_UNKNOWN')" = 1 ] || { echo "FAIL: --explain repeats the message"; fail=1; }
+[ "$(printf '%s\n' "$out" | grep -c 'Xid')" = 1 ] || { echo "FAIL: --explain repeats the hint"; fail=1; }
 MOCK_CUDA_FAIL=cuInit:1:803 expect_exit 4 "$cudainfo"
-expect_match "$out" "kernel module and libcuda versions differ"
+expect_match "$out" "^cudainfo: hint: the NVIDIA kernel module and the user-space driver \(libcuda\) have different versions"
 MOCK_CUDA_FAIL=cuInit:1:999 run_json 4 --explain
+expect_match "$(json_get "$json" .result.hint)" "Xid"
+# the driver fails to count its devices after cuInit: 4 as well
+MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 expect_exit 4 "$cudainfo"
+MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 run_json 4
 
 # 5: no devices, or fewer than required
 MOCK_CUDA_DEVICES=none expect_exit 5 "$cudainfo"
 expect_match "$out" "CUDA_ERROR_NO_DEVICE"
 MOCK_CUDA_DEVICES=none CUDA_VISIBLE_DEVICES=-1 expect_exit 5 "$cudainfo"
-expect_match "$out" "hint: CUDA_VISIBLE_DEVICES hides every GPU"
+expect_match "$out" "^cudainfo: hint: no GPU is visible: check CUDA_VISIBLE_DEVICES"
 MOCK_CUDA_DEVICES=none run_json 5
 expect_exit 5 "$cudainfo" --require 3
 expect_match "$out" "2 devices visible, 3 required"
@@ -142,6 +250,12 @@ expect_match "$out" "CUDYN_LIBCUDA=$MOCK_LIBCUDA"
 
 # no colour when not on a terminal
 expect_no_match "$("$cudainfo")" "$(printf '\033')"
+
+# the manual page is well-formed
+if man --help 2>/dev/null | grep -q -- --warnings; then
+    warnings=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$top_srcdir/man/cudainfo.1" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || { echo "FAIL: man --warnings -l man/cudainfo.1:"; printf '%s\n' "$warnings"; fail=1; }
+fi
 
 # On a machine with a GPU: what cudainfo says matches nvidia-smi.
 if have_real_driver && command -v nvidia-smi >/dev/null; then

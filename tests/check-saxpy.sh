@@ -2,7 +2,8 @@
 # cudyn-saxpy on the mock driver (which runs saxpy on the host): the full
 # flow passes, a corrupted element is reported with its index, a failure in
 # each phase is named with exit 8, no driver gives 3, a hang trips the
-# watchdog (9), and --json is valid on every path.
+# watchdog (9), -d all runs the devices at once, and --json is valid on
+# every path.  "defect N" marks the tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 saxpy="$top_builddir/tools/cudyn-saxpy"
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
@@ -16,7 +17,7 @@ run_json() { # CODE args...: --json valid, result.exit_code = CODE
     json=$("$saxpy" --json "$@" 2>/dev/null); got=$?
     [ "$got" = "$want" ] || { echo "FAIL: cudyn-saxpy --json $* exited $got, expected $want"; fail=1; }
     json_ok "$json" || { echo "FAIL: invalid JSON from cudyn-saxpy --json $*:"; printf '%s\n' "$json"; fail=1; }
-    expect_match "$json" "\"schema\":\"cudyn-saxpy/1\""
+    expect_match "$json" "\"schema\":\"cudyn-saxpy/2\""
     expect_match "$json" "\"exit_code\":$want,\"status\":\"(PASS|FAIL)\""
 }
 
@@ -25,25 +26,87 @@ small="-n 100003 --iters 3"
 
 # the full flow passes, every phase reported
 expect_exit 0 "$saxpy" $small
-for phase in "load driver" init device context compile "module load" allocate host-to-device launch \
-             synchronize device-to-host verify timing free; do
+for phase in "load driver" init generate device context compile "module load" allocate inputs host-to-device \
+             launch synchronize device-to-host verify timing free; do
     expect_match "$out" "^  $phase +ok "
 done
-expect_match "$out" "compile +ok .*\(cache (hit|miss), sm_90\)"
-expect_match "$out" "verify +ok .*100003 exact"
+# the inputs are made while the driver starts, the kernel compiled while
+# the context is created, the data moved once from pageable memory and a
+# small pinned buffer measures the host link
+expect_match "$out" "^  generate +ok .*while the driver started\)$"
+expect_match "$out" "compile +ok .*\(cache (hit|miss), sm_90; alongside the context\)"
+expect_match "$out" "host memory pageable$"
+expect_match "$out" "host-to-device +ok .*\(x and y, pageable: [0-9.]+ GB/s\)"
+expect_match "$out" "verify +ok .*100003 exact, [0-9]+ threads"
 expect_match "$out" "^Kernel \(vectorised grid-stride\): .* GB/s; device-to-device copy .* GB/s"
-expect_match "$out" "^Application time: [0-9]+ ms"
-expect_match "$out" "^Result = PASS$"
+expect_match "$out" "^Host link \(pinned 0\.4 MiB\): host-to-device [0-9.]+ GB/s, device-to-host [0-9.]+ GB/s$"
+# application time, then how to measure the whole process, then the result
+# as the last line (the man page says so)
+expect_match "$out" "^Application time: [0-9]+ ms \(process start to this result; .*time cudyn-saxpy\)$"
+[ "$(printf '%s\n' "$out" | tail -n 2 | head -n 1 | cut -c1-17)" = "Application time:" ] ||
+    { echo "FAIL: the application time is not the line before the result"; fail=1; }
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "Result = PASS" ] || { echo "FAIL: the result is not the last line"; fail=1; }
 expect_exit 0 "$saxpy" $small
 expect_match "$out" "cache hit, sm_90"
 run_json 0 $small
 expect_match "$json" "\"mismatches\":0"
+expect_match "$json" "\"whole_process\":\{\"ms\":null,"
+expect_match "$json" "\"pinned_probe_bytes\":400012"
 expect_exit 0 "$saxpy" $small --naive --pageable
 expect_match "$out" "host pageable"
-MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d all
-expect_match "$out" "^Device 1: B"
+expect_exit 0 "$saxpy" $small --pinned
+expect_match "$out" "host memory pinned$"
+expect_match "$out" "inputs +ok .*generated into pinned memory"
+expect_match "$out" "host-to-device +ok .*\(x and y, pinned: "
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d GPU-2021
 expect_no_match "$out" "^Device 0"
+
+# -d all: every device at once, one thread each, and their sum
+MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d all
+expect_match "$out" "^Device 0: A"
+expect_match "$out" "^Device 1: B"
+expect_match "$out" "^All 2 devices at once: kernel [0-9]+ GB/s, device-to-device copy [0-9]+ GB/s"
+MOCK_CUDA_DEVICES="A:90,B:80" run_json 0 $small -d all
+expect_match "$json" "\"all_devices\":\{\"devices\":2,"
+# at once: both devices are in their synchronize when the watchdog fires
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_HANG=cuCtxSynchronize:30 expect_exit 9 "$saxpy" $small -d all --timeout 2
+expect_match "$out" "timed out after 2 s with device 0 in phase 'synchronize', device 1 in phase 'synchronize'"
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_HANG=cuCtxSynchronize:30 run_json 9 $small -d all --timeout 2
+# one device failing fails the run, naming it; the other still passes
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 8 "$saxpy" $small -d all
+expect_match "$out" "^Device 1: could not be described"
+expect_match "$out" "^  verify +ok "
+expect_match "$out" "^Result = FAIL$"
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 8 $small -d all
+expect_match "$json" "\"message\":\"device 1 failed in phase 'device': "
+expect_match "$json" "\"ordinal\":0,.*\"exit_code\":0\}"
+
+# defect 1: the driver cannot count its devices after a good cuInit: no
+# crash, and no pass having tested no device (with -d all, --json too)
+for args in "" "-d all" "--json" "-d all --json"; do
+    MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 expect_exit 4 "$saxpy" $small $args
+    expect_match "$out" "cuDeviceGetCount returned CUDA_ERROR_UNKNOWN"
+    expect_no_match "$out" "PASS"
+    MOCK_CUDA_FAIL=cuDeviceGetCount:2:999 expect_exit 8 "$saxpy" $small $args
+    expect_no_match "$out" "PASS"
+done
+MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 run_json 4 $small -d all
+MOCK_CUDA_FAIL=cuDeviceGetCount:2:999 run_json 8 $small -d all
+expect_match "$json" "\"message\":\"device 0 failed in phase 'device': "
+
+# defect 2: the selected device cannot be described: FAIL, not PASS
+MOCK_CUDA_FAIL=cuDeviceGetName:1:999 expect_exit 8 "$saxpy" $small
+expect_match "$out" "^  device +FAILED "
+expect_match "$out" "cuDeviceGetName returned CUDA_ERROR_UNKNOWN"
+expect_match "$out" "^Result = FAIL$"
+MOCK_CUDA_FAIL=cuDeviceGetName:1:999 run_json 8 $small
+
+# defect 15: digits are an ordinal only; "2" of two devices is not found,
+# though device 1's UUID starts with 2
+MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 6 "$saxpy" $small -d 2
+expect_match "$out" "device '2' not found"
+expect_no_match "$out" "^Device 1"
+MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
 
 # a wrong element: exit 1, with its index and values
 MOCK_CUDA_CORRUPT=4242 expect_exit 1 "$saxpy" $small
@@ -53,14 +116,18 @@ MOCK_CUDA_CORRUPT=4242 run_json 1 $small
 expect_match "$json" "\"first_bad_index\":4242"
 
 # a CUDA error in each phase: exit 8, the phase named, the error translated
+# and the library's hint below it
 for case in "context:cuDevicePrimaryCtxRetain" "module load:cuModuleLoadDataEx" "allocate:cuMemAlloc_v2" \
-            "host-to-device:cuMemcpyHtoD_v2" "launch:cuLaunchKernel" "synchronize:cuCtxSynchronize" \
-            "device-to-host:cuMemcpyDtoH_v2" "free:cuMemFree_v2"; do
+            "allocate:cuMemHostAlloc" "host-to-device:cuMemcpyHtoD_v2" "launch:cuLaunchKernel" \
+            "synchronize:cuCtxSynchronize" "device-to-host:cuMemcpyDtoH_v2" "timing:cuEventRecord" \
+            "free:cuMemFree_v2"; do
     phase=${case%%:*}; fn=${case#*:}
     MOCK_CUDA_FAIL="$fn:1:999" expect_exit 8 "$saxpy" $small
     expect_match "$out" "^  $phase +FAILED "
     expect_match "$out" "CUDA_ERROR_UNKNOWN"
+    expect_match "$out" "^    hint: .*Xid"
     MOCK_CUDA_FAIL="$fn:1:2" run_json 8 $small
+    expect_match "$json" "\"message\":\"device 0 failed in phase '$phase': "
 done
 
 # nothing leaks when a phase fails halfway (valgrind, when installed)
@@ -86,8 +153,11 @@ MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$saxpy"
 expect_exit 6 "$saxpy" -d 7
 run_json 6 -d 7
 expect_exit 2 "$saxpy" -n 0
+expect_line "$out" "cudyn-saxpy: -n takes a number of floats from 1 to 4294967296, not '0' (see cudyn-saxpy --help)"
 expect_exit 2 "$saxpy" --iters=-1
 expect_exit 2 "$saxpy" --bogus
+expect_line "$out" "cudyn-saxpy: unrecognized option '--bogus' (see cudyn-saxpy --help)"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
 run_json 2 --bogus
 
 # the watchdog: a synchronize that hangs
@@ -98,4 +168,10 @@ MOCK_CUDA_HANG=cuCtxSynchronize:30 run_json 9 $small --timeout 1
 # -q: just the result
 expect_exit 0 "$saxpy" $small -q
 [ "$out" = "Result = PASS" ] || { echo "FAIL: -q printed: $out"; fail=1; }
+
+# the manual page is well-formed
+if man --help 2>/dev/null | grep -q -- --warnings; then
+    warnings=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$top_srcdir/man/cudyn-saxpy.1" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || { echo "FAIL: man --warnings -l man/cudyn-saxpy.1:"; printf '%s\n' "$warnings"; fail=1; }
+fi
 finish

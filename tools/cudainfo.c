@@ -1,116 +1,478 @@
 /*
- * cudainfo - which GPUs, driver and NVRTC this machine has, and why
- * something fails.  Results go to stdout, diagnostics to stderr; --json
- * writes one valid document on every path, failures included.
+ * cudainfo - which GPUs, driver and NVRTC this machine has, how the GPUs
+ * are linked, and why something fails.  Results go to stdout, diagnostics
+ * to stderr; --json writes one valid document on every path, failures
+ * included.  Exit codes: enum tool_exit in common.h (0 and 2-7).
  *
- * Exit codes: 0 ok, 2 usage, 3 no driver library, 4 cuInit failed,
- * 5 no or too few devices, 6 selected device not found, 7 partial failure.
+ * It gathers everything first (loader, devices, attributes, links), so the
+ * exit code is known before anything is printed, then prints it as text
+ * or as JSON.
  */
 #include "config.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <getopt.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cudyn.h"
+#include "common.h"
 #include "device_select.h"
 #include "json.h"
+#include "nvml_links.h"
 
-enum exit_code {
-    EXIT_OK = 0,
-    EXIT_USAGE = 2,
-    EXIT_NO_DRIVER = 3,
-    EXIT_INIT_FAILED = 4,
-    EXIT_NO_DEVICES = 5,
-    EXIT_DEVICE_NOT_FOUND = 6,
-    EXIT_PARTIAL = 7,
-};
+/* The JSON document's layout; a new one gets a new number. */
+#define SCHEMA "cudainfo/2"
 
 #define MAX_SELECT 64
 #define MAX_PROPS 64
 
+static const char usage_text[] =
+    "Usage: cudainfo [OPTION]...\n"
+    "Show the NVIDIA driver, NVRTC and GPUs cudyn finds, how the GPUs are linked,\n"
+    "and why something fails.\n\n"
+    "  -a, --all          every attribute the driver reports for each device\n"
+    "      --prop NAME    only this attribute (repeatable; implies -a)\n"
+    "  -d, --device SEL   select a device by ordinal, UUID (or unique prefix) or\n"
+    "                     PCI bus id (repeatable)\n"
+    "      --p2p          how the GPUs are linked: peer access, performance rank,\n"
+    "                     native atomics and NVLink links\n"
+    "      --mem          free memory too (creates a context on each device)\n"
+    "      --require N    fail (exit 5) unless at least N devices are visible\n"
+    "      --explain      the loader's search and a diagnosis of this machine\n"
+    "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
+    "  -q, --quiet        print nothing; only the exit code tells\n"
+    "      --version      cudyn's version\n"
+    "  -h, --help         this help\n\n"
+    "Exit codes: 0 ok, 2 usage, 3 no driver library, 4 cuInit failed,\n"
+    "5 no or too few devices, 6 device not found, 7 partial failure.\n";
+
 struct options {
-    bool all, p2p, mem, explain, json, quiet;
+    bool all, p2p, mem, explain;
     int require;
     const char *select[MAX_SELECT];
     int n_select;
-    const char *props[MAX_PROPS];
+    int props[MAX_PROPS]; /* attribute values, checked against the library's names */
     int n_props;
 };
 
 /* Environment variables that change what the driver shows; reported by
  * --explain and in the JSON document. */
 static const char *const env_vars[] = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA", "CUDYN_LIBNVRTC", "CUDYN_PTDS",
-    "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH", "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS",
+    "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
+    "CUDAINFO_NVML",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
-static void usage(FILE *out)
+/* One attribute as read: CUDYN_ERROR_NOT_SUPPORTED is a driver that does
+ * not know it, any other status a failure (error holds what happened). */
+struct attribute {
+    int attr;
+    int status;
+    int value;
+    char *error;
+};
+
+struct device_row {
+    int ordinal;
+    int status; /* of cudyn_device_info */
+    struct cudyn_device_info info;
+    struct failure why; /* why it could not be described */
+    size_t free_bytes;
+    bool have_free;
+    struct attribute *attrs;
+    int n_attrs;
+};
+
+/* One fact about a pair of devices: its value is meaningful when the
+ * status is CUDYN_OK; unknown otherwise. */
+struct pair_fact {
+    int status;
+    int value;
+};
+
+/* How device `from` reaches device `to`. */
+struct link {
+    struct pair_fact access, rank, atomics;
+};
+
+struct report {
+    struct tool tool;
+    struct options opt;
+    struct cudyn_loader_info loader;
+    int count;
+    struct device_row *rows;
+    bool *selected;
+    struct link *links; /* count x count, with --p2p */
+    struct nvlink_topology nvlink;
+    struct failure failure;
+};
+
+/* -------------------------------------------------------------- options */
+
+static int attribute_by_name(const char *name)
 {
-    fprintf(out,
-            "Usage: cudainfo [OPTION]...\n"
-            "Show the NVIDIA driver, NVRTC and GPUs cudyn finds, and why something fails.\n\n"
-            "  -a, --all          every attribute the driver reports for each device\n"
-            "      --prop NAME    only this attribute (repeatable; implies -a)\n"
-            "  -d, --device SEL   select a device by ordinal, UUID (or unique prefix) or\n"
-            "                     PCI bus id (repeatable)\n"
-            "      --p2p          peer-access matrix\n"
-            "      --mem          free memory too (creates a context on each device)\n"
-            "      --require N    fail (exit 5) unless at least N devices are visible\n"
-            "      --explain      the loader's search and a diagnosis of this machine\n"
-            "      --json         one JSON document (schema cudainfo/1) on stdout\n"
-            "  -q, --quiet        print nothing; only the exit code tells\n"
-            "      --version      cudyn's version\n"
-            "  -h, --help         this help\n\n"
-            "Exit codes: 0 ok, 2 usage, 3 no driver library, 4 cuInit failed,\n"
-            "5 no or too few devices, 6 device not found, 7 partial failure.\n");
+    for (int a = 1; a < cudyn_device_attr_count(); a++)
+        if (cudyn_device_attr_name(a) && strcmp(cudyn_device_attr_name(a), name) == 0)
+            return a;
+    return 0;
 }
 
-/* ------------------------------------------------------------ utilities */
+enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN };
 
-static const char *mechanism_name(int m)
+static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
-    switch (m) {
-    case CUDYN_ENTRY_PROC_ADDRESS_V2: return "cuGetProcAddress_v2";
-    case CUDYN_ENTRY_PROC_ADDRESS_V1: return "cuGetProcAddress";
-    case CUDYN_ENTRY_DLSYM: return "dlsym";
-    default: return "none";
+    struct options *opt = options;
+    switch (c) {
+    case 'a': opt->all = true; break;
+    case OPT_PROP: {
+        int a = attribute_by_name(arg);
+        if (!a)
+            failure_set(f, EXIT_USAGE, "unknown attribute '%s' for --prop; cudainfo -a lists them all", arg);
+        else if (opt->n_props == MAX_PROPS)
+            failure_set(f, EXIT_USAGE, "more than %d --prop options", MAX_PROPS);
+        else
+            opt->props[opt->n_props++] = a;
+        break;
+    }
+    case 'd':
+        if (!arg[0])
+            failure_set(f, EXIT_USAGE, "empty device selector for -d");
+        else if (opt->n_select == MAX_SELECT)
+            failure_set(f, EXIT_USAGE, "more than %d -d options", MAX_SELECT);
+        else
+            opt->select[opt->n_select++] = arg;
+        break;
+    case OPT_P2P: opt->p2p = true; break;
+    case OPT_MEM: opt->mem = true; break;
+    case OPT_REQUIRE: {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (!arg[0] || *end || v < 0 || v > 1024)
+            failure_set(f, EXIT_USAGE, "--require takes a number of devices from 0 to 1024, not '%s'", arg);
+        else
+            opt->require = (int)v;
+        break;
+    }
+    case OPT_EXPLAIN: opt->explain = true; break;
     }
 }
 
-/* "580.95.05" from /proc/driver/nvidia/version, or "": the first word of
- * the first line that looks like a version (digits and dots, two dots). */
-static void kernel_module_version(char *out, size_t cap)
+static int parse_options(struct report *r, int argc, char **argv)
 {
-    out[0] = '\0';
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    if (!f)
+    static const struct option long_options[] = {
+        {"all", no_argument, NULL, 'a'},          {"prop", required_argument, NULL, OPT_PROP},
+        {"device", required_argument, NULL, 'd'}, {"p2p", no_argument, NULL, OPT_P2P},
+        {"mem", no_argument, NULL, OPT_MEM},      {"require", required_argument, NULL, OPT_REQUIRE},
+        {"explain", no_argument, NULL, OPT_EXPLAIN}, TOOL_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    return tool_parse(&r->tool, argc, argv, TOOL_SHORT_OPTIONS "ad:", long_options, take_option, &r->opt,
+                      &r->failure);
+}
+
+/* ---------------------------------------------------------- gathering */
+
+/* Records a failure of part of what was asked; the first one is reported. */
+static void partial_failure(struct report *r, const char *context)
+{
+    if (r->failure.exit_code == EXIT_OK)
+        failure_from_last_error(&r->failure, EXIT_PARTIAL, context);
+}
+
+static bool describe_devices(struct report *r)
+{
+    r->rows = calloc((size_t)r->count, sizeof *r->rows);
+    r->selected = calloc((size_t)r->count, sizeof *r->selected);
+    if (!r->rows || !r->selected)
+        return false;
+    for (int i = 0; i < r->count; i++) {
+        struct device_row *row = &r->rows[i];
+        row->ordinal = i;
+        row->info.size = sizeof row->info;
+        row->status = cudyn_device_info(i, &row->info);
+        if (row->status != CUDYN_OK)
+            failure_from_last_error(&row->why, EXIT_PARTIAL, NULL);
+        r->selected[i] = r->opt.n_select == 0;
+    }
+    return true;
+}
+
+static bool select_devices(struct report *r)
+{
+    const struct cudyn_device_info **infos = calloc((size_t)r->count, sizeof *infos);
+    if (!infos)
+        return false;
+    for (int i = 0; i < r->count; i++)
+        infos[i] = r->rows[i].status == CUDYN_OK ? &r->rows[i].info : NULL;
+    for (int s = 0; s < r->opt.n_select && r->failure.exit_code == EXIT_OK; s++) {
+        int idx = device_select_or_fail(r->opt.select[s], infos, r->count, &r->failure);
+        if (idx >= 0)
+            r->selected[idx] = true;
+    }
+    free(infos);
+    return true;
+}
+
+static bool wants_attribute(const struct options *opt, int a)
+{
+    if (!cudyn_device_attr_name(a))
+        return false;
+    for (int p = 0; p < opt->n_props; p++)
+        if (opt->props[p] == a)
+            return true;
+    return opt->n_props == 0;
+}
+
+static bool read_attributes(struct report *r, struct device_row *row)
+{
+    row->attrs = calloc((size_t)cudyn_device_attr_count(), sizeof *row->attrs);
+    if (!row->attrs)
+        return false;
+    for (int a = 1; a < cudyn_device_attr_count(); a++) {
+        if (!wants_attribute(&r->opt, a))
+            continue;
+        struct attribute *v = &row->attrs[row->n_attrs++];
+        v->attr = a;
+        v->status = cudyn_device_attribute(row->ordinal, a, &v->value);
+        if (v->status == CUDYN_OK || v->status == CUDYN_ERROR_NOT_SUPPORTED)
+            continue;
+        char context[128];
+        snprintf(context, sizeof context, "device %d, attribute %s", row->ordinal, cudyn_device_attr_name(a));
+        struct failure f = {0};
+        failure_from_last_error(&f, EXIT_PARTIAL, NULL);
+        v->error = strdup(f.what);
+        partial_failure(r, context);
+    }
+    return true;
+}
+
+static void read_free_memory(struct report *r, struct device_row *row)
+{
+    size_t total;
+    if (cudyn_device_use(row->ordinal) == CUDYN_OK && cudyn_mem_info(&row->free_bytes, &total) == CUDYN_OK) {
+        row->have_free = true;
         return;
-    char line[512];
-    if (fgets(line, sizeof line, f)) {
-        char *save = NULL;
-        for (char *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-            size_t dots = 0, n = strlen(w);
-            bool shaped = n > 0 && w[0] >= '0' && w[0] <= '9';
-            for (size_t i = 0; i < n && shaped; i++)
-                if (w[i] == '.')
-                    dots++;
-                else if (w[i] < '0' || w[i] > '9')
-                    shaped = false;
-            if (shaped && dots >= 1) {
-                snprintf(out, cap, "%s", w);
-                break;
+    }
+    char context[64];
+    snprintf(context, sizeof context, "device %d, free memory", row->ordinal);
+    partial_failure(r, context);
+}
+
+/* What each selected device was asked for beyond its description. */
+static bool read_devices(struct report *r)
+{
+    for (int i = 0; i < r->count; i++) {
+        struct device_row *row = &r->rows[i];
+        if (!r->selected[i])
+            continue;
+        if (row->status != CUDYN_OK) {
+            if (r->failure.exit_code == EXIT_OK) {
+                r->failure = row->why;
+                snprintf(r->failure.what, sizeof r->failure.what, "device %d: %s", i, row->why.what);
             }
+            continue;
+        }
+        if (r->opt.mem)
+            read_free_memory(r, row);
+        if ((r->opt.all || r->opt.n_props) && !read_attributes(r, row))
+            return false;
+    }
+    return true;
+}
+
+/* A pair fact: unknown where the driver cannot say (too old, or the
+ * attribute is not supported); any other error is a partial failure. */
+static void read_pair_fact(struct report *r, struct pair_fact *fact, int a, int b, int attr, const char *what)
+{
+    fact->status = attr ? cudyn_device_p2p_attribute(a, b, attr, &fact->value)
+                        : cudyn_device_can_access_peer(a, b, &fact->value);
+    if (fact->status == CUDYN_OK || fact->status == CUDYN_ERROR_NOT_SUPPORTED ||
+        fact->status == CUDYN_ERROR_SYMBOL_NOT_FOUND)
+        return;
+    char context[96];
+    snprintf(context, sizeof context, "devices %d and %d, %s", a, b, what);
+    partial_failure(r, context);
+}
+
+static bool read_links(struct report *r)
+{
+    int n = r->count;
+    r->links = calloc((size_t)n * (size_t)n, sizeof *r->links);
+    const char **ids = calloc((size_t)n, sizeof *ids);
+    if (!r->links || !ids) {
+        free(ids);
+        return false;
+    }
+    for (int a = 0; a < n; a++) {
+        ids[a] = r->rows[a].info.pci_bus_id;
+        for (int b = 0; b < n; b++) {
+            struct link *l = &r->links[a * n + b];
+            if (a == b)
+                continue;
+            read_pair_fact(r, &l->access, a, b, 0, "peer access");
+            read_pair_fact(r, &l->rank, a, b, CUDYN_P2P_PERFORMANCE_RANK, "performance rank");
+            read_pair_fact(r, &l->atomics, a, b, CUDYN_P2P_NATIVE_ATOMIC_SUPPORTED, "native atomics");
         }
     }
-    fclose(f);
+    bool ok = nvlink_topology(&r->nvlink, ids, n);
+    free(ids);
+    return ok;
+}
+
+/* Loader, devices, what was asked about them: the whole report, and the
+ * exit code in r->failure.  False only when out of memory. */
+static bool gather(struct report *r)
+{
+    if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)
+        return true;
+    if (r->count < r->opt.require)
+        failure_set(&r->failure, EXIT_NO_DEVICES, "%d device%s visible, %d required", r->count,
+                    r->count == 1 ? "" : "s", r->opt.require);
+    if (!describe_devices(r) || !select_devices(r))
+        return false;
+    if (r->failure.exit_code != EXIT_OK)
+        return true;
+    if (!read_devices(r))
+        return false;
+    return !r->opt.p2p || read_links(r);
+}
+
+static void free_report(struct report *r)
+{
+    for (int i = 0; r->rows && i < r->count; i++) {
+        for (int a = 0; a < r->rows[i].n_attrs; a++)
+            free(r->rows[i].attrs[a].error);
+        free(r->rows[i].attrs);
+    }
+    free(r->rows);
+    free(r->selected);
+    free(r->links);
+    nvlink_topology_free(&r->nvlink);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_attributes(struct json *j, const struct device_row *row)
+{
+    json_object_begin(j, "attributes");
+    for (int i = 0; i < row->n_attrs; i++) {
+        const struct attribute *v = &row->attrs[i];
+        json_object_begin(j, cudyn_device_attr_name(v->attr));
+        if (v->status == CUDYN_OK)
+            json_int(j, "value", v->value);
+        else
+            json_null(j, "value");
+        json_string(j, "unit", cudyn_device_attr_unit(v->attr));
+        json_string(j, "status", cudyn_status_name(v->status));
+        json_string(j, "error", v->error);
+        json_object_end(j);
+    }
+    json_object_end(j);
+}
+
+static void json_int_or_null(struct json *j, const char *key, bool known, long long value)
+{
+    if (known)
+        json_int(j, key, value);
+    else
+        json_null(j, key);
+}
+
+static void json_device(struct json *j, const struct device_row *row)
+{
+    const struct cudyn_device_info *d = &row->info;
+    json_object_begin(j, NULL);
+    json_int(j, "ordinal", row->ordinal);
+    json_string(j, "status", cudyn_status_name(row->status));
+    if (row->status != CUDYN_OK) {
+        json_string(j, "error", row->why.what);
+        json_string(j, "hint", row->why.hint[0] ? row->why.hint : NULL);
+        json_object_end(j);
+        return;
+    }
+    char cc[16], arch[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    snprintf(arch, sizeof arch, "sm_%d%d", d->cc_major, d->cc_minor);
+    json_string(j, "name", d->name);
+    json_string(j, "uuid", d->uuid_string[0] ? d->uuid_string : NULL);
+    json_string(j, "pci_bus_id", d->pci_bus_id);
+    json_string(j, "compute_capability", cc);
+    json_string(j, "arch", arch);
+    json_uint(j, "total_memory_bytes", d->total_memory);
+    if (row->have_free)
+        json_uint(j, "free_memory_bytes", row->free_bytes);
+    else
+        json_null(j, "free_memory_bytes");
+    json_int(j, "multiprocessors", d->multiprocessors);
+    json_int_or_null(j, "clock_khz", d->clock_khz != 0, d->clock_khz);
+    json_int_or_null(j, "memory_clock_khz", d->memory_clock_khz != 0, d->memory_clock_khz);
+    json_int(j, "memory_bus_width_bits", d->memory_bus_width);
+    json_int(j, "l2_cache_bytes", d->l2_cache_bytes);
+    json_int(j, "compute_mode", d->compute_mode);
+    json_bool(j, "ecc_enabled", d->ecc_enabled != 0);
+    json_bool(j, "integrated", d->integrated != 0);
+    if (row->attrs)
+        json_attributes(j, row);
+    json_object_end(j);
+}
+
+static void json_fact(struct json *j, const char *key, const struct pair_fact *f, bool boolean)
+{
+    if (f->status != CUDYN_OK)
+        json_null(j, key);
+    else if (boolean)
+        json_bool(j, key, f->value != 0);
+    else
+        json_int(j, key, f->value);
+}
+
+static void json_links(struct json *j, const struct report *r)
+{
+    int n = r->count;
+    json_array_begin(j, "links");
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            if (a == b)
+                continue;
+            const struct link *l = &r->links[a * n + b];
+            json_object_begin(j, NULL);
+            json_int(j, "from", a);
+            json_int(j, "to", b);
+            json_fact(j, "access", &l->access, true);
+            json_fact(j, "performance_rank", &l->rank, false);
+            json_fact(j, "native_atomics", &l->atomics, true);
+            int nv = nvlink_links(&r->nvlink, a, b);
+            json_int_or_null(j, "nvlink_links", nv >= 0, nv);
+            json_object_end(j);
+        }
+    json_array_end(j);
+}
+
+static void json_p2p(struct json *j, const struct report *r)
+{
+    int n = r->count;
+    json_object_begin(j, "p2p");
+    json_array_begin(j, "access");
+    for (int a = 0; a < n; a++) {
+        json_array_begin(j, NULL);
+        for (int b = 0; b < n; b++)
+            if (a == b)
+                json_null(j, NULL);
+            else
+                json_fact(j, NULL, &r->links[a * n + b].access, true);
+        json_array_end(j);
+    }
+    json_array_end(j);
+    json_links(j, r);
+    json_object_begin(j, "nvml");
+    json_bool(j, "available", r->nvlink.known);
+    json_string(j, "library", r->nvlink.library);
+    json_string(j, "why_not", r->nvlink.known ? NULL : r->nvlink.why);
+    json_object_end(j);
+    json_object_end(j);
 }
 
 static bool module_loaded(const char *name)
@@ -127,213 +489,24 @@ static bool module_loaded(const char *name)
     return found;
 }
 
-static double gib(uint64_t bytes)
+static void json_diagnosis(struct json *j)
 {
-    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
-}
-
-static bool is_tty(FILE *f)
-{
-    return isatty(fileno(f)) && getenv("NO_COLOR") == NULL;
-}
-
-/* ------------------------------------------------------- device selection */
-
-struct device_row {
-    int ordinal;
-    int status; /* cudyn_status of cudyn_device_info */
-    struct cudyn_device_info info;
-    char error[1024];
-    size_t free_bytes;
-    bool have_free;
-};
-
-/* ---------------------------------------------------------------- output */
-
-struct report {
-    struct options *opt;
-    struct cudyn_loader_info loader;
-    char kmod[64];
-    int count;
-    struct device_row *rows;
-    bool *selected;
-    int exit_code;
-    char message[1024];
-    char hint[1024];
-};
-
-/* A hint for what went wrong, from the failure recorded by cudyn. */
-static void diagnose(struct report *r, const cudyn_error *err)
-{
-    const char *h = NULL;
-    switch (err->status) {
-    case CUDYN_ERROR_DRIVER_NOT_FOUND:
-        h = r->kmod[0] ? "the nvidia kernel module is loaded but libcuda.so.1 is not on the library path; install the "
-                         "driver's user-space package (e.g. libcuda1 / nvidia-driver-libs) or set CUDYN_LIBCUDA"
-                       : "no NVIDIA driver is installed (no libcuda.so.1, no /proc/driver/nvidia); install the NVIDIA "
-                         "driver, or this machine has no NVIDIA GPU";
-        break;
-    case CUDYN_ERROR_STUB_DRIVER:
-        h = "only the CUDA toolkit's stub libcuda was found; remove .../lib64/stubs from LD_LIBRARY_PATH and install "
-            "the NVIDIA driver";
-        break;
-    default: break;
-    }
-    if (!h) {
-        switch (err->native_code) {
-        case 34: h = "a stub libcuda answered; remove the toolkit's stubs directory from LD_LIBRARY_PATH"; break;
-        case 35: h = "the driver is older than the CUDA version in use; update the NVIDIA driver"; break;
-        case 100:
-            h = getenv("CUDA_VISIBLE_DEVICES")
-                    ? "CUDA_VISIBLE_DEVICES hides every GPU; unset it or list valid ordinals/UUIDs"
-                    : "the driver sees no GPU: check that /dev/nvidia0 exists and is readable and that the GPU is "
-                      "visible to this container or VM";
-            break;
-        case 803: h = "the kernel module and libcuda versions differ; reboot after a driver update or reinstall the driver"; break;
-        case 804: h = "a forward-compatibility libcuda is on the library path but this GPU does not support it; remove the compat directory from LD_LIBRARY_PATH"; break;
-        case 999: h = "an unknown driver error; check dmesg for Xid messages, and that nvidia_uvm is loaded"; break;
-        case 46: h = "the GPU is busy or in exclusive-process mode (nvidia-smi shows who uses it)"; break;
-        default: break;
-        }
-    }
-    snprintf(r->message, sizeof r->message, "%s", err->message);
-    snprintf(r->hint, sizeof r->hint, "%s", h ? h : "");
-}
-
-static void json_loader(struct json *j, const struct report *r)
-{
-    const struct cudyn_loader_info *l = &r->loader;
-    json_object_begin(j, "loader");
-    json_object_begin(j, "driver");
-    json_string(j, "status", cudyn_status_name(l->driver_status));
-    json_string(j, "init_status", cudyn_status_name(l->init_status));
-    json_string(j, "path", l->driver_path);
-    json_string(j, "found_by", l->driver_found_by);
-    if (l->driver_version)
-        json_int(j, "version", l->driver_version);
-    else
-        json_null(j, "version");
-    json_string(j, "entry_mechanism", l->driver_status == CUDYN_OK ? mechanism_name(l->entry_mechanism) : NULL);
-    json_int(j, "symbols_bound", l->symbols_bound);
-    json_int(j, "symbols_missing", l->symbols_missing);
-    json_bool(j, "per_thread_stream", l->per_thread_stream != 0);
-    json_string(j, "kernel_module_version", r->kmod[0] ? r->kmod : NULL);
-    json_object_end(j);
-    json_object_begin(j, "nvrtc");
-    json_string(j, "status", cudyn_status_name(l->nvrtc_status));
-    json_string(j, "path", l->nvrtc_path);
-    json_string(j, "found_by", l->nvrtc_found_by);
-    if (l->nvrtc_version)
-        json_int(j, "version", l->nvrtc_version);
-    else
-        json_null(j, "version");
-    json_string(j, "builtins_path", l->nvrtc_builtins_path);
-    json_object_end(j);
-    if (r->opt->explain) {
-        json_string(j, "driver_trace", l->driver_trace);
-        json_string(j, "nvrtc_trace", l->nvrtc_trace);
-    }
+    json_object_begin(j, "diagnosis");
+    json_bool(j, "proc_driver_nvidia", access("/proc/driver/nvidia/version", R_OK) == 0);
+    json_bool(j, "nvidia_uvm_loaded", module_loaded("nvidia_uvm"));
+    json_bool(j, "dev_nvidiactl_accessible", access("/dev/nvidiactl", R_OK | W_OK) == 0);
+    json_bool(j, "dev_nvidia0_accessible", access("/dev/nvidia0", R_OK | W_OK) == 0);
     json_object_end(j);
 }
 
-/* Calls show() for each attribute -a (all) or --prop (those named) asks
- * for; ok is 0 where the driver does not report it. */
-typedef void (*attribute_fn)(void *ctx, const char *name, int ok, int value);
-
-static void each_attribute(int ordinal, const struct options *opt, attribute_fn show, void *ctx)
-{
-    for (int a = 1; a < cudyn_device_attr_count(); a++) {
-        const char *name = cudyn_device_attr_name(a);
-        if (!name)
-            continue;
-        bool wanted = opt->n_props == 0;
-        for (int p = 0; p < opt->n_props && !wanted; p++)
-            wanted = strcmp(opt->props[p], name) == 0;
-        if (!wanted)
-            continue;
-        int v = 0;
-        int ok = cudyn_device_attribute(ordinal, a, &v) == CUDYN_OK;
-        show(ctx, name, ok, v);
-    }
-}
-
-static void json_attribute(void *ctx, const char *name, int ok, int value)
-{
-    if (ok)
-        json_int(ctx, name, value);
-    else
-        json_null(ctx, name);
-}
-
-static void print_attribute(void *ctx, const char *name, int ok, int value)
-{
-    (void)ctx;
-    if (ok)
-        printf("      %-52s %d\n", name, value);
-    else
-        printf("      %-52s n/a\n", name);
-}
-
-static void json_attributes(struct json *j, int ordinal, const struct options *opt)
-{
-    json_object_begin(j, "attributes");
-    each_attribute(ordinal, opt, json_attribute, j);
-    json_object_end(j);
-}
-
-static void json_device(struct json *j, const struct device_row *row, const struct options *opt)
-{
-    const struct cudyn_device_info *d = &row->info;
-    json_object_begin(j, NULL);
-    json_int(j, "ordinal", row->ordinal);
-    if (row->status != CUDYN_OK) {
-        json_string(j, "status", cudyn_status_name(row->status));
-        json_string(j, "error", row->error);
-        json_object_end(j);
-        return;
-    }
-    json_string(j, "status", "CUDYN_OK");
-    json_string(j, "name", d->name);
-    json_string(j, "uuid", d->uuid_string[0] ? d->uuid_string : NULL);
-    json_string(j, "pci_bus_id", d->pci_bus_id);
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    json_string(j, "compute_capability", cc);
-    char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", d->cc_major, d->cc_minor);
-    json_string(j, "arch", arch);
-    json_uint(j, "total_memory_bytes", d->total_memory);
-    if (row->have_free)
-        json_uint(j, "free_memory_bytes", row->free_bytes);
-    else
-        json_null(j, "free_memory_bytes");
-    json_int(j, "multiprocessors", d->multiprocessors);
-    if (d->clock_khz)
-        json_int(j, "clock_khz", d->clock_khz);
-    else
-        json_null(j, "clock_khz");
-    if (d->memory_clock_khz)
-        json_int(j, "memory_clock_khz", d->memory_clock_khz);
-    else
-        json_null(j, "memory_clock_khz");
-    json_int(j, "memory_bus_width_bits", d->memory_bus_width);
-    json_int(j, "l2_cache_bytes", d->l2_cache_bytes);
-    json_int(j, "compute_mode", d->compute_mode);
-    json_bool(j, "ecc_enabled", d->ecc_enabled != 0);
-    json_bool(j, "integrated", d->integrated != 0);
-    if (opt->all || opt->n_props)
-        json_attributes(j, row->ordinal, opt);
-    json_object_end(j);
-}
-
-static void write_json(struct report *r)
+static void write_json(const struct report *r)
 {
     struct json j;
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
-    json_string(&j, "schema", "cudainfo/1");
+    json_string(&j, "schema", SCHEMA);
     json_string(&j, "cudyn_version", cudyn_version());
-    json_loader(&j, r);
+    json_loader(&j, &r->loader, r->opt.explain);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -341,63 +514,93 @@ static void write_json(struct report *r)
     json_array_begin(&j, "devices");
     for (int i = 0; r->rows && i < r->count; i++)
         if (r->selected[i])
-            json_device(&j, &r->rows[i], r->opt);
+            json_device(&j, &r->rows[i]);
     json_array_end(&j);
-    if (r->opt->p2p && r->rows) {
-        json_array_begin(&j, "p2p");
-        for (int a = 0; a < r->count; a++) {
-            json_array_begin(&j, NULL);
-            for (int b = 0; b < r->count; b++) {
-                int can = 0;
-                if (cudyn_device_can_access_peer(a, b, &can) == CUDYN_OK)
-                    json_bool(&j, NULL, can != 0);
-                else
-                    json_null(&j, NULL);
-            }
-            json_array_end(&j);
-        }
-        json_array_end(&j);
-    }
-    if (r->opt->explain) {
-        json_object_begin(&j, "diagnosis");
-        json_bool(&j, "proc_driver_nvidia", access("/proc/driver/nvidia/version", R_OK) == 0);
-        json_bool(&j, "nvidia_uvm_loaded", module_loaded("nvidia_uvm"));
-        json_bool(&j, "dev_nvidiactl_accessible", access("/dev/nvidiactl", R_OK | W_OK) == 0);
-        json_bool(&j, "dev_nvidia0_accessible", access("/dev/nvidia0", R_OK | W_OK) == 0);
-        json_object_end(&j);
-    }
-    json_object_begin(&j, "result");
-    json_int(&j, "exit_code", r->exit_code);
-    json_string(&j, "status", r->exit_code == EXIT_OK ? "ok" : "error");
-    json_string(&j, "message", r->message[0] ? r->message : NULL);
-    json_string(&j, "hint", r->hint[0] ? r->hint : NULL);
-    json_object_end(&j);
+    if (r->links)
+        json_p2p(&j, r);
+    if (r->opt.explain)
+        json_diagnosis(&j);
+    int code = r->failure.exit_code;
+    json_result(&j, code, code == EXIT_OK ? "ok" : "error", &r->failure);
     json_object_end(&j);
     json_finish(&j);
+}
+
+/* ------------------------------------------------------------------ text */
+
+static double gib(uint64_t bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* An attribute's value in its unit: bytes as KiB/MiB/GiB with the exact
+ * value, kHz as MHz, booleans as yes/no, bit masks in hex. */
+static void format_value(char *out, size_t cap, const char *unit, int v)
+{
+    static const char *const binary[] = {"KiB", "MiB", "GiB"};
+    if (strcmp(unit, "bytes") == 0) {
+        int k = 0;
+        while (k < 3 && (long long)v >= 1024LL << (10 * k))
+            k++;
+        if (k == 0) {
+            snprintf(out, cap, "%d bytes", v);
+            return;
+        }
+        double scaled = (double)v / (double)(1LL << (10 * k));
+        snprintf(out, cap, v % (1 << (10 * k)) ? "%.1f %s (%d bytes)" : "%.0f %s (%d bytes)", scaled,
+                 binary[k - 1], v);
+    } else if (strcmp(unit, "kHz") == 0) {
+        snprintf(out, cap, "%.10g MHz", v / 1000.0);
+    } else if (strcmp(unit, "bits") == 0) {
+        snprintf(out, cap, "%d bits", v);
+    } else if (strcmp(unit, "bool") == 0 && (v == 0 || v == 1)) {
+        snprintf(out, cap, "%s", v ? "yes" : "no");
+    } else if (strcmp(unit, "flags") == 0) {
+        snprintf(out, cap, "0x%x", (unsigned)v);
+    } else {
+        snprintf(out, cap, "%d", v);
+    }
+}
+
+static void print_attributes(const struct device_row *row)
+{
+    for (int i = 0; i < row->n_attrs; i++) {
+        const struct attribute *v = &row->attrs[i];
+        char value[128];
+        if (v->status == CUDYN_OK)
+            format_value(value, sizeof value, cudyn_device_attr_unit(v->attr), v->value);
+        else if (v->status == CUDYN_ERROR_NOT_SUPPORTED)
+            snprintf(value, sizeof value, "n/a (not supported by this driver)");
+        else
+            snprintf(value, sizeof value, "error: %s", cudyn_status_name(v->status));
+        printf("      %-52s %s\n", cudyn_device_attr_name(v->attr), value);
+    }
 }
 
 static void print_header(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
+    char kmod[64];
+    kernel_module_version(kmod, sizeof kmod);
     printf("cudainfo %s (cudyn)\n", cudyn_version());
     if (l->driver_status == CUDYN_OK)
         printf("Driver:  CUDA %d.%d%s%s, %s [%s; %s, %d entry points bound, %d absent]\n", l->driver_version / 1000,
-               l->driver_version % 1000 / 10, r->kmod[0] ? ", kernel module " : "", r->kmod, l->driver_path,
-               l->driver_found_by, mechanism_name(l->entry_mechanism), l->symbols_bound, l->symbols_missing);
+               l->driver_version % 1000 / 10, kmod[0] ? ", kernel module " : "", kmod, l->driver_path,
+               l->driver_found_by, l->entry_mechanism_name, l->symbols_bound, l->symbols_missing);
     else
         printf("Driver:  not loaded (%s)\n", cudyn_status_name(l->driver_status));
     if (l->nvrtc_status == CUDYN_OK)
         printf("NVRTC:   %d.%d, %s [%s]\n", l->nvrtc_version / 1000, l->nvrtc_version % 1000 / 10, l->nvrtc_path,
                l->nvrtc_found_by);
-    else
+    else if (l->nvrtc_status != CUDYN_ERROR_NOT_READY)
         printf("NVRTC:   not found (run-time compilation unavailable)\n");
 }
 
-static void print_device(const struct device_row *row, const struct options *opt, bool color)
+static void print_device(const struct device_row *row, bool color)
 {
     const struct cudyn_device_info *d = &row->info;
     if (row->status != CUDYN_OK) {
-        printf("  %d  error: %s\n", row->ordinal, row->error);
+        printf("  %d  error: %s\n", row->ordinal, row->why.what);
         return;
     }
     printf("  %s%d  %s%s  sm_%d%d  %.1f GiB", color ? "\033[1m" : "", row->ordinal, d->name, color ? "\033[0m" : "",
@@ -405,254 +608,182 @@ static void print_device(const struct device_row *row, const struct options *opt
     if (row->have_free)
         printf(" (%.1f GiB free)", gib(row->free_bytes));
     printf("  %d SMs  %s  %s\n", d->multiprocessors, d->pci_bus_id, d->uuid_string[0] ? d->uuid_string : "-");
-    if (opt->all || opt->n_props)
-        each_attribute(row->ordinal, opt, print_attribute, NULL);
+    print_attributes(row);
 }
 
+static const char *fact_text(const struct pair_fact *f, char *buf, size_t cap, bool boolean)
+{
+    if (f->status != CUDYN_OK)
+        return "unknown";
+    if (boolean)
+        return f->value ? "yes" : "no";
+    snprintf(buf, cap, "%d", f->value);
+    return buf;
+}
+
+/* A matrix over the devices, one cell per ordered pair, as nvidia-smi
+ * topo -m prints them. */
+typedef const char *(*cell_fn)(const struct report *r, int a, int b, char *buf, size_t cap);
+
+static void print_matrix(const struct report *r, const char *title, cell_fn cell)
+{
+    printf("%s\n     ", title);
+    for (int b = 0; b < r->count; b++)
+        printf(" %5d", b);
+    printf("\n");
+    for (int a = 0; a < r->count; a++) {
+        printf("  %3d", a);
+        for (int b = 0; b < r->count; b++) {
+            char buf[16];
+            printf(" %5s", a == b ? "-" : cell(r, a, b, buf, sizeof buf));
+        }
+        printf("\n");
+    }
+}
+
+static const char *access_cell(const struct report *r, int a, int b, char *buf, size_t cap)
+{
+    return fact_text(&r->links[a * r->count + b].access, buf, cap, true);
+}
+
+static const char *nvlink_cell(const struct report *r, int a, int b, char *buf, size_t cap)
+{
+    int links = nvlink_links(&r->nvlink, a, b);
+    if (links < 0)
+        return "?";
+    if (links == 0)
+        return "none";
+    snprintf(buf, cap, "NV%d", links);
+    return buf;
+}
+
+static void print_links(const struct report *r)
+{
+    print_matrix(r, "Peer access (row can access column):", access_cell);
+    if (r->nvlink.known)
+        print_matrix(r, "NVLink links (as nvidia-smi topo -m counts them):", nvlink_cell);
+    else
+        printf("NVLink links: unknown (%s)\n", r->nvlink.why);
+    printf("Peer links (performance rank: lower is faster):\n");
+    for (int a = 0; a < r->count; a++)
+        for (int b = 0; b < r->count; b++) {
+            if (a == b)
+                continue;
+            const struct link *l = &r->links[a * r->count + b];
+            char rank[16], atomics[16];
+            printf("  %d -> %d  performance rank %s, native atomics %s\n", a, b,
+                   fact_text(&l->rank, rank, sizeof rank, false),
+                   fact_text(&l->atomics, atomics, sizeof atomics, true));
+        }
+}
+
+static void print_device_nodes(void)
+{
+    DIR *d = opendir("/dev");
+    int nodes = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "nvidia", 6) == 0) {
+            char path[300];
+            struct stat st;
+            snprintf(path, sizeof path, "/dev/%s", e->d_name);
+            if (stat(path, &st) == 0)
+                printf("  %-24s mode %04o, %s\n", path, (unsigned)(st.st_mode & 07777),
+                       access(path, R_OK | W_OK) == 0 ? "accessible" : "NOT accessible to this user");
+            nodes++;
+        }
+    if (d)
+        closedir(d);
+    if (!nodes)
+        printf("  /dev/nvidia*: none\n");
+}
+
+/* The loader's search and what this machine shows.  The failure itself
+ * (and the library's hint) is printed once, by report_failure. */
 static void print_explain(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
+    char kmod[64];
+    kernel_module_version(kmod, sizeof kmod);
     printf("\nLoader search (libcuda):\n%s", l->driver_trace ? l->driver_trace : "");
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
     printf("\nDiagnosis:\n");
-    printf("  /proc/driver/nvidia/version: %s\n", r->kmod[0] ? r->kmod : "absent (nvidia kernel module not loaded)");
+    printf("  /proc/driver/nvidia/version: %s\n", kmod[0] ? kmod : "absent (nvidia kernel module not loaded)");
     printf("  nvidia_uvm module: %s\n", module_loaded("nvidia_uvm") ? "loaded" : "not loaded");
-    DIR *d = opendir("/dev");
-    int nodes = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strncmp(e->d_name, "nvidia", 6) == 0) {
-                char path[300];
-                snprintf(path, sizeof path, "/dev/%s", e->d_name);
-                struct stat st;
-                if (stat(path, &st) == 0)
-                    printf("  %-24s mode %04o, %s\n", path, (unsigned)(st.st_mode & 07777),
-                           access(path, R_OK | W_OK) == 0 ? "accessible" : "NOT accessible to this user");
-                nodes++;
-            }
-        closedir(d);
-    }
-    if (!nodes)
-        printf("  /dev/nvidia*: none\n");
+    print_device_nodes();
     for (size_t i = 0; i < N_ENV; i++) {
         const char *v = getenv(env_vars[i]);
         if (v)
             printf("  %s=%s\n", env_vars[i], v);
     }
-    if (r->hint[0])
-        printf("  hint: %s\n", r->hint);
-    else if (r->exit_code == EXIT_OK)
+    if (r->failure.exit_code == EXIT_OK)
         printf("  no problem found\n");
+}
+
+static void print_text(const struct report *r)
+{
+    print_header(r);
+    if (r->rows) {
+        int shown = 0;
+        for (int i = 0; i < r->count; i++)
+            shown += r->selected[i];
+        printf("Devices: %d visible%s\n", r->count, shown > 0 && shown < r->count ? ", selected:" : "");
+        bool color = isatty(fileno(stdout)) && getenv("NO_COLOR") == NULL;
+        for (int i = 0; i < r->count; i++)
+            if (r->selected[i])
+                print_device(&r->rows[i], color);
+        if (r->links)
+            print_links(r);
+    } else if (r->failure.exit_code != EXIT_USAGE) {
+        printf("Devices: none\n");
+    }
+    if (r->opt.explain)
+        print_explain(r);
+}
+
+/* The failure on stderr, its message once: --explain's trace may already
+ * hold it word for word. */
+static void report_failure(const struct report *r)
+{
+    struct failure f = r->failure;
+    const struct cudyn_loader_info *l = &r->loader;
+    if (r->opt.explain && ((l->driver_trace && strstr(l->driver_trace, f.what)) ||
+                           (l->nvrtc_trace && strstr(l->nvrtc_trace, f.what))))
+        f.what[0] = '\0';
+    failure_print(r->tool.name, &f);
 }
 
 /* ------------------------------------------------------------------ main */
 
-static int parse_options(int argc, char **argv, struct options *opt)
-{
-    enum { OPT_PROP = 256, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN, OPT_JSON, OPT_VERSION };
-    static const struct option longopts[] = {
-        {"all", no_argument, NULL, 'a'},          {"prop", required_argument, NULL, OPT_PROP},
-        {"device", required_argument, NULL, 'd'}, {"p2p", no_argument, NULL, OPT_P2P},
-        {"mem", no_argument, NULL, OPT_MEM},      {"require", required_argument, NULL, OPT_REQUIRE},
-        {"explain", no_argument, NULL, OPT_EXPLAIN}, {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},        {"version", no_argument, NULL, OPT_VERSION},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":ad:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a': opt->all = true; break;
-        case OPT_PROP:
-            if (opt->n_props == MAX_PROPS || !optarg[0])
-                return -1;
-            opt->props[opt->n_props++] = optarg;
-            break;
-        case 'd':
-            if (opt->n_select == MAX_SELECT || !optarg[0])
-                return -1;
-            opt->select[opt->n_select++] = optarg;
-            break;
-        case OPT_P2P: opt->p2p = true; break;
-        case OPT_MEM: opt->mem = true; break;
-        case OPT_REQUIRE: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!optarg[0] || *end || v < 0 || v > 1024)
-                return -1;
-            opt->require = (int)v;
-            break;
-        }
-        case OPT_EXPLAIN: opt->explain = true; break;
-        case OPT_JSON: opt->json = true; break;
-        case 'q': opt->quiet = true; break;
-        case OPT_VERSION: return 1;
-        case 'h': return 2;
-        default: return -1;
-        }
-    }
-    return optind < argc ? -1 : 0;
-}
-
 static int finish(struct report *r)
 {
-    if (r->opt->json)
+    if (r->tool.json)
         write_json(r);
-    else if (!r->opt->quiet) {
-        if (r->exit_code != EXIT_OK && r->message[0])
-            fprintf(stderr, "cudainfo: %s\n", r->message);
-        if (r->exit_code != EXIT_OK && r->hint[0] && !r->opt->explain)
-            fprintf(stderr, "cudainfo: hint: %s\n", r->hint);
+    else if (!r->tool.quiet) {
+        if (r->failure.exit_code != EXIT_USAGE)
+            print_text(r);
+        fflush(stdout);
+        report_failure(r);
     }
-    return r->exit_code;
+    free_report(r);
+    return r->failure.exit_code;
 }
 
 int main(int argc, char **argv)
 {
-    struct options opt = {0};
-    struct report r = {.opt = &opt};
-    int parsed = parse_options(argc, argv, &opt);
-    for (int i = 1; i < argc; i++) /* --json applies to usage errors too */
-        if (strcmp(argv[i], "--json") == 0)
-            opt.json = true;
-    if (parsed == 1) {
-        printf("cudainfo (cudyn) %s\n", cudyn_version());
-        return EXIT_OK;
-    }
-    if (parsed == 2) {
-        usage(stdout);
-        return EXIT_OK;
-    }
-    kernel_module_version(r.kmod, sizeof r.kmod);
+    static struct report r = {.tool = {.name = "cudainfo", .usage = usage_text}};
+    int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
-    cudyn_loader_info(&r.loader);
-    if (parsed < 0) {
-        r.exit_code = EXIT_USAGE;
-        snprintf(r.message, sizeof r.message, "invalid usage (see cudainfo --help)");
-        if (!opt.json && !opt.quiet)
-            usage(stderr);
+    if (code == EXIT_USAGE) {
+        cudyn_loader_info_ex(&r.loader, CUDYN_LOAD_NOTHING); /* described, nothing loaded */
         return finish(&r);
     }
-
-    cudyn_error err = {.size = sizeof err};
-    bool human = !opt.json && !opt.quiet;
-    if (r.loader.driver_status != CUDYN_OK) {
-        cudyn_last_error(&err);
-        r.exit_code = EXIT_NO_DRIVER;
-        diagnose(&r, &err);
-    } else if (r.loader.init_status != CUDYN_OK && r.loader.init_status != CUDYN_ERROR_NO_DEVICE) {
-        cudyn_init(0);
-        cudyn_last_error(&err);
-        r.exit_code = EXIT_INIT_FAILED;
-        diagnose(&r, &err);
-    } else if (cudyn_device_count(&r.count) != CUDYN_OK) {
-        cudyn_last_error(&err);
-        r.exit_code = EXIT_INIT_FAILED;
-        diagnose(&r, &err);
-    } else if (r.count == 0) {
-        cudyn_init(0);
-        cudyn_last_error(&err);
-        r.exit_code = EXIT_NO_DEVICES;
-        diagnose(&r, &err);
-        if (!r.message[0])
-            snprintf(r.message, sizeof r.message, "the driver sees no CUDA device");
-    } else if (r.count < opt.require) {
-        r.exit_code = EXIT_NO_DEVICES;
-        snprintf(r.message, sizeof r.message, "%d device%s visible, %d required", r.count, r.count == 1 ? "" : "s",
-                 opt.require);
+    if (code >= 0)
+        return code;
+    if (!gather(&r)) {
+        fprintf(stderr, "cudainfo: out of memory\n");
+        free_report(&r);
+        return EXIT_PARTIAL;
     }
-
-    if (r.count > 0) {
-        r.rows = calloc((size_t)r.count, sizeof *r.rows);
-        r.selected = calloc((size_t)r.count, sizeof *r.selected);
-        if (!r.rows || !r.selected) {
-            fprintf(stderr, "cudainfo: out of memory\n");
-            return EXIT_PARTIAL;
-        }
-        const struct cudyn_device_info **infos = calloc((size_t)r.count, sizeof *infos);
-        if (!infos) {
-            fprintf(stderr, "cudainfo: out of memory\n");
-            return EXIT_PARTIAL;
-        }
-        for (int i = 0; i < r.count; i++) {
-            struct device_row *row = &r.rows[i];
-            row->ordinal = i;
-            row->info.size = sizeof row->info;
-            row->status = cudyn_device_info(i, &row->info);
-            if (row->status != CUDYN_OK) {
-                cudyn_error e = {.size = sizeof e};
-                cudyn_last_error(&e);
-                snprintf(row->error, sizeof row->error, "%s", e.message);
-            }
-            r.selected[i] = opt.n_select == 0;
-            infos[i] = row->status == CUDYN_OK ? &row->info : NULL;
-        }
-        for (int s = 0; s < opt.n_select && r.exit_code == EXIT_OK; s++) {
-            int idx = device_select(opt.select[s], (const struct cudyn_device_info *const *)infos, r.count);
-            if (idx < 0) {
-                r.exit_code = EXIT_DEVICE_NOT_FOUND;
-                snprintf(r.message, sizeof r.message, "device '%s' %s", opt.select[s],
-                         idx == DEVICE_SELECT_AMBIGUOUS ? "is ambiguous: it matches several devices" : "not found");
-                snprintf(r.hint, sizeof r.hint,
-                         "select by ordinal (0..%d), full or unique UUID prefix, or PCI bus id as cudainfo lists them",
-                         r.count - 1);
-            } else {
-                r.selected[idx] = true;
-            }
-        }
-        free(infos);
-        for (int i = 0; i < r.count && r.exit_code == EXIT_OK; i++) {
-            if (!r.selected[i])
-                continue;
-            if (r.rows[i].status != CUDYN_OK) {
-                r.exit_code = EXIT_PARTIAL;
-                snprintf(r.message, sizeof r.message, "device %d: %s", i, r.rows[i].error);
-                continue;
-            }
-            if (opt.mem) {
-                size_t total;
-                if (cudyn_device_use(i) == CUDYN_OK && cudyn_mem_info(&r.rows[i].free_bytes, &total) == CUDYN_OK)
-                    r.rows[i].have_free = true;
-                else
-                    r.exit_code = EXIT_PARTIAL;
-            }
-        }
-    }
-
-    if (human) {
-        print_header(&r);
-        if (r.rows) {
-            int shown = 0;
-            for (int i = 0; i < r.count; i++)
-                shown += r.selected[i];
-            printf("Devices: %d visible%s\n", r.count, shown < r.count ? ", selected:" : "");
-            for (int i = 0; i < r.count; i++)
-                if (r.selected[i])
-                    print_device(&r.rows[i], &opt, is_tty(stdout));
-            if (opt.p2p) {
-                printf("Peer access (row can access column):\n     ");
-                for (int b = 0; b < r.count; b++)
-                    printf(" %3d", b);
-                printf("\n");
-                for (int a = 0; a < r.count; a++) {
-                    printf("  %3d", a);
-                    for (int b = 0; b < r.count; b++) {
-                        int can = 0;
-                        int st = cudyn_device_can_access_peer(a, b, &can);
-                        printf(" %3s", a == b ? "-" : st != CUDYN_OK ? "?" : can ? "yes" : "no");
-                    }
-                    printf("\n");
-                }
-            }
-        } else {
-            printf("Devices: none\n");
-        }
-        if (opt.explain)
-            print_explain(&r);
-    }
-    int code = finish(&r);
-    free(r.rows);
-    free(r.selected);
-    return code;
+    return finish(&r);
 }

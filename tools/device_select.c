@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common.h"
 #include "device_select.h"
 
 static bool starts_with_ci(const char *s, const char *prefix)
@@ -18,27 +19,51 @@ static bool starts_with_ci(const char *s, const char *prefix)
     return true;
 }
 
-/* PCI ids compare without domain width differences: "0000:17:00.0" and
- * "00000000:17:00.0" name the same device. */
+/* The PCI id without its domain: "17:00.0". */
 static const char *pci_tail(const char *id)
 {
     const char *colon = strchr(id, ':');
     return colon && strchr(colon + 1, ':') ? colon + 1 : id;
 }
 
+/* The domain as a number, so its width does not matter; -1 if the id has
+ * none ("17:00.0" then matches in any domain), -2 if it is not hex. */
+static long pci_domain(const char *id)
+{
+    const char *tail = pci_tail(id);
+    if (tail == id)
+        return -1;
+    char *end;
+    long v = strtol(id, &end, 16);
+    return end == tail - 1 ? v : -2;
+}
+
+bool pci_bus_id_equal(const char *a, const char *b)
+{
+    long da = pci_domain(a), db = pci_domain(b);
+    return strcasecmp(pci_tail(a), pci_tail(b)) == 0 && (da == db || da == -1 || db == -1);
+}
+
+static bool all_digits(const char *s)
+{
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
 int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
 {
-    /* An ordinal first; digits that are no ordinal may still begin a UUID. */
-    char *end;
-    long v = strtol(sel, &end, 10);
-    if (*sel && !*end && v >= 0 && v < n)
-        return (int)v;
+    /* Digits are an ordinal and nothing else: "2" on a machine with two
+     * devices must not pick the one whose UUID happens to start with 2. */
+    if (all_digits(sel)) {
+        char *end;
+        long v = strtol(sel, &end, 10);
+        return v < n && strlen(sel) < 10 ? (int)v : DEVICE_SELECT_NONE;
+    }
     int found = DEVICE_SELECT_NONE;
     for (int i = 0; i < n; i++) {
         const struct cudyn_device_info *d = infos[i];
         if (!d)
             continue;
-        bool match = strcasecmp(pci_tail(sel), pci_tail(d->pci_bus_id)) == 0 ||
+        bool match = pci_bus_id_equal(sel, d->pci_bus_id) ||
                      (d->uuid_string[0] &&
                       (starts_with_ci(d->uuid_string, sel) || starts_with_ci(d->uuid_string + 4, sel)));
         if (match) {
@@ -47,5 +72,18 @@ int device_select(const char *sel, const struct cudyn_device_info *const *infos,
             found = i;
         }
     }
+    return found;
+}
+
+int device_select_or_fail(const char *sel, const struct cudyn_device_info *const *infos, int n, struct failure *f)
+{
+    int found = device_select(sel, infos, n);
+    if (found == DEVICE_SELECT_AMBIGUOUS)
+        failure_set(f, EXIT_DEVICE_NOT_FOUND, "device '%s' is ambiguous: it matches several devices' UUIDs", sel);
+    else if (found < 0)
+        failure_set(f, EXIT_DEVICE_NOT_FOUND,
+                    "device '%s' not found: %d device%s visible (ordinals 0..%d); a device is named by its "
+                    "ordinal, its UUID or a unique prefix of it, or its PCI bus id",
+                    sel, n, n == 1 ? " is" : "s are", n - 1);
     return found;
 }

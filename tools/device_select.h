@@ -1,12 +1,17 @@
 /*
  * device_select.h - how the tools name a device on the command line: an
- * ordinal, a UUID or a unique prefix of one (with or without "GPU-"), or a
- * PCI bus id ("0000:17:00.0"; 4- or 8-digit domain).
+ * ordinal (digits only, and nothing else: "2" is never a UUID prefix), a
+ * UUID or a unique prefix of one (with or without "GPU-"), or a PCI bus id
+ * ("0000:17:00.0"; 4- or 8-digit domain).
  */
 #ifndef CUDYN_DEVICE_SELECT_H
 #define CUDYN_DEVICE_SELECT_H
 
+#include <stdbool.h>
+
 #include "cudyn.h"
+
+struct failure; /* common.h */
 
 #define DEVICE_SELECT_NONE (-1)
 #define DEVICE_SELECT_AMBIGUOUS (-2)
@@ -14,5 +19,14 @@
 /* infos[i] describes device i, or is NULL if it could not be described.
  * Returns the ordinal, DEVICE_SELECT_NONE or DEVICE_SELECT_AMBIGUOUS. */
 int device_select(const char *selector, const struct cudyn_device_info *const *infos, int n);
+
+/* As device_select; on no match fills *f (EXIT_DEVICE_NOT_FOUND) with a
+ * message that names the selector and says how devices can be named. */
+int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos, int n,
+                          struct failure *f);
+
+/* Whether two PCI bus ids name the same device, whatever the width of the
+ * domain ("0000:17:00.0", "00000000:17:00.0") and the case of the hex. */
+bool pci_bus_id_equal(const char *a, const char *b);
 
 #endif

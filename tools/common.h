@@ -1,0 +1,102 @@
+/*
+ * common.h - what cudainfo and cudyn-saxpy share, stated once: exit codes,
+ * option parsing (--json, --quiet, --help, --version and usage errors), how a
+ * failure is reported (what went wrong, and the library's hint on its own
+ * line), the start-up sequence (load the driver, cuInit, count devices) and
+ * the loader's JSON object.
+ */
+#ifndef CUDYN_TOOLS_COMMON_H
+#define CUDYN_TOOLS_COMMON_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cudyn.h"
+#include "json.h"
+
+/* Exit codes of both tools (cudainfo uses 0 and 2-7). */
+enum tool_exit {
+    EXIT_OK = 0,
+    EXIT_WRONG = 1,            /* cudyn-saxpy: wrong result */
+    EXIT_USAGE = 2,
+    EXIT_NO_DRIVER = 3,        /* no usable driver library */
+    EXIT_INIT_FAILED = 4,      /* cuInit failed, or the driver cannot count its devices */
+    EXIT_NO_DEVICES = 5,       /* no device, or fewer than required */
+    EXIT_DEVICE_NOT_FOUND = 6, /* a -d selector matches no device, or several */
+    EXIT_PARTIAL = 7,          /* cudainfo: something asked for could not be read */
+    EXIT_CUDA_ERROR = 8,       /* cudyn-saxpy: a CUDA error during the run */
+    EXIT_TIMEOUT = 9,          /* cudyn-saxpy: the watchdog fired */
+};
+
+/* A failure as the tools report it: what went wrong, and the library's
+ * hint apart (empty for the tools' own failures, which need none). */
+struct failure {
+    int exit_code; /* EXIT_OK: no failure */
+    char what[1024];
+    char hint[512];
+};
+
+/* From the calling thread's last cudyn error; `context` ("device 1"), if
+ * not NULL, goes before what the library says. */
+void failure_from_last_error(struct failure *f, int exit_code, const char *context);
+/* A failure of the tool's own, with no hint. */
+void failure_set(struct failure *f, int exit_code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "TOOL: what" and "TOOL: hint: hint" on stderr, each once. */
+void failure_print(const char *tool, const struct failure *f);
+/* The message of a cudyn_error without its "; hint: ..." ending. */
+void error_what(const cudyn_error *e, char *out, size_t cap);
+
+/* ---- options ---- */
+
+/* Option values of the options every tool has. */
+enum { OPT_JSON = 1000, OPT_VERSION, OPT_FIRST_TOOL_OPTION };
+#define TOOL_SHORT_OPTIONS ":qh" /* ':' first: a missing argument is told apart */
+#define TOOL_LONG_OPTIONS                                                                                      \
+    {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},                                 \
+        {"version", no_argument, NULL, OPT_VERSION}, {"help", no_argument, NULL, 'h'}
+
+struct tool {
+    const char *name;  /* "cudainfo" */
+    const char *usage; /* the whole --help text */
+    bool json, quiet;
+};
+
+/* Takes one tool-specific option; on a bad value fills *f (EXIT_USAGE). */
+typedef void (*option_fn)(void *options, int option, const char *arg, struct failure *f);
+
+/*
+ * Parses the command line.  Every argument is read even after a usage
+ * error, so --json and -q anywhere still count and a usage error is
+ * reported as JSON too.  Returns -1 to go on, or the exit code: EXIT_OK
+ * after printing --help or --version, EXIT_USAGE with *f naming the bad
+ * argument in one line.
+ */
+int tool_parse(struct tool *t, int argc, char **argv, const char *short_options, const struct option *long_options,
+               option_fn take, void *options, struct failure *f);
+
+/* ---- start-up ---- */
+
+/*
+ * Loads the driver (and NVRTC too if `load` has CUDYN_LOAD_NVRTC), calls
+ * cuInit and counts the devices.  *l is filled in any case.  Returns
+ * EXIT_OK with *count > 0, or EXIT_NO_DRIVER, EXIT_INIT_FAILED or
+ * EXIT_NO_DEVICES with *f filled from the library's error.
+ */
+int tool_start(struct cudyn_loader_info *l, unsigned int load, int *count, struct failure *f);
+
+/* "580.95.05" from /proc/driver/nvidia/version, or "" if the kernel
+ * module is not loaded. */
+void kernel_module_version(char *out, size_t cap);
+
+/* ---- JSON ---- */
+
+/* The "loader" object: driver and NVRTC as found; traces too if asked. */
+void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces);
+/* The "result" object: exit_code, status (the tool's word), message, hint. */
+void json_result(struct json *j, int exit_code, const char *status, const struct failure *f);
+
+/* Milliseconds on a monotonic clock. */
+double now_ms(void);
+
+#endif

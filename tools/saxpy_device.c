@@ -1,0 +1,509 @@
+/*
+ * saxpy_device.c - one device's SAXPY run, on a thread of its own: the
+ * context (with the kernel compiled alongside), the module, memory, the
+ * copies, the launch, exact verification, the bandwidths, and freeing.
+ * Each phase is timed and recorded; the first failure fails the run.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "saxpy.h"
+#include "saxpy_host.h"
+
+/* The kernel: float4 loads and stores, a grid-stride loop sized to fill the
+ * device, and a scalar tail.  --naive runs the documentation's kernel, one
+ * element per thread, for comparison. */static const char kernel_source[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *__restrict__ x, const float *__restrict__ y,\n"
+    "                                   float *__restrict__ out, size_t n)\n"
+    "{\n"
+    "    size_t stride = (size_t)gridDim.x * blockDim.x;\n"
+    "    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    size_t n4 = n / 4;\n"
+    "    const float4 *x4 = (const float4 *)x, *y4 = (const float4 *)y;\n"
+    "    float4 *out4 = (float4 *)out;\n"
+    "    for (size_t i = first; i < n4; i += stride) {\n"
+    "        float4 xv = x4[i], yv = y4[i];\n"
+    "        out4[i] = make_float4(a * xv.x + yv.x, a * xv.y + yv.y, a * xv.z + yv.z, a * xv.w + yv.w);\n"
+    "    }\n"
+    "    for (size_t i = 4 * n4 + first; i < n; i += stride)\n"
+    "        out[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void saxpy_naive(float a, float *x, float *y, float *out, size_t n)\n"
+    "{\n"
+    "    size_t tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (tid < n) {\n"
+    "        out[tid] = a * x[tid] + y[tid];\n"
+    "    }\n"
+    "}\n";
+
+/* The pinned buffer that measures host-device bandwidth: large enough
+ * that a copy takes far longer than its latency, small enough that
+ * pinning it is cheap (pinning costs about 0.4 ms per MiB). */
+#define PROBE_BYTES ((size_t)16 << 20)
+/* Probe copies timed: each is ~0.3 ms on PCIe 5; a median of 5 is steady. */
+#define PROBE_ITERS_MAX 5
+
+/* ---------------------------------------------------------------- phases */
+
+double phase_begin(struct phases *ph, const char *name)
+{
+    atomic_store(&ph->now, name);
+    return now_ms();
+}
+
+struct phase *phase_add(struct phases *ph, const char *name, int status, double ms)
+{
+    struct phase *p = &ph->list[ph->n < MAX_PHASES ? ph->n++ : MAX_PHASES - 1];
+    *p = (struct phase){.name = name, .status = status, .ms = ms};
+    return p;
+}
+
+void phase_note(struct phases *ph, const char *fmt, ...)
+{
+    struct phase *p = &ph->list[ph->n - 1];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->note, sizeof p->note, fmt, ap);
+    va_end(ap);
+}
+
+/* A phase that failed with `error` (a thread's last cudyn error). */
+static void phase_error(struct phase *p, const cudyn_error *error)
+{
+    error_what(error, p->error, sizeof p->error);
+    snprintf(p->hint, sizeof p->hint, "%s", error->hint);
+}
+
+/* The run fails at phase p; the first failure is the one reported. */
+static void fail_run(struct device_run *run, const struct phase *p)
+{
+    if (run->failure.exit_code != EXIT_OK)
+        return;
+    run->failure.exit_code = EXIT_CUDA_ERROR;
+    snprintf(run->failure.what, sizeof run->failure.what, "device %d failed in phase '%s': %s", run->ordinal,
+             p->name, p->error);
+    snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
+}
+
+/* Ends a device phase begun at t0; a failure takes this thread's last
+ * cudyn error and fails the run.  True if it succeeded. */
+static bool step(struct device_run *run, const char *name, int status, double t0)
+{
+    struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
+    if (status == CUDYN_OK)
+        return true;
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    phase_error(p, &e);
+    fail_run(run, p);
+    return false;
+}
+
+/* A device phase that failed for a reason of the tool's own. */
+static bool step_fail(struct device_run *run, const char *name, int status, double t0, const char *what)
+{
+    struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
+    snprintf(p->error, sizeof p->error, "%s", what);
+    fail_run(run, p);
+    return false;
+}
+
+/* ------------------------------------------------------------ rendezvous */
+
+void rendezvous_init(struct rendezvous *r, int expected)
+{
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->all_here, NULL);
+    r->expected = expected;
+    r->arrived = 0;
+}
+
+static void rendezvous_arrive(struct rendezvous *r)
+{
+    pthread_mutex_lock(&r->lock);
+    r->arrived++;
+    pthread_cond_broadcast(&r->all_here);
+    while (r->arrived < r->expected)
+        pthread_cond_wait(&r->all_here, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void rendezvous_leave(struct rendezvous *r)
+{
+    pthread_mutex_lock(&r->lock);
+    r->expected--;
+    pthread_cond_broadcast(&r->all_here);
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* ------------------------------------------------------------ the device */
+
+/* What one device's run holds, released by free_work. */
+struct work {
+    cudyn_program *prog;
+    cudyn_module mod;
+    cudyn_function f;
+    cudyn_devptr dx, dy, dout;
+    float *hx, *hy, *hout;
+    bool own_out, pinned;
+    void *probe; /* pinned */
+    cudyn_dim3 grid, block;
+    float a;
+    size_t n;
+};
+
+/* The kernel is compiled on its own thread while the device thread
+ * creates the context: compiling needs only the device's attributes. */
+struct compile_job {
+    int ordinal;
+    cudyn_program *prog;
+    int status;
+    double ms;
+    cudyn_error error;
+};
+
+static void *compile_kernel(void *arg)
+{
+    struct compile_job *job = arg;
+    double t0 = now_ms();
+    job->status = cudyn_compile(&job->prog, kernel_source, "saxpy.cu", job->ordinal, NULL, 0);
+    job->ms = now_ms() - t0;
+    if (job->status != CUDYN_OK)
+        cudyn_last_error(&job->error);
+    return NULL;
+}
+
+static bool context_and_compile(struct device_run *run, struct work *w)
+{
+    struct compile_job job = {.ordinal = run->ordinal, .error = {.size = sizeof job.error}};
+    pthread_t tid;
+    bool threaded = pthread_create(&tid, NULL, compile_kernel, &job) == 0;
+    double t0 = phase_begin(&run->phases, "context");
+    bool ok = step(run, "context", cudyn_device_use(run->ordinal), t0);
+    atomic_store(&run->phases.now, "compile");
+    if (threaded)
+        pthread_join(tid, NULL);
+    else
+        compile_kernel(&job);
+    w->prog = job.prog;
+    struct phase *p = phase_add(&run->phases, "compile", job.status, job.ms);
+    if (job.status != CUDYN_OK) {
+        phase_error(p, &job.error);
+        fail_run(run, p);
+        return false;
+    }
+    run->from_cache = cudyn_program_from_cache(job.prog);
+    snprintf(run->target, sizeof run->target, "%s", cudyn_program_target(job.prog));
+    phase_note(&run->phases, "cache %s, %s%s", run->from_cache ? "hit" : "miss", run->target,
+               threaded ? "; alongside the context" : "");
+    return ok;
+}
+
+static bool load_module(struct device_run *run, struct work *w, bool naive)
+{
+    double t0 = phase_begin(&run->phases, "module load");
+    int st = cudyn_module_load(&w->mod, w->prog);
+    if (st == CUDYN_OK)
+        st = cudyn_module_function(&w->f, w->mod, naive ? "saxpy_naive" : "saxpy");
+    return step(run, "module load", st, t0);
+}
+
+/* Device vectors (the output poisoned with NaN, so an element the kernel
+ * never writes cannot pass), the pinned probe, and with --pinned the host
+ * vectors too. */
+static int allocate_all(struct work *w, size_t probe_bytes)
+{
+    size_t bytes = w->n * sizeof(float);
+    int st = cudyn_mem_alloc(&w->dx, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&w->dy, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&w->dout, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_memset_d32(w->dout, 0xFFFFFFFFu, w->n);
+    if (st == CUDYN_OK)
+        st = cudyn_host_alloc(&w->probe, probe_bytes);
+    if (st == CUDYN_OK && w->pinned) {
+        w->own_out = true;
+        st = cudyn_host_alloc((void **)&w->hx, bytes);
+        if (st == CUDYN_OK)
+            st = cudyn_host_alloc((void **)&w->hy, bytes);
+        if (st == CUDYN_OK)
+            st = cudyn_host_alloc((void **)&w->hout, bytes);
+    }
+    return st;
+}
+
+static bool allocate(struct device_run *run, struct work *w)
+{
+    size_t bytes = w->n * sizeof(float);
+    run->probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
+    double t0 = phase_begin(&run->phases, "allocate");
+    if (!step(run, "allocate", allocate_all(w, run->probe_bytes), t0))
+        return false;
+    phase_note(&run->phases, "3 x %.1f MiB on the device, host %s; %.1f MiB pinned probe", bytes / 1048576.0,
+               w->pinned ? "pinned" : "pageable", run->probe_bytes / 1048576.0);
+    return true;
+}
+
+/* The host vectors: with --pinned generated here, else those the
+ * background threads made while the driver started. */
+static bool host_inputs(struct device_run *run, struct work *w)
+{
+    int threads = host_threads();
+    double t0 = phase_begin(&run->phases, "inputs");
+    if (w->pinned) {
+        fill_inputs(w->hx, w->hy, w->n, threads);
+        poison(w->hout, w->n, threads);
+        step(run, "inputs", CUDYN_OK, t0);
+        phase_note(&run->phases, "generated into pinned memory, %d threads", threads);
+        return true;
+    }
+    struct inputs *in = run->inputs;
+    if (!inputs_wait(in))
+        return step_fail(run, "inputs", CUDYN_ERROR_OUT_OF_MEMORY, t0, "out of host memory for the vectors");
+    w->hx = in->x;
+    w->hy = in->y;
+    w->hout = inputs_take_out(in);
+    if (!w->hout) { /* another device has the one made in the background */
+        w->own_out = true;
+        if (!(w->hout = malloc(w->n * sizeof(float))))
+            return step_fail(run, "inputs", CUDYN_ERROR_OUT_OF_MEMORY, t0, "out of host memory for the output");
+        poison(w->hout, w->n, threads);
+    }
+    step(run, "inputs", CUDYN_OK, t0);
+    phase_note(&run->phases, "%s", w->own_out ? "generated in the background; output buffer made here"
+                                              : "generated in the background");
+    return true;
+}
+
+static bool copy_in(struct device_run *run, struct work *w)
+{
+    size_t bytes = w->n * sizeof(float);
+    double t0 = phase_begin(&run->phases, "host-to-device");
+    int st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_memcpy_htod(w->dy, w->hy, bytes);
+    if (!step(run, "host-to-device", st, t0))
+        return false;
+    run->bw.h2d = 2.0 * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
+    phase_note(&run->phases, "x and y, %s: %.1f GB/s", w->pinned ? "pinned" : "pageable", run->bw.h2d);
+    return true;
+}
+
+/* The grid-stride kernel gets a grid that fills the device, the
+ * documentation's kernel one thread per element. */
+static void choose_grid(const struct device_run *run, struct work *w, bool naive)
+{
+    int blocks_per_sm = 0;
+    if (cudyn_occupancy_max_blocks(&blocks_per_sm, w->f, 256, 0) != CUDYN_OK || blocks_per_sm <= 0)
+        blocks_per_sm = 4;
+    unsigned filling = (unsigned)(run->info.multiprocessors * blocks_per_sm);
+    w->grid = (cudyn_dim3){naive ? (unsigned)((w->n + 511) / 512) : filling, 1, 1};
+    w->block = (cudyn_dim3){naive ? 512u : 256u, 1, 1};
+}
+
+static int launch_kernel(const struct work *w)
+{
+    float a = w->a;
+    size_t n = w->n;
+    cudyn_devptr x = w->dx, y = w->dy, out = w->dout;
+    void *args[] = {&a, &x, &y, &out, &n};
+    return cudyn_launch(w->f, w->grid, w->block, 0, NULL, args);
+}
+
+static bool launch(struct device_run *run, struct work *w, bool naive)
+{
+    choose_grid(run, w, naive);
+    double t0 = phase_begin(&run->phases, "launch");
+    if (!step(run, "launch", launch_kernel(w), t0))
+        return false;
+    phase_note(&run->phases, "%u x %u threads", w->grid.x, w->block.x);
+    t0 = phase_begin(&run->phases, "synchronize");
+    return step(run, "synchronize", cudyn_synchronize(), t0);
+}
+
+static bool copy_out(struct device_run *run, struct work *w)
+{
+    size_t bytes = w->n * sizeof(float);
+    double t0 = phase_begin(&run->phases, "device-to-host");
+    if (!step(run, "device-to-host", cudyn_memcpy_dtoh(w->hout, w->dout, bytes), t0))
+        return false;
+    run->bw.d2h = bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
+    phase_note(&run->phases, "%s: %.1f GB/s", w->pinned ? "pinned" : "pageable", run->bw.d2h);
+    return true;
+}
+
+static bool check_result(struct device_run *run, const struct work *w)
+{
+    int threads = host_threads();
+    double t0 = phase_begin(&run->phases, "verify");
+    verify(w->hx, w->hy, w->hout, w->n, threads, &run->wrong);
+    run->verified = true;
+    struct phase *p = phase_add(&run->phases, "verify", CUDYN_OK, now_ms() - t0);
+    if (!run->wrong.count) {
+        phase_note(&run->phases, "%zu exact, %d threads", w->n, threads);
+        return true;
+    }
+    const struct mismatches *m = &run->wrong;
+    phase_note(&run->phases, "%zu of %zu wrong, first at [%zu]: expected %g, got %g", m->count, w->n, m->first,
+               m->expected, m->actual);
+    p->wrong = true;
+    run->failure.exit_code = EXIT_WRONG;
+    failure_set(&run->failure, EXIT_WRONG, "device %d: %s", run->ordinal, p->note);
+    return false;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+enum timed_op { TIME_KERNEL, TIME_COPY, TIME_PROBE_H2D, TIME_PROBE_D2H };
+
+static int run_op(const struct work *w, enum timed_op op, size_t probe_bytes)
+{
+    switch (op) {
+    case TIME_KERNEL: return launch_kernel(w);
+    case TIME_COPY: return cudyn_memcpy_dtod_async(w->dout, w->dx, w->n * sizeof(float), NULL);
+    case TIME_PROBE_H2D: return cudyn_memcpy_htod_async(w->dout, w->probe, probe_bytes, NULL);
+    case TIME_PROBE_D2H: return cudyn_memcpy_dtoh_async(w->probe, w->dout, probe_bytes, NULL);
+    }
+    return CUDYN_ERROR_INVALID_ARGUMENT;
+}
+
+/* Median milliseconds of `iters` runs of op, each between two events. */
+static int median_ms(const struct work *w, enum timed_op op, size_t probe_bytes, int iters, double *ms)
+{
+    cudyn_event a = NULL, b = NULL;
+    float *samples = calloc((size_t)iters, sizeof *samples);
+    int st = samples ? cudyn_event_create(&a, 0) : CUDYN_ERROR_OUT_OF_MEMORY;
+    if (st == CUDYN_OK)
+        st = cudyn_event_create(&b, 0);
+    for (int i = 0; i < iters && st == CUDYN_OK; i++) {
+        st = cudyn_event_record(a, NULL);
+        if (st == CUDYN_OK)
+            st = run_op(w, op, probe_bytes);
+        if (st == CUDYN_OK)
+            st = cudyn_event_record(b, NULL);
+        if (st == CUDYN_OK)
+            st = cudyn_event_synchronize(b);
+        if (st == CUDYN_OK)
+            st = cudyn_event_elapsed_ms(&samples[i], a, b);
+    }
+    if (st == CUDYN_OK) {
+        qsort(samples, (size_t)iters, sizeof *samples, cmp_float);
+        *ms = samples[iters / 2];
+    }
+    if (a)
+        cudyn_event_destroy(a);
+    if (b)
+        cudyn_event_destroy(b);
+    free(samples);
+    return st;
+}
+
+static double gbps(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+/* Bandwidths, all devices at once: the kernel (it moves 12 n bytes)
+ * against a device-to-device copy (reads and writes its bytes once each),
+ * and the host link with the pinned probe. */
+static int time_all(struct device_run *run, const struct work *w, int iters)
+{
+    int probe_iters = iters < PROBE_ITERS_MAX ? iters : PROBE_ITERS_MAX;
+    double bytes = (double)w->n * sizeof(float), copy_ms = 0, h2d_ms = 0, d2h_ms = 0;
+    int st = median_ms(w, TIME_KERNEL, 0, iters, &run->bw.kernel_ms);
+    if (st == CUDYN_OK)
+        st = median_ms(w, TIME_COPY, 0, iters, &copy_ms);
+    if (st == CUDYN_OK)
+        st = median_ms(w, TIME_PROBE_H2D, run->probe_bytes, probe_iters, &h2d_ms);
+    if (st == CUDYN_OK)
+        st = median_ms(w, TIME_PROBE_D2H, run->probe_bytes, probe_iters, &d2h_ms);
+    run->bw.kernel = gbps(3 * bytes, run->bw.kernel_ms);
+    run->bw.copy = gbps(2 * bytes, copy_ms);
+    run->bw.probe_h2d = gbps((double)run->probe_bytes, h2d_ms);
+    run->bw.probe_d2h = gbps((double)run->probe_bytes, d2h_ms);
+    return st;
+}
+
+static bool time_device(struct device_run *run, const struct work *w, int iters)
+{
+    if (!run->alone) {
+        phase_begin(&run->phases, "waiting for the other devices");
+        rendezvous_arrive(run->timing);
+        run->at_rendezvous = true;
+    }
+    double t0 = phase_begin(&run->phases, "timing");
+    if (!step(run, "timing", time_all(run, w, iters), t0))
+        return false;
+    run->timed = true;
+    phase_note(&run->phases, "%d iterations", iters);
+    return true;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+/* Frees in the order the driver prefers: device memory and the module
+ * while the context is current, then pinned host memory; the context
+ * itself is released by main after the result. */
+static int free_work(struct work *w)
+{
+    int st = CUDYN_OK, r;
+    cudyn_devptr d[3] = {w->dx, w->dy, w->dout};
+    for (int i = 0; i < 3; i++)
+        if (d[i] && (r = cudyn_mem_free(d[i])) != CUDYN_OK && st == CUDYN_OK)
+            st = r;
+    if (w->mod && (r = cudyn_module_unload(w->mod)) != CUDYN_OK && st == CUDYN_OK)
+        st = r;
+    cudyn_program_free(w->prog);
+    void *pinned[4] = {w->probe, w->pinned ? w->hx : NULL, w->pinned ? w->hy : NULL, w->pinned ? w->hout : NULL};
+    for (int i = 0; i < 4; i++)
+        if (pinned[i] && (r = cudyn_host_free(pinned[i])) != CUDYN_OK && st == CUDYN_OK)
+            st = r;
+    if (!w->pinned && w->own_out)
+        free(w->hout);
+    return st;
+}
+
+static bool describe(struct device_run *run)
+{
+    double t0 = phase_begin(&run->phases, "device");
+    struct phase *p = phase_add(&run->phases, "device", run->describe_status, now_ms() - t0);
+    if (run->describe_status == CUDYN_OK) {
+        phase_note(&run->phases, "%s", run->info.name);
+        return true;
+    }
+    snprintf(p->error, sizeof p->error, "%s", run->described.what);
+    snprintf(p->hint, sizeof p->hint, "%s", run->described.hint);
+    fail_run(run, p);
+    return false;
+}
+
+void run_device(struct device_run *run)
+{
+    const struct options *opt = run->opt;
+    struct work w = {.n = opt->n, .a = SAXPY_A, .pinned = opt->pinned};
+    bool ok = describe(run) && context_and_compile(run, &w) && load_module(run, &w, opt->naive) &&
+              allocate(run, &w) && host_inputs(run, &w) && copy_in(run, &w) && launch(run, &w, opt->naive) &&
+              copy_out(run, &w) && check_result(run, &w);
+    if (ok && opt->iters > 0)
+        time_device(run, &w, opt->iters);
+    if (!run->at_rendezvous && !run->alone)
+        rendezvous_leave(run->timing);
+    double t0 = phase_begin(&run->phases, "free");
+    step(run, "free", free_work(&w), t0);
+    atomic_store(&run->phases.now, "done");
+}
