@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mock.h"
@@ -22,6 +23,7 @@ struct launch {
     const struct CUfunc_st *fn;
     void **params;
     unsigned int grid[3], block[3];
+    unsigned int shared; /* dynamic shared memory bytes */
 };
 
 /* A kernel indexed by blockIdx.x * blockDim.x + threadIdx.x alone sees the
@@ -187,6 +189,34 @@ static void run_axpb_d(const struct launch *l)
     axpb_d(l, SCALAR(double, l, 1), SCALAR(double, l, 2), SCALAR(size_t, l, 3));
 }
 
+/* big_shared.c's block_sum(const float *x, float *sums, unsigned int per_block):
+ * block b copies x[b * per_block, (b + 1) * per_block) to dynamic shared
+ * memory, then adds the upper half onto the lower half (for n elements:
+ * [i] += [i + (n + 1) / 2] for i < n / 2) until one is left, and writes it
+ * to sums[b] (0 for per_block 0).  The same additions in the same order as
+ * on a GPU, so the sums are bit for bit the GPU's.  Staging more than the
+ * launch's dynamic shared memory faults, as it would there. */
+static void run_block_sum(const struct launch *l)
+{
+    unsigned int per_block = SCALAR(unsigned int, l, 2);
+    size_t blocks = l->grid[0];
+    if ((size_t)per_block * sizeof(float) > l->shared) {
+        kernel_fault();
+        return;
+    }
+    const float *x = buffer(l, 0, blocks * per_block * sizeof *x);
+    float *sums = buffer(l, 1, blocks * sizeof *sums);
+    float *stage = malloc((per_block ? per_block : 1) * sizeof *stage);
+    for (size_t b = 0; x && sums && stage && b < blocks; b++) {
+        memcpy(stage, x + b * per_block, per_block * sizeof *stage);
+        for (unsigned int n = per_block; n > 1; n = (n + 1) / 2)
+            for (unsigned int i = 0; i < n - (n + 1) / 2; i++)
+                stage[i] += stage[i + (n + 1) / 2];
+        sums[b] = per_block ? stage[0] : 0.0f;
+    }
+    free(stage);
+}
+
 /* What the "record" kernel received: each parameter's bytes in turn. */
 static unsigned char recorded[4096];
 static size_t recorded_bytes;
@@ -234,6 +264,7 @@ static const struct host_version {
     {"_Z5scaleIdEvPT_S0_m", run_scale_xan_d, 3, {8, 8, 8}},    /* scale<double>(T *x, T a, size_t n) */
     {"_Z4axpbIfEvPT_S0_S0_m", run_axpb_f, 4, {8, 4, 4, 8}},    /* axpb<float>(T *x, T a, T b, size_t n) */
     {"_Z4axpbIdEvPT_S0_S0_m", run_axpb_d, 4, {8, 8, 8, 8}},    /* axpb<double>(T *x, T a, T b, size_t n) */
+    {"block_sum", run_block_sum, 3, {8, 8, 4}},                /* big_shared.c */
     {"five", run_nothing, 5, {4, 8, 8, 8, 8}},                 /* bench.c's five(float, 3 pointers, size_t) {} */
     {"empty", run_nothing, ANY_PARAMS, {0}},
     {"fault", run_fault, ANY_PARAMS, {0}},                     /* an illegal address, sticky */
@@ -306,7 +337,7 @@ static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsign
     const struct host_version *k = host_version_of(f);
     if (!k || extra || (!params && k->n_params > 0))
         return cannot_emulate(f); /* extra: packed parameters are not emulated */
-    struct launch l = {f, params, {gx, gy, gz}, {bx, by, bz}};
+    struct launch l = {f, params, {gx, gy, gz}, {bx, by, bz}, shared};
     k->run(&l);
     return CU_OK;
 }
