@@ -340,7 +340,7 @@ static void test_launch_and_kinds(void)
                  CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
     cudyn_last_error(&err);
     printf("deliberate mismatch: %s\n", err.message);
-    CHECK_CONTAINS(err.message, "kinds: parameter 9 is 16 bytes, argument 9 ('i', int32) is 4");
+    CHECK_CONTAINS(err.message, "kinds: parameter 9 is 16 bytes, argument 9 ('i', int32_t) is 4");
     CHECK_STATUS(cudyn_launchf(scale, one, one, 0, NULL, "pf", words, 2.0), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
     cudyn_mem_free(words);
     /* In/Out buffers and a reused pack */
