@@ -24,6 +24,7 @@ struct cudyn__arg_spec {
 struct cudyn__format {
     int n;
     bool has_buffers;
+    bool has_structs; /* sizes of 's' arguments are set per call */
     struct cudyn__arg_spec args[CUDYN_MAX_ARGS];
 };
 

@@ -35,7 +35,7 @@ static const struct code_info codes[128] = {
 int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, size_t err_cap)
 {
     out->n = 0;
-    out->has_buffers = false;
+    out->has_buffers = out->has_structs = false;
     for (const char *c = fmt; *c; c++) {
         if (*c == ' ')
             continue;
@@ -56,6 +56,8 @@ int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, s
         a->what = codes[u].what;
         if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT)
             out->has_buffers = true;
+        if (a->kind == ARG_STRUCT)
+            out->has_structs = true;
     }
     return 0;
 }

@@ -40,6 +40,12 @@ struct slot {
 
 static struct slot slots[SLOTS];
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint epoch = 1; /* moves with every change of any slot */
+
+unsigned int cudyn__kernel_epoch(void)
+{
+    return atomic_load_explicit(&epoch, memory_order_acquire);
+}
 
 static size_t home(cudyn_function f)
 {
@@ -56,6 +62,7 @@ static void write_begin(struct slot *s)
 static void write_end(struct slot *s)
 {
     atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_release);
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_release);
 }
 
 static void fill(struct slot *s, cudyn_function f, const struct cudyn__kernel_facts *facts)

@@ -47,6 +47,10 @@ void cudyn__kernel_forget_all(void);
  * CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS with the first difference. */
 int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__format *fmt, const char *fmt_text,
                         bool *checked);
+/* A number that changes whenever anything registered changes: a check
+ * that passed stays valid while it is the same (args.c keeps one per
+ * thread to skip repeating the check of a hot loop's launches). */
+unsigned int cudyn__kernel_epoch(void);
 /* Name and context of f, if it is known. */
 bool cudyn__kernel_identify(cudyn_function f, struct cudyn__kernel_identity *who);
 

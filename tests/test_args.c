@@ -188,6 +188,35 @@ static void test_parameter_check(void)
     CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches + 1);
 }
 
+/* The per-thread memo of cudyn_launchf never outlives what it remembers:
+ * a format buffer rewritten in place, another kernel, or a kernel whose
+ * module went away are checked afresh. */
+static void test_launchf_memo(void)
+{
+    cudyn_devptr d = 0;
+    char fmt[16] = "fpppz";
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, fmt, 2.0, d, d, d, (size_t)0), CUDYN_OK);
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, fmt, 2.0, d, d, d, (size_t)0), CUDYN_OK);
+    strcpy(fmt, "fpp"); /* same pointer, other text */
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, fmt, 2.0, d, d), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    /* the same literal for another kernel */
+    cudyn_module m = NULL;
+    cudyn_function pair = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&m, pair_image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&pair, m, "record"), CUDYN_OK);
+    for (int k = 0; k < 2; k++) {
+        CHECK_STATUS(cudyn_launchf(pair, one, one, 0, NULL, "II", 1u, 2u), CUDYN_OK);
+        CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "II", 1u, 2u), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    }
+    CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+    /* a kernel of another shape, looked up after the unload */
+    CHECK_STATUS(cudyn_module_load_image(&m, struct_image), CUDYN_OK);
+    cudyn_function one_struct = NULL;
+    CHECK_STATUS(cudyn_module_function(&one_struct, m, "record"), CUDYN_OK);
+    CHECK_STATUS(cudyn_launchf(one_struct, one, one, 0, NULL, "II", 1u, 2u), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+}
+
 static void test_in_out(void)
 {
     enum { N = 777 };
@@ -407,6 +436,7 @@ int main(int argc, char **argv)
     test_half_rounding();
     test_malformed();
     test_parameter_check();
+    test_launchf_memo();
     test_in_out();
     test_packs();
     cudyn_module_unload(mod);
