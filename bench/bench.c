@@ -142,12 +142,6 @@ static void body_pack(int use_cudyn, void *p)
         c->direct((void *)c->f, 1, 1, 1, 1, 1, 1, 0, NULL, c->params, NULL);
 }
 
-static double trace_value(const char *trace, const char *key)
-{
-    const char *p = trace ? strstr(trace, key) : NULL;
-    return p ? atof(p + strlen(key)) : -1;
-}
-
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -172,14 +166,11 @@ int main(int argc, char **argv)
     printf("%-44s %12s %12s %10s\n", "benchmark", "cudyn", "direct", "ratio");
 
     /* load + resolve (the loader times itself; cuInit is reported apart) */
-    double load_us = trace_value(l.driver_trace, "load and bind: ");
-    double dlopen_us = trace_value(strstr(l.driver_trace, ": using "), "(dlopen ");
-    double init_us = trace_value(l.driver_trace, "cuInit: ");
     printf("%-44s %9.0f us %12s %10s   (target <= 1000 us; cuInit %.0f us)\n", "load + resolve all entry points",
-           load_us, "-", "-", init_us);
-    printf("%-44s %9.0f us %12s %10s   (what ld.so pays for -lcuda too)\n", "  of which dlopen of libcuda", dlopen_us,
-           "-", "-");
-    printf("%-44s %9.0f us\n", "  of which finding and binding", load_us - dlopen_us);
+           l.driver_load_ms * 1e3, "-", "-", l.init_ms * 1e3);
+    printf("%-44s %9.0f us %12s %10s   (what ld.so pays for -lcuda too)\n", "  of which dlopen of libcuda",
+           l.driver_dlopen_ms * 1e3, "-", "-");
+    printf("%-44s %9.0f us\n", "  of which finding and binding", (l.driver_load_ms - l.driver_dlopen_ms) * 1e3);
 
     /* a trivial call through the table */
     void *drv = dlopen(l.driver_path, RTLD_NOW | RTLD_NOLOAD);

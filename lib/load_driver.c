@@ -98,8 +98,9 @@ static enum candidate_result try_driver(const char *file, enum cudyn__found_by h
     lib->version = version;
     lib->found_by = how;
     cudyn__copy_string(lib->path, sizeof lib->path, path);
+    lib->dlopen_ms = cudyn__now_ms() - t0;
     TRACE("%s [%s]: using %s, CUDA %d.%d (dlopen %.0f us)", file, cudyn__found_by_name(how), path, version / 1000,
-          version % 1000 / 10, (cudyn__now_ms() - t0) * 1e3);
+          version % 1000 / 10, lib->dlopen_ms * 1e3);
     return CANDIDATE_OK;
 }
 

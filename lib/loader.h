@@ -26,6 +26,7 @@ struct cudyn__library {
     enum cudyn__found_by found_by;
     int version;               /* 13000 = 13.0 */
     double load_ms;
+    double dlopen_ms; /* of load_ms, opening the file that was used */
     struct cudyn__bind_result bind;
     char trace_buf[LOADER_TRACE_BYTES];
     struct cudyn__text trace;

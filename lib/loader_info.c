@@ -58,6 +58,7 @@ static void describe_driver(struct cudyn_loader_info *info)
     info->per_thread_stream = d->per_thread_stream;
     info->driver_trace = d->lib.trace_buf;
     info->driver_load_ms = d->lib.load_ms;
+    info->driver_dlopen_ms = d->lib.dlopen_ms;
     info->init_ms = d->init_ms;
 }
 
