@@ -259,10 +259,7 @@ static void test_launch_and_kinds(void)
 
     size_t n = ((size_t)1 << 20) + 3;
     float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (float)(i % 1024);
-        y[i] = (float)(i % 37);
-    }
+    test_saxpy_inputs(x, y, (size_t)n);
     cudyn_devptr dx, dy, dout;
     CHECK_STATUS(cudyn_mem_alloc(&dx, n * 4), CUDYN_OK);
     CHECK_STATUS(cudyn_mem_alloc(&dy, n * 4), CUDYN_OK);

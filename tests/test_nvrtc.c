@@ -118,10 +118,7 @@ static void test_compile_load_run(void)
     CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
     enum { N = 513 };
     float x[N], y[N], out[N];
-    for (int i = 0; i < N; i++) {
-        x[i] = (float)(i % 1024);
-        y[i] = (float)(i % 37);
-    }
+    test_saxpy_inputs(x, y, (size_t)N);
     cudyn_devptr dx, dy, dout;
     CHECK_STATUS(cudyn_mem_alloc(&dx, sizeof x), CUDYN_OK);
     CHECK_STATUS(cudyn_mem_alloc(&dy, sizeof y), CUDYN_OK);

@@ -67,6 +67,16 @@ static const char test_saxpy_source[] =
     "        out[i] = a * x[i] + y[i];\n"
     "}\n";
 
+/* The inputs every SAXPY test uses: not constant, and exact in float, so
+ * a*x+y can be compared exactly (with or without a fused multiply-add). */
+static inline void test_saxpy_inputs(float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 1024);
+        y[i] = (float)(i % 37);
+    }
+}
+
 static inline int test_result(const char *name)
 {
     if (test_failures)
