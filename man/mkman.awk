@@ -243,7 +243,7 @@ function collect_names(    g, k, m, j, ln, s, name) {
             m = split(icode[g, k], ln, "\n")
             for (j = 1; j <= m; j++) {
                 s = ln[j]
-                if (s ~ /^[ \t]*CUDYN_API[ \t]/) {
+                if (s ~ /^[ \t]*CUDYN_API([ \t]|$)/) {
                     while (strip_comments(s) !~ /;/ && j < m)
                         s = s " " ln[++j]
                     name = decl_name(s)
@@ -646,7 +646,7 @@ function put_code(f, code,    m, ln, j, s, d, c, col, q) {
     rows_n = 0
     for (j = 1; j <= m; j++) {
         s = ln[j]
-        if (s ~ /^[ \t]*CUDYN_API[ \t]/) {
+        if (s ~ /^[ \t]*CUDYN_API([ \t]|$)/) {
             d = s
             while (strip_comments(d) !~ /;/ && j < m)
                 d = d "\n" ln[++j]
@@ -875,7 +875,7 @@ function write_group(g,    f, k, m, fn, names, code, s) {
     print ".B #include <cudyn.h>" > f
     for (k = 1; k <= gitems[g]; k++) {
         code = icode[g, k]
-        if (code !~ /(^|\n)[ \t]*CUDYN_API[ \t]/)
+        if (code !~ /(^|\n)[ \t]*CUDYN_API([ \t]|$|\n)/)
             continue
         print ".sp" > f
         put_decls_only(f, code)
@@ -912,7 +912,7 @@ function write_group(g,    f, k, m, fn, names, code, s) {
 function put_decls_only(f, code,    m, ln, j, d) {
     m = split(code, ln, "\n")
     for (j = 1; j <= m; j++) {
-        if (ln[j] !~ /^[ \t]*CUDYN_API[ \t]/)
+        if (ln[j] !~ /^[ \t]*CUDYN_API([ \t]|$)/)
             continue
         d = ln[j]
         while (strip_comments(d) !~ /;/ && j < m)

@@ -56,7 +56,9 @@ for p in $pages; do
 done
 
 # every function has a page (itself or a link) that declares it
-functions=$(sed -n 's/^[[:space:]]*CUDYN_API[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p' "$header")
+functions=$(awk '/^[ \t]*CUDYN_API([ \t]|$)/ { d = ""; on = 1 }
+    on { d = d " " $0 }
+    on && /;/ { on = 0; sub(/[ \t]*\(.*/, "", d); n = split(d, w, /[^A-Za-z0-9_]+/); print w[n] }' "$header")
 [ "$(printf '%s\n' "$functions" | wc -l)" -gt 50 ] || { echo "FAIL: too few CUDYN_API functions found in cudyn.h"; fail=1; }
 for f in $functions; do
     p="man3/$f.3"
