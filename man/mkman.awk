@@ -418,14 +418,14 @@ function esc_words(s, plain,    out, id, pre) {
 }
 
 # A '-' between two letters of a word is a hyphen; elsewhere (options,
-# numbers, ranges) it is a minus, \-, as are all of an option's.
+# numbers, ranges) it is a minus, \-, as are all of an option's or a path's.
 function hyphens(s,    out, w, k, c, p) {
     out = ""
     while (match(s, /[^ ]+/)) {
         out = out substr(s, 1, RSTART - 1)
         w = substr(s, RSTART, RLENGTH)
         s = substr(s, RSTART + RLENGTH)
-        if (w ~ /^[("']*-/) {
+        if (w ~ /^[("']*-/ || index(w, "/")) {
             gsub(/-/, "\\-", w)
         } else if (index(w, "-")) {
             c = ""
