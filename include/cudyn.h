@@ -658,12 +658,23 @@ CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_f
 /* The CUcontext cudyn works in on this thread (not retained: it lives as
  * long as the primary context, or as long as its other owner keeps it). */
 CUDYN_API int cudyn_context_native(void **ctx);
-/* The CUmodule of a cudyn module, or NULL for NULL. */
+/* The CUmodule of a cudyn module; NULL for NULL or for a module a device
+ * reset destroyed. */
 CUDYN_API void *cudyn_module_native(cudyn_module mod);
+
+/* The CUfunction of a kernel, and a kernel from a CUfunction of any origin
+ * (cudyn launches it; its parameters are checked where the driver can
+ * describe them). */
 CUDYN_API void *cudyn_function_native(cudyn_function f);
 CUDYN_API cudyn_function cudyn_function_from_native(void *cu_function);
+
+/* The CUstream of a stream, and a stream from a CUstream or cudaStream_t
+ * made elsewhere (it stays its maker's). */
 CUDYN_API void *cudyn_stream_native(cudyn_stream stream);
 CUDYN_API cudyn_stream cudyn_stream_from_native(void *cu_stream);
+
+/* The CUevent of an event, and an event from a CUevent or cudaEvent_t made
+ * elsewhere (it stays its maker's). */
 CUDYN_API void *cudyn_event_native(cudyn_event event);
 CUDYN_API cudyn_event cudyn_event_from_native(void *cu_event);
 
@@ -750,8 +761,13 @@ CUDYN_API int cudyn_args_set(cudyn_args *args, ...);
 CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *value, size_t size);
 /* Turns the parameter check against the kernel on (1, the default) or off. */
 CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled);
+
+/* Launches with the pack's values, as cudyn_launch would; every value must
+ * have been set (CUDYN_ERROR_INVALID_ARGUMENT names the first that was not). */
 CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                                 cudyn_stream stream);
+
+/* Frees a pack; NULL is accepted. */
 CUDYN_API void cudyn_args_free(cudyn_args *args);
 
 #ifdef __cplusplus
