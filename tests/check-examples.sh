@@ -2,12 +2,12 @@
 # The examples run end to end: against the mock driver (which runs their
 # kernels on the host) when NVRTC is installed, and on a real GPU when the
 # machine has one (template_kernel and in_out only there: the mock cannot
-# run their kernels).
+# run their kernels).  texture also runs with the mock NVRTC.
 . "$top_srcdir/tests/common.sh"
 ran=0
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
 if [ "$nvrtc" = CUDYN_OK ]; then
-    for ex in saxpy struct_args; do
+    for ex in saxpy struct_args texture; do
         out=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" MOCK_CUDA_MEM_LIMIT=1073741824 "$top_builddir/examples/$ex" 2>&1)
         rc=$?
         [ $rc = 0 ] || { echo "FAIL: examples/$ex on the mock exited $rc: $out"; fail=1; }
@@ -15,8 +15,15 @@ if [ "$nvrtc" = CUDYN_OK ]; then
         ran=1
     done
 fi
+# texture also through the mock NVRTC, so it runs where the toolkit is not
+# installed: the mock samples its texture on the host
+out=$(CUDYN_CACHE=0 CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$top_builddir/examples/texture" 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: examples/texture on the mock driver and mock NVRTC exited $rc: $out"; fail=1; }
+expect_match "$out" "PASS$"
+ran=1
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    for ex in saxpy struct_args template_kernel in_out; do
+    for ex in saxpy struct_args template_kernel in_out texture; do
         out=$(env -u LD_LIBRARY_PATH "$top_builddir/examples/$ex" 2>&1)
         rc=$?
         echo "GPU: examples/$ex: $out"
