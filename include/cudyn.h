@@ -842,10 +842,12 @@ CUDYN_API int cudyn_array_destroy(cudyn_array array);
 /* The shape of an array, as the driver knows it (also for arrays made by
  * other libraries): fills out up to out->size bytes. */
 CUDYN_API int cudyn_array_describe(cudyn_array array, struct cudyn_array_desc *out);
-/* Copies the whole array from / to tightly packed host memory: width x
- * height x depth elements (0 counting as 1), x fastest, each element
- * channels x the format's size. */
+/* Copies the whole array from tightly packed host memory: width x height
+ * x depth elements (0 counting as 1), x fastest, each element channels x
+ * the format's size. */
 CUDYN_API int cudyn_array_copy_from_host(cudyn_array dst, const void *src);
+/* Copies the whole array to tightly packed host memory, laid out as for
+ * cudyn_array_copy_from_host. */
 CUDYN_API int cudyn_array_copy_to_host(void *dst, cudyn_array src);
 
 /*
@@ -889,14 +891,16 @@ struct cudyn_copy {
  * Copies a 2D box (depth at most 1, z 0 on both sides) between host
  * memory, device memory (pitched or not) and arrays, in any combination.
  * A host or device side's pitch must hold x_bytes + width_bytes; an
- * array's box must lie inside it.  The _async versions are ordered on
- * `stream` (host memory from cudyn_host_alloc makes them asynchronous).
+ * array's box must lie inside it.
  */
 CUDYN_API int cudyn_memcpy_2d(const struct cudyn_copy *copy);
+/* As cudyn_memcpy_2d, ordered on `stream` (host memory from
+ * cudyn_host_alloc makes it asynchronous). */
 CUDYN_API int cudyn_memcpy_2d_async(const struct cudyn_copy *copy, cudyn_stream stream);
 /* As cudyn_memcpy_2d, for a 3D box: slices of `rows` rows on host and
  * device sides, slices or layers of arrays. */
 CUDYN_API int cudyn_memcpy_3d(const struct cudyn_copy *copy);
+/* As cudyn_memcpy_3d, ordered on `stream`. */
 CUDYN_API int cudyn_memcpy_3d_async(const struct cudyn_copy *copy, cudyn_stream stream);
 
 /* ======================================================================
@@ -1020,8 +1024,9 @@ CUDYN_API int cudyn_graph_launch(cudyn_graph_exec exec, cudyn_stream stream);
  * as it was: instantiate the new graph instead.
  */
 CUDYN_API int cudyn_graph_exec_update(cudyn_graph_exec exec, cudyn_graph graph);
-/* Destroy an instance / a graph; NULL is accepted and does nothing. */
+/* Destroys an instance; NULL is accepted and does nothing. */
 CUDYN_API int cudyn_graph_exec_destroy(cudyn_graph_exec exec);
+/* Destroys a graph (its instances live on); NULL is accepted. */
 CUDYN_API int cudyn_graph_destroy(cudyn_graph graph);
 
 /* ======================================================================
