@@ -28,7 +28,11 @@
  *    sizeof the struct before the call; cudyn fills only the fields that
  *    fit, so programs built against an older header keep working with a
  *    newer library.  The three info structs share their name with the
- *    function that fills them, as struct stat and stat() do.
+ *    function that fills them, as struct stat and stat() do.  Structs the
+ *    caller fills in (struct cudyn_launch_config, cudyn_array_desc,
+ *    cudyn_copy, cudyn_texture_desc) carry .size too: this library needs
+ *    at least this header's size, and a later one reads only what an older
+ *    program's struct holds.
  *
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
  * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
@@ -385,6 +389,10 @@ typedef int cudyn_device_attr;
 #define CUDYN_ATTR_MANAGED_MEMORY 83
 #define CUDYN_ATTR_COOPERATIVE_LAUNCH 95
 #define CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
+#define CUDYN_ATTR_PAGEABLE_MEMORY_ACCESS 88
+#define CUDYN_ATTR_CONCURRENT_MANAGED_ACCESS 89
+#define CUDYN_ATTR_MEMORY_POOLS_SUPPORTED 115
+#define CUDYN_ATTR_CLUSTER_LAUNCH 120
 
 CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value);
 /* "multiprocessor_count"; NULL for a value with no known name. */
@@ -726,7 +734,9 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
     X('s', "struct by value", "const void *struct_pointer, size_t sizeof_struct")                              \
     X('<', "In buffer", "void *host, size_t bytes: copied to a device buffer before the launch, which gets its address") \
     X('>', "Out buffer", "void *host, size_t bytes: a device buffer copied back after the launch")            \
-    X('=', "InOut buffer", "void *host, size_t bytes: both")
+    X('=', "InOut buffer", "void *host, size_t bytes: both")                                                  \
+    X('t', "texture object (cudaTextureObject_t)", "cudyn_texture (from cudyn_texture_create)")               \
+    X('u', "surface object (cudaSurfaceObject_t)", "cudyn_surface (from cudyn_surface_create)")
 
 /*
  * Example: cudyn_launchf(f, grid, block, 0, NULL, "fpppz", 2.0f, dx, dy, dout, n);
@@ -769,6 +779,404 @@ CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 bl
 
 /* Frees a pack; NULL is accepted. */
 CUDYN_API void cudyn_args_free(cudyn_args *args);
+
+/* ======================================================================
+ * Extended launches: clusters, cooperative launches, priority and large
+ * dynamic shared memory
+ * ====================================================================== */
+
+/* cudyn_launch_config flags (OR them). */
+#define CUDYN_LAUNCH_COOPERATIVE 1u /* all blocks resident at once: grid-wide sync works */
+#define CUDYN_LAUNCH_PRIORITY 2u    /* launch at .priority instead of the stream's priority */
+
+/* How cudyn_launch_ex launches.  Size-prefixed: set .size. */
+struct cudyn_launch_config {
+    size_t size;               /* set by the caller: sizeof(struct cudyn_launch_config) */
+    cudyn_dim3 grid, block;    /* as for cudyn_launch: no dimension may be 0 */
+    unsigned int shared_bytes; /* dynamic shared memory per block, in bytes */
+    cudyn_stream stream;       /* NULL: the default stream */
+    cudyn_dim3 cluster;        /* blocks per thread-block cluster; {0, 0, 0}: no clusters */
+    unsigned int flags;        /* CUDYN_LAUNCH_* */
+    int priority;              /* with CUDYN_LAUNCH_PRIORITY: lower is more urgent; the driver
+                                  clamps it to the device's range (typically -5 .. 0) */
+};
+
+/*
+ * Launches `f` with what cudyn_launch cannot express; args as for
+ * cudyn_launch.
+ *  - Clusters (config->cluster not {0, 0, 0}): every dimension at least 1
+ *    and dividing the grid's (CUDYN_ERROR_INVALID_ARGUMENT otherwise).
+ *    Needs a device of compute capability 9.0+ (device attribute
+ *    CUDYN_ATTR_CLUSTER_LAUNCH) and a driver with cuLaunchKernelEx
+ *    (CUDA 11.8+).  Clusters of up to 8 blocks are portable.  Kernels read
+ *    their rank with cooperative_groups::this_cluster().block_rank() or
+ *    PTX's %cluster_ctarank.
+ *  - CUDYN_LAUNCH_COOPERATIVE: every block is resident at once, so
+ *    cooperative_groups::this_grid().sync() works.  Needs
+ *    CUDYN_ATTR_COOPERATIVE_LAUNCH, and a grid of at most
+ *    cudyn_occupancy_max_blocks() x multiprocessors blocks (a larger one
+ *    is CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES).  On a driver without
+ *    cuLaunchKernelEx it goes through cuLaunchCooperativeKernel.
+ *  - CUDYN_LAUNCH_PRIORITY: needs cuLaunchKernelEx of a CUDA 12.0+ driver.
+ *  - shared_bytes above what `f` allows now (48 KiB less its static shared
+ *    memory, unless raised before): cudyn first raises the kernel's
+ *    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to shared_bytes, which
+ *    stays raised for later launches of `f`.  The most it can be is the
+ *    device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the static
+ *    part; more is CUDYN_ERROR_INVALID_ARGUMENT with both numbers.
+ * What the device or the driver cannot do is CUDYN_ERROR_NOT_SUPPORTED,
+ * and the message names what is missing (the device attribute, or the
+ * driver function).  To know beforehand: cudyn_device_attribute() with
+ * CUDYN_ATTR_CLUSTER_LAUNCH, CUDYN_ATTR_COOPERATIVE_LAUNCH and
+ * CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, and
+ * cudyn_has("cuLaunchKernelEx").  A launch without clusters, flags or a
+ * raise is exactly cudyn_launch.
+ */
+CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config *config, void **args);
+
+/* ======================================================================
+ * CUDA arrays, pitched memory and 2D / 3D copies
+ * ====================================================================== */
+
+/*
+ * Element formats of arrays, textures and surfaces: X(name without
+ * CUDYN_FORMAT_, value, the C type of one channel).  Values are CUDA's
+ * CUarray_format.
+ */
+#define CUDYN_FORMAT_MAP(X)          \
+    X(UINT8, 0x01, "uint8_t")        \
+    X(UINT16, 0x02, "uint16_t")      \
+    X(UINT32, 0x03, "uint32_t")      \
+    X(INT8, 0x08, "int8_t")          \
+    X(INT16, 0x09, "int16_t")        \
+    X(INT32, 0x0a, "int32_t")        \
+    X(HALF, 0x10, "half (__half)")   \
+    X(FLOAT, 0x20, "float")
+
+typedef enum cudyn_format {
+#define CUDYN_FORMAT_ENUM_ROW_(name, value, type) CUDYN_FORMAT_##name = value,
+    CUDYN_FORMAT_MAP(CUDYN_FORMAT_ENUM_ROW_)
+#undef CUDYN_FORMAT_ENUM_ROW_
+} cudyn_format;
+
+/* A CUDA array: memory laid out for texture fetches, read by kernels
+ * through texture objects and written through surface objects.  It is the
+ * driver's CUarray (cast either way). */
+typedef struct cudyn_array_st *cudyn_array;
+
+/* cudyn_array_desc flags (OR them); values are CUDA's CUDA_ARRAY3D_*. */
+#define CUDYN_ARRAY_LAYERED 0x01u        /* depth counts layers of 1D or 2D arrays */
+#define CUDYN_ARRAY_SURFACE 0x02u        /* may be bound to a surface object */
+#define CUDYN_ARRAY_TEXTURE_GATHER 0x08u /* a 2D array read with tex2Dgather */
+
+/* The shape of an array.  Size-prefixed: set .size. */
+struct cudyn_array_desc {
+    size_t size;           /* set by the caller: sizeof(struct cudyn_array_desc) */
+    int format;            /* a cudyn_format */
+    unsigned int channels; /* 1, 2 or 4 */
+    size_t width;          /* elements per row, > 0 */
+    size_t height;         /* rows; 0 for a 1D array */
+    size_t depth;          /* slices of a 3D array, or layers of a layered one; 0 otherwise */
+    unsigned int flags;    /* CUDYN_ARRAY_* */
+};
+
+/*
+ * Allocates an array in the thread's context: 1D (height 0, depth 0), 2D
+ * (depth 0), 3D, or layered 1D / 2D (CUDYN_ARRAY_LAYERED, depth layers).
+ * A layered array needs at least one layer.  Extents beyond the device's
+ * (attributes maximum_texture*, cudainfo -a lists them) are refused by the
+ * driver with CUDYN_ERROR_INVALID_ARGUMENT.
+ */
+CUDYN_API int cudyn_array_create(cudyn_array *out, const struct cudyn_array_desc *desc);
+/* Frees an array; NULL is accepted and does nothing.  Destroy the texture
+ * and surface objects made over it first. */
+CUDYN_API int cudyn_array_destroy(cudyn_array array);
+/* The shape of an array, as the driver knows it (also for arrays made by
+ * other libraries): fills out up to out->size bytes. */
+CUDYN_API int cudyn_array_describe(cudyn_array array, struct cudyn_array_desc *out);
+/* Copies the whole array from tightly packed host memory: width x height
+ * x depth elements (0 counting as 1), x fastest, each element channels x
+ * the format's size. */
+CUDYN_API int cudyn_array_copy_from_host(cudyn_array dst, const void *src);
+/* Copies the whole array to tightly packed host memory, laid out as for
+ * cudyn_array_copy_from_host. */
+CUDYN_API int cudyn_array_copy_to_host(void *dst, cudyn_array src);
+
+/*
+ * Allocates `height` rows of `width_bytes` (both > 0) of device memory,
+ * each row starting at an address the device reads fast: *pitch receives
+ * the bytes from one row to the next (at least width_bytes).
+ * element_bytes, the size kernels read at a time, is 4, 8 or 16.  Free
+ * with cudyn_mem_free.  Rows of a pitched allocation can back a 2D texture
+ * (CUDYN_RESOURCE_PITCH2D).
+ */
+CUDYN_API int cudyn_mem_alloc_pitch(cudyn_devptr *out, size_t *pitch, size_t width_bytes, size_t height,
+                                    unsigned int element_bytes);
+
+/* Where one side of a 2D / 3D copy lies; values are CUDA's CUmemorytype. */
+#define CUDYN_COPY_HOST 1   /* host memory (pageable, or from cudyn_host_alloc) */
+#define CUDYN_COPY_DEVICE 2 /* device memory, pitched or linear, or managed memory */
+#define CUDYN_COPY_ARRAY 3  /* a CUDA array */
+
+/* One side of a copy: the memory and where the copied box starts in it. */
+struct cudyn_copy_side {
+    int kind;            /* CUDYN_COPY_HOST, _DEVICE or _ARRAY */
+    void *host;          /* HOST: the memory (a source is only read) */
+    cudyn_devptr device; /* DEVICE: the memory */
+    cudyn_array array;   /* ARRAY: the array */
+    size_t pitch;        /* HOST, DEVICE: bytes from one row to the next; 0: the copy's width_bytes */
+    size_t rows;         /* HOST, DEVICE: rows from one slice to the next; 0: the copy's height */
+    size_t x_bytes;      /* first byte of each row (for an array: element x element size) */
+    size_t y, z;         /* first row and first slice (an array's layer when layered) */
+};
+
+/* A box of width_bytes x height x depth from src to dst.  Size-prefixed. */
+struct cudyn_copy {
+    size_t size; /* set by the caller: sizeof(struct cudyn_copy) */
+    struct cudyn_copy_side src, dst;
+    size_t width_bytes; /* bytes of each row, > 0 */
+    size_t height;      /* rows; 0 counts as 1 */
+    size_t depth;       /* slices; 0 counts as 1 */
+};
+
+/*
+ * Copies a 2D box (depth at most 1, z 0 on both sides) between host
+ * memory, device memory (pitched or not) and arrays, in any combination.
+ * A host or device side's pitch must hold x_bytes + width_bytes; an
+ * array's box must lie inside it.
+ */
+CUDYN_API int cudyn_memcpy_2d(const struct cudyn_copy *copy);
+/* As cudyn_memcpy_2d, ordered on `stream` (host memory from
+ * cudyn_host_alloc makes it asynchronous). */
+CUDYN_API int cudyn_memcpy_2d_async(const struct cudyn_copy *copy, cudyn_stream stream);
+/* As cudyn_memcpy_2d, for a 3D box: slices of `rows` rows on host and
+ * device sides, slices or layers of arrays. */
+CUDYN_API int cudyn_memcpy_3d(const struct cudyn_copy *copy);
+/* As cudyn_memcpy_3d, ordered on `stream`. */
+CUDYN_API int cudyn_memcpy_3d_async(const struct cudyn_copy *copy, cudyn_stream stream);
+
+/* ======================================================================
+ * Texture and surface objects
+ * ====================================================================== */
+
+/* A texture object (CUtexObject, the runtime's cudaTextureObject_t) and a
+ * surface object (CUsurfObject, cudaSurfaceObject_t): 64-bit handles a
+ * kernel takes by value (launch format 't' and 'u').  0 is no object. */
+typedef uint64_t cudyn_texture;
+typedef uint64_t cudyn_surface;
+
+/* What a texture reads; values are CUDA's CUresourcetype. */
+#define CUDYN_RESOURCE_ARRAY 0   /* a CUDA array: 1D, 2D, 3D or layered (tex1D, tex2D ...) */
+#define CUDYN_RESOURCE_LINEAR 2  /* plain device memory, read by index (tex1Dfetch) */
+#define CUDYN_RESOURCE_PITCH2D 3 /* pitched device memory read as a 2D texture (tex2D) */
+
+/* Coordinates outside the texture; values are CUDA's CUaddress_mode.  Wrap
+ * and mirror need normalised coordinates. */
+#define CUDYN_ADDRESS_WRAP 0
+#define CUDYN_ADDRESS_CLAMP 1
+#define CUDYN_ADDRESS_MIRROR 2
+#define CUDYN_ADDRESS_BORDER 3 /* outside reads border_color */
+
+/* Filtering; values are CUDA's CUfilter_mode. */
+#define CUDYN_FILTER_POINT 0  /* the nearest element */
+#define CUDYN_FILTER_LINEAR 1 /* (bi/tri)linear interpolation, with 8-bit fractional weights */
+
+/* What a fetch returns; values are the CUDA runtime's cudaTextureReadMode. */
+#define CUDYN_READ_ELEMENT_TYPE 0     /* the element as stored (tex2D<uchar4> ...) */
+#define CUDYN_READ_NORMALIZED_FLOAT 1 /* 8- and 16-bit integers as float in [0, 1] / [-1, 1] */
+
+/* A texture object's memory and sampling.  Size-prefixed: set .size. */
+struct cudyn_texture_desc {
+    size_t size;           /* set by the caller: sizeof(struct cudyn_texture_desc) */
+    /* what is read */
+    int resource;          /* CUDYN_RESOURCE_* */
+    cudyn_array array;     /* ARRAY */
+    cudyn_devptr device;   /* LINEAR, PITCH2D: the memory */
+    int format;            /* LINEAR, PITCH2D: a cudyn_format (an array has its own) */
+    unsigned int channels; /* LINEAR, PITCH2D: 1, 2 or 4 */
+    size_t bytes;          /* LINEAR: bytes of the memory */
+    size_t width, height;  /* PITCH2D: elements per row, rows */
+    size_t pitch;          /* PITCH2D: bytes from one row to the next (see cudyn_mem_alloc_pitch) */
+    /* how it is read (ignored for LINEAR, which reads elements by index) */
+    int address_mode[3];   /* per dimension, CUDYN_ADDRESS_* */
+    int filter;            /* CUDYN_FILTER_* */
+    int read_mode;         /* CUDYN_READ_* */
+    int normalized_coords; /* 1: coordinates in [0, 1) across each dimension; 0: in elements */
+    float border_color[4]; /* what CUDYN_ADDRESS_BORDER reads outside */
+};
+
+/*
+ * Creates a texture object over an array, linear or pitched memory, which
+ * must outlive it.  Refused with CUDYN_ERROR_INVALID_ARGUMENT, naming the
+ * field: linear filtering of integers read as CUDYN_READ_ELEMENT_TYPE
+ * (filtering needs float results), wrap or mirror without normalised
+ * coordinates, and filtering or normalised coordinates on LINEAR memory.
+ */
+CUDYN_API int cudyn_texture_create(cudyn_texture *out, const struct cudyn_texture_desc *desc);
+/* Destroys a texture object; 0 is accepted and does nothing. */
+CUDYN_API int cudyn_texture_destroy(cudyn_texture texture);
+/* A surface object over an array made with CUDYN_ARRAY_SURFACE: kernels
+ * read and write it with surf1Dread / surf2Dwrite ... (x in bytes). */
+CUDYN_API int cudyn_surface_create(cudyn_surface *out, cudyn_array array);
+/* Destroys a surface object; 0 is accepted and does nothing. */
+CUDYN_API int cudyn_surface_destroy(cudyn_surface surface);
+
+/* ======================================================================
+ * Graphs: capture a stream, instantiate, launch, update
+ * ====================================================================== */
+
+/* A graph of captured work (a CUgraph) and an instantiated, launchable
+ * graph (a CUgraphExec); cast either way. */
+typedef struct cudyn_graph_st *cudyn_graph;
+typedef struct cudyn_graph_exec_st *cudyn_graph_exec;
+
+/* Which other calls a capture forbids; values are CUDA's
+ * CUstreamCaptureMode.  GLOBAL: unsafe calls (cudyn_mem_alloc, synchronous
+ * copies, cudyn_synchronize ...) in any thread; THREAD_LOCAL: in this
+ * thread; RELAXED: none. */
+#define CUDYN_CAPTURE_GLOBAL 0
+#define CUDYN_CAPTURE_THREAD_LOCAL 1
+#define CUDYN_CAPTURE_RELAXED 2
+
+/* Capture states; values are CUDA's CUstreamCaptureStatus. */
+#define CUDYN_CAPTURE_NONE 0        /* not capturing */
+#define CUDYN_CAPTURE_ACTIVE 1      /* capturing */
+#define CUDYN_CAPTURE_INVALIDATED 2 /* capturing, but a forbidden call broke it: end it and start again */
+
+/*
+ * From now on, work queued on `stream` (launches, async copies and memsets,
+ * event records, cudyn_launchf without In/Out buffers) is recorded into a
+ * graph instead of run, until cudyn_stream_end_capture.  `stream` must be
+ * a stream of cudyn_stream_create: the legacy default stream cannot be
+ * captured.  A forbidden call during a capture fails with
+ * CUDYN_ERROR_NOT_PERMITTED and invalidates it.
+ */
+CUDYN_API int cudyn_stream_begin_capture(cudyn_stream stream, int mode);
+/* Ends the capture and gives its graph in *out (destroy it with
+ * cudyn_graph_destroy).  An invalidated capture gives CUDYN_ERROR_DRIVER
+ * (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) and no graph. */
+CUDYN_API int cudyn_stream_end_capture(cudyn_stream stream, cudyn_graph *out);
+/* *status = CUDYN_CAPTURE_NONE, _ACTIVE or _INVALIDATED for `stream`. */
+CUDYN_API int cudyn_stream_capture_status(cudyn_stream stream, int *status);
+
+/* cudyn_graph_instantiate flags; values are CUDA's. */
+#define CUDYN_GRAPH_AUTO_FREE_ON_LAUNCH 1u /* memory the graph allocates is freed before it runs again */
+
+/* Makes a launchable graph (needs a CUDA 11.4+ driver).  The graph may be
+ * destroyed afterwards; the instance keeps what it needs. */
+CUDYN_API int cudyn_graph_instantiate(cudyn_graph_exec *out, cudyn_graph graph, unsigned int flags);
+/* Runs the whole graph on `stream`, ordered with the stream's other work. */
+CUDYN_API int cudyn_graph_launch(cudyn_graph_exec exec, cudyn_stream stream);
+/*
+ * Gives `exec` the parameters of `graph`, a graph of the same shape (the
+ * same kernels launched in the same order, the same kinds of copies):
+ * capture the same sequence again with new kernel arguments, update, and
+ * launch, without instantiating again.  A graph of another shape is
+ * CUDYN_ERROR_NOT_SUPPORTED with the driver's reason, and `exec` is left
+ * as it was: instantiate the new graph instead.
+ */
+CUDYN_API int cudyn_graph_exec_update(cudyn_graph_exec exec, cudyn_graph graph);
+/* Destroys an instance; NULL is accepted and does nothing. */
+CUDYN_API int cudyn_graph_exec_destroy(cudyn_graph_exec exec);
+/* Destroys a graph (its instances live on); NULL is accepted. */
+CUDYN_API int cudyn_graph_destroy(cudyn_graph graph);
+
+/* ======================================================================
+ * Stream-ordered memory and memory pools
+ * ====================================================================== */
+
+/*
+ * Allocates `bytes` (> 0) of device memory from the device's default
+ * memory pool, ordered on `stream`: the memory may be used by work queued
+ * on `stream` after this call.  Freed memory returns to the pool and is
+ * reused without a driver allocation; the pool gives memory above its
+ * release threshold (0 by default) back to the device when the stream
+ * synchronises.  Needs a CUDA 11.2+ driver and a device with
+ * CUDYN_ATTR_MEMORY_POOLS_SUPPORTED; otherwise CUDYN_ERROR_NOT_SUPPORTED.
+ */
+CUDYN_API int cudyn_mem_alloc_async(cudyn_devptr *out, size_t bytes, cudyn_stream stream);
+/* Frees memory of cudyn_mem_alloc_async once work queued on `stream`
+ * before it is done; 0 is accepted and does nothing. */
+CUDYN_API int cudyn_mem_free_async(cudyn_devptr ptr, cudyn_stream stream);
+
+/* Attributes of a device's default pool, in bytes; values are CUDA's
+ * CUmemPool_attribute. */
+#define CUDYN_POOL_RELEASE_THRESHOLD 4    /* memory kept after synchronising (settable) */
+#define CUDYN_POOL_RESERVED_CURRENT 5     /* memory the pool holds from the device */
+#define CUDYN_POOL_RESERVED_HIGH 6        /* the most it has held */
+#define CUDYN_POOL_USED_CURRENT 7         /* memory allocated from it and not freed */
+#define CUDYN_POOL_USED_HIGH 8            /* the most allocated at once */
+
+/* Reads an attribute of the default pool of device `ordinal`. */
+CUDYN_API int cudyn_mem_pool_attribute(int ordinal, int attr, uint64_t *value);
+/* Memory the default pool of `ordinal` keeps when streams synchronise:
+ * UINT64_MAX keeps everything it ever allocated, for the fastest reuse. */
+CUDYN_API int cudyn_mem_pool_set_release_threshold(int ordinal, uint64_t bytes);
+/* Gives memory the pool holds beyond `keep_bytes` back to the device now. */
+CUDYN_API int cudyn_mem_pool_trim(int ordinal, size_t keep_bytes);
+
+/* ======================================================================
+ * Managed memory and pointer queries
+ * ====================================================================== */
+
+/* cudyn_mem_alloc_managed flags; values are CUDA's CUmemAttach_flags. */
+#define CUDYN_MEM_ATTACH_GLOBAL 1u /* any stream on any device may use it */
+#define CUDYN_MEM_ATTACH_HOST 2u   /* only the host, until attached to a stream */
+
+/*
+ * Allocates `bytes` (> 0) of managed (unified) memory, valid on the host
+ * (as (void *)(uintptr_t)*out) and on every device; the driver migrates
+ * pages where they are used.  Free with cudyn_mem_free.  Needs
+ * CUDYN_ATTR_MANAGED_MEMORY; concurrent use by the host and a running
+ * kernel needs CUDYN_ATTR_CONCURRENT_MANAGED_ACCESS.
+ */
+CUDYN_API int cudyn_mem_alloc_managed(cudyn_devptr *out, size_t bytes, unsigned int flags);
+
+/* The host, as a location for cudyn_mem_prefetch and cudyn_mem_advise
+ * (any other location is a device ordinal). */
+#define CUDYN_HOST (-1)
+
+/*
+ * Migrates the managed range [ptr, ptr + bytes) to `location` (a device
+ * ordinal or CUDYN_HOST), ordered on `stream`, so the next use there does
+ * not fault.  Uses cuMemPrefetchAsync_v2 where the driver has it (12.2+),
+ * else the CUDA 8.0 version.
+ */
+CUDYN_API int cudyn_mem_prefetch(cudyn_devptr ptr, size_t bytes, int location, cudyn_stream stream);
+
+/* Advice for managed memory; values are CUDA's CUmem_advise.  The
+ * location is ignored for READ_MOSTLY and its UNSET. */
+#define CUDYN_ADVISE_SET_READ_MOSTLY 1
+#define CUDYN_ADVISE_UNSET_READ_MOSTLY 2
+#define CUDYN_ADVISE_SET_PREFERRED_LOCATION 3
+#define CUDYN_ADVISE_UNSET_PREFERRED_LOCATION 4
+#define CUDYN_ADVISE_SET_ACCESSED_BY 5
+#define CUDYN_ADVISE_UNSET_ACCESSED_BY 6
+
+/* Tells the driver how the managed range will be used, for `location` (a
+ * device ordinal or CUDYN_HOST); as cudyn_mem_prefetch, the newest driver
+ * variant is used. */
+CUDYN_API int cudyn_mem_advise(cudyn_devptr ptr, size_t bytes, int advice, int location);
+
+/* What memory a pointer is; values are the CUDA runtime's cudaMemoryType. */
+#define CUDYN_POINTER_UNREGISTERED 0 /* not known to CUDA (plain host memory, or no memory at all) */
+#define CUDYN_POINTER_HOST 1         /* page-locked host memory (cudyn_host_alloc) */
+#define CUDYN_POINTER_DEVICE 2       /* device memory */
+#define CUDYN_POINTER_MANAGED 3      /* managed memory (cudyn_mem_alloc_managed) */
+
+/* What cudyn_pointer_info tells.  Size-prefixed: set .size. */
+struct cudyn_pointer_info {
+    size_t size;              /* set by the caller: sizeof(struct cudyn_pointer_info) */
+    int kind;                 /* CUDYN_POINTER_* */
+    int device;               /* the device it was allocated on or for; -1 if none */
+    cudyn_devptr range_start; /* the allocation holding it; 0 if unregistered */
+    size_t range_bytes;       /* its size */
+};
+
+/* Describes the memory at `ptr` (a device address, or a host pointer cast
+ * to cudyn_devptr).  Memory CUDA does not know is CUDYN_OK with kind
+ * CUDYN_POINTER_UNREGISTERED, not an error. */
+CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *out);
 
 #ifdef __cplusplus
 }

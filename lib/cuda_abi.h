@@ -31,11 +31,16 @@ typedef struct CUlib_st *cu_library;
 typedef struct CUkern_st *cu_kernel;
 typedef struct CUgraph_st *cu_graph;
 typedef struct CUgraphNode_st *cu_graph_node;
+typedef struct CUgraphExec_st *cu_graph_exec;
+typedef struct CUarray_st *cu_array;
+typedef struct CUmemPoolHandle_st *cu_mem_pool;
+typedef unsigned long long cu_texobj;       /* CUtexObject */
+typedef unsigned long long cu_surfobj;      /* CUsurfObject */
 
 /* Structs cudyn only passes through by pointer. */
-struct CUlaunchConfig_st;
 struct CUctxCreateParams_st;
 struct CUgraphEdgeData_st;
+struct CUDA_RESOURCE_VIEW_DESC_st; /* always NULL: no resource views */
 
 /* CUuuid and CUmemLocation (the latter passed by value to
  * cuMemPrefetchAsync_v2 / cuMemAdvise_v2), under CUDA's own tags.  When
@@ -52,6 +57,119 @@ struct CUmemLocation_st {
 #endif
 typedef struct CUuuid_st cu_uuid;
 typedef struct CUmemLocation_st cu_mem_location;
+
+/* The structs cudyn fills for arrays, copies, texture and surface objects,
+ * extended launches and graph updates, under CUDA's own tags, with CUDA's
+ * member names so the cross-check can compare every offset.  Enum members
+ * are cu_enum (CUDA's enums are int-sized). */
+#ifndef CUDA_VERSION
+struct CUDA_ARRAY3D_DESCRIPTOR_st {
+    size_t Width, Height, Depth;
+    cu_enum Format; /* CUarray_format */
+    unsigned int NumChannels;
+    unsigned int Flags;
+};
+struct CUDA_MEMCPY2D_st {
+    size_t srcXInBytes, srcY;
+    cu_enum srcMemoryType; /* CUmemorytype */
+    const void *srcHost;
+    cu_deviceptr srcDevice;
+    cu_array srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    cu_enum dstMemoryType;
+    void *dstHost;
+    cu_deviceptr dstDevice;
+    cu_array dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+};
+struct CUDA_MEMCPY3D_st {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    cu_enum srcMemoryType;
+    const void *srcHost;
+    cu_deviceptr srcDevice;
+    cu_array srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    cu_enum dstMemoryType;
+    void *dstHost;
+    cu_deviceptr dstDevice;
+    cu_array dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+};
+struct CUDA_RESOURCE_DESC_st {
+    cu_enum resType; /* CUresourcetype */
+    union {
+        struct {
+            cu_array hArray;
+        } array;
+        struct {
+            cu_deviceptr devPtr;
+            cu_enum format;
+            unsigned int numChannels;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            cu_deviceptr devPtr;
+            cu_enum format;
+            unsigned int numChannels;
+            size_t width, height, pitchInBytes;
+        } pitch2D;
+        struct {
+            int reserved[32];
+        } reserved;
+    } res;
+    unsigned int flags;
+};
+struct CUDA_TEXTURE_DESC_st {
+    cu_enum addressMode[3]; /* CUaddress_mode */
+    cu_enum filterMode;     /* CUfilter_mode */
+    unsigned int flags;     /* CU_TRSF_* */
+    unsigned int maxAnisotropy;
+    cu_enum mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+};
+/* CUlaunchAttributeValue: a 64-byte union; cudyn sets three members. */
+union CUlaunchAttributeValue_union {
+    char pad[64];
+    int cooperative;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    int priority;
+};
+struct CUlaunchAttribute_st {
+    cu_enum id; /* CUlaunchAttributeID */
+    char pad[8 - sizeof(cu_enum)];
+    union CUlaunchAttributeValue_union value;
+};
+struct CUlaunchConfig_st {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    cu_stream hStream;
+    struct CUlaunchAttribute_st *attrs;
+    unsigned int numAttrs;
+};
+struct CUgraphExecUpdateResultInfo_st {
+    cu_enum result; /* CUgraphExecUpdateResult */
+    cu_graph_node errorNode, errorFromNode;
+};
+#endif
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st cu_array3d_desc;
+typedef struct CUDA_MEMCPY2D_st cu_memcpy2d;
+typedef struct CUDA_MEMCPY3D_st cu_memcpy3d;
+typedef struct CUDA_RESOURCE_DESC_st cu_resource_desc;
+typedef struct CUDA_TEXTURE_DESC_st cu_texture_desc;
+typedef struct CUlaunchAttribute_st cu_launch_attribute;
+typedef struct CUlaunchConfig_st cu_launch_config;
+typedef struct CUgraphExecUpdateResultInfo_st cu_graph_update_info;
 
 typedef size_t (*cu_occupancy_b2d_size)(int block_size);
 
@@ -91,7 +209,11 @@ enum {
     CU_ERR_CONTEXT_IS_DESTROYED = 709,
     CU_ERR_LAUNCH_OUT_OF_RESOURCES = 701,
     CU_ERR_LAUNCH_FAILED = 719,
+    CU_ERR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CU_ERR_NOT_SUPPORTED = 801,
+    CU_ERR_STREAM_CAPTURE_UNSUPPORTED = 900,
+    CU_ERR_STREAM_CAPTURE_INVALIDATED = 901,
+    CU_ERR_GRAPH_EXEC_UPDATE_FAILURE = 910,
     CU_ERR_UNKNOWN = 999
 };
 
@@ -113,6 +235,72 @@ enum {
     CU_FUNC_ATTR_PTX_VERSION = 5,
     CU_FUNC_ATTR_BINARY_VERSION = 6,
     CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+};
+
+/* CUarray_format, as data: X(CUDA's name without CU_AD_FORMAT_, value,
+ * bytes per channel, 1 if it holds floating point).  The formats cudyn's
+ * arrays and textures offer. */
+#define CU_ARRAY_FORMAT_MAP(X)    \
+    X(UNSIGNED_INT8, 0x01, 1, 0)  \
+    X(UNSIGNED_INT16, 0x02, 2, 0) \
+    X(UNSIGNED_INT32, 0x03, 4, 0) \
+    X(SIGNED_INT8, 0x08, 1, 0)    \
+    X(SIGNED_INT16, 0x09, 2, 0)   \
+    X(SIGNED_INT32, 0x0a, 4, 0)   \
+    X(HALF, 0x10, 2, 1)           \
+    X(FLOAT, 0x20, 4, 1)
+enum {
+#define CU_FORMAT_ENUM_(name, value, bytes, is_float) CU_FORMAT_##name = value,
+    CU_ARRAY_FORMAT_MAP(CU_FORMAT_ENUM_)
+#undef CU_FORMAT_ENUM_
+};
+
+/* CUmemorytype, CUresourcetype, CUaddress_mode, CUfilter_mode, texture
+ * flags (CU_TRSF_*) and array flags (CUDA_ARRAY3D_*) */
+enum {
+    CU_MEMTYPE_HOST = 1,
+    CU_MEMTYPE_DEVICE = 2,
+    CU_MEMTYPE_ARRAY = 3,
+    CU_RESTYPE_ARRAY = 0,
+    CU_RESTYPE_LINEAR = 2,
+    CU_RESTYPE_PITCH2D = 3,
+    CU_ADDRESS_WRAP = 0,
+    CU_ADDRESS_CLAMP = 1,
+    CU_ADDRESS_MIRROR = 2,
+    CU_ADDRESS_BORDER = 3,
+    CU_FILTER_POINT = 0,
+    CU_FILTER_LINEAR = 1,
+    CU_TEXFLAG_READ_AS_INTEGER = 1,
+    CU_TEXFLAG_NORMALIZED_COORDINATES = 2,
+    CU_ARRAYFLAG_LAYERED = 1,
+    CU_ARRAYFLAG_SURFACE_LDST = 2,
+    CU_ARRAYFLAG_TEXTURE_GATHER = 8
+};
+
+/* CUlaunchAttributeID, CUstreamCaptureStatus, CUgraphExecUpdateResult,
+ * CUmemPool_attribute, CUmemLocationType, CUpointer_attribute and
+ * CU_DEVICE_CPU (the host as a device, for the v1 prefetch and advice) */
+enum {
+    CU_LAUNCH_ATTR_COOPERATIVE = 2,
+    CU_LAUNCH_ATTR_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTR_PRIORITY = 8,
+    CU_CAPTURE_STATUS_NONE = 0,
+    CU_CAPTURE_STATUS_ACTIVE = 1,
+    CU_CAPTURE_STATUS_INVALIDATED = 2,
+    CU_GRAPH_UPDATE_SUCCESS = 0,
+    CU_MEMPOOL_RELEASE_THRESHOLD = 4,
+    CU_MEMPOOL_RESERVED_MEM_CURRENT = 5,
+    CU_MEMPOOL_RESERVED_MEM_HIGH = 6,
+    CU_MEMPOOL_USED_MEM_CURRENT = 7,
+    CU_MEMPOOL_USED_MEM_HIGH = 8,
+    CU_MEMLOC_DEVICE = 1,
+    CU_MEMLOC_HOST = 2,
+    CU_POINTER_ATTR_MEMORY_TYPE = 2,
+    CU_POINTER_ATTR_IS_MANAGED = 8,
+    CU_POINTER_ATTR_DEVICE_ORDINAL = 9,
+    CU_POINTER_ATTR_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTR_RANGE_SIZE = 12,
+    CU_DEVICE_HOST = -1
 };
 
 /* Stream, event and host-allocation flags */

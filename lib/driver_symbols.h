@@ -81,6 +81,30 @@ DRIVER_SYMBOL(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000, PTSZ, OPTIONAL, (cu_
 DRIVER_SYMBOL(cuMemAdvise_v2, cuMemAdvise, 12020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_mem_location location))
 DRIVER_SYMBOL(cuMemAdvise, cuMemAdvise, 8000, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_device dev))
 DRIVER_SYMBOL(cuPointerGetAttribute, cuPointerGetAttribute, 4000, NOSTREAM, OPTIONAL, (void *data, cu_enum attribute, cu_deviceptr ptr))
+DRIVER_SYMBOL(cuPointerGetAttributes, cuPointerGetAttributes, 7000, NOSTREAM, OPTIONAL, (unsigned int count, cu_enum *attributes, void **data, cu_deviceptr ptr))
+DRIVER_SYMBOL(cuMemAllocManaged, cuMemAllocManaged, 6000, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t bytes, unsigned int flags))
+DRIVER_SYMBOL(cuMemAllocPitch_v2, cuMemAllocPitch, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *pitch, size_t width_bytes, size_t height, unsigned int element_bytes))
+DRIVER_SYMBOL(cuMemcpy2D_v2, cuMemcpy2D, 3020, PTDS, OPTIONAL, (const cu_memcpy2d *copy))
+DRIVER_SYMBOL(cuMemcpy2DAsync_v2, cuMemcpy2DAsync, 3020, PTSZ, OPTIONAL, (const cu_memcpy2d *copy, cu_stream stream))
+DRIVER_SYMBOL(cuMemcpy3D_v2, cuMemcpy3D, 3020, PTDS, OPTIONAL, (const cu_memcpy3d *copy))
+DRIVER_SYMBOL(cuMemcpy3DAsync_v2, cuMemcpy3DAsync, 3020, PTSZ, OPTIONAL, (const cu_memcpy3d *copy, cu_stream stream))
+
+/* ---- stream-ordered memory and pools ---- */
+DRIVER_SYMBOL(cuMemAllocAsync, cuMemAllocAsync, 11020, PTSZ, OPTIONAL, (cu_deviceptr *ptr, size_t bytes, cu_stream stream))
+DRIVER_SYMBOL(cuMemFreeAsync, cuMemFreeAsync, 11020, PTSZ, OPTIONAL, (cu_deviceptr ptr, cu_stream stream))
+DRIVER_SYMBOL(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool *pool, cu_device dev))
+DRIVER_SYMBOL(cuMemPoolSetAttribute, cuMemPoolSetAttribute, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, cu_enum attribute, void *value))
+DRIVER_SYMBOL(cuMemPoolGetAttribute, cuMemPoolGetAttribute, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, cu_enum attribute, void *value))
+DRIVER_SYMBOL(cuMemPoolTrimTo, cuMemPoolTrimTo, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, size_t keep_bytes))
+
+/* ---- arrays, texture and surface objects ---- */
+DRIVER_SYMBOL(cuArray3DCreate_v2, cuArray3DCreate, 3020, NOSTREAM, OPTIONAL, (cu_array *array, const cu_array3d_desc *desc))
+DRIVER_SYMBOL(cuArray3DGetDescriptor_v2, cuArray3DGetDescriptor, 3020, NOSTREAM, OPTIONAL, (cu_array3d_desc *desc, cu_array array))
+DRIVER_SYMBOL(cuArrayDestroy, cuArrayDestroy, 2000, NOSTREAM, OPTIONAL, (cu_array array))
+DRIVER_SYMBOL(cuTexObjectCreate, cuTexObjectCreate, 5000, NOSTREAM, OPTIONAL, (cu_texobj *tex, const cu_resource_desc *resource, const cu_texture_desc *desc, const struct CUDA_RESOURCE_VIEW_DESC_st *view))
+DRIVER_SYMBOL(cuTexObjectDestroy, cuTexObjectDestroy, 5000, NOSTREAM, OPTIONAL, (cu_texobj tex))
+DRIVER_SYMBOL(cuSurfObjectCreate, cuSurfObjectCreate, 5000, NOSTREAM, OPTIONAL, (cu_surfobj *surf, const cu_resource_desc *resource))
+DRIVER_SYMBOL(cuSurfObjectDestroy, cuSurfObjectDestroy, 5000, NOSTREAM, OPTIONAL, (cu_surfobj surf))
 
 /* ---- streams ---- */
 DRIVER_SYMBOL(cuStreamCreate, cuStreamCreate, 2000, NOSTREAM, OPTIONAL, (cu_stream *stream, unsigned int flags))
@@ -92,6 +116,16 @@ DRIVER_SYMBOL(cuStreamWaitEvent, cuStreamWaitEvent, 3020, PTSZ, OPTIONAL, (cu_st
 DRIVER_SYMBOL(cuStreamGetCtx, cuStreamGetCtx, 9020, PTSZ, OPTIONAL, (cu_stream stream, cu_context *ctx))
 DRIVER_SYMBOL(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo, 12030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, const struct CUgraphEdgeData_st **edges, size_t *num_deps))
 DRIVER_SYMBOL(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo, 11030, PTSZ, OPTIONAL, (cu_stream stream, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps, size_t *num_deps))
+
+/* ---- graphs: stream capture, instantiation, launch, update ---- */
+DRIVER_SYMBOL(cuStreamBeginCapture_v2, cuStreamBeginCapture, 10010, PTSZ, OPTIONAL, (cu_stream stream, cu_enum mode))
+DRIVER_SYMBOL(cuStreamEndCapture, cuStreamEndCapture, 10000, PTSZ, OPTIONAL, (cu_stream stream, cu_graph *graph))
+DRIVER_SYMBOL(cuGraphInstantiateWithFlags, cuGraphInstantiateWithFlags, 11040, NOSTREAM, OPTIONAL, (cu_graph_exec *exec, cu_graph graph, unsigned long long flags))
+DRIVER_SYMBOL(cuGraphLaunch, cuGraphLaunch, 10000, PTSZ, OPTIONAL, (cu_graph_exec exec, cu_stream stream))
+DRIVER_SYMBOL(cuGraphExecUpdate_v2, cuGraphExecUpdate, 12000, NOSTREAM, OPTIONAL, (cu_graph_exec exec, cu_graph graph, cu_graph_update_info *info))
+DRIVER_SYMBOL(cuGraphExecUpdate, cuGraphExecUpdate, 10020, NOSTREAM, OPTIONAL, (cu_graph_exec exec, cu_graph graph, cu_graph_node *error_node, cu_enum *result))
+DRIVER_SYMBOL(cuGraphExecDestroy, cuGraphExecDestroy, 10000, NOSTREAM, OPTIONAL, (cu_graph_exec exec))
+DRIVER_SYMBOL(cuGraphDestroy, cuGraphDestroy, 10000, NOSTREAM, OPTIONAL, (cu_graph graph))
 
 /* ---- events ---- */
 DRIVER_SYMBOL(cuEventCreate, cuEventCreate, 2000, NOSTREAM, OPTIONAL, (cu_event *event, unsigned int flags))
@@ -123,6 +157,7 @@ DRIVER_SYMBOL(cuFuncGetParamInfo, cuFuncGetParamInfo, 12040, NOSTREAM, OPTIONAL,
 DRIVER_SYMBOL(cuFuncGetName, cuFuncGetName, 12030, NOSTREAM, OPTIONAL, (const char **name, cu_function fn))
 DRIVER_SYMBOL(cuFuncGetModule, cuFuncGetModule, 11000, NOSTREAM, OPTIONAL, (cu_module *mod, cu_function fn))
 DRIVER_SYMBOL(cuLaunchKernel, cuLaunchKernel, 4000, PTSZ, REQUIRED, (cu_function fn, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, cu_stream stream, void **params, void **extra))
-DRIVER_SYMBOL(cuLaunchKernelEx, cuLaunchKernelEx, 11060, PTSZ, OPTIONAL, (const struct CUlaunchConfig_st *config, cu_function fn, void **params, void **extra))
+DRIVER_SYMBOL(cuLaunchKernelEx, cuLaunchKernelEx, 11060, PTSZ, OPTIONAL, (const cu_launch_config *config, cu_function fn, void **params, void **extra))
+DRIVER_SYMBOL(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel, 9000, PTSZ, OPTIONAL, (cu_function fn, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, cu_stream stream, void **params))
 DRIVER_SYMBOL(cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, NOSTREAM, OPTIONAL, (int *blocks, cu_function fn, int block_size, size_t dynamic_shared))
 DRIVER_SYMBOL(cuOccupancyMaxPotentialBlockSize, cuOccupancyMaxPotentialBlockSize, 6050, NOSTREAM, OPTIONAL, (int *min_grid, int *block_size, cu_function fn, cu_occupancy_b2d_size shared_for_block, size_t dynamic_shared, int block_size_limit))

@@ -57,6 +57,40 @@
     "(cudyn_module_load_source keeps one module per source and device)"
 #define HINT_RELOAD_AFTER_RESET "load the module again after the reset"
 
+/* ---- extended launches, graphs, pools, managed memory, textures ---- */
+#define HINT_LAUNCH_EX_DRIVER                                                                                   \
+    "install a CUDA 11.8+ driver; cudyn_has(\"cuLaunchKernelEx\") tells beforehand"
+#define HINT_PRIORITY_DRIVER "launch priorities need a CUDA 12.0+ driver; use a stream made with a priority instead"
+#define HINT_CLUSTER_DEVICE                                                                                     \
+    "thread-block clusters need a GPU of compute capability 9.0 or newer; cudyn_device_attribute(ordinal, "       \
+    "CUDYN_ATTR_CLUSTER_LAUNCH, &v) tells beforehand"
+#define HINT_CLUSTER_SIZE                                                                                       \
+    "each cluster dimension must divide the grid's; clusters of more than 8 blocks need the kernel's "            \
+    "non-portable cluster size attribute"
+#define HINT_COOPERATIVE_DEVICE                                                                                 \
+    "this device cannot launch cooperative kernels; cudyn_device_attribute(ordinal, "                            \
+    "CUDYN_ATTR_COOPERATIVE_LAUNCH, &v) tells beforehand"
+#define HINT_COOPERATIVE_TOO_LARGE                                                                              \
+    "every block of a cooperative grid must be resident at once: launch at most cudyn_occupancy_max_blocks() x "  \
+    "multiprocessors blocks"
+#define HINT_SHARED_OPTIN                                                                                       \
+    "use less dynamic shared memory; the device's limit is CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less "    \
+    "the kernel's static shared memory"
+#define HINT_CAPTURE_FORBIDDEN                                                                                  \
+    "this call is not allowed while a stream is captured (CUDYN_CAPTURE_GLOBAL forbids it in every thread, "      \
+    "THREAD_LOCAL in the capturing one): make it before cudyn_stream_begin_capture or after "                    \
+    "cudyn_stream_end_capture, or capture in CUDYN_CAPTURE_RELAXED mode; the legacy default stream and "          \
+    "cudyn_launchf's In/Out buffers cannot be captured"
+#define HINT_CAPTURE_INVALIDATED                                                                                \
+    "a call not allowed during the capture invalidated it; end the capture, remove that call and capture again"
+#define HINT_GRAPH_UPDATE "instantiate the new graph with cudyn_graph_instantiate instead of updating"
+#define HINT_MEMORY_POOLS                                                                                       \
+    "this device or driver has no memory pools (CUDYN_ATTR_MEMORY_POOLS_SUPPORTED is 0, as under some vGPU and "  \
+    "WSL setups); use cudyn_mem_alloc"
+#define HINT_MANAGED                                                                                            \
+    "this device or platform has no managed memory (CUDYN_ATTR_MANAGED_MEMORY is 0); use cudyn_mem_alloc and "    \
+    "explicit copies"
+
 /* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */
 #define HINT_NO_DEVICE                                                                                          \
     "no GPU is visible: check CUDA_VISIBLE_DEVICES (empty or -1 hides all), that /dev/nvidia* exist and are "    \

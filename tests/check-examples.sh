@@ -1,9 +1,9 @@
 #!/bin/bash
 # The examples run end to end: against the mock driver, which runs their
-# kernels on the host (not template_kernel's and in_out's: those run only
-# on a GPU), and on a real GPU when the machine has one.  Kernels are
-# compiled by the real NVRTC when it is installed, else by the mock NVRTC.
-# mpi_saxpy has its own test, check-mpi.sh.
+# kernels on the host, and on a real GPU when the machine has one.  Kernels
+# are compiled by the real NVRTC when it is installed, else by the mock
+# NVRTC (which cannot compile C++ templates: template_kernel then waits for
+# a real NVRTC).  mpi_saxpy has its own test, check-mpi.sh.
 . "$top_srcdir/tests/common.sh"
 examples="$top_builddir/examples"
 
@@ -31,6 +31,15 @@ on_mock() {
 
 on_mock saxpy
 on_mock struct_args
+on_mock in_out
+[ ${#nvrtc_env[@]} = 0 ] && on_mock template_kernel
+on_mock texture
+# texture through the mock NVRTC too, so it runs where the toolkit is not
+# installed: the mock samples its texture on the host
+out=$(CUDYN_CACHE=0 CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$examples/texture" 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: examples/texture on the mock driver and mock NVRTC exited $rc: $out"; fail=1; }
+expect_match "$out" "PASS$"
 
 # one thread per GPU: one device, then two and three with and without peers
 # (MOCK_CUDA_P2P lists FROM-TO pairs; the gather needs device d -> device 0)
@@ -63,7 +72,7 @@ if [ -n "$CUDA_INCLUDE_DIR" ]; then
 fi
 
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    gpu_examples="saxpy struct_args template_kernel in_out multi_gpu big_shared"
+    gpu_examples="saxpy struct_args template_kernel in_out multi_gpu big_shared texture"
     [ -n "$CUDA_INCLUDE_DIR" ] && gpu_examples="$gpu_examples raw_driver"
     for ex in $gpu_examples; do
         out=$(env -u LD_LIBRARY_PATH "$examples/$ex" 2>&1)

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The API test (every function, fault injection in each driver call) and
-# cudainfo run under valgrind: no leaks, no invalid accesses.
+# The API test (every function, fault injection in each driver call), the
+# tests of the features of issue 16 and cudainfo run under valgrind: no
+# leaks, no invalid accesses.
 . "$top_srcdir/tests/common.sh"
 [ -n "${VALGRIND:-}" ] || { echo "SKIP: valgrind not installed"; exit 77; }
 vg="$VALGRIND --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
@@ -17,6 +18,14 @@ rc=$?
 CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_errors" > "$tmp/errors.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: test_errors under valgrind exited $rc"; cat "$tmp/errors.log"; fail=1; }
+
+# arrays, copies, textures, extended launches, graphs, pools and managed
+# memory, each with fault injection in every driver call it makes
+for t in test_texture test_launch_ex test_graph test_memory_ext; do
+    CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/$t" > "$tmp/$t.log" 2>&1
+    rc=$?
+    [ $rc = 0 ] || { echo "FAIL: $t under valgrind exited $rc"; cat "$tmp/$t.log"; fail=1; }
+done
 
 # cudainfo itself (libtool keeps the real binary in .libs)
 real="$top_builddir/tools/.libs/cudainfo"

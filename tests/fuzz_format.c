@@ -14,7 +14,7 @@
 
 #include "args.h"
 
-static const char alphabet[] = "?bBhHiIqQefdFDpzs<>= ";
+static const char alphabet[] = "?bBhHiIqQefdFDpztus<>= ";
 
 static void check_one(const char *fmt)
 {

@@ -111,4 +111,26 @@ static inline void use_mock_driver(void)
     setenv("CUDYN_LIBCUDA", mock, 1);
 }
 
+/* Runs this test program again as `argv0 mode`, in a fresh process whose
+ * mock driver reports CUDA `version` and is the build named by the
+ * environment variable `build` (MOCK_LIBCUDA, MOCK_LIBCUDA_V11_8 or
+ * MOCK_LIBCUDA_V11_0); returns its exit status, or -1. */
+static inline int test_run_child(const char *argv0, const char *mode, const char *build, const char *version)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *lib = getenv(build);
+        if (lib)
+            setenv("MOCK_LIBCUDA", lib, 1);
+        setenv("MOCK_CUDA_VERSION", version, 1);
+        execl(argv0, argv0, mode, (char *)NULL);
+        _exit(99);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
 #endif

@@ -59,6 +59,19 @@
  * host kernel reaching outside every allocation) is sticky for the rest of
  * the process, as with a real driver.  mock_* functions
  * (tests/mock/mock_control.h) let tests inspect what happened.
+ *
+ * Beyond the basics (each file's head says more): CUDA arrays kept in host
+ * memory with their extents, 2D / 3D copies between host, device and
+ * array memory (mock_array.c); texture objects the host kernels sample
+ * with point and linear filtering, every address mode and normalised
+ * coordinates, and surface objects (mock_texture.c); launches with
+ * cluster, cooperative and priority attributes (mock_launch.c); stream
+ * capture into graphs that record launches, copies and memsets and replay
+ * them on the host (mock_graph.c); default memory pools that track the
+ * bytes they hold and release them at synchronisation (mock_pool.c);
+ * managed memory as host memory, with prefetch and advice checked and
+ * remembered (mock_memory.c).  What those cannot emulate is refused with
+ * CUDA_ERROR_NOT_SUPPORTED and a line on stderr (mock_refuse).
  */
 #ifndef CUDYN_MOCK_H
 #define CUDYN_MOCK_H
@@ -79,10 +92,15 @@
 #define MAX_DEVICES 8
 #define MAX_RULES 256
 #define MAX_COUNTERS 256
+#define MOCK_MAX_PARAMS 64 /* a kernel's parameters the mock reads */
 
 /* CUresult values the mock returns that cudyn itself does not name
  * (cuda_abi.h); values from the real cuda.h. */
-enum { MOCK_ERR_TOO_MANY_PEERS = 711 };
+enum {
+    MOCK_ERR_ILLEGAL_STATE = 401,
+    MOCK_ERR_TOO_MANY_PEERS = 711,
+    MOCK_ERR_INVALID_CLUSTER_SIZE = 912
+};
 
 /* Every device's limits: what cuDeviceGetAttribute reports and what a
  * launch is checked against. */
@@ -97,7 +115,10 @@ enum {
     MOCK_SHARED_PER_BLOCK = 49152,
     MOCK_SHARED_PER_BLOCK_OPTIN = 232448,
     MOCK_THREADS_PER_SM = 2048,
-    MOCK_BOUNDED_THREADS = 256 /* a "bounded" kernel's limit */
+    MOCK_BOUNDED_THREADS = 256, /* a "bounded" kernel's limit */
+    MOCK_PORTABLE_CLUSTER = 8,  /* blocks per cluster without the non-portable attribute */
+    MOCK_MAX_CLUSTER = 16,      /* with it */
+    MOCK_PITCH_ALIGNMENT = 512  /* cuMemAllocPitch rounds rows up to this */
 };
 
 /* Multiprocessors of device `dev`: distinct per device, so tests can tell
@@ -142,6 +163,10 @@ int mock_contexts_alive(void);
 void *mock_context_current(void);
 int mock_context_depth(void);
 long mock_cross_device_copies(int through_peer);
+int mock_arrays_alive(void);
+int mock_textures_alive(void);
+int mock_graphs_alive(void);
+int mock_managed_location(uintptr_t ptr);
 
 /* ---------------------------------------------------- configuration, core */
 
@@ -191,6 +216,10 @@ extern struct mock_state mock MOCK_INTERNAL;
 
 /* Counts the call of `fn` and applies fault injection; 0 or the code. */
 unsigned int mock_enter(const char *fn) MOCK_INTERNAL;
+
+/* What the mock cannot emulate: CUDA_ERROR_NOT_SUPPORTED, and the line
+ * "mock libcuda: cannot emulate WHAT; run this test on a real GPU". */
+cu_result mock_refuse(const char *fmt, ...) MOCK_INTERNAL __attribute__((format(printf, 1, 2)));
 
 #define ENTER(fn)                              \
     do {                                       \
@@ -257,12 +286,78 @@ int ctx_peer_enabled_locked(const struct CUctx_st *from, const struct CUctx_st *
 void memory_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
 void modules_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
 void streams_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
+void arrays_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
+void textures_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
 
 /* ------------------------------------------------------------------ memory */
+
+/* Kinds of allocation: cuMemAlloc, cuMemHostAlloc, cuMemAllocManaged, and
+ * cuMemAllocAsync (whose bytes the pool accounts for, not the allocation). */
+enum { DEVICE_MEMORY, HOST_MEMORY, MANAGED_MEMORY, POOL_MEMORY };
 
 /* The host address of [ptr, ptr+bytes) if it lies in one allocation (device
  * or pinned host memory), else NULL. */
 void *memory_range(cu_deviceptr ptr, size_t bytes) MOCK_INTERNAL;
+/* An allocation of `kind` in the current context (device memory is charged
+ * to its device); 0 or the driver's error. */
+cu_result memory_allocate(void **out, size_t bytes, int kind) MOCK_INTERNAL;
+/* Frees the allocation of `kind` starting at ptr (INVALID_VALUE if none);
+ * *bytes and *device, when not NULL, receive its size and device. */
+cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device) MOCK_INTERNAL;
+/* Device memory of `device` taken and given back outside allocations
+ * (arrays, pools); memory_charge is 0 or CUDA_ERROR_OUT_OF_MEMORY. */
+cu_result memory_charge(int device, size_t bytes) MOCK_INTERNAL;
+void memory_refund(int device, size_t bytes) MOCK_INTERNAL;
+/* A copy between host memory (side flag 0) and device memory (1), and a
+ * memset of count elements of width bytes: what the async and graph paths
+ * run. */
+cu_result memory_copy(uintptr_t dst, int dst_device, uintptr_t src, int src_device, size_t bytes) MOCK_INTERNAL;
+cu_result memory_fill(cu_deviceptr dst, unsigned int value, size_t width, size_t count) MOCK_INTERNAL;
+/* A pool allocation freed (by cuMemFreeAsync, or with its context) leaves
+ * the use count of its device's pool (mock_pool.c); lock held. */
+void pool_forget(int device, size_t bytes) MOCK_INTERNAL;
+/* At a synchronisation, pools give back what is above their threshold. */
+void pools_settle(void) MOCK_INTERNAL;
+
+/* ------------------------------------------------------------------ arrays */
+
+/* Bytes per channel of a CUarray_format the mock knows (0: none), and
+ * whether it holds integers. */
+static inline unsigned int mock_format_bytes(cu_enum format)
+{
+#define MOCK_FORMAT_BYTES_(name, value, bytes, is_float) \
+    case value:                                          \
+        return bytes;
+    switch (format) {
+        CU_ARRAY_FORMAT_MAP(MOCK_FORMAT_BYTES_)
+    }
+#undef MOCK_FORMAT_BYTES_
+    return 0;
+}
+
+static inline int mock_format_is_integer(cu_enum format)
+{
+#define MOCK_FORMAT_INTEGER_(name, value, bytes, is_float) \
+    case value:                                            \
+        return !(is_float);
+    switch (format) {
+        CU_ARRAY_FORMAT_MAP(MOCK_FORMAT_INTEGER_)
+    }
+#undef MOCK_FORMAT_INTEGER_
+    return 0;
+}
+
+/* A 2D or 3D copy as cuMemcpy3D describes it: checked, then done. */
+cu_result copy3d_run(const cu_memcpy3d *c) MOCK_INTERNAL;
+/* The live array `a` of the current context: its bytes, element size and
+ * extents (0 counted as 1); NULL if it is not one. */
+struct mock_array_view {
+    unsigned char *data;
+    size_t element, width, height, depth;
+    cu_enum format;
+    unsigned int channels, flags;
+};
+int array_view(cu_array a, struct mock_array_view *out) MOCK_INTERNAL;
 
 /* ----------------------------------------------------------------- streams */
 
@@ -274,13 +369,77 @@ cu_result stream_usable(cu_stream s) MOCK_INTERNAL;
  * current one for the default streams). */
 cu_result stream_context(cu_stream s, struct CUctx_st **owner) MOCK_INTERNAL;
 
+/* ------------------------------------------------------- capture and graphs */
+
+/* Work a capturing stream records instead of running (mock_graph.c). */
+enum { OP_KERNEL, OP_COPY, OP_COPY3D, OP_FILL };
+struct mock_op {
+    int kind;
+    struct { /* OP_KERNEL: the launch; its parameters are copied when recorded */
+        const struct CUfunc_st *fn;
+        unsigned int grid[3], block[3], cluster[3], shared;
+        int cooperative;
+        int n_params;
+        size_t param_size[MOCK_MAX_PARAMS];
+        void *const *params;
+    } kernel;
+    struct { /* OP_COPY */
+        uintptr_t dst, src;
+        int dst_device, src_device;
+        size_t bytes;
+    } copy;
+    cu_memcpy3d copy3d; /* OP_COPY3D (host pointers are read when the graph runs, as on a GPU) */
+    struct { /* OP_FILL */
+        cu_deviceptr dst;
+        unsigned int value;
+        size_t width, count;
+    } fill;
+};
+/* For work submitted on `s`: 0 with *recorded = 0 when s is not capturing
+ * (run it now), 0 with *recorded = 1 when it was recorded, else an error. */
+cu_result capture_record(cu_stream s, const struct mock_op *op, int *recorded) MOCK_INTERNAL;
+/* A call that may not run during a capture (cuMemAlloc, synchronous
+ * copies and memsets, cuCtxSynchronize): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+ * and the capture invalidated when a capture forbids it, else 0. */
+cu_result capture_forbids(void) MOCK_INTERNAL;
+/* Whether `s` is capturing now. */
+int stream_capturing(cu_stream s) MOCK_INTERNAL;
+/* Synchronising or querying `s` while it captures: 900, and the capture
+ * invalidated; else 0. */
+cu_result capture_blocks_wait(cu_stream s) MOCK_INTERNAL;
+/* Runs one recorded operation (kernels through kernel_replay). */
+cu_result op_run(const struct mock_op *op) MOCK_INTERNAL;
+
 /* --------------------------------------------------------- modules, kernels */
 
-#define MOCK_MAX_PARAMS 64
 #define MOCK_FUNC_ATTRIBUTES 16 /* CU_FUNC_ATTRIBUTE_* 0..15 */
 
-struct launch;
+/* A launch as a host kernel sees it: its function, parameters and shape. */
+struct launch {
+    const struct CUfunc_st *fn;
+    void **params;
+    unsigned int grid[3], block[3];
+    unsigned int cluster[3]; /* {1, 1, 1} without clusters */
+    int cooperative;
+    unsigned int shared; /* dynamic shared memory bytes */
+};
 typedef void (*host_kernel)(const struct launch *l);
+
+/* Parameter i of a launch, read as `type`. */
+#define SCALAR(type, l, i) (*(const type *)(l)->params[i])
+/* Parameter i, a device pointer to `bytes` bytes the kernel touches: the
+ * host address, or NULL after a fault (a kernel reaching outside every
+ * allocation faults, sticky, as on a GPU). */
+void *launch_buffer(const struct launch *l, int i, size_t bytes) MOCK_INTERNAL;
+void kernel_fault(void) MOCK_INTERNAL;
+/* Runs a recorded kernel launch again (a graph's). */
+cu_result kernel_replay(const struct mock_op *op) MOCK_INTERNAL;
+
+/* Host kernels that read textures and surfaces (mock_texture.c). */
+void run_transform_kernel(const struct launch *l) MOCK_INTERNAL;
+void run_tex2d_read(const struct launch *l) MOCK_INTERNAL;
+void run_tex1d_fetch(const struct launch *l) MOCK_INTERNAL;
+void run_surf2d_scale(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;

@@ -82,6 +82,8 @@ int ctx_peer_enabled_locked(const struct CUctx_st *from, const struct CUctx_st *
  * destroyed or reset context leaves behind. */
 static void release_resources(struct CUctx_st *ctx)
 {
+    textures_release_context(ctx);
+    arrays_release_context(ctx);
     memory_release_context(ctx);
     modules_release_context(ctx);
     streams_release_context(ctx);
@@ -253,6 +255,10 @@ cu_result cuCtxSynchronize(void)
 {
     ENTER("cuCtxSynchronize");
     NEED_CONTEXT();
+    cu_result r = capture_forbids();
+    if (r)
+        return r;
+    pools_settle();
     return mock.sticky_error;
 }
 

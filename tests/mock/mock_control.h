@@ -98,4 +98,24 @@ static inline long mock_peer_copy_count(int through_peer)
     return copies ? copies(through_peer) : -1;
 }
 
+/* CUDA arrays, texture and surface objects, and graphs plus graph
+ * instances that exist in the mock now; -1 if not on the mock. */
+static inline int mock_live_count(const char *what)
+{
+    int (*alive)(void) = (int (*)(void))mock_symbol(what);
+    return alive ? alive() : -1;
+}
+#define mock_array_count() mock_live_count("mock_arrays_alive")
+#define mock_texture_count() mock_live_count("mock_textures_alive")
+#define mock_graph_count() mock_live_count("mock_graphs_alive")
+
+/* Where managed memory holding ptr was last prefetched to: a device
+ * ordinal, -1 the host, -2 never; -3 if ptr is not managed memory (or
+ * not on the mock). */
+static inline int mock_prefetch_location(cudyn_devptr ptr)
+{
+    int (*where)(uintptr_t) = (int (*)(uintptr_t))mock_symbol("mock_managed_location");
+    return where ? where((uintptr_t)ptr) : -3;
+}
+
 #endif

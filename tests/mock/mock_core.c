@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,17 @@ void mock_reject_images(const char *kind)
 const char *mock_proc_log(void)
 {
     return mock.proc_log;
+}
+
+cu_result mock_refuse(const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mock libcuda: cannot emulate %s; run this test on a real GPU\n", what);
+    return CU_ERR_NOT_SUPPORTED;
 }
 
 /* ------------------------------------------------------- init and errors */

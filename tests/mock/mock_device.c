@@ -94,7 +94,12 @@ cu_result cuDeviceGetAttribute(int *value, cu_enum attrib, cu_device dev)
     case 50: *value = 0; break;
     case 75: *value = mock.devices[dev].cc / 10; break;
     case 76: *value = mock.devices[dev].cc % 10; break;
+    case 83: *value = 1; break;                     /* managed memory */
+    case 89: *value = 1; break;                     /* concurrent managed access */
+    case 95: *value = 1; break;                     /* cooperative launch */
     case 97: *value = MOCK_SHARED_PER_BLOCK_OPTIN; break;
+    case 115: *value = 1; break;                    /* memory pools */
+    case 120: *value = mock.devices[dev].cc >= 90; break; /* cluster launch */
     default: *value = (int)attrib % 2; break;       /* boolean-like placeholder */
     }
     return CU_OK;

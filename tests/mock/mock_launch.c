@@ -1,6 +1,8 @@
 /*
- * mock_launch.c - kernel launches, occupancy, and the kernels the mock can
- * run on the host.
+ * mock_launch.c - kernel launches (plain, cooperative, and with cluster,
+ * cooperative and priority attributes), occupancy, and the kernels the
+ * mock can run on the host.  A launch on a capturing stream is checked as
+ * any other, then recorded (mock_graph.c).
  *
  * A host kernel does what its CUDA source does, with its parameters read
  * as the PTX declares them; when the PTX is known its parameter sizes must
@@ -18,13 +20,6 @@
 #include <string.h>
 
 #include "mock.h"
-
-struct launch {
-    const struct CUfunc_st *fn;
-    void **params;
-    unsigned int grid[3], block[3];
-    unsigned int shared; /* dynamic shared memory bytes */
-};
 
 /* A kernel indexed by blockIdx.x * blockDim.x + threadIdx.x alone sees the
  * indices [0, x_threads), each in `repeats` threads (one per position
@@ -44,17 +39,14 @@ static size_t smaller(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* A kernel's access outside every allocation faults, as on a GPU. */
-static void kernel_fault(void)
+void kernel_fault(void)
 {
     pthread_mutex_lock(&mock.lock);
     mock.sticky_error = CU_ERR_ILLEGAL_ADDRESS;
     pthread_mutex_unlock(&mock.lock);
 }
 
-/* Parameter i, a device pointer to `bytes` bytes the kernel touches: the
- * host address, or NULL after a fault. */
-static void *buffer(const struct launch *l, int i, size_t bytes)
+void *launch_buffer(const struct launch *l, int i, size_t bytes)
 {
     cu_deviceptr p;
     memcpy(&p, l->params[i], sizeof p);
@@ -66,15 +58,13 @@ static void *buffer(const struct launch *l, int i, size_t bytes)
     return host;
 }
 
-#define SCALAR(type, l, i) (*(const type *)(l)->params[i])
-
 /* saxpy(float a, const float *x, const float *y, float *out, size_t n):
  * the cuda-python documentation's kernel, on the first `count` elements. */
 static void saxpy_first(const struct launch *l, size_t count)
 {
     float a = SCALAR(float, l, 0);
-    const float *x = buffer(l, 1, count * sizeof *x), *y = buffer(l, 2, count * sizeof *y);
-    float *out = buffer(l, 3, count * sizeof *out);
+    const float *x = launch_buffer(l, 1, count * sizeof *x), *y = launch_buffer(l, 2, count * sizeof *y);
+    float *out = launch_buffer(l, 3, count * sizeof *out);
     if (!x || !y || !out)
         return;
     for (size_t i = 0; i < count; i++)
@@ -110,9 +100,9 @@ static void run_nothing(const struct launch *l)
  * of the cuda-python documentation, with struct testStruct { int value; }. */
 static void run_testkernel(const struct launch *l)
 {
-    int *pi = buffer(l, 1, sizeof(int));
-    float *pf = buffer(l, 3, sizeof(float));
-    int *ps = buffer(l, 5, sizeof(int));
+    int *pi = launch_buffer(l, 1, sizeof(int));
+    float *pf = launch_buffer(l, 3, sizeof(float));
+    int *ps = launch_buffer(l, 5, sizeof(int));
     if (!pi || !pf || !ps)
         return;
     *pi = SCALAR(int, l, 0);
@@ -126,8 +116,8 @@ static void run_multiply_them(const struct launch *l)
 {
     int n = SCALAR(int, l, 3);
     size_t count = n > 0 ? smaller((size_t)n, x_threads(l)) : 0;
-    float *dest = buffer(l, 0, count * sizeof *dest);
-    const float *a = buffer(l, 1, count * sizeof *a), *b = buffer(l, 2, count * sizeof *b);
+    float *dest = launch_buffer(l, 0, count * sizeof *dest);
+    const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
     if (!dest || !a || !b)
         return;
     for (size_t i = 0; i < count; i++)
@@ -140,7 +130,7 @@ static void run_multiply_them(const struct launch *l)
     static void scale_##suffix(const struct launch *l, int x_at, T a, size_t n) \
     {                                                                            \
         size_t count = smaller(n, x_threads(l));                                 \
-        T *x = buffer(l, x_at, count * sizeof *x);                               \
+        T *x = launch_buffer(l, x_at, count * sizeof *x);                        \
         for (size_t r = 0; x && r < repeats(l); r++)                            \
             for (size_t i = 0; i < count; i++)                                   \
                 x[i] *= a;                                                       \
@@ -148,7 +138,7 @@ static void run_multiply_them(const struct launch *l)
     static void axpb_##suffix(const struct launch *l, T a, T b, size_t n)       \
     {                                                                            \
         size_t count = smaller(n, x_threads(l));                                 \
-        T *x = buffer(l, 0, count * sizeof *x);                                  \
+        T *x = launch_buffer(l, 0, count * sizeof *x);                           \
         for (size_t r = 0; x && r < repeats(l); r++)                            \
             for (size_t i = 0; i < count; i++)                                   \
                 x[i] = a * x[i] + b;                                             \
@@ -189,6 +179,10 @@ static void run_axpb_d(const struct launch *l)
     axpb_d(l, SCALAR(double, l, 1), SCALAR(double, l, 2), SCALAR(size_t, l, 3));
 }
 
+/* What the "record" kernel received: each parameter's bytes in turn. */
+static unsigned char recorded[4096];
+static size_t recorded_bytes;
+
 /* big_shared.c's block_sum(const float *x, float *sums, unsigned int per_block):
  * block b copies x[b * per_block, (b + 1) * per_block) to dynamic shared
  * memory, then adds the upper half onto the lower half (for n elements:
@@ -204,8 +198,8 @@ static void run_block_sum(const struct launch *l)
         kernel_fault();
         return;
     }
-    const float *x = buffer(l, 0, blocks * per_block * sizeof *x);
-    float *sums = buffer(l, 1, blocks * sizeof *sums);
+    const float *x = launch_buffer(l, 0, blocks * per_block * sizeof *x);
+    float *sums = launch_buffer(l, 1, blocks * sizeof *sums);
     float *stage = malloc((per_block ? per_block : 1) * sizeof *stage);
     for (size_t b = 0; x && sums && stage && b < blocks; b++) {
         memcpy(stage, x + b * per_block, per_block * sizeof *stage);
@@ -216,10 +210,6 @@ static void run_block_sum(const struct launch *l)
     }
     free(stage);
 }
-
-/* What the "record" kernel received: each parameter's bytes in turn. */
-static unsigned char recorded[4096];
-static size_t recorded_bytes;
 
 /* record(...): copies the bytes of every parameter, as its PTX declares
  * them, for tests of argument packing. */
@@ -233,6 +223,36 @@ static void run_record(const struct launch *l)
         memcpy(recorded + recorded_bytes, l->params[i], n);
         recorded_bytes += n;
     }
+}
+
+/* cluster_rank(unsigned int *out): every block writes its rank in its
+ * cluster, %cluster_ctarank, to out[its linear block index]: x fastest,
+ * within the cluster as within the grid. */
+static void run_cluster_rank(const struct launch *l)
+{
+    const unsigned int *g = l->grid, *c = l->cluster;
+    size_t blocks = (size_t)g[0] * g[1] * g[2];
+    unsigned int *out = launch_buffer(l, 0, blocks * sizeof *out);
+    for (size_t b = 0; out && b < blocks; b++) {
+        unsigned int x = (unsigned int)(b % g[0]), y = (unsigned int)(b / g[0] % g[1]),
+                     z = (unsigned int)(b / g[0] / g[1]);
+        out[b] = x % c[0] + y % c[1] * c[0] + z % c[2] * c[0] * c[1];
+    }
+}
+
+/* coop_shift(int *a, int *b, int n), a grid-stride kernel with one grid
+ * sync: a[i] = 3 * i for every i < n; this_grid().sync(); b[i] =
+ * a[(i + 1) % n].  Only a cooperative launch may run it (the host table
+ * says so): on a GPU the sync would otherwise hang or race. */
+static void run_coop_shift(const struct launch *l)
+{
+    int n = SCALAR(int, l, 2);
+    size_t count = n > 0 ? (size_t)n : 0;
+    int *a = launch_buffer(l, 0, count * sizeof *a), *b = launch_buffer(l, 1, count * sizeof *b);
+    for (size_t i = 0; a && b && i < count; i++)
+        a[i] = 3 * (int)i;
+    for (size_t i = 0; a && b && i < count; i++)
+        b[i] = a[(i + 1) % count];
 }
 
 size_t mock_recorded(void *buf, size_t cap)
@@ -252,23 +272,30 @@ static const struct host_version {
     host_kernel run;
     int n_params;
     size_t sizes[MAX_HOST_PARAMS];
+    int cooperative; /* it synchronises the grid: only a cooperative launch may run it */
 } host_kernels[] = {
-    {"saxpy", run_saxpy, 5, {4, 8, 8, 8, 8}},
-    {"saxpy_naive", run_saxpy_naive, 5, {4, 8, 8, 8, 8}},
-    {"testkernel", run_testkernel, 6, {4, 8, 4, 8, 4, 8}},
-    {"multiply_them", run_multiply_them, 4, {8, 8, 8, 4}},
-    {"scale", run_scale_axn_f, 3, {4, 8, 8}},                  /* README: scale(float a, float *x, size_t n) */
-    {"_Z5scaleIfEvT_PS0_m", run_scale_axn_f, 3, {4, 8, 8}},    /* scale<float>(T a, T *x, size_t n) */
-    {"_Z5scaleIdEvT_PS0_m", run_scale_axn_d, 3, {8, 8, 8}},    /* scale<double>(T a, T *x, size_t n) */
-    {"_Z5scaleIfEvPT_S0_m", run_scale_xan_f, 3, {8, 4, 8}},    /* scale<float>(T *x, T a, size_t n) */
-    {"_Z5scaleIdEvPT_S0_m", run_scale_xan_d, 3, {8, 8, 8}},    /* scale<double>(T *x, T a, size_t n) */
-    {"_Z4axpbIfEvPT_S0_S0_m", run_axpb_f, 4, {8, 4, 4, 8}},    /* axpb<float>(T *x, T a, T b, size_t n) */
-    {"_Z4axpbIdEvPT_S0_S0_m", run_axpb_d, 4, {8, 8, 8, 8}},    /* axpb<double>(T *x, T a, T b, size_t n) */
-    {"block_sum", run_block_sum, 3, {8, 8, 4}},                /* big_shared.c */
-    {"five", run_nothing, 5, {4, 8, 8, 8, 8}},                 /* bench.c's five(float, 3 pointers, size_t) {} */
-    {"empty", run_nothing, ANY_PARAMS, {0}},
-    {"fault", run_fault, ANY_PARAMS, {0}},                     /* an illegal address, sticky */
-    {"record", run_record, ANY_PARAMS, {0}},
+    {"saxpy", run_saxpy, 5, {4, 8, 8, 8, 8}, 0},
+    {"saxpy_naive", run_saxpy_naive, 5, {4, 8, 8, 8, 8}, 0},
+    {"testkernel", run_testkernel, 6, {4, 8, 4, 8, 4, 8}, 0},
+    {"multiply_them", run_multiply_them, 4, {8, 8, 8, 4}, 0},
+    {"scale", run_scale_axn_f, 3, {4, 8, 8}, 0},                  /* README: scale(float a, float *x, size_t n) */
+    {"_Z5scaleIfEvT_PS0_m", run_scale_axn_f, 3, {4, 8, 8}, 0},    /* scale<float>(T a, T *x, size_t n) */
+    {"_Z5scaleIdEvT_PS0_m", run_scale_axn_d, 3, {8, 8, 8}, 0},    /* scale<double>(T a, T *x, size_t n) */
+    {"_Z5scaleIfEvPT_S0_m", run_scale_xan_f, 3, {8, 4, 8}, 0},    /* scale<float>(T *x, T a, size_t n) */
+    {"_Z5scaleIdEvPT_S0_m", run_scale_xan_d, 3, {8, 8, 8}, 0},    /* scale<double>(T *x, T a, size_t n) */
+    {"_Z4axpbIfEvPT_S0_S0_m", run_axpb_f, 4, {8, 4, 4, 8}, 0},    /* axpb<float>(T *x, T a, T b, size_t n) */
+    {"_Z4axpbIdEvPT_S0_S0_m", run_axpb_d, 4, {8, 8, 8, 8}, 0},    /* axpb<double>(T *x, T a, T b, size_t n) */
+    {"block_sum", run_block_sum, 3, {8, 8, 4}, 0},                /* big_shared.c */
+    {"five", run_nothing, 5, {4, 8, 8, 8, 8}, 0},                 /* bench.c's five(float, 3 pointers, size_t) {} */
+    {"empty", run_nothing, ANY_PARAMS, {0}, 0},
+    {"fault", run_fault, ANY_PARAMS, {0}, 0},                     /* an illegal address, sticky */
+    {"record", run_record, ANY_PARAMS, {0}, 0},
+    {"transformKernel", run_transform_kernel, 5, {8, 8, 4, 4, 4}, 0}, /* examples/texture.c */
+    {"tex2d_read", run_tex2d_read, 4, {8, 8, 8, 4}, 0},
+    {"tex1d_fetch", run_tex1d_fetch, 3, {8, 8, 4}, 0},
+    {"surf2d_scale", run_surf2d_scale, 4, {8, 4, 4, 4}, 0},
+    {"cluster_rank", run_cluster_rank, 1, {8}, 0},
+    {"coop_shift", run_coop_shift, 3, {8, 8, 4}, 1},
 };
 
 /* The host version of fn if the mock has one that reads what fn's PTX
@@ -303,55 +330,195 @@ static cu_result cannot_emulate(struct CUfunc_st *fn)
     return CU_ERR_NOT_SUPPORTED;
 }
 
-static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                        unsigned int by, unsigned int bz, unsigned int shared, cu_stream s, void **params,
-                        void **extra)
+/* A launch as submitted, before it runs or is recorded. */
+struct request {
+    cu_function fn;
+    unsigned int grid[3], block[3], cluster[3], shared;
+    int cooperative;
+    void **params, **extra;
+    struct CUctx_st *in; /* the context of the stream it runs on; NULL: the current one */
+};
+
+/* Blocks of block_size threads that fit on one multiprocessor (below). */
+static int blocks_per_sm(const struct CUfunc_st *f, int block_size, size_t shared);
+
+/* Clusters as the driver checks them: compute capability 9.0+, each
+ * dimension dividing the grid, at most 8 blocks (16 with the kernel's
+ * non-portable attribute). */
+static cu_result check_cluster(const struct CUfunc_st *f, const struct request *rq, int device)
+{
+    const unsigned int *c = rq->cluster;
+    if (c[0] == 1 && c[1] == 1 && c[2] == 1)
+        return CU_OK;
+    if (mock.devices[device].cc < 90)
+        return CU_ERR_NOT_SUPPORTED;
+    pthread_mutex_lock(&mock.lock);
+    int limit = f->attributes[14] ? MOCK_MAX_CLUSTER : MOCK_PORTABLE_CLUSTER; /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+    pthread_mutex_unlock(&mock.lock);
+    for (int d = 0; d < 3; d++)
+        if (!c[d] || rq->grid[d] % c[d])
+            return MOCK_ERR_INVALID_CLUSTER_SIZE;
+    return (unsigned long long)c[0] * c[1] * c[2] > (unsigned long long)limit ? MOCK_ERR_INVALID_CLUSTER_SIZE : CU_OK;
+}
+
+/* Every check of a launch, as the driver makes them; the function and its
+ * host version on success. */
+static cu_result validate(const struct request *rq, struct CUfunc_st **fn_out, const struct host_version **k_out)
 {
     struct CUctx_st *ctx;
     cu_result r = ctx_need_current(&ctx);
     if (r)
         return r;
-    struct CUfunc_st *f = function_live(fn);
+    struct CUfunc_st *f = function_live(rq->fn);
     if (!f)
         return CU_ERR_INVALID_HANDLE;
     /* as the real driver: the kernel must belong to the context of the
      * stream it is launched on (the current one for the NULL stream) */
-    struct CUctx_st *stream_ctx;
-    r = stream_context(s, &stream_ctx);
-    if (r)
-        return r;
     pthread_mutex_lock(&mock.lock);
-    int other_context = function_context_locked(f) != stream_ctx;
+    int other_context = function_context_locked(f) != (rq->in ? rq->in : ctx);
     unsigned int max_threads = (unsigned int)f->attributes[0], max_shared = (unsigned int)f->attributes[8];
     pthread_mutex_unlock(&mock.lock);
     if (other_context)
         return CU_ERR_INVALID_HANDLE; /* loaded in another context */
     if (mock.sticky_error)
         return mock.sticky_error;
-    if (!gx || !gy || !gz || !bx || !by || !bz || bx > MOCK_MAX_BLOCK_X || by > MOCK_MAX_BLOCK_Y ||
-        bz > MOCK_MAX_BLOCK_Z || (unsigned long long)bx * by * bz > max_threads || gx > MOCK_MAX_GRID_X ||
-        gy > MOCK_MAX_GRID_Y || gz > MOCK_MAX_GRID_Z || shared > max_shared)
+    const unsigned int *g = rq->grid, *b = rq->block;
+    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
+    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2] || b[0] > MOCK_MAX_BLOCK_X || b[1] > MOCK_MAX_BLOCK_Y ||
+        b[2] > MOCK_MAX_BLOCK_Z || threads > max_threads || g[0] > MOCK_MAX_GRID_X || g[1] > MOCK_MAX_GRID_Y ||
+        g[2] > MOCK_MAX_GRID_Z || rq->shared > max_shared)
         return CU_ERR_INVALID_VALUE;
-    if ((params && extra) || (!params && !extra && f->n_params > 0))
+    if ((rq->params && rq->extra) || (!rq->params && !rq->extra && f->n_params > 0))
         return CU_ERR_INVALID_VALUE;
+    if ((r = check_cluster(f, rq, ctx->device)) != CU_OK)
+        return r;
+    if (rq->cooperative && (unsigned long long)g[0] * g[1] * g[2] >
+                               (unsigned long long)blocks_per_sm(f, (int)threads, rq->shared) *
+                                   (unsigned long long)mock_multiprocessors(ctx->device))
+        return CU_ERR_COOPERATIVE_LAUNCH_TOO_LARGE;
     const struct host_version *k = host_version_of(f);
-    if (!k || extra || (!params && k->n_params > 0))
+    if (!k || rq->extra || (!rq->params && k->n_params > 0))
         return cannot_emulate(f); /* extra: packed parameters are not emulated */
-    struct launch l = {f, params, {gx, gy, gz}, {bx, by, bz}, shared};
-    k->run(&l);
+    if (k->cooperative && !rq->cooperative)
+        return mock_refuse("kernel '%s' without a cooperative launch (its grid sync would hang or race on a GPU)",
+                           f->name);
+    *fn_out = f;
+    *k_out = k;
     return CU_OK;
+}
+
+static void run(const struct CUfunc_st *f, const struct host_version *k, const struct request *rq)
+{
+    struct launch l = {f, rq->params, {rq->grid[0], rq->grid[1], rq->grid[2]},
+                       {rq->block[0], rq->block[1], rq->block[2]},
+                       {rq->cluster[0], rq->cluster[1], rq->cluster[2]}, rq->cooperative, rq->shared};
+    k->run(&l);
+}
+
+/* The launch as a graph records it, with the parameter sizes its PTX (or,
+ * for a real CUBIN, the host version) gives. */
+static cu_result record(const struct CUfunc_st *f, const struct host_version *k, const struct request *rq,
+                        cu_stream s)
+{
+    struct mock_op op = {.kind = OP_KERNEL};
+    op.kernel.fn = f;
+    memcpy(op.kernel.grid, rq->grid, sizeof rq->grid);
+    memcpy(op.kernel.block, rq->block, sizeof rq->block);
+    memcpy(op.kernel.cluster, rq->cluster, sizeof rq->cluster);
+    op.kernel.shared = rq->shared;
+    op.kernel.cooperative = rq->cooperative;
+    op.kernel.params = rq->params;
+    if (f->n_params >= 0) {
+        op.kernel.n_params = f->n_params;
+        memcpy(op.kernel.param_size, f->param_size, sizeof f->param_size);
+    } else if (k->n_params != ANY_PARAMS) {
+        op.kernel.n_params = k->n_params;
+        memcpy(op.kernel.param_size, k->sizes, sizeof k->sizes);
+    } else {
+        return mock_refuse("a captured launch of '%s', whose parameters are unknown", f->name);
+    }
+    int captured = 0;
+    return capture_record(s, &op, &captured);
+}
+
+/* Runs the launch now, or records it when `s` captures. */
+static cu_result submit(struct request *rq, cu_stream s)
+{
+    cu_result r = stream_context(s, &rq->in);
+    if (r)
+        return r;
+    struct CUfunc_st *f = NULL;
+    const struct host_version *k = NULL;
+    if ((r = validate(rq, &f, &k)) != CU_OK)
+        return r;
+    if (stream_capturing(s))
+        return record(f, k, rq, s);
+    run(f, k, rq);
+    return CU_OK;
+}
+
+cu_result kernel_replay(const struct mock_op *op)
+{
+    struct request rq = {(cu_function)op->kernel.fn, {0}, {0}, {0}, op->kernel.shared, op->kernel.cooperative,
+                         (void **)op->kernel.params, NULL, NULL};
+    memcpy(rq.grid, op->kernel.grid, sizeof rq.grid);
+    memcpy(rq.block, op->kernel.block, sizeof rq.block);
+    memcpy(rq.cluster, op->kernel.cluster, sizeof rq.cluster);
+    struct CUfunc_st *f = NULL;
+    const struct host_version *k = NULL;
+    cu_result r = validate(&rq, &f, &k);
+    if (!r)
+        run(f, k, &rq);
+    return r;
+}
+
+static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                        unsigned int by, unsigned int bz, unsigned int shared, cu_stream s, void **params,
+                        void **extra, int cooperative)
+{
+    struct request rq = {fn, {gx, gy, gz}, {bx, by, bz}, {1, 1, 1}, shared, cooperative, params, extra, NULL};
+    return submit(&rq, s);
 }
 
 #define LAUNCH_PARAMS                                                                                     \
     (cu_function fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, \
      unsigned int bz, unsigned int shared, cu_stream s, void **params, void **extra)
 TWO_FLAVOURS(cuLaunchKernel, cuLaunchKernel_ptsz, LAUNCH_PARAMS,
-             launch(fn, gx, gy, gz, bx, by, bz, shared, s, params, extra))
+             launch(fn, gx, gy, gz, bx, by, bz, shared, s, params, extra, 0))
 
-/* Launch attributes (clusters, cooperative launches ...) are not emulated. */
+#define COOPERATIVE_PARAMS                                                                                \
+    (cu_function fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, \
+     unsigned int bz, unsigned int shared, cu_stream s, void **params)
+TWO_FLAVOURS(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz, COOPERATIVE_PARAMS,
+             launch(fn, gx, gy, gz, bx, by, bz, shared, s, params, NULL, 1))
+
+/* Launch attributes: cooperative, cluster dimension and priority (which
+ * changes nothing when work runs at submission); others are refused. */
+static cu_result launch_ex(const cu_launch_config *c, cu_function fn, void **params, void **extra)
+{
+    if (!c || (c->numAttrs && !c->attrs))
+        return CU_ERR_INVALID_VALUE;
+    struct request rq = {fn, {c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ},
+                         {1, 1, 1}, c->sharedMemBytes, 0, params, extra, NULL};
+    for (unsigned int i = 0; i < c->numAttrs; i++) {
+        const cu_launch_attribute *a = &c->attrs[i];
+        switch (a->id) {
+        case CU_LAUNCH_ATTR_COOPERATIVE: rq.cooperative = a->value.cooperative != 0; break;
+        case CU_LAUNCH_ATTR_CLUSTER_DIMENSION:
+            rq.cluster[0] = a->value.clusterDim.x;
+            rq.cluster[1] = a->value.clusterDim.y;
+            rq.cluster[2] = a->value.clusterDim.z;
+            break;
+        case CU_LAUNCH_ATTR_PRIORITY: break;
+        default: return mock_refuse("launch attribute %u", a->id);
+        }
+    }
+    return submit(&rq, c->hStream);
+}
+
 TWO_FLAVOURS(cuLaunchKernelEx, cuLaunchKernelEx_ptsz,
-             (const struct CUlaunchConfig_st *config, cu_function fn, void **params, void **extra),
-             ((void)config, (void)fn, (void)params, (void)extra, CU_ERR_NOT_SUPPORTED))
+             (const cu_launch_config *config, cu_function fn, void **params, void **extra),
+             launch_ex(config, fn, params, extra))
 
 /* ---------------------------------------------------------------- occupancy */
 

@@ -1,7 +1,14 @@
 /*
- * mock_memory.c - device and pinned host memory (kept in host memory, at
- * the addresses handed out: one unified address space), copies, memsets,
- * pointer attributes, and the count of copies between devices.
+ * mock_memory.c - device, pinned host and managed memory (kept in host
+ * memory, at the addresses handed out: one unified address space),
+ * copies, memsets, managed-memory prefetch and advice, pointer
+ * attributes, and the count of copies between devices.
+ *
+ * Device memory is charged to its device (MOCK_CUDA_MEM_LIMIT); managed
+ * memory lives on the host and is charged to none; pool memory is charged
+ * through its pool (mock_pool.c).  Prefetch and advice move nothing, but
+ * are checked as a driver checks them (managed memory only, a valid
+ * location) and the last prefetch's location is kept for tests.
  */
 #include "config.h"
 
@@ -10,12 +17,13 @@
 
 #include "mock.h"
 
-enum { DEVICE_MEMORY, HOST_MEMORY };
+#define NOT_PREFETCHED (-2)
 
 struct allocation {
     void *host;
     size_t bytes;
     int kind;
+    int prefetched;       /* managed: last prefetch location (-1 host), or NOT_PREFETCHED */
     struct CUctx_st *ctx; /* current when it was made; it goes with it */
     struct allocation *next;
 };
@@ -42,7 +50,24 @@ void *memory_range(cu_deviceptr ptr, size_t bytes)
     return a ? (void *)(uintptr_t)ptr : NULL;
 }
 
-static cu_result allocate(void **out, size_t bytes, int kind)
+cu_result memory_charge(int device, size_t bytes)
+{
+    pthread_mutex_lock(&mock.lock);
+    int fits = bytes <= mock.mem_limit - used[device];
+    if (fits)
+        used[device] += bytes;
+    pthread_mutex_unlock(&mock.lock);
+    return fits ? CU_OK : CU_ERR_OUT_OF_MEMORY;
+}
+
+void memory_refund(int device, size_t bytes)
+{
+    pthread_mutex_lock(&mock.lock);
+    used[device] -= bytes;
+    pthread_mutex_unlock(&mock.lock);
+}
+
+cu_result memory_allocate(void **out, size_t bytes, int kind)
 {
     struct CUctx_st *ctx;
     cu_result r = ctx_need_current(&ctx);
@@ -50,31 +75,27 @@ static cu_result allocate(void **out, size_t bytes, int kind)
         return r;
     if (!out || bytes == 0)
         return CU_ERR_INVALID_VALUE;
-    if (kind == DEVICE_MEMORY) {
-        pthread_mutex_lock(&mock.lock);
-        int fits = bytes <= mock.mem_limit - used[ctx->device];
-        pthread_mutex_unlock(&mock.lock);
-        if (!fits)
-            return CU_ERR_OUT_OF_MEMORY;
-    }
+    if (kind == DEVICE_MEMORY && (r = memory_charge(ctx->device, bytes)) != CU_OK)
+        return r;
     struct allocation *a = calloc(1, sizeof *a);
     void *host = malloc(bytes);
     if (!a || !host) {
         free(a);
         free(host);
+        if (kind == DEVICE_MEMORY)
+            memory_refund(ctx->device, bytes);
         return CU_ERR_OUT_OF_MEMORY;
     }
-    if (kind == DEVICE_MEMORY)
+    if (kind != HOST_MEMORY)
         memset(host, 0xA5, bytes); /* device memory is not zeroed */
     a->host = host;
     a->bytes = bytes;
     a->kind = kind;
+    a->prefetched = NOT_PREFETCHED;
     a->ctx = ctx;
     pthread_mutex_lock(&mock.lock);
     a->next = allocations;
     allocations = a;
-    if (kind == DEVICE_MEMORY)
-        used[ctx->device] += bytes;
     pthread_mutex_unlock(&mock.lock);
     *out = host;
     return CU_OK;
@@ -87,18 +108,23 @@ static void unlink_locked(struct allocation **link)
     *link = a->next;
     if (a->kind == DEVICE_MEMORY)
         used[a->ctx->device] -= a->bytes;
+    if (a->kind == POOL_MEMORY)
+        pool_forget(a->ctx->device, a->bytes);
     free(a->host);
     free(a);
 }
 
-/* Frees the allocation of this kind that starts at ptr. */
-static cu_result release(uintptr_t ptr, int kind)
+cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device)
 {
     NEED_CONTEXT();
     cu_result r = CU_ERR_INVALID_VALUE;
     pthread_mutex_lock(&mock.lock);
     for (struct allocation **link = &allocations; *link; link = &(*link)->next)
         if ((uintptr_t)(*link)->host == ptr && (*link)->kind == kind) {
+            if (bytes)
+                *bytes = (*link)->bytes;
+            if (device)
+                *device = (*link)->ctx->device;
             unlink_locked(link);
             r = CU_OK;
             break;
@@ -122,8 +148,10 @@ void memory_release_context(const struct CUctx_st *ctx)
 cu_result cuMemAlloc_v2(cu_deviceptr *ptr, size_t bytes)
 {
     ENTER("cuMemAlloc_v2");
+    cu_result r = capture_forbids();
     void *host = NULL;
-    cu_result r = allocate(&host, bytes, DEVICE_MEMORY);
+    if (r == CU_OK)
+        r = memory_allocate(&host, bytes, DEVICE_MEMORY);
     if (r == CU_OK)
         *ptr = (cu_deviceptr)(uintptr_t)host;
     return r;
@@ -132,7 +160,9 @@ cu_result cuMemAlloc_v2(cu_deviceptr *ptr, size_t bytes)
 cu_result cuMemFree_v2(cu_deviceptr ptr)
 {
     ENTER("cuMemFree_v2");
-    return release((uintptr_t)ptr, DEVICE_MEMORY);
+    /* cuMemFree takes device and managed memory alike */
+    cu_result r = memory_release((uintptr_t)ptr, DEVICE_MEMORY, NULL, NULL);
+    return r == CU_ERR_INVALID_VALUE ? memory_release((uintptr_t)ptr, MANAGED_MEMORY, NULL, NULL) : r;
 }
 
 /* CU_MEMHOSTALLOC_PORTABLE, _DEVICEMAP, _WRITECOMBINED */
@@ -143,13 +173,26 @@ cu_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
     ENTER("cuMemHostAlloc");
     if (flags & ~HOSTALLOC_FLAGS)
         return CU_ERR_INVALID_VALUE;
-    return allocate(ptr, bytes, HOST_MEMORY);
+    return memory_allocate(ptr, bytes, HOST_MEMORY);
 }
 
 cu_result cuMemFreeHost(void *ptr)
 {
     ENTER("cuMemFreeHost");
-    return release((uintptr_t)ptr, HOST_MEMORY);
+    return memory_release((uintptr_t)ptr, HOST_MEMORY, NULL, NULL);
+}
+
+/* CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST, as the driver requires */
+cu_result cuMemAllocManaged(cu_deviceptr *ptr, size_t bytes, unsigned int flags)
+{
+    ENTER("cuMemAllocManaged");
+    if (!ptr || (flags != 1 && flags != 2))
+        return CU_ERR_INVALID_VALUE;
+    void *host = NULL;
+    cu_result r = memory_allocate(&host, bytes, MANAGED_MEMORY);
+    if (r == CU_OK)
+        *ptr = (cu_deviceptr)(uintptr_t)host;
+    return r;
 }
 
 cu_result cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
@@ -170,7 +213,7 @@ cu_result cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
  * host memory.  A copy between the memory of two devices works as with
  * unified addressing; it counts as going through peer access when either
  * side's context has enabled access to the other's. */
-static cu_result copy(uintptr_t dst, int dst_device, uintptr_t src, int src_device, size_t bytes)
+cu_result memory_copy(uintptr_t dst, int dst_device, uintptr_t src, int src_device, size_t bytes)
 {
     NEED_CONTEXT();
     pthread_mutex_lock(&mock.lock);
@@ -186,20 +229,32 @@ static cu_result copy(uintptr_t dst, int dst_device, uintptr_t src, int src_devi
     return CU_OK;
 }
 
+/* A synchronous copy may not run while a capture forbids it. */
+static cu_result copy_now(uintptr_t dst, int dst_device, uintptr_t src, int src_device, size_t bytes)
+{
+    cu_result r = capture_forbids();
+    return r ? r : memory_copy(dst, dst_device, src, src_device, bytes);
+}
+
 static cu_result copy_async(uintptr_t dst, int dst_device, uintptr_t src, int src_device, size_t bytes, cu_stream s)
 {
     cu_result r = stream_usable(s);
-    return r ? r : copy(dst, dst_device, src, src_device, bytes);
+    if (r)
+        return r;
+    struct mock_op op = {.kind = OP_COPY, .copy = {dst, src, dst_device, src_device, bytes}};
+    int recorded = 0;
+    r = capture_record(s, &op, &recorded);
+    return r || recorded ? r : memory_copy(dst, dst_device, src, src_device, bytes);
 }
 
 #define D(p) (uintptr_t)(p), 1
 #define H(p) (uintptr_t)(p), 0
 TWO_FLAVOURS(cuMemcpyHtoD_v2, cuMemcpyHtoD_v2_ptds, (cu_deviceptr dst, const void *src, size_t bytes),
-             copy(D(dst), H(src), bytes))
+             copy_now(D(dst), H(src), bytes))
 TWO_FLAVOURS(cuMemcpyDtoH_v2, cuMemcpyDtoH_v2_ptds, (void *dst, cu_deviceptr src, size_t bytes),
-             copy(H(dst), D(src), bytes))
+             copy_now(H(dst), D(src), bytes))
 TWO_FLAVOURS(cuMemcpyDtoD_v2, cuMemcpyDtoD_v2_ptds, (cu_deviceptr dst, cu_deviceptr src, size_t bytes),
-             copy(D(dst), D(src), bytes))
+             copy_now(D(dst), D(src), bytes))
 TWO_FLAVOURS(cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz,
              (cu_deviceptr dst, const void *src, size_t bytes, cu_stream s), copy_async(D(dst), H(src), bytes, s))
 TWO_FLAVOURS(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz,
@@ -207,7 +262,7 @@ TWO_FLAVOURS(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz,
 TWO_FLAVOURS(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz,
              (cu_deviceptr dst, cu_deviceptr src, size_t bytes, cu_stream s), copy_async(D(dst), D(src), bytes, s))
 
-static cu_result fill(cu_deviceptr dst, unsigned int value, size_t width, size_t count)
+cu_result memory_fill(cu_deviceptr dst, unsigned int value, size_t width, size_t count)
 {
     NEED_CONTEXT();
     unsigned char *p = memory_range(dst, width * count);
@@ -218,39 +273,106 @@ static cu_result fill(cu_deviceptr dst, unsigned int value, size_t width, size_t
     return CU_OK;
 }
 
+static cu_result fill_now(cu_deviceptr dst, unsigned int value, size_t width, size_t count)
+{
+    cu_result r = capture_forbids();
+    return r ? r : memory_fill(dst, value, width, count);
+}
+
 static cu_result fill_async(cu_deviceptr dst, unsigned int value, size_t count, cu_stream s)
 {
     cu_result r = stream_usable(s);
-    return r ? r : fill(dst, value, 4, count);
+    if (r)
+        return r;
+    struct mock_op op = {.kind = OP_FILL, .fill = {dst, value, 4, count}};
+    int recorded = 0;
+    r = capture_record(s, &op, &recorded);
+    return r || recorded ? r : memory_fill(dst, value, 4, count);
 }
 
-TWO_FLAVOURS(cuMemsetD8_v2, cuMemsetD8_v2_ptds, (cu_deviceptr dst, unsigned char v, size_t n), fill(dst, v, 1, n))
-TWO_FLAVOURS(cuMemsetD16_v2, cuMemsetD16_v2_ptds, (cu_deviceptr dst, unsigned short v, size_t n), fill(dst, v, 2, n))
-TWO_FLAVOURS(cuMemsetD32_v2, cuMemsetD32_v2_ptds, (cu_deviceptr dst, unsigned int v, size_t n), fill(dst, v, 4, n))
+TWO_FLAVOURS(cuMemsetD8_v2, cuMemsetD8_v2_ptds, (cu_deviceptr dst, unsigned char v, size_t n), fill_now(dst, v, 1, n))
+TWO_FLAVOURS(cuMemsetD16_v2, cuMemsetD16_v2_ptds, (cu_deviceptr dst, unsigned short v, size_t n), fill_now(dst, v, 2, n))
+TWO_FLAVOURS(cuMemsetD32_v2, cuMemsetD32_v2_ptds, (cu_deviceptr dst, unsigned int v, size_t n), fill_now(dst, v, 4, n))
 TWO_FLAVOURS(cuMemsetD32Async, cuMemsetD32Async_ptsz, (cu_deviceptr dst, unsigned int v, size_t n, cu_stream s),
              fill_async(dst, v, n, s))
 
-/* Hints about managed memory; nothing moves on the host. */
+/* ----------------------------------------------------------- managed memory */
+
+/* -1 (the host) or a device ordinal, from either ABI's way of saying it;
+ * -3 for a location the driver would refuse. */
+#define BAD_LOCATION (-3)
+
+static int location_v1(cu_device dev)
+{
+    return dev == CU_DEVICE_HOST || (dev >= 0 && dev < mock.n_devices) ? dev : BAD_LOCATION;
+}
+
+static int location_v2(cu_mem_location loc)
+{
+    if (loc.type == CU_MEMLOC_HOST)
+        return CU_DEVICE_HOST;
+    if (loc.type == CU_MEMLOC_DEVICE && loc.id >= 0 && loc.id < mock.n_devices)
+        return loc.id;
+    return BAD_LOCATION;
+}
+
+/* The managed allocation holding [ptr, ptr+bytes); lock held. */
+static struct allocation *managed_locked(cu_deviceptr ptr, size_t bytes)
+{
+    struct allocation *a = find_locked(ptr, bytes);
+    return a && a->kind == MANAGED_MEMORY ? a : NULL;
+}
+
+/* Nothing moves on the host; the location is checked and remembered. */
+static cu_result prefetch(cu_deviceptr ptr, size_t bytes, int location, unsigned int flags, cu_stream s)
+{
+    NEED_INIT();
+    cu_result r = stream_usable(s);
+    if (r)
+        return r;
+    if (stream_capturing(s))
+        return mock_refuse("a prefetch in a stream capture");
+    if (location == BAD_LOCATION || flags != 0 || bytes == 0)
+        return CU_ERR_INVALID_VALUE;
+    pthread_mutex_lock(&mock.lock);
+    struct allocation *a = managed_locked(ptr, bytes);
+    if (a)
+        a->prefetched = location;
+    pthread_mutex_unlock(&mock.lock);
+    return a ? CU_OK : CU_ERR_INVALID_VALUE;
+}
+
 TWO_FLAVOURS(cuMemPrefetchAsync, cuMemPrefetchAsync_ptsz,
-             (cu_deviceptr ptr, size_t bytes, cu_device dst, cu_stream s),
-             ((void)ptr, (void)bytes, (void)dst, (void)s, CU_OK))
+             (cu_deviceptr ptr, size_t bytes, cu_device dst, cu_stream s), prefetch(ptr, bytes, location_v1(dst), 0, s))
 TWO_FLAVOURS(cuMemPrefetchAsync_v2, cuMemPrefetchAsync_v2_ptsz,
              (cu_deviceptr ptr, size_t bytes, cu_mem_location loc, unsigned int flags, cu_stream s),
-             ((void)ptr, (void)bytes, (void)loc, (void)flags, (void)s, CU_OK))
+             prefetch(ptr, bytes, location_v2(loc), flags, s))
+
+/* CU_MEM_ADVISE_* 1..6; read-mostly advice ignores the location. */
+static cu_result advise(cu_deviceptr ptr, size_t bytes, cu_enum advice, int location)
+{
+    NEED_INIT();
+    if (advice < 1 || advice > 6 || bytes == 0 || (advice > 2 && location == BAD_LOCATION))
+        return CU_ERR_INVALID_VALUE;
+    pthread_mutex_lock(&mock.lock);
+    int ok = managed_locked(ptr, bytes) != NULL;
+    pthread_mutex_unlock(&mock.lock);
+    return ok ? CU_OK : CU_ERR_INVALID_VALUE;
+}
 
 cu_result cuMemAdvise(cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_device dev)
 {
     ENTER("cuMemAdvise");
-    (void)ptr, (void)bytes, (void)advice, (void)dev;
-    return CU_OK;
+    return advise(ptr, bytes, advice, location_v1(dev));
 }
 
 cu_result cuMemAdvise_v2(cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_mem_location loc)
 {
     ENTER("cuMemAdvise_v2");
-    (void)ptr, (void)bytes, (void)advice, (void)loc;
-    return CU_OK;
+    return advise(ptr, bytes, advice, location_v2(loc));
 }
+
+/* --------------------------------------------------------- pointer queries */
 
 /* CU_POINTER_ATTRIBUTE_* and CU_MEMORYTYPE_* (cuda.h) */
 enum {
@@ -266,39 +388,72 @@ enum {
     MEMORYTYPE_DEVICE = 2
 };
 
-/* Answers for mock allocations, with the types cuda.h documents (memory
- * type and IS_MANAGED as unsigned int); any other pointer or attribute is
- * CUDA_ERROR_INVALID_VALUE. */
-cu_result cuPointerGetAttribute(void *data, cu_enum attribute, cu_deviceptr ptr)
+/* One attribute of an allocation (or of no allocation: found NULL, the
+ * zeros cuPointerGetAttributes gives), with the types cuda.h documents
+ * (memory type and IS_MANAGED as unsigned int).  Managed memory reports
+ * the device memory type, as a driver may. */
+static cu_result attribute(void *data, cu_enum attr, cu_deviceptr ptr, const struct allocation *found)
+{
+    int host = found && found->kind == HOST_MEMORY;
+    switch (attr) {
+    case PTR_CONTEXT: *(cu_context *)data = found ? found->ctx : NULL; break;
+    case PTR_MEMORY_TYPE: *(unsigned int *)data = !found ? 0 : host ? MEMORYTYPE_HOST : MEMORYTYPE_DEVICE; break;
+    case PTR_DEVICE_POINTER: *(cu_deviceptr *)data = found ? ptr : 0; break;
+    case PTR_HOST_POINTER:
+        *(void **)data = host || (found && found->kind == MANAGED_MEMORY) ? (void *)(uintptr_t)ptr : NULL;
+        break;
+    case PTR_IS_MANAGED: *(unsigned int *)data = found && found->kind == MANAGED_MEMORY; break;
+    case PTR_DEVICE_ORDINAL: *(int *)data = found ? found->ctx->device : -2; break;
+    case PTR_RANGE_START_ADDR: *(cu_deviceptr *)data = found ? (cu_deviceptr)(uintptr_t)found->host : 0; break;
+    case PTR_RANGE_SIZE: *(size_t *)data = found ? found->bytes : 0; break;
+    default: return CU_ERR_INVALID_VALUE;
+    }
+    return CU_OK;
+}
+
+/* A copy of the allocation holding ptr; 0 if none. */
+static int lookup(cu_deviceptr ptr, struct allocation *copy)
+{
+    pthread_mutex_lock(&mock.lock);
+    const struct allocation *a = find_locked(ptr, 0);
+    if (a)
+        *copy = *a;
+    pthread_mutex_unlock(&mock.lock);
+    return a != NULL;
+}
+
+/* Answers for mock allocations; any other pointer (and a host pointer of
+ * device memory) is CUDA_ERROR_INVALID_VALUE, as the driver answers. */
+cu_result cuPointerGetAttribute(void *data, cu_enum attr, cu_deviceptr ptr)
 {
     ENTER("cuPointerGetAttribute");
     NEED_INIT();
     if (!data)
         return CU_ERR_INVALID_VALUE;
-    if (attribute == PTR_DEVICE_POINTER)
+    if (attr == PTR_DEVICE_POINTER)
         NEED_CONTEXT();
-    pthread_mutex_lock(&mock.lock);
-    const struct allocation *a = find_locked(ptr, 0);
-    struct allocation found = a ? *a : (struct allocation){0};
-    pthread_mutex_unlock(&mock.lock);
-    if (!a)
+    struct allocation found;
+    if (!lookup(ptr, &found))
         return CU_ERR_INVALID_VALUE;
-    switch (attribute) {
-    case PTR_CONTEXT: *(cu_context *)data = found.ctx; break;
-    case PTR_MEMORY_TYPE:
-        *(unsigned int *)data = found.kind == DEVICE_MEMORY ? MEMORYTYPE_DEVICE : MEMORYTYPE_HOST;
-        break;
-    case PTR_DEVICE_POINTER: *(cu_deviceptr *)data = ptr; break;
-    case PTR_HOST_POINTER:
-        if (found.kind != HOST_MEMORY)
-            return CU_ERR_INVALID_VALUE; /* device memory has no host address */
-        *(void **)data = (void *)(uintptr_t)ptr;
-        break;
-    case PTR_IS_MANAGED: *(unsigned int *)data = 0; break;
-    case PTR_DEVICE_ORDINAL: *(int *)data = found.ctx->device; break;
-    case PTR_RANGE_START_ADDR: *(cu_deviceptr *)data = (cu_deviceptr)(uintptr_t)found.host; break;
-    case PTR_RANGE_SIZE: *(size_t *)data = found.bytes; break;
-    default: return CU_ERR_INVALID_VALUE;
+    if (attr == PTR_HOST_POINTER && found.kind != HOST_MEMORY && found.kind != MANAGED_MEMORY)
+        return CU_ERR_INVALID_VALUE; /* device memory has no host address */
+    return attribute(data, attr, ptr, &found);
+}
+
+/* Many attributes at once; memory the mock does not know gets zeros (and
+ * device ordinal -2), not an error, as the driver documents. */
+cu_result cuPointerGetAttributes(unsigned int count, cu_enum *attrs, void **data, cu_deviceptr ptr)
+{
+    ENTER("cuPointerGetAttributes");
+    NEED_INIT();
+    if (!attrs || !data)
+        return CU_ERR_INVALID_VALUE;
+    struct allocation found;
+    int known = lookup(ptr, &found);
+    for (unsigned int i = 0; i < count; i++) {
+        cu_result r = data[i] ? attribute(data[i], attrs[i], ptr, known ? &found : NULL) : CU_ERR_INVALID_VALUE;
+        if (r)
+            return r;
     }
     return CU_OK;
 }
@@ -321,4 +476,16 @@ long mock_cross_device_copies(int through_peer)
     long n = cross_device_copies[through_peer != 0];
     pthread_mutex_unlock(&mock.lock);
     return n;
+}
+
+/* The last prefetch location of the managed allocation holding ptr: a
+ * device ordinal, -1 for the host, -2 if never prefetched, -3 if ptr is
+ * not managed memory. */
+int mock_managed_location(uintptr_t ptr)
+{
+    pthread_mutex_lock(&mock.lock);
+    const struct allocation *a = managed_locked(ptr, 0);
+    int where = a ? a->prefetched : BAD_LOCATION;
+    pthread_mutex_unlock(&mock.lock);
+    return where;
 }

@@ -1,8 +1,9 @@
 /*
  * mock_stream.c - streams and events.  Work runs when it is submitted, so
- * a stream is always idle; events keep the host time they were recorded
- * at.  Both belong to the context current when they were made and are
- * known by handle lookup, so a stale handle is refused, never read.
+ * a stream is always idle (unless it captures: mock_graph.c); events keep
+ * the host time they were recorded at.  Both belong to the context current
+ * when they were made and are known by handle lookup, so a stale handle is
+ * refused, never read.
  */
 #include "config.h"
 
@@ -67,6 +68,17 @@ cu_result stream_usable(cu_stream s)
     struct CUctx_st *owner;
     return stream_context(s, &owner);
 }
+
+static cu_result stream_get_ctx(cu_stream s, cu_context *ctx)
+{
+    struct CUctx_st *owner;
+    cu_result r = stream_context(s, &owner);
+    if (r == CU_OK)
+        *ctx = owner;
+    return r;
+}
+
+TWO_FLAVOURS(cuStreamGetCtx, cuStreamGetCtx_ptsz, (cu_stream s, cu_context *ctx), stream_get_ctx(s, ctx))
 
 void streams_release_context(const struct CUctx_st *ctx)
 {
@@ -144,11 +156,17 @@ cu_result cuStreamDestroy_v2(cu_stream s)
     return r;
 }
 
-/* Everything submitted has run: what is left to report is a fault. */
+/* Everything submitted has run: what is left to report is a fault.  A
+ * synchronisation is when memory pools give memory back. */
 static cu_result stream_wait(cu_stream s)
 {
     cu_result r = stream_usable(s);
-    return r ? r : mock.sticky_error;
+    if (!r)
+        r = capture_blocks_wait(s);
+    if (r)
+        return r;
+    pools_settle();
+    return mock.sticky_error;
 }
 
 static cu_result stream_wait_event(cu_stream s, cu_event e, unsigned int flags)
@@ -156,6 +174,8 @@ static cu_result stream_wait_event(cu_stream s, cu_event e, unsigned int flags)
     cu_result r = stream_usable(s);
     if (r)
         return r;
+    if (stream_capturing(s))
+        return mock_refuse("an event wait in a stream capture");
     pthread_mutex_lock(&mock.lock);
     int ok = event_live_locked(e) != NULL;
     pthread_mutex_unlock(&mock.lock);
@@ -168,35 +188,6 @@ TWO_FLAVOURS(cuStreamSynchronize, cuStreamSynchronize_ptsz, (cu_stream s), strea
 TWO_FLAVOURS(cuStreamQuery, cuStreamQuery_ptsz, (cu_stream s), stream_wait(s))
 TWO_FLAVOURS(cuStreamWaitEvent, cuStreamWaitEvent_ptsz, (cu_stream s, cu_event e, unsigned int f),
              stream_wait_event(s, e, f))
-
-static cu_result stream_get_ctx(cu_stream s, cu_context *ctx)
-{
-    struct CUctx_st *owner;
-    cu_result r = stream_context(s, &owner);
-    if (r == CU_OK)
-        *ctx = owner;
-    return r;
-}
-
-TWO_FLAVOURS(cuStreamGetCtx, cuStreamGetCtx_ptsz, (cu_stream s, cu_context *ctx), stream_get_ctx(s, ctx))
-
-/* No stream is ever capturing (the mock has no graphs). */
-static cu_result capture_info(cu_stream s, cu_enum *status)
-{
-    cu_result r = stream_usable(s);
-    if (r == CU_OK)
-        *status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
-    return r;
-}
-
-TWO_FLAVOURS(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo_v2_ptsz,
-             (cu_stream s, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps,
-              size_t *num_deps),
-             ((void)id, (void)graph, (void)deps, (void)num_deps, capture_info(s, status)))
-TWO_FLAVOURS(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz,
-             (cu_stream s, cu_enum *status, cu_uint64 *id, cu_graph *graph, const cu_graph_node **deps,
-              const struct CUgraphEdgeData_st **edges, size_t *num_deps),
-             ((void)id, (void)graph, (void)deps, (void)edges, (void)num_deps, capture_info(s, status)))
 
 /* ------------------------------------------------------------------- events */
 
@@ -240,6 +231,8 @@ static cu_result record(cu_event e, cu_stream s)
     cu_result r = stream_context(s, &owner);
     if (r)
         return r;
+    if (stream_capturing(s))
+        return mock_refuse("an event record in a stream capture");
     double t = now_ms();
     pthread_mutex_lock(&mock.lock);
     struct CUevent_st *x = event_live_locked(e);
@@ -261,6 +254,8 @@ static cu_result event_wait(cu_event e)
     pthread_mutex_lock(&mock.lock);
     int ok = event_live_locked(e) != NULL;
     pthread_mutex_unlock(&mock.lock);
+    if (ok)
+        pools_settle();
     return ok ? mock.sticky_error : CU_ERR_INVALID_HANDLE;
 }
 

@@ -7,7 +7,8 @@
  *
  * Parameters are passed as NVRTC 13.0 passes them (checked with it):
  * float .f32, double .f64, bool and char types .u8, short .u16, int and
- * unsigned .u32, long / long long / size_t .u64, any pointer .u64, and a
+ * unsigned .u32, long / long long / size_t / texture and surface objects
+ * .u64, any pointer .u64, and a
  * struct, a vector type (float4 ...) or __half as ".align A .b8 [SIZE]"
  * with C layout.  A kernel the mock cannot describe exactly (a template, a
  * C++ name, a type it does not know, a macro in the signature) is refused.
@@ -185,6 +186,8 @@ static const struct {
     {"int8_t", ".u8", 1},   {"uint8_t", ".u8", 1},    {"int16_t", ".u16", 2},  {"uint16_t", ".u16", 2},
     {"int32_t", ".u32", 4}, {"uint32_t", ".u32", 4},  {"int64_t", ".u64", 8},  {"uint64_t", ".u64", 8},
     {"size_t", ".u64", 8},  {"ptrdiff_t", ".u64", 8}, {"intptr_t", ".u64", 8}, {"uintptr_t", ".u64", 8},
+    /* texture and surface objects: unsigned long long handles */
+    {"cudaTextureObject_t", ".u64", 8}, {"cudaSurfaceObject_t", ".u64", 8},
 };
 
 /* cuda_fp16.h / cuda_bf16.h types: structs of unsigned shorts. */

@@ -1,0 +1,205 @@
+/*
+ * launch_ex.c - launches with attributes (cudyn_launch_ex): thread-block
+ * clusters, cooperative launches, priority, and dynamic shared memory
+ * above a kernel's current limit.  What the device or the driver lacks is
+ * found before launching and named.  A driver without cuLaunchKernelEx
+ * (before 11.8) still launches cooperative kernels, through
+ * cuLaunchCooperativeKernel; clusters and priorities need it.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "hints.h"
+#include "internal.h"
+
+#define LAUNCH_FLAGS (CUDYN_LAUNCH_COOPERATIVE | CUDYN_LAUNCH_PRIORITY)
+
+/* What a launch asks for beyond cudyn_launch. */
+struct wants {
+    bool cluster, cooperative, priority;
+};
+
+static int check_config(const char *api, const struct cudyn_launch_config *c, struct wants *w)
+{
+    if (c->size < sizeof *c)
+        return cudyn__fail_arg(api, "config->size", "must be set to sizeof(struct cudyn_launch_config)");
+    if (!c->grid.x || !c->grid.y || !c->grid.z)
+        return cudyn__fail_arg(api, "config->grid", "has a zero dimension");
+    if (!c->block.x || !c->block.y || !c->block.z)
+        return cudyn__fail_arg(api, "config->block", "has a zero dimension");
+    if (c->flags & ~LAUNCH_FLAGS)
+        return cudyn__fail_arg(api, "config->flags", "has unknown bits (use CUDYN_LAUNCH_*)");
+    w->cluster = c->cluster.x || c->cluster.y || c->cluster.z;
+    w->cooperative = c->flags & CUDYN_LAUNCH_COOPERATIVE;
+    w->priority = c->flags & CUDYN_LAUNCH_PRIORITY;
+    if (!w->cluster)
+        return CUDYN_OK;
+    if (!c->cluster.x || !c->cluster.y || !c->cluster.z)
+        return cudyn__fail_arg(api, "config->cluster", "has a zero dimension (use {0, 0, 0} for no clusters)");
+    if (c->grid.x % c->cluster.x || c->grid.y % c->cluster.y || c->grid.z % c->cluster.z)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_CLUSTER_SIZE,
+                           "%s: argument 'config->cluster' %ux%ux%u does not divide the grid %ux%ux%u", api,
+                           c->cluster.x, c->cluster.y, c->cluster.z, c->grid.x, c->grid.y, c->grid.z);
+    return CUDYN_OK;
+}
+
+/* The current device's attribute; 0 where the driver does not know it. */
+static int device_attribute(const char *api, int attr, cu_device *dev, int *value)
+{
+    *value = 0;
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(dev), "cuCtxGetDevice", api);
+    cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, *dev);
+    if (r == CU_ERR_INVALID_VALUE) /* an older driver: an attribute it does not know is one it lacks */
+        *value = 0;
+    else if (r != CU_OK)
+        return cudyn__fail_driver(r, "cuDeviceGetAttribute", api);
+    return CUDYN_OK;
+}
+
+/* CUDYN_OK if the current device has `attr`, else NOT_SUPPORTED naming it. */
+static int need_device(const char *api, int attr, const char *what, const char *hint)
+{
+    cu_device dev = 0;
+    int v = 0, st = device_attribute(api, attr, &dev, &v);
+    if (st != CUDYN_OK || v)
+        return st;
+    char name[128] = "";
+    if (cudyn__drv.cuDeviceGetName(name, (int)sizeof name, dev) != CU_OK)
+        name[0] = '\0';
+    return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, hint,
+                       "%s: %s: device %d (%s) has device attribute %s = 0", api, what, (int)dev, name,
+                       cudyn_device_attr_name(attr));
+}
+
+/* CUDYN_OK if the driver has `fn` (at `version` or later), else
+ * NOT_SUPPORTED naming what is missing. */
+static int need_driver(const char *api, bool has, const char *fn, int version, const char *what, const char *hint)
+{
+    int v = cudyn__driver_version_loaded();
+    if (has && v >= version)
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, fn, hint,
+                       "%s: %s need %s of a CUDA %d.%d+ driver; the loaded driver is CUDA %d.%d%s", api, what, fn,
+                       version / 1000, version % 1000 / 10, v / 1000, v % 1000 / 10,
+                       has ? "" : " and does not provide it");
+}
+
+/* The device and driver checks, before anything is launched. */
+static int check_support(const char *api, const struct wants *w)
+{
+    bool ex = DRIVER_HAS(cuLaunchKernelEx);
+    int st = CUDYN_OK;
+    if (w->cluster)
+        st = need_driver(api, ex, "cuLaunchKernelEx", 11080, "thread-block clusters", HINT_LAUNCH_EX_DRIVER);
+    if (st == CUDYN_OK && w->cluster)
+        st = need_device(api, CUDYN_ATTR_CLUSTER_LAUNCH, "thread-block clusters", HINT_CLUSTER_DEVICE);
+    if (st == CUDYN_OK && w->priority)
+        st = need_driver(api, ex, "cuLaunchKernelEx", 12000, "launch priorities", HINT_PRIORITY_DRIVER);
+    if (st == CUDYN_OK && w->cooperative)
+        st = need_driver(api, ex || DRIVER_HAS(cuLaunchCooperativeKernel), "cuLaunchCooperativeKernel", 9000,
+                         "cooperative launches", HINT_NEWER_DRIVER_FOR);
+    if (st == CUDYN_OK && w->cooperative)
+        st = need_device(api, CUDYN_ATTR_COOPERATIVE_LAUNCH, "cooperative launches", HINT_COOPERATIVE_DEVICE);
+    return st;
+}
+
+static int function_attribute(const char *api, cu_function fn, int attr, int *value)
+{
+    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncGetAttribute(value, (cu_enum)attr, fn), "cuFuncGetAttribute", api);
+    return CUDYN_OK;
+}
+
+/* Raises the kernel's dynamic shared memory limit to `shared` when it is
+ * lower, within what the device allows. */
+static int allow_shared(const char *api, cu_function fn, unsigned int shared)
+{
+    int allowed = 0, static_bytes = 0, optin = 0;
+    cu_device dev = 0;
+    int st = function_attribute(api, fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &allowed);
+    if (st != CUDYN_OK || shared <= (unsigned int)allowed)
+        return st;
+    st = function_attribute(api, fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES, &static_bytes);
+    if (st == CUDYN_OK)
+        st = device_attribute(api, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &dev, &optin);
+    if (st != CUDYN_OK)
+        return st;
+    if ((long long)shared + static_bytes > optin)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_SHARED_OPTIN,
+                           "%s: argument 'config->shared_bytes' is %u; with the kernel's %d bytes of static shared "
+                           "memory that is more than the %d bytes per block device %d allows",
+                           api, shared, static_bytes, optin, (int)dev);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared),
+                     "cuFuncSetAttribute", api);
+    return CUDYN_OK;
+}
+
+/* One launch through cuLaunchKernelEx with the attributes asked for. */
+static cu_result launch_ex(const char *api, cu_function fn, const struct cudyn_launch_config *c,
+                           const struct wants *w, void **args)
+{
+    cu_launch_attribute attrs[3];
+    memset(attrs, 0, sizeof attrs);
+    unsigned int n = 0;
+    if (w->cooperative) {
+        attrs[n].id = CU_LAUNCH_ATTR_COOPERATIVE;
+        attrs[n++].value.cooperative = 1;
+    }
+    if (w->cluster) {
+        attrs[n].id = CU_LAUNCH_ATTR_CLUSTER_DIMENSION;
+        attrs[n].value.clusterDim.x = c->cluster.x;
+        attrs[n].value.clusterDim.y = c->cluster.y;
+        attrs[n++].value.clusterDim.z = c->cluster.z;
+    }
+    if (w->priority) {
+        attrs[n].id = CU_LAUNCH_ATTR_PRIORITY;
+        attrs[n++].value.priority = c->priority;
+    }
+    cu_launch_config lc = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->shared_bytes,
+                           (cu_stream)(void *)c->stream, attrs, n};
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuLaunchKernelEx(&lc, fn, args, NULL), api);
+    return r;
+}
+
+CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config *config, void **args)
+{
+    static const char api[] = "cudyn_launch_ex";
+    if (!f)
+        return cudyn__fail_arg(api, "f", "must not be NULL");
+    if (!config)
+        return cudyn__fail_arg(api, "config", "must not be NULL");
+    struct wants w;
+    int st = check_config(api, config, &w);
+    if (st == CUDYN_OK)
+        st = cudyn__need_context(api);
+    if (st == CUDYN_OK)
+        st = check_support(api, &w);
+    cu_function fn = (cu_function)(void *)f;
+    if (st == CUDYN_OK && config->shared_bytes)
+        st = allow_shared(api, fn, config->shared_bytes);
+    if (st != CUDYN_OK)
+        return st;
+    const struct cudyn_launch_config *c = config;
+    if (!w.cluster && !w.cooperative && !w.priority)
+        return cudyn_launch(f, c->grid, c->block, c->shared_bytes, c->stream, args);
+    cu_result r;
+    const char *cufn = "cuLaunchKernelEx";
+    if (DRIVER_HAS(cuLaunchKernelEx)) {
+        r = launch_ex(api, fn, c, &w, args);
+    } else { /* cooperative on a driver before 11.8: check_support allowed nothing else */
+        cufn = "cuLaunchCooperativeKernel";
+        CUDYN_DRIVER_CALL(r,
+                          cudyn__drv.cuLaunchCooperativeKernel(fn, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+                                                               c->block.y, c->block.z, c->shared_bytes,
+                                                               (cu_stream)(void *)c->stream, args),
+                          api);
+    }
+    if (r == CU_OK)
+        return CUDYN_OK;
+    st = cudyn__fail_driver(r, cufn, api);
+    cudyn__error_append(" (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes of dynamic shared memory)",
+                        c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->cluster.x,
+                        c->cluster.y, c->cluster.z, w.cooperative ? ", cooperative" : "", c->shared_bytes);
+    return st;
+}
