@@ -9,32 +9,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
 #include "hints.h"
+#include "includes.h"
 #include "internal.h"
+#include "names.h"
 
 #define CU_FUNCTION(f) ((cu_function)(void *)(f))
 #define JIT_LOG_BYTES 8192
 
 /* A loaded module: the driver's handle, the name expressions its program
- * was compiled with, and, for cudyn_module_load_source, its place in the
- * per-process registry that hands the same module to the same source. */
+ * was compiled with, its kernels' PTX interface and, for
+ * cudyn_module_load_source, its place in the registry that hands the same
+ * module to the same inputs in a context. */
 struct cudyn_module_st {
     cu_module handle;
     cu_context ctx;
     struct cudyn__names names;
-    bool shared;
+    char *interface;
+    /* the registry (all under registry_lock) */
+    bool registered;
+    bool loading;     /* a thread is loading it; others wait for it */
+    bool failed;      /* that load failed: each waiter gets its error */
+    int status;
+    cudyn_error error;
     unsigned char key[CUDYN_SHA256_BYTES];
+    struct cudyn__deps deps; /* files its program included, checked on reuse */
     int refs;
     struct cudyn_module_st *next;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t registry_loaded = PTHREAD_COND_INITIALIZER;
 static struct cudyn_module_st *registry;
 
 static void free_module(struct cudyn_module_st *m)
 {
     cudyn__names_free(&m->names);
+    cudyn__deps_free(&m->deps);
+    free(m->interface);
     free(m);
 }
 
@@ -53,43 +65,139 @@ static cu_context current_context(void)
     return ctx;
 }
 
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names,
-                       const unsigned char *shared_key, cudyn_module *out)
+/* Gives m what its program knows; false when out of memory. */
+static bool describe(struct cudyn_module_st *m, const struct cudyn__names *names, const char *interface)
+{
+    if (names && cudyn__names_copy(&m->names, names) != 0)
+        return false;
+    return !interface || (m->interface = strdup(interface)) != NULL;
+}
+
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
+                       cudyn_module *out)
 {
     struct cudyn_module_st *m = calloc(1, sizeof *m);
-    if (!m || (names && cudyn__names_copy(&m->names, names) != 0)) {
-        free(m);
+    if (!m || !describe(m, names, interface)) {
+        if (m)
+            free_module(m);
         cudyn__drv.cuModuleUnload(handle);
         return cudyn__fail_oom(api);
     }
     m->handle = handle;
     m->ctx = current_context();
     m->refs = 1;
-    if (shared_key) {
-        m->shared = true;
-        memcpy(m->key, shared_key, sizeof m->key);
-        pthread_mutex_lock(&registry_lock);
-        m->next = registry;
-        registry = m;
-        pthread_mutex_unlock(&registry_lock);
-    }
     *out = m;
     return CUDYN_OK;
 }
 
-bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out)
+const char *cudyn__module_interface(cudyn_module mod)
+{
+    return mod ? mod->interface : NULL;
+}
+
+static void unregister(struct cudyn_module_st *m)
+{
+    for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
+        if (*link == m) {
+            *link = m->next;
+            break;
+        }
+    m->registered = false;
+}
+
+static struct cudyn_module_st *registered(cu_context ctx, const unsigned char *key)
+{
+    for (struct cudyn_module_st *m = registry; m; m = m->next)
+        if (m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0)
+            return m;
+    return NULL;
+}
+
+/* A placeholder for the caller to load; others find it and wait. */
+static int place(const char *api, cu_context ctx, const unsigned char *key, cudyn_module *claim)
+{
+    struct cudyn_module_st *p = calloc(1, sizeof *p);
+    if (!p)
+        return cudyn__fail_oom(api);
+    p->ctx = ctx;
+    memcpy(p->key, key, sizeof p->key);
+    p->loading = p->registered = true;
+    p->refs = 1;
+    p->next = registry;
+    registry = p;
+    *claim = p;
+    return CUDYN_OK;
+}
+
+/* Drops a reference taken under the lock; the module is unloaded if it
+ * was the last (it is then no longer registered). */
+static void drop_locked_ref(struct cudyn_module_st *m)
+{
+    bool last = --m->refs == 0;
+    pthread_mutex_unlock(&registry_lock);
+    if (last) {
+        if (m->handle && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
+            cudyn__param_cache_invalidate(); /* its function handles may be reused */
+        free_module(m);
+    }
+}
+
+int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module *found, cudyn_module *claim)
 {
     cu_context ctx = current_context();
-    bool found = false;
-    pthread_mutex_lock(&registry_lock);
-    for (struct cudyn_module_st *m = registry; m && !found; m = m->next)
-        if (m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0) {
-            m->refs++;
-            *out = m;
-            found = true;
+    *found = *claim = NULL;
+    for (;;) {
+        pthread_mutex_lock(&registry_lock);
+        struct cudyn_module_st *m = registered(ctx, key);
+        if (!m) {
+            int st = place(api, ctx, key, claim);
+            pthread_mutex_unlock(&registry_lock);
+            return st;
         }
-    pthread_mutex_unlock(&registry_lock);
-    return found;
+        m->refs++; /* held while waiting and checking */
+        while (m->loading)
+            pthread_cond_wait(&registry_loaded, &registry_lock);
+        if (m->failed) {
+            cudyn_error e = m->error;
+            drop_locked_ref(m);
+            cudyn__error_restore(&e);
+            return e.status;
+        }
+        bool refreshed;
+        if (cudyn__deps_check(&m->deps, &refreshed) == 0) {
+            pthread_mutex_unlock(&registry_lock);
+            *found = m;
+            return CUDYN_OK;
+        }
+        /* an included file changed: this module serves its holders only */
+        if (m->registered)
+            unregister(m);
+        drop_locked_ref(m);
+    }
+}
+
+int cudyn__module_publish(const char *api, cudyn_module p, int status, cu_module handle,
+                          const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps)
+{
+    if (status == CUDYN_OK && (!describe(p, names, interface) || (deps && cudyn__deps_copy(&p->deps, deps) != 0))) {
+        cudyn__drv.cuModuleUnload(handle);
+        status = cudyn__fail_oom(api);
+    }
+    pthread_mutex_lock(&registry_lock);
+    p->loading = false;
+    if (status == CUDYN_OK) {
+        p->handle = handle;
+        pthread_cond_broadcast(&registry_loaded);
+        pthread_mutex_unlock(&registry_lock);
+        return CUDYN_OK;
+    }
+    p->failed = true;
+    p->status = status;
+    cudyn__error_save(&p->error);
+    unregister(p);
+    pthread_cond_broadcast(&registry_loaded);
+    drop_locked_ref(p); /* the loader's reference; waiters hold their own */
+    return status;
 }
 
 /* Loads with a JIT error log; on failure the log ends the error message. */
@@ -153,12 +261,8 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         return CUDYN_OK;
     }
     cu_result r = cudyn__drv.cuModuleUnload(mod->handle);
-    if (r == CU_OK && mod->shared)
-        for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
-            if (*link == mod) {
-                *link = mod->next;
-                break;
-            }
+    if (r == CU_OK && mod->registered)
+        unregister(mod);
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleUnload", api);

@@ -82,31 +82,3 @@ int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int n
              cc, best_below);
     return 0;
 }
-
-static const char *option_value(const char *opt, const char *next, const char *flag)
-{
-    size_t n = strlen(flag);
-    if (strncmp(opt, flag, n) != 0)
-        return NULL;
-    if (opt[n] == '=')
-        return opt + n + 1;
-    if (opt[n] == '\0')
-        return next;
-    return NULL;
-}
-
-const char *cudyn__forced_target(const char *const *options, int num_options)
-{
-    const char *found = NULL;
-    for (int i = 0; i < num_options; i++) {
-        if (!options[i])
-            continue;
-        const char *next = i + 1 < num_options ? options[i + 1] : NULL;
-        const char *v = option_value(options[i], next, "--gpu-architecture");
-        if (!v)
-            v = option_value(options[i], next, "-arch");
-        if (v)
-            found = v; /* the last one wins, as with nvcc */
-    }
-    return found;
-}

@@ -27,8 +27,4 @@ struct cudyn__target {
 int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
                         const char *forced, struct cudyn__target *out);
 
-/* The architecture named by an option list (--gpu-architecture=X,
- * --gpu-architecture X, -arch=X, -arch X), or NULL. */
-const char *cudyn__forced_target(const char *const *options, int num_options);
-
 #endif

@@ -1,9 +1,12 @@
 /*
  * test_target.c - the target decision (lib/target.c) against a table of
  * cases: it is a pure function, so every rule of the brief is a row here.
+ * Likewise the option syntax (lib/options.c) the forced target is read
+ * with.
  */
 #include "config.h"
 
+#include "options.h"
 #include "target.h"
 #include "testutil.h"
 
@@ -83,9 +86,48 @@ static void test_forced_option_parsing(void)
     CHECK(cudyn__forced_target(NULL, 0) == NULL);
 }
 
+/* ---- option syntax: values in every spelling NVRTC accepts ---- */
+
+static void test_option_values(void)
+{
+    struct cudyn__option o;
+    const char *a[] = {"-I", "inc", "-Idir", "-I=eq", "-I spaced", "--include-path=long", "--include-path", "l2",
+                       "-DX=1", "-include", "pre.h", "--no-source-include", "-arch=sm_80", "-use-pch=x.pch"};
+    const struct {
+        enum cudyn__option_kind kind;
+        const char *value;
+        int used;
+    } expect[] = {{OPTION_INCLUDE_PATH, "inc", 2},   {OPTION_INCLUDE_PATH, "dir", 1},
+                  {OPTION_INCLUDE_PATH, "eq", 1},    {OPTION_INCLUDE_PATH, "spaced", 1},
+                  {OPTION_INCLUDE_PATH, "long", 1},  {OPTION_INCLUDE_PATH, "l2", 2},
+                  {OPTION_OTHER, "X=1", 1},          {OPTION_PRE_INCLUDE, "pre.h", 2},
+                  {OPTION_NO_SOURCE_INCLUDE, NULL, 1}, {OPTION_ARCH, "sm_80", 1},
+                  {OPTION_SIDE_FILES, "x.pch", 1}};
+    int n = (int)(sizeof a / sizeof a[0]), k = 0;
+    for (int i = 0; i < n; i += o.used, k++) {
+        CHECK_EQ_INT(cudyn__option_read(a, n, i, &o), 0);
+        CHECK_EQ_INT(o.kind, expect[k].kind);
+        CHECK_EQ_INT(o.used, expect[k].used);
+        CHECK(expect[k].value ? o.value && strcmp(o.value, expect[k].value) == 0 : o.value == NULL);
+    }
+    CHECK_EQ_INT(k, (int)(sizeof expect / sizeof expect[0]));
+    /* a value-taking option with nothing after it is an error naming it */
+    const char *bare[][2] = {{"-DX", "-I"}, {"-DX", "--include-path"}, {"-DX", "-D"}, {"-DX", "-Xptxas"},
+                             {"-DX", "-I "}, {"-DX", "--ftz"}};
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++) {
+        CHECK_EQ_INT(cudyn__option_read(bare[i], 2, 1, &o), -1);
+        CHECK(strcmp(o.name, bare[i][1]) == 0);
+    }
+    /* an option taking its value only after '=' does not take the next */
+    const char *eq_only[] = {"--time", "-DX"};
+    CHECK_EQ_INT(cudyn__option_read(eq_only, 2, 0, &o), 0);
+    CHECK_EQ_INT(o.used, 1);
+}
+
 int main(void)
 {
     test_table();
     test_forced_option_parsing();
+    test_option_values();
     return test_result("test_target");
 }
