@@ -603,6 +603,45 @@ CUDYN_API const char *cudyn_program_ptx(const cudyn_program *prog, size_t *bytes
 CUDYN_API void cudyn_program_free(cudyn_program *prog);
 
 /* ======================================================================
+ * Precompiled kernels for several architectures
+ * ====================================================================== */
+
+#define CUDYN_IMAGE_CUDYN 0u  /* cudyn's own container, below */
+#define CUDYN_IMAGE_FATBIN 1u /* a CUDA fatbinary, through nvFatbin (libnvfatbin of CUDA 12.4+,
+                                 found next to NVRTC or by soname) */
+
+/*
+ * Compiles args->source once for each architecture of archs ("sm_90" for
+ * CUBIN, "compute_90" for PTX; no arch-specific suffixes) and packs the
+ * results into one image (malloc'd; free it with cudyn_image_free) that
+ * cudyn_module_load_image loads on every device one of them suits, with no
+ * NVRTC on that machine.  No device is needed: args->device is not used,
+ * and the options must not name a target.  A compile error is
+ * CUDYN_ERROR_COMPILE naming the architecture (cudyn_compile_ex with
+ * --gpu-architecture and CUDYN_DEVICE_NONE gives the whole log).  Without
+ * nvFatbin, CUDYN_IMAGE_FATBIN is CUDYN_ERROR_NOT_SUPPORTED.
+ *
+ * cudyn's container (integers little-endian): "CUDYNIMG" (8 bytes); u32
+ * version 1; u32 number of entries n (1-64); u64 total size; u32 version of
+ * the NVRTC that built it (13000); u32 0; n entries of {u32 arch (90), u32
+ * kind (1 CUBIN, 2 PTX), u64 offset, u64 size}; the entries' bytes (PTX
+ * with its NUL); and a SHA-256 of everything before it in the last 32
+ * bytes.  cudyn_module_load_image checks it and loads, for a device of
+ * compute capability cc: the CUBIN for cc, else the highest older CUBIN of
+ * cc's major, else the highest PTX at or below cc when the driver is at
+ * least as new as that NVRTC (it JIT-compiles it); else
+ * CUDYN_ERROR_NO_BINARY_FOR_GPU naming cc and the entries.
+ */
+CUDYN_API int cudyn_compile_image(void **image, size_t *bytes, const struct cudyn_compile_args *args,
+                                  const char *const *archs, int num_archs, unsigned int format);
+/* Packs compiled programs, one target each (sm_XY or compute_XY, none
+ * twice), into one image as cudyn_compile_image does. */
+CUDYN_API int cudyn_image_build(void **image, size_t *bytes, const cudyn_program *const *programs,
+                                int num_programs, unsigned int format);
+/* Frees an image from cudyn_compile_image or cudyn_image_build; NULL is accepted. */
+CUDYN_API void cudyn_image_free(void *image);
+
+/* ======================================================================
  * The kernel cache
  * ====================================================================== */
 
@@ -656,8 +695,10 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
  * CUDYN_COMPILE_REBUILD or CUDYN_COMPILE_NO_CACHE the module is one of
  * the caller's own, not shared. */
 CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_compile_args *args);
-/* Loads a PTX (NUL-terminated), CUBIN or fatbin image.  A JIT error log,
- * when the driver gives one, ends up in the last error's message. */
+/* Loads a PTX (NUL-terminated), CUBIN, fatbin or cudyn multi-architecture
+ * image (cudyn_compile_image; the entry for the thread's device is
+ * chosen).  A JIT error log, when the driver gives one, ends up in the
+ * last error's message. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
 CUDYN_API int cudyn_module_unload(cudyn_module mod);
 /* Kernel by name (as in the image: extern "C" names, or lowered names). */

@@ -200,13 +200,18 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
 int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
                           const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
 
-/* ---- compile.c, interface.c ---- */
+/* ---- compile.c, interface.c, image.c ---- */
 /* The kernels' PTX parameter lists of a program, or NULL when it has no
  * PTX (NVRTC before 12 with a CUBIN target). */
 const char *cudyn__program_interface(const cudyn_program *prog);
 /* "NAME(PARAMS)\n" for each .entry of PTX text (white space collapsed),
  * malloc'd; NULL if none. */
 char *cudyn__ptx_interface(const char *ptx, size_t n);
+/* For cudyn_module_load_image: when image is cudyn's multi-architecture
+ * container, *code is the entry for the current device (else the image
+ * itself); *interface receives the kernels' PTX interface when the image
+ * has PTX (malloc'd, or NULL). */
+int cudyn__image_select(const char *api, const void *image, const void **code, char **interface);
 
 /* ---- args.c ---- */
 /* Forgets cached kernel parameters (a module was unloaded). */

@@ -236,10 +236,15 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
     *out = NULL;
     if (!image)
         return cudyn__fail_arg(api, "image", "must not be NULL");
+    const void *code = image;
+    char *interface = NULL;
+    int st = cudyn__image_select(api, image, &code, &interface); /* cudyn's multi-architecture images */
     cu_module mod = NULL;
-    int st = cudyn__load_image(api, &mod, image);
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, NULL, NULL, out);
+        st = cudyn__load_image(api, &mod, code);
+    if (st == CUDYN_OK)
+        st = cudyn__module_wrap(api, mod, NULL, interface, out);
+    free(interface);
     return st;
 }
 
