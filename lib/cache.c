@@ -165,11 +165,6 @@ static int cache_fd(void)
     return cache.fd;
 }
 
-const char *cudyn__cache_dir(void)
-{
-    return cache_fd() >= 0 ? cache.dir : NULL;
-}
-
 static void entry_name(const unsigned char key[CUDYN_SHA256_BYTES], char out[ENTRY_NAME_BYTES])
 {
     static const char hex[] = "0123456789abcdef";
@@ -293,8 +288,9 @@ static void remove_stale_tmp(int dfd, const char *name, const struct stat *st)
         unlinkat(dfd, name, 0);
 }
 
-/* The directory's entries (regular files of ours, by name); -1 on error. */
-static int list_entries(int dfd, struct listing *out)
+/* The directory's entries (regular files of ours, by name); -1 on error.
+ * tidy: also remove temporary files whose writer died long ago. */
+static int list_entries(int dfd, struct listing *out, bool tidy)
 {
     /* a description of its own: a dup would share the read position with
      * other threads listing at the same time */
@@ -310,7 +306,8 @@ static int list_entries(int dfd, struct listing *out)
         struct stat st;
         if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        remove_stale_tmp(dfd, de->d_name, &st);
+        if (tidy)
+            remove_stale_tmp(dfd, de->d_name, &st);
         if (!is_entry_name(de->d_name) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
             continue;
         if (out->n == out->cap) {
@@ -343,7 +340,7 @@ static int oldest_first(const void *a, const void *b)
 static void evict(int dfd, const char *keep)
 {
     struct listing l = {0};
-    if (cache.max_bytes == 0 || list_entries(dfd, &l) != 0 || l.bytes <= cache.max_bytes) {
+    if (list_entries(dfd, &l, true) != 0 || cache.max_bytes == 0 || l.bytes <= cache.max_bytes) {
         free(l.v);
         return;
     }
@@ -419,7 +416,7 @@ CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out)
     info.reason = dfd >= 0 ? NULL : cache.reason;
     info.max_bytes = cache.max_bytes;
     struct listing l = {0};
-    if (dfd >= 0 && list_entries(dfd, &l) != 0) {
+    if (dfd >= 0 && list_entries(dfd, &l, false) != 0) {
         free(l.v);
         return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
                            "%s: cannot list %s: %s", api, cache.dir, strerror(errno));
@@ -441,7 +438,7 @@ CUDYN_API int cudyn_cache_clear(uint64_t *removed)
     if (dfd < 0)
         return CUDYN_OK;
     struct listing l = {0};
-    if (list_entries(dfd, &l) != 0) {
+    if (list_entries(dfd, &l, true) != 0) {
         free(l.v);
         return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
                            "%s: cannot list %s: %s", api, cache.dir, strerror(errno));

@@ -68,8 +68,6 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
                       struct cudyn__cache_entry *e);
 
 /* ---- the directory (cache.c) ---- */
-/* The directory in use, or NULL when caching is off or not trusted. */
-const char *cudyn__cache_dir(void);
 /* Looks the key up; 0 on a hit (entry filled, its time refreshed for the
  * LRU order), -1 on a miss.  Only a damaged entry is removed. */
 int cudyn__cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn__cache_entry *e);

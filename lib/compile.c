@@ -289,7 +289,8 @@ size_t cudyn__nvrtc_archs(int cc, int *archs)
     return 1;
 }
 
-int cudyn__program_need_nvrtc(const char *api, struct cudyn_program *prog)
+/* NVRTC's architectures into prog (loads NVRTC); its status. */
+static int need_nvrtc(const char *api, struct cudyn_program *prog)
 {
     int st = cudyn__need_nvrtc();
     if (st != CUDYN_OK) {
@@ -495,8 +496,8 @@ static int choose(const char *api, struct cudyn_program *prog, const char *overr
     return CUDYN_OK;
 }
 
-/* What the compile reads besides its source; NULL-safe for failures: a
- * list that cannot be made only means the result is not stored. */
+/* What the compile reads besides its source (includes.c); a list that
+ * cannot be made (out of memory) only means the result is not stored. */
 static void scan_includes(struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -530,7 +531,7 @@ static int compile_fresh(const char *api, struct cudyn_program *prog, const char
 {
     cudyn__cache_entry_free(&prog->out);
     prog->from_cache = false;
-    int st = cudyn__program_need_nvrtc(api, prog);
+    int st = need_nvrtc(api, prog);
     bool callers = false;
     if (st == CUDYN_OK)
         st = choose(api, prog, override, &callers);

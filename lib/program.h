@@ -68,7 +68,5 @@ int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, co
 int cudyn__device_cc(const char *api, int device, int *cc);
 /* NVRTC's architectures (NVRTC loaded); before 11.2 only cc itself. */
 size_t cudyn__nvrtc_archs(int cc, int *archs);
-/* NVRTC's architectures into prog (loads NVRTC); its status. */
-int cudyn__program_need_nvrtc(const char *api, struct cudyn_program *prog);
 
 #endif
