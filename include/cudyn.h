@@ -37,7 +37,8 @@
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
  * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
  * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
- * CUDYN_CACHE_DIR, CUDYN_CACHE=0 (the compiled-kernel cache, see cudyn_compile).
+ * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
+ * cache, see cudyn_compile_ex).
  */
 #ifndef CUDYN_H
 #define CUDYN_H
@@ -535,30 +536,106 @@ CUDYN_API int cudyn_event_elapsed_ms(float *ms, cudyn_event start, cudyn_event e
 
 typedef struct cudyn_program cudyn_program;
 
+/* cudyn_compile_args.device for a compile without a device: the options
+ * must then name the target (--gpu-architecture); nothing is asked of the
+ * driver, and a load failure of such a program is not rebuilt. */
+#define CUDYN_DEVICE_NONE (-1)
+
+/* cudyn_compile_args.flags (OR them). */
+#define CUDYN_COMPILE_REBUILD 1u  /* compile with NVRTC even when the cache holds the
+                                     kernel, and replace the entry */
+#define CUDYN_COMPILE_NO_CACHE 2u /* neither read nor write the persistent cache */
+
 /*
- * Compiles CUDA C++ `source` for device `device` (an ordinal).  `name` is
- * the file name shown in the log (NULL: "kernel.cu").  `options` are
- * NVRTC's (may be NULL when num_options is 0).  Unless the options name a
+ * Everything a compilation takes.  Set .size = sizeof(struct
+ * cudyn_compile_args) and leave what you do not use zero
+ * (struct cudyn_compile_args a = {sizeof a, src}; ...).
+ */
+struct cudyn_compile_args {
+    size_t size;                         /* set by the caller */
+    const char *source;                  /* CUDA C++, NUL-terminated (required) */
+    const char *name;                    /* file name for the log and for "..." includes;
+                                            NULL: "kernel.cu" (the working directory) */
+    int device;                          /* ordinal to compile for, or CUDYN_DEVICE_NONE;
+                                            cudyn_module_load_source_ex uses the thread's */
+    const char *const *options;          /* NVRTC's options, in order */
+    int num_options;
+    const char *const *header_names;     /* headers in memory, as nvrtcCreateProgram takes
+                                            them: the name #include uses ... */
+    const char *const *header_sources;   /* ... and the contents */
+    int num_headers;
+    const char *const *name_expressions; /* C++ names to find kernels by ("scale<float>") */
+    int num_names;
+    unsigned int flags;                  /* CUDYN_COMPILE_* */
+};
+
+/*
+ * Compiles args->source for device args->device.  Unless the options name a
  * --gpu-architecture / -arch, the target follows the device's compute
  * capability: CUBIN for sm_XY when NVRTC supports it, else the best older
- * target (see the README).  On CUDYN_ERROR_COMPILE, *out still receives the
- * program so its log can be read (free it); on other errors *out is NULL.
+ * target (see the README).  The caller's options are checked: one that
+ * takes a value and has none (a bare "-I" at the end) is
+ * CUDYN_ERROR_INVALID_ARGUMENT naming it.  NVRTC output that cudyn cannot
+ * load (an empty CUBIN, as -dlto or --optix-ir make) is
+ * CUDYN_ERROR_INVALID_IMAGE, never success.  On CUDYN_ERROR_COMPILE, *out
+ * still receives the program so its log can be read (free it); on other
+ * errors *out is NULL.  Name expressions ("scale<float>", "&my_variable")
+ * let templated or overloaded kernels be found by those names:
+ * cudyn_module_function(&f, mod, "scale<float>") works on a module loaded
+ * from this program, and cudyn_program_lowered_name() gives the mangled name.
  *
- * Results are kept in a persistent cache keyed by every input (NVRTC
- * version and file, target, options in order, source, name expressions):
- * CUDYN_CACHE_DIR, else $XDG_CACHE_HOME/cudyn, else ~/.cache/cudyn;
- * CUDYN_CACHE=0 turns it off.  A cache that cannot be used only means
- * compiling again.
+ * The persistent cache.  Compiled kernels are kept in files keyed by every
+ * input the caller controls and by the device's compute capability: the
+ * source, the name, the options in order, the in-memory headers and the
+ * name expressions (a CUDYN_DEVICE_NONE compile has its own entries).  The
+ * key does not depend on NVRTC: a kernel in the cache is used without
+ * loading NVRTC at all (a hit costs well under a millisecond, and works on
+ * a machine that has the driver but no NVRTC; one that is not in the cache
+ * then fails with CUDYN_ERROR_NVRTC_NOT_FOUND, saying what was searched).
+ * Each entry records the NVRTC that built it and its target
+ * (cudyn_program_target reports it).  A newer NVRTC leads to a recompile
+ * only when the driver rejects the cached image on load (PTX too new, no
+ * code for this GPU, an invalid image) and NVRTC is there to rebuild it, or
+ * when CUDYN_COMPILE_REBUILD asks; the rebuilt kernel replaces the entry.
+ * The toolkit headers cudyn puts on the include path (<NVRTC's
+ * directory>/../include) count as part of NVRTC, and are not tracked.
+ *
+ * Headers from disk are covered too: cudyn reads the source and the
+ * in-memory headers for #include lines (all of them, whatever #if
+ * surrounds them) and resolves each as NVRTC does: an in-memory header of
+ * that name; for "...", the including file's directory (the directory of
+ * `name` for the source: the working directory for "kernel.cu"), unless
+ * --no-source-include; then the -I / --include-path directories in order.
+ * Each file found is recorded with its identity (device, inode, size,
+ * modification and change times) and a SHA-256 of its contents, and read
+ * for its own includes; each earlier candidate that did not exist is
+ * recorded as well.  A hit checks them with stat: an unchanged identity is
+ * current, a changed one is hashed again; changed contents, a vanished
+ * file or a file appearing where an earlier candidate was missing compile
+ * again and replace the entry.  Editing a header never returns stale code.
+ * Relative paths are relative to the working directory, and are looked up
+ * again on each hit.  A compile is not cached at all (it compiles normally,
+ * each time) when what it reads cannot be known: a computed include
+ * (#include MACRO), __has_include, an option that reads or writes other
+ * files (--use-pch, --create-pch, --time, --fdevice-time-trace), more than
+ * 4096 included files or one over 64 MiB.
+ *
+ * Where: CUDYN_CACHE_DIR, else $XDG_CACHE_HOME/cudyn, else ~/.cache/cudyn;
+ * CUDYN_CACHE=0 turns it off; CUDYN_CACHE_MAX_BYTES (default 256 MiB,
+ * suffixes K, M, G; 0 = no limit) bounds it, least recently used entries
+ * going first.  See cudyn_cache_info and SECURITY.md.  A cache that cannot
+ * be used only means compiling again.
+ *
+ * In one process, compiles of the same inputs for devices of the same
+ * compute capability that run at the same time (here and in
+ * cudyn_module_load_source_ex) wait for one NVRTC run and share its result
+ * or its failure; different inputs compile in parallel.
  */
+CUDYN_API int cudyn_compile_ex(cudyn_program **out, const struct cudyn_compile_args *args);
+/* cudyn_compile_ex with the source, name, device and options given. */
 CUDYN_API int cudyn_compile(cudyn_program **out, const char *source, const char *name, int device,
                             const char *const *options, int num_options);
-/*
- * As cudyn_compile, and registers C++ name expressions ("scale<float>",
- * "&my_variable") so templated or overloaded kernels can be found by those
- * names: cudyn_module_function(&f, mod, "scale<float>") works on a module
- * loaded from this program, and cudyn_program_lowered_name() gives the
- * mangled name.
- */
+/* cudyn_compile_ex with name expressions too. */
 CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const char *name, int device,
                                   const char *const *options, int num_options,
                                   const char *const *name_expressions, int num_names);
@@ -566,15 +643,78 @@ CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const
 CUDYN_API const char *cudyn_program_lowered_name(const cudyn_program *prog, const char *name_expression);
 /* 1 if the program came from the persistent cache rather than NVRTC. */
 CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog);
-/* NVRTC's log ("" if empty); valid until cudyn_program_free. */
+/* NVRTC's log ("" if empty); valid until cudyn_program_free.  A program
+ * from the cache has the log of the compile that stored it. */
 CUDYN_API const char *cudyn_program_log(const cudyn_program *prog);
-/* The chosen target: "sm_90" (CUBIN) or "compute_90" (PTX). */
+/* The target: "sm_90" (CUBIN) or "compute_90" (PTX); from the cache, the
+ * target the entry was built for. */
 CUDYN_API const char *cudyn_program_target(const cudyn_program *prog);
 /* The image cudyn_module_load uses (CUBIN or NUL-terminated PTX). */
 CUDYN_API const void *cudyn_program_image(const cudyn_program *prog, size_t *bytes);
-/* PTX text when NVRTC produced it (always for PTX targets), else NULL. */
+/* PTX text: always for PTX targets; for CUBIN targets only right after
+ * NVRTC built it (NVRTC 12+), not from the cache, which keeps no PTX for
+ * CUBIN; else NULL. */
 CUDYN_API const char *cudyn_program_ptx(const cudyn_program *prog, size_t *bytes);
 CUDYN_API void cudyn_program_free(cudyn_program *prog);
+
+/* ======================================================================
+ * Precompiled kernels for several architectures
+ * ====================================================================== */
+
+#define CUDYN_IMAGE_CUDYN 0u  /* cudyn's own container, below */
+#define CUDYN_IMAGE_FATBIN 1u /* a CUDA fatbinary, through nvFatbin (libnvfatbin of CUDA 12.4+,
+                                 found next to NVRTC or by soname) */
+
+/*
+ * Compiles args->source once for each architecture of archs ("sm_90" for
+ * CUBIN, "compute_90" for PTX; no arch-specific suffixes) and packs the
+ * results into one image (malloc'd; free it with cudyn_image_free) that
+ * cudyn_module_load_image loads on every device one of them suits, with no
+ * NVRTC on that machine.  No device is needed: args->device is not used,
+ * and the options must not name a target.  A compile error is
+ * CUDYN_ERROR_COMPILE naming the architecture (cudyn_compile_ex with
+ * --gpu-architecture and CUDYN_DEVICE_NONE gives the whole log).  Without
+ * nvFatbin, CUDYN_IMAGE_FATBIN is CUDYN_ERROR_NOT_SUPPORTED.
+ *
+ * cudyn's container (integers little-endian): "CUDYNIMG" (8 bytes); u32
+ * version 1; u32 number of entries n (1-64); u64 total size; u32 version of
+ * the NVRTC that built it (13000); u32 0; n entries of {u32 arch (90), u32
+ * kind (1 CUBIN, 2 PTX), u64 offset, u64 size}; the entries' bytes (PTX
+ * with its NUL); and a SHA-256 of everything before it in the last 32
+ * bytes.  cudyn_module_load_image checks it and loads, for a device of
+ * compute capability cc: the CUBIN for cc, else the highest older CUBIN of
+ * cc's major, else the highest PTX at or below cc when the driver is at
+ * least as new as that NVRTC (it JIT-compiles it); else
+ * CUDYN_ERROR_NO_BINARY_FOR_GPU naming cc and the entries.
+ */
+CUDYN_API int cudyn_compile_image(void **image, size_t *bytes, const struct cudyn_compile_args *args,
+                                  const char *const *archs, int num_archs, unsigned int format);
+/* Packs compiled programs, one target each (sm_XY or compute_XY, none
+ * twice), into one image as cudyn_compile_image does. */
+CUDYN_API int cudyn_image_build(void **image, size_t *bytes, const cudyn_program *const *programs,
+                                int num_programs, unsigned int format);
+/* Frees an image from cudyn_compile_image or cudyn_image_build; NULL is accepted. */
+CUDYN_API void cudyn_image_free(void *image);
+
+/* ======================================================================
+ * The kernel cache
+ * ====================================================================== */
+
+/* What the cache holds.  Strings live as long as the process. */
+struct cudyn_cache_info {
+    size_t size;           /* set by the caller */
+    int enabled;           /* 1 if compiles read and write the cache */
+    const char *directory; /* the directory in use; NULL when off */
+    const char *reason;    /* why it is off ("CUDYN_CACHE=0" ...); NULL when on */
+    uint64_t entries;      /* kernels stored */
+    uint64_t bytes;        /* their total size */
+    uint64_t max_bytes;    /* the limit (CUDYN_CACHE_MAX_BYTES); 0 = none */
+};
+
+CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out);
+/* Removes every entry (a module already loaded stays loaded); *removed
+ * (may be NULL) receives how many.  CUDYN_OK with 0 when the cache is off. */
+CUDYN_API int cudyn_cache_clear(uint64_t *removed);
 
 /* ======================================================================
  * Modules and kernels
@@ -585,24 +725,35 @@ typedef struct cudyn_function_st *cudyn_function;
 
 /*
  * Loads a compiled program into the thread's context.  If the driver
- * rejects the image, it is rebuilt once: PTX the driver finds too new
- * (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) as CUBIN for this GPU, a CUBIN with
- * no code for this GPU (CUDA_ERROR_NO_BINARY_FOR_GPU) as PTX when the
- * driver can JIT it.  The final error names the device's compute
- * capability, the target tried and NVRTC's architectures.
+ * rejects the image (CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_IMAGE) and NVRTC is
+ * there, it is rebuilt, at most twice: an image from the cache for the
+ * target NVRTC chooses now; a fresh PTX image the driver finds too new as
+ * CUBIN for this GPU; a CUBIN with no code for this GPU as PTX when the
+ * driver can JIT it.  The rebuilt kernel replaces the cache entry.  The
+ * final error names the device's compute capability, the targets tried and
+ * NVRTC's architectures.
  */
 CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog);
 /*
  * Compiles `source` for the thread's device (through the persistent cache)
- * and loads it: PyCUDA's SourceModule.  In one process, the same source and
- * options in the same context give the same module, without compiling or
- * loading again; each such module is unloaded by its last
- * cudyn_module_unload.
+ * and loads it: PyCUDA's SourceModule.  In one process, the same inputs in
+ * the same context give the same module, without compiling or loading
+ * again (threads asking at the same time wait for one compile and one
+ * load), as long as the files it included are unchanged; each such module
+ * is unloaded by its last cudyn_module_unload.
  */
 CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, const char *const *options,
                                        int num_options);
-/* Loads a PTX (NUL-terminated), CUBIN or fatbin image.  A JIT error log,
- * when the driver gives one, ends up in the last error's message. */
+/* As cudyn_module_load_source, with everything cudyn_compile_ex takes;
+ * args->device is not used (the thread's device is).  With
+ * CUDYN_COMPILE_REBUILD or CUDYN_COMPILE_NO_CACHE the module is one of
+ * the caller's own, not shared. */
+CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_compile_args *args);
+/* Loads a PTX (NUL-terminated), CUBIN, fatbin or cudyn multi-architecture
+ * image (cudyn_compile_image; the entry for the thread's device is
+ * chosen).  A JIT error log, when the driver gives one, ends up in the
+ * last error's message. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
 CUDYN_API int cudyn_module_unload(cudyn_module mod);
 /* Kernel by name (as in the image: extern "C" names, or lowered names). */

@@ -1,9 +1,13 @@
 /*
  * compile.c - run-time compilation of CUDA C++ with NVRTC for the device at
- * hand (target choice in target.c), through the persistent cache
- * (cache.c), and loading with fallback: a PTX image the driver finds too
- * new (222) is rebuilt as CUBIN, a CUBIN with no code for the GPU (209) as
- * PTX where the driver can JIT it.
+ * hand (target choice in target.c), through the persistent cache (cache.c)
+ * and the in-process compile sharing (inflight.c).
+ *
+ * The cache key is every input the caller controls plus the device's
+ * compute capability; it needs no NVRTC, so a kernel found in the cache
+ * never loads it.  Files the source #includes are recorded in the entry
+ * (includes.c) and checked by stat on each hit.  Loading, with rebuilds
+ * when the driver rejects an image, is in load_source.c.
  */
 #include "config.h"
 
@@ -12,32 +16,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache.h"
-#include "internal.h"
-#include "target.h"
+#include "hints.h"
+#include "inflight.h"
+#include "options.h"
+#include "program.h"
+#include "ptx_interface.h"
 
-#define MAX_ARCHS 64
-#define MAX_OPTIONS 1000
-#define MAX_NAMES 1000
+#define KEY_FORMAT "cudyn kernel cache key, format 2"
 
-struct cudyn_program {
-    /* inputs, kept so a load failure can rebuild for another target */
-    char *source;
-    char *name;
-    char **options;
-    int num_options;
-    char **expressions;
-    int num_expressions;
-    int device;
-    int cc;
-    int archs[MAX_ARCHS];
-    size_t n_archs;
-    /* what was built */
-    struct cudyn__target target;
-    unsigned char key[CUDYN_SHA256_BYTES];
-    bool from_cache;
-    struct cudyn__cache_entry out; /* image, PTX, log, lowered names */
-};
+/* --------------------------------------------------------------- access */
 
 static void free_strings(char **v, int n)
 {
@@ -50,10 +37,13 @@ CUDYN_API void cudyn_program_free(cudyn_program *prog)
 {
     if (!prog)
         return;
-    free(prog->source);
-    free(prog->name);
-    free_strings(prog->options, prog->num_options);
-    free_strings(prog->expressions, prog->num_expressions);
+    struct cudyn__inputs *in = &prog->in;
+    free(in->source);
+    free(in->name);
+    free_strings(in->options, in->num_options);
+    free_strings(in->header_names, in->num_headers);
+    free_strings(in->header_sources, in->num_headers);
+    free_strings(in->expressions, in->num_expressions);
     cudyn__cache_entry_free(&prog->out);
     free(prog);
 }
@@ -94,11 +84,87 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
     return prog && prog->from_cache;
 }
 
-/* ------------------------------------------------------------ preparing */
+const char *cudyn__program_interface(const cudyn_program *prog)
+{
+    return prog ? prog->out.interface : NULL;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+/* An argument named as the caller knows it: "options" for cudyn_compile,
+ * "args->options" for cudyn_compile_ex. */
+static int fail_field(const char *api, const char *prefix, const char *field, const char *what)
+{
+    char arg[64];
+    snprintf(arg, sizeof arg, "%s%s", prefix, field);
+    return cudyn__fail_arg(api, arg, what);
+}
+
+static int check_list(const char *api, const char *prefix, const char *what, const char *count_name,
+                      const char *const *v, int n, int max)
+{
+    if (n < 0 || n > max)
+        return fail_field(api, prefix, count_name, "is negative or too large");
+    if (n > 0 && !v)
+        return fail_field(api, prefix, what, "must not be NULL when its count is positive");
+    for (int i = 0; i < n; i++)
+        if (!v[i])
+            return fail_field(api, prefix, what, "contains a NULL entry");
+    return CUDYN_OK;
+}
+
+/* Every option that takes a value has one: a bare "-I" at the end would
+ * otherwise take the next string NVRTC sees as its value. */
+static int check_options(const char *api, const char *const *options, int n)
+{
+    struct cudyn__option o;
+    for (int i = 0; i < n; i += o.used)
+        if (cudyn__option_read(options, n, i, &o) != 0)
+            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                               "%s: option '%s' takes a value and has none (it is the last option)", api, o.name);
+    return CUDYN_OK;
+}
+
+int cudyn__compile_fields_check(const char *api, const struct cudyn_compile_args *a, const char *prefix)
+{
+    if (!a->source)
+        return fail_field(api, prefix, "source", "must not be NULL");
+    if (a->flags & ~(CUDYN_COMPILE_REBUILD | CUDYN_COMPILE_NO_CACHE))
+        return fail_field(api, prefix, "flags", "has bits other than CUDYN_COMPILE_REBUILD and CUDYN_COMPILE_NO_CACHE");
+    int st = check_list(api, prefix, "options", "num_options", a->options, a->num_options, CUDYN_MAX_OPTIONS);
+    if (st == CUDYN_OK)
+        st = check_list(api, prefix, "header_names", "num_headers", a->header_names, a->num_headers,
+                        CUDYN_MAX_HEADERS);
+    if (st == CUDYN_OK)
+        st = check_list(api, prefix, "header_sources", "num_headers", a->header_sources, a->num_headers,
+                        CUDYN_MAX_HEADERS);
+    if (st == CUDYN_OK)
+        st = check_list(api, prefix, "name_expressions", "num_names", a->name_expressions, a->num_names,
+                        CUDYN_MAX_NAMES);
+    if (st == CUDYN_OK)
+        st = check_options(api, a->options, a->num_options);
+    return st;
+}
+
+/* The last field of the first struct cudyn_compile_args: callers built
+ * against it stay valid when the struct grows. */
+#define ARGS_V1_SIZE (offsetof(struct cudyn_compile_args, flags) + sizeof(unsigned int))
+
+int cudyn__compile_args_check(const char *api, const struct cudyn_compile_args *args, struct cudyn_compile_args *a)
+{
+    if (!args)
+        return cudyn__fail_arg(api, "args", "must not be NULL");
+    if (args->size < ARGS_V1_SIZE)
+        return cudyn__fail_arg(api, "args->size", "must be set to sizeof(struct cudyn_compile_args)");
+    memset(a, 0, sizeof *a);
+    memcpy(a, args, args->size < sizeof *a ? args->size : sizeof *a);
+    return cudyn__compile_fields_check(api, a, "args->");
+}
+
+/* ------------------------------------------------------------ the inputs */
 
 static char **copy_strings(const char *const *v, int n, bool *ok)
 {
-    *ok = true;
     if (n == 0)
         return NULL;
     char **copy = calloc((size_t)n, sizeof *copy);
@@ -110,21 +176,136 @@ static char **copy_strings(const char *const *v, int n, bool *ok)
     return copy;
 }
 
+/* A program holding copies of the inputs, nothing else yet. */
+static int program_alloc(const char *api, const struct cudyn_compile_args *a, struct cudyn_program **out)
+{
+    struct cudyn_program *prog = calloc(1, sizeof *prog);
+    if (!prog)
+        return cudyn__fail_oom(api);
+    struct cudyn__inputs *in = &prog->in;
+    bool ok = true;
+    in->source = strdup(a->source);
+    in->name = strdup(a->name ? a->name : "kernel.cu");
+    in->options = copy_strings(a->options, a->num_options, &ok);
+    in->num_options = a->num_options;
+    in->header_names = copy_strings(a->header_names, a->num_headers, &ok);
+    in->header_sources = copy_strings(a->header_sources, a->num_headers, &ok);
+    in->num_headers = a->num_headers;
+    in->expressions = copy_strings(a->name_expressions, a->num_names, &ok);
+    in->num_expressions = a->num_names;
+    in->flags = a->flags;
+    if (!ok || !in->source || !in->name) {
+        cudyn_program_free(prog);
+        return cudyn__fail_oom(api);
+    }
+    *out = prog;
+    return CUDYN_OK;
+}
+
+/* The inputs as NVRTC and the scanner take them. */
+#define INPUT_LIST(v) ((const char *const *)(v))
+
+int cudyn__device_cc(const char *api, int device, int *cc)
+{
+    int major = 0, minor = 0;
+    int st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
+    if (st == CUDYN_OK)
+        st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
+    if (st != CUDYN_OK)
+        cudyn__error_append(" (while %s read the device's compute capability)", api);
+    *cc = major * 10 + minor;
+    return st;
+}
+
+static void hash_int(struct cudyn__sha256 *h, long long v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)((unsigned long long)v >> (8 * i));
+    cudyn__sha256_update(h, b, sizeof b);
+}
+
+static void hash_text(struct cudyn__sha256 *h, const char *s)
+{
+    size_t n = strlen(s);
+    hash_int(h, (long long)n); /* length-prefixed: no ambiguity */
+    cudyn__sha256_update(h, s, n);
+}
+
+static void hash_list(struct cudyn__sha256 *h, char *const *v, int n)
+{
+    hash_int(h, n);
+    for (int i = 0; i < n; i++)
+        hash_text(h, v[i]);
+}
+
+/* The cache key: every input the caller controls, and the device's
+ * compute capability.  Not NVRTC (a hit must not need it) nor the target
+ * it would choose; a forced target is among the options. */
+static void compute_key(struct cudyn_program *prog)
+{
+    const struct cudyn__inputs *in = &prog->in;
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    hash_text(&h, KEY_FORMAT);
+    hash_int(&h, prog->cc);
+    hash_text(&h, in->name);
+    hash_list(&h, in->options, in->num_options);
+    hash_list(&h, in->header_names, in->num_headers);
+    hash_list(&h, in->header_sources, in->num_headers);
+    hash_list(&h, in->expressions, in->num_expressions);
+    hash_text(&h, in->source);
+    cudyn__sha256_final(&h, prog->key);
+}
+
+int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, struct cudyn_program **out)
+{
+    *out = NULL;
+    int cc = 0;
+    if (a->device == CUDYN_DEVICE_NONE && !cudyn__forced_target(a->options, a->num_options))
+        return cudyn__fail_arg(api, "device",
+                               "is CUDYN_DEVICE_NONE, so the options must name the target (--gpu-architecture)");
+    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : cudyn__device_cc(api, a->device, &cc);
+    if (st == CUDYN_OK)
+        st = program_alloc(api, a, out);
+    if (st != CUDYN_OK)
+        return st;
+    (*out)->device = a->device;
+    (*out)->cc = cc;
+    compute_key(*out);
+    return CUDYN_OK;
+}
+
+/* ---------------------------------------------------------------- NVRTC */
+
 /* NVRTC's architectures; NVRTC before 11.2 cannot list them, and is then
  * trusted with the device's own. */
-static size_t supported_archs(int cc, int *archs)
+size_t cudyn__nvrtc_archs(int cc, int *archs)
 {
     int n = 0;
     if (NVRTC_HAS(nvrtcGetNumSupportedArchs) && cudyn__nvrtc.nvrtcGetNumSupportedArchs(&n) == NVRTC_OK && n > 0 &&
-        n <= MAX_ARCHS && cudyn__nvrtc.nvrtcGetSupportedArchs(archs) == NVRTC_OK)
+        n <= CUDYN_MAX_ARCHS && cudyn__nvrtc.nvrtcGetSupportedArchs(archs) == NVRTC_OK)
         return (size_t)n;
     archs[0] = cc;
     return 1;
 }
 
-/* "-I<toolkit>/include" when the toolkit's headers sit next to NVRTC, so
- * #include <cuda_fp16.h> works as it does with nvcc. */
-static bool toolkit_include_option(char *out, size_t cap)
+/* NVRTC's architectures into prog (loads NVRTC); its status. */
+static int need_nvrtc(const char *api, struct cudyn_program *prog)
+{
+    int st = cudyn__need_nvrtc();
+    if (st != CUDYN_OK) {
+        cudyn__error_append(" (%s: %s is not in the kernel cache, so it needs NVRTC)", api, prog->in.name);
+        return st;
+    }
+    if (prog->n_archs == 0)
+        prog->n_archs = cudyn__nvrtc_archs(prog->cc, prog->archs);
+    return CUDYN_OK;
+}
+
+/* "<NVRTC's dir>/../include" when the toolkit's headers sit next to NVRTC,
+ * so #include <cuda_fp16.h> works as it does with nvcc. */
+static bool toolkit_include_dir(char *out, size_t cap)
 {
     const char *dir = cudyn__nvrtc_dir();
     if (!dir)
@@ -134,77 +315,46 @@ static bool toolkit_include_option(char *out, size_t cap)
     struct stat st;
     if (stat(probe, &st) != 0)
         return false;
-    snprintf(out, cap, "-I%s/../include", dir);
+    snprintf(out, cap, "%s/../include", dir);
     return true;
 }
 
-/* The options NVRTC gets: the caller's, then the target and include dir. */
+/* The options NVRTC gets: cudyn's target first (no option of the caller
+ * can take it as a value), the caller's, then the toolkit's include
+ * directory, searched after the caller's. */
 struct option_list {
-    const char *v[MAX_OPTIONS + 2];
+    const char *v[CUDYN_MAX_OPTIONS + 2];
     int n;
     char arch[64];
     char include[4200];
+    char toolkit[4200]; /* the directory alone, "" if none */
 };
 
-/* add_arch: append --gpu-architecture for the chosen target (the caller
- * did not name one, or a rebuild overrides it); drop_callers_arch: leave
- * out the caller's own target options (a rebuild for another target). */
+/* add_arch: cudyn names the target (the caller did not, or a rebuild
+ * overrides it); drop_callers_arch: leave out the caller's own. */
 static void build_options(const struct cudyn_program *prog, bool add_arch, bool drop_callers_arch,
                           struct option_list *o)
 {
     o->n = 0;
-    for (int i = 0; i < prog->num_options; i++) {
-        const char *opt = prog->options[i];
-        bool is_arch = strncmp(opt, "--gpu-architecture", 18) == 0 || strncmp(opt, "-arch", 5) == 0;
-        if (drop_callers_arch && is_arch) {
-            if (!strchr(opt, '='))
-                i++; /* "-arch X": the value goes too */
-            continue;
-        }
-        o->v[o->n++] = opt;
-    }
     if (add_arch) {
         snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s", prog->target.name);
         o->v[o->n++] = o->arch;
     }
-    if (toolkit_include_option(o->include, sizeof o->include))
+    struct cudyn__option opt;
+    const struct cudyn__inputs *in = &prog->in;
+    for (int i = 0; i < in->num_options; i += opt.used) {
+        cudyn__option_read(INPUT_LIST(in->options), in->num_options, i, &opt); /* checked: complete */
+        if (drop_callers_arch && opt.kind == OPTION_ARCH)
+            continue;
+        for (int k = 0; k < opt.used; k++)
+            o->v[o->n++] = in->options[i + k];
+    }
+    o->toolkit[0] = '\0';
+    if (toolkit_include_dir(o->toolkit, sizeof o->toolkit)) {
+        snprintf(o->include, sizeof o->include, "-I%s", o->toolkit);
         o->v[o->n++] = o->include;
+    }
 }
-
-static void hash_text(struct cudyn__sha256 *h, const char *s)
-{
-    uint64_t n = strlen(s);
-    cudyn__sha256_update(h, &n, sizeof n); /* length-prefixed: no ambiguity */
-    cudyn__sha256_update(h, s, (size_t)n);
-}
-
-/* The cache key: every input that changes what NVRTC produces. */
-static void compute_key(struct cudyn_program *prog, const struct option_list *o)
-{
-    struct cudyn__sha256 h;
-    cudyn__sha256_init(&h);
-    hash_text(&h, "cudyn kernel cache, format 1");
-    char nvrtc_id[4400];
-    struct cudyn_loader_info l = {.size = sizeof l};
-    cudyn_loader_info(&l);
-    struct stat st = {0};
-    if (l.nvrtc_path)
-        stat(l.nvrtc_path, &st);
-    snprintf(nvrtc_id, sizeof nvrtc_id, "%d %s %lld %lld", l.nvrtc_version, l.nvrtc_path ? l.nvrtc_path : "",
-             (long long)st.st_size, (long long)st.st_mtime);
-    hash_text(&h, nvrtc_id);
-    hash_text(&h, prog->target.name);
-    hash_text(&h, prog->name);
-    for (int i = 0; i < o->n; i++)
-        hash_text(&h, o->v[i]);
-    hash_text(&h, "--");
-    for (int i = 0; i < prog->num_expressions; i++)
-        hash_text(&h, prog->expressions[i]);
-    hash_text(&h, prog->source);
-    cudyn__sha256_final(&h, prog->key);
-}
-
-/* ------------------------------------------------------------- building */
 
 static char *read_log(nvrtc_program p)
 {
@@ -232,44 +382,65 @@ static void first_error_line(const char *log, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *prog)
+/* The PTX, when NVRTC made one (always for compute_ targets; NVRTC 12+
+ * also for sm_ targets): the image of PTX targets, and the interface. */
+static void fetch_ptx(nvrtc_program p, struct cudyn__cache_entry *e)
+{
+    size_t size = 0;
+    if (cudyn__nvrtc.nvrtcGetPTXSize(p, &size) != NVRTC_OK || size <= 1)
+        return;
+    e->ptx = malloc(size);
+    if (e->ptx && cudyn__nvrtc.nvrtcGetPTX(p, (char *)e->ptx) == NVRTC_OK && e->ptx[size - 1] == '\0') {
+        e->ptx_size = size;
+        e->interface = cudyn__ptx_interface((const char *)e->ptx, size);
+    } else {
+        free(e->ptx);
+        e->ptx = NULL;
+    }
+}
+
+static int fetch_cubin(const char *api, nvrtc_program p, struct cudyn_program *prog)
 {
     struct cudyn__cache_entry *e = &prog->out;
     size_t size = 0;
-    if (prog->target.cubin) {
-        nvrtc_result r = cudyn__nvrtc.nvrtcGetCUBINSize(p, &size);
-        if (r != NVRTC_OK)
-            return cudyn__fail_nvrtc(r, "nvrtcGetCUBINSize", api, NULL);
-        if (!(e->image = malloc(size ? size : 1)))
-            return cudyn__fail_oom(api);
-        r = cudyn__nvrtc.nvrtcGetCUBIN(p, (char *)e->image);
-        if (r != NVRTC_OK)
-            return cudyn__fail_nvrtc(r, "nvrtcGetCUBIN", api, NULL);
-        e->image_size = size;
-    }
-    /* PTX exists for compute_ targets; for sm_ targets NVRTC may keep none. */
-    if (cudyn__nvrtc.nvrtcGetPTXSize(p, &size) == NVRTC_OK && size > 0) {
-        e->ptx = malloc(size);
-        if (e->ptx && cudyn__nvrtc.nvrtcGetPTX(p, (char *)e->ptx) == NVRTC_OK) {
-            e->ptx_size = size;
-        } else {
-            free(e->ptx);
-            e->ptx = NULL;
-        }
-    }
+    nvrtc_result r = cudyn__nvrtc.nvrtcGetCUBINSize(p, &size);
+    if (r != NVRTC_OK)
+        return cudyn__fail_nvrtc(r, "nvrtcGetCUBINSize", api, NULL);
+    if (size == 0) /* never a success: a driver would read past it */
+        return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, "nvrtcGetCUBIN", NULL,
+                           "%s: NVRTC returned an empty CUBIN for %s (options such as -dlto or --optix-ir make "
+                           "other outputs, which cudyn cannot load)",
+                           api, prog->target.name);
+    if (!(e->image = malloc(size)))
+        return cudyn__fail_oom(api);
+    r = cudyn__nvrtc.nvrtcGetCUBIN(p, (char *)e->image);
+    if (r != NVRTC_OK)
+        return cudyn__fail_nvrtc(r, "nvrtcGetCUBIN", api, NULL);
+    e->image_size = size;
+    return CUDYN_OK;
+}
+
+static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *prog)
+{
+    struct cudyn__cache_entry *e = &prog->out;
+    fetch_ptx(p, e);
+    int st = prog->target.cubin ? fetch_cubin(api, p, prog) : CUDYN_OK;
+    if (st != CUDYN_OK)
+        return st;
     if (!prog->target.cubin) {
         if (!e->ptx)
-            return cudyn__fail(CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, 0, NULL, "nvrtcGetPTX", NULL,
-                              "%s: NVRTC produced no PTX for %s", api, prog->target.name);
+            return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, "nvrtcGetPTX", NULL,
+                               "%s: NVRTC produced no PTX for %s", api, prog->target.name);
         e->image = e->ptx;
         e->image_size = e->ptx_size;
     }
-    for (int i = 0; i < prog->num_expressions; i++) {
+    const struct cudyn__inputs *in = &prog->in;
+    for (int i = 0; i < in->num_expressions; i++) {
         const char *lowered = NULL;
-        nvrtc_result r = cudyn__nvrtc.nvrtcGetLoweredName(p, prog->expressions[i], &lowered);
+        nvrtc_result r = cudyn__nvrtc.nvrtcGetLoweredName(p, in->expressions[i], &lowered);
         if (r != NVRTC_OK)
-            return cudyn__fail_nvrtc(r, "nvrtcGetLoweredName", api, prog->expressions[i]);
-        if (cudyn__names_add(&e->names, prog->expressions[i], lowered) != 0)
+            return cudyn__fail_nvrtc(r, "nvrtcGetLoweredName", api, in->expressions[i]);
+        if (cudyn__names_add(&e->names, in->expressions[i], lowered) != 0)
             return cudyn__fail_oom(api);
     }
     return CUDYN_OK;
@@ -277,15 +448,17 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
 
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
+    const struct cudyn__inputs *in = &prog->in;
     nvrtc_program p = NULL;
-    nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, prog->source, prog->name, 0, NULL, NULL);
+    nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, in->num_headers,
+                                                     INPUT_LIST(in->header_sources), INPUT_LIST(in->header_names));
     if (r != NVRTC_OK)
         return cudyn__fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
     int st = CUDYN_OK;
-    for (int i = 0; i < prog->num_expressions && st == CUDYN_OK; i++) {
-        r = cudyn__nvrtc.nvrtcAddNameExpression(p, prog->expressions[i]);
+    for (int i = 0; i < in->num_expressions && st == CUDYN_OK; i++) {
+        r = cudyn__nvrtc.nvrtcAddNameExpression(p, in->expressions[i]);
         if (r != NVRTC_OK)
-            st = cudyn__fail_nvrtc(r, "nvrtcAddNameExpression", api, prog->expressions[i]);
+            st = cudyn__fail_nvrtc(r, "nvrtcAddNameExpression", api, in->expressions[i]);
     }
     if (st == CUDYN_OK) {
         r = cudyn__nvrtc.nvrtcCompileProgram(p, o->n, o->v);
@@ -296,123 +469,212 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
             char first[512];
             first_error_line(prog->out.log ? prog->out.log : "", first, sizeof first);
             st = cudyn__fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
-            cudyn__error_append(" (%s for %s: %s)", prog->name, prog->target.name, first[0] ? first : "no log");
+            cudyn__error_append(" (%s for %s: %s)", in->name, prog->target.name, first[0] ? first : "no log");
         }
     }
     cudyn__nvrtc.nvrtcDestroyProgram(&p);
     return st;
 }
 
-/* Chooses the target (or takes `override`), the options and the key. */
-static int prepare(const char *api, struct cudyn_program *prog, const char *override, struct option_list *o)
+/* ------------------------------------------------------------ obtaining */
+
+/* The target: `override`, else the caller's, else NVRTC's best for cc. */
+static int choose(const char *api, struct cudyn_program *prog, const char *override, bool *callers)
 {
     const char *forced = override;
     if (!forced)
-        forced = cudyn__forced_target((const char *const *)prog->options, prog->num_options);
+        forced = cudyn__forced_target(INPUT_LIST(prog->in.options), prog->in.num_options);
+    *callers = forced != NULL && override == NULL;
     if (cudyn__choose_target(prog->cc, prog->archs, prog->n_archs, cudyn__nvrtc_version_loaded(),
                             cudyn__driver_version_loaded(), forced, &prog->target) != 0)
-        return cudyn__fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: device %d: %s", api,
-                          prog->device, prog->target.why);
+        return cudyn__fail(CUDYN_ERROR_UNSUPPORTED_ARCH, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: device %d: %s",
+                           api, prog->device, prog->target.why);
     if (prog->target.cubin && !NVRTC_HAS(nvrtcGetCUBIN)) {
         /* NVRTC before 11.1 makes PTX only. */
         prog->target.cubin = false;
         snprintf(prog->target.name, sizeof prog->target.name, "compute_%d", prog->target.arch);
     }
-    const bool callers_target = forced != NULL && override == NULL;
-    build_options(prog, !callers_target, override != NULL, o);
-    compute_key(prog, o);
     return CUDYN_OK;
 }
 
-/* The program's image: from the cache, else from NVRTC (then cached). */
-static int obtain(const char *api, struct cudyn_program *prog, const struct option_list *o)
+/* What the compile reads besides its source (includes.c); a list that
+ * cannot be made (out of memory) only means the result is not stored. */
+static void scan_includes(struct cudyn_program *prog, const struct option_list *o)
 {
-    cudyn__cache_entry_free(&prog->out);
-    if (cudyn__cache_load(prog->key, &prog->out) == 0 && strcmp(prog->out.target, prog->target.name) == 0) {
-        prog->from_cache = true;
-        cudyn__debug("compile %s for %s: cache hit", prog->name, prog->target.name);
-        return CUDYN_OK;
-    }
+    const struct cudyn__inputs *in = &prog->in;
+    struct cudyn__include_env env = {
+        in->name, INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
+        INPUT_LIST(in->options), in->num_options, o->toolkit[0] ? o->toolkit : NULL,
+    };
+    if (cudyn__deps_scan(in->source, &env, &prog->out.deps) != 0)
+        snprintf(prog->out.deps.uncacheable, sizeof prog->out.deps.uncacheable, "out of memory");
+}
+
+/* Stores a fresh result unless the caller or its includes forbid it. */
+static void store(struct cudyn_program *prog)
+{
+    bool refreshed;
+    const char *why = NULL;
+    if (prog->in.flags & CUDYN_COMPILE_NO_CACHE)
+        why = "CUDYN_COMPILE_NO_CACHE";
+    else if (prog->out.deps.uncacheable[0])
+        why = prog->out.deps.uncacheable;
+    else if (cudyn__deps_check(&prog->out.deps, &refreshed) != 0)
+        why = "an included file changed while it compiled";
+    if (why)
+        cudyn__debug("compile %s for %s: not cached: %s", prog->in.name, prog->target.name, why);
+    else
+        cudyn__cache_store(prog->key, &prog->out);
+}
+
+/* NVRTC, for the target chosen now (or `override`). */
+static int compile_fresh(const char *api, struct cudyn_program *prog, const char *override)
+{
     cudyn__cache_entry_free(&prog->out);
     prog->from_cache = false;
-    int st = run_nvrtc(api, prog, o);
+    int st = need_nvrtc(api, prog);
+    bool callers = false;
+    if (st == CUDYN_OK)
+        st = choose(api, prog, override, &callers);
+    if (st != CUDYN_OK)
+        return st;
+    struct option_list *o = malloc(sizeof *o);
+    if (!o)
+        return cudyn__fail_oom(api);
+    build_options(prog, !callers, override != NULL, o);
+    if (!(prog->in.flags & CUDYN_COMPILE_NO_CACHE))
+        scan_includes(prog, o);
+    cudyn__debug("compile %s for %s: NVRTC %d", prog->in.name, prog->target.name, cudyn__nvrtc_version_loaded());
+    st = run_nvrtc(api, prog, o);
+    free(o);
     if (st == CUDYN_OK) {
-        snprintf(prog->out.target, sizeof prog->out.target, "%s", prog->target.name);
-        prog->out.arch = prog->target.arch;
-        prog->out.cubin = prog->target.cubin;
-        cudyn__cache_store(prog->key, &prog->out);
+        struct cudyn__cache_entry *e = &prog->out;
+        snprintf(e->target, sizeof e->target, "%s", prog->target.name);
+        e->arch = prog->target.arch;
+        e->cubin = prog->target.cubin;
+        e->nvrtc_version = cudyn__nvrtc_version_loaded();
+        store(prog);
     }
     return st;
 }
 
-static int device_cc(const char *api, int device, int *cc)
+/* A cache hit whose included files are unchanged. */
+static bool from_cache(struct cudyn_program *prog)
 {
-    int major = 0, minor = 0;
-    int st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
-    if (st == CUDYN_OK)
-        st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
-    if (st != CUDYN_OK)
-        cudyn__error_append(" (while %s read the device's compute capability)", api);
-    *cc = major * 10 + minor;
+    struct cudyn__cache_entry e;
+    if (cudyn__cache_load(prog->key, &e) != 0)
+        return false;
+    bool refreshed = false;
+    if (cudyn__deps_check(&e.deps, &refreshed) != 0) {
+        cudyn__cache_entry_free(&e);
+        return false; /* stale: compiled again, and the entry replaced */
+    }
+    if (refreshed)
+        cudyn__cache_store(prog->key, &e); /* same contents: remember the new identities */
+    cudyn__cache_entry_free(&prog->out);
+    prog->out = e;
+    prog->from_cache = true;
+    struct cudyn__target *t = &prog->target;
+    snprintf(t->name, sizeof t->name, "%s", e.target);
+    t->arch = e.arch;
+    t->cubin = e.cubin;
+    snprintf(t->why, sizeof t->why, "from the kernel cache (built by NVRTC %d.%d)", e.nvrtc_version / 1000,
+             e.nvrtc_version % 1000 / 10);
+    cudyn__debug("compile %s: cache hit (%s)", prog->in.name, e.target);
+    return true;
+}
+
+/* What a compile computes, for sharing it: the key, the forced target of a
+ * rebuild, and whether the cache may answer. */
+static void flight_id(const struct cudyn_program *prog, const char *override, unsigned char id[CUDYN_SHA256_BYTES])
+{
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, prog->key, CUDYN_SHA256_BYTES);
+    hash_text(&h, override ? override : "");
+    hash_int(&h, prog->in.flags);
+    cudyn__sha256_final(&h, id);
+}
+
+int cudyn__program_build(const char *api, struct cudyn_program *prog, const char *override)
+{
+    const bool may_read = !override && !(prog->in.flags & (CUDYN_COMPILE_REBUILD | CUDYN_COMPILE_NO_CACHE));
+    if (may_read && from_cache(prog))
+        return CUDYN_OK;
+    unsigned char id[CUDYN_SHA256_BYTES];
+    flight_id(prog, override, id);
+    bool leader = true;
+    struct cudyn__flight *f = cudyn__flight_join(id, &leader);
+    if (f && !leader) {
+        cudyn__cache_entry_free(&prog->out);
+        int st = cudyn__flight_wait(f, &prog->out);
+        prog->from_cache = false;
+        if (prog->out.image) {
+            snprintf(prog->target.name, sizeof prog->target.name, "%s", prog->out.target);
+            prog->target.arch = prog->out.arch;
+            prog->target.cubin = prog->out.cubin;
+        }
+        return st;
+    }
+    /* a compile that landed between the miss and the join stored it */
+    int st = may_read && from_cache(prog) ? CUDYN_OK : compile_fresh(api, prog, override);
+    if (f)
+        cudyn__flight_land(f, st, &prog->out);
     return st;
 }
 
-static int check_list(const char *api, const char *what, const char *count_name, const char *const *v, int n,
-                      int max)
+int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, const char *override,
+                           struct cudyn_program **out)
 {
-    if (n < 0 || n > max)
-        return cudyn__fail_arg(api, count_name, "is negative or too large");
-    if (n > 0 && !v)
-        return cudyn__fail_arg(api, what, "must not be NULL when its count is positive");
-    for (int i = 0; i < n; i++)
-        if (!v[i])
-            return cudyn__fail_arg(api, what, "contains a NULL entry");
-    return CUDYN_OK;
+    const struct cudyn__inputs *in = &prog->in;
+    struct cudyn_compile_args a = {
+        sizeof a, in->source, in->name, prog->device, INPUT_LIST(in->options), in->num_options,
+        INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
+        INPUT_LIST(in->expressions), in->num_expressions, in->flags | CUDYN_COMPILE_REBUILD,
+    };
+    int st = program_alloc(api, &a, out);
+    if (st != CUDYN_OK)
+        return st;
+    struct cudyn_program *again = *out;
+    again->device = prog->device;
+    again->cc = prog->cc;
+    memcpy(again->key, prog->key, sizeof again->key);
+    memcpy(again->archs, prog->archs, sizeof again->archs);
+    again->n_archs = prog->n_archs;
+    st = cudyn__program_build(api, again, override);
+    if (st != CUDYN_OK) {
+        cudyn_program_free(again);
+        *out = NULL;
+    }
+    return st;
 }
 
-/* A new program holding copies of the inputs, for `device`. */
-static int new_program(const char *api, struct cudyn_program **out, const char *source, const char *name,
-                       int device, const char *const *options, int num_options, const char *const *expressions,
-                       int num_expressions)
+/* --------------------------------------------------------------- public */
+
+/* Compiles checked arguments; on CUDYN_ERROR_COMPILE *out has the log. */
+static int compile(const char *api, cudyn_program **out, const struct cudyn_compile_args *a)
 {
-    *out = NULL;
-    int cc = 0;
-    int st = device_cc(api, device, &cc);
+    struct cudyn_program *prog = NULL;
+    int st = cudyn__program_new(api, a, &prog);
     if (st != CUDYN_OK)
         return st;
-    st = cudyn__need_nvrtc();
-    if (st != CUDYN_OK)
-        return st;
-    struct cudyn_program *prog = calloc(1, sizeof *prog);
-    if (!prog)
-        return cudyn__fail_oom(api);
-    bool ok1, ok2;
-    prog->source = strdup(source);
-    prog->name = strdup(name ? name : "kernel.cu");
-    prog->options = copy_strings(options, num_options, &ok1);
-    prog->num_options = num_options;
-    prog->expressions = copy_strings(expressions, num_expressions, &ok2);
-    prog->num_expressions = num_expressions;
-    prog->device = device;
-    prog->cc = cc;
-    prog->n_archs = supported_archs(cc, prog->archs);
-    if (!prog->source || !prog->name || !ok1 || !ok2) {
+    st = cudyn__program_build(api, prog, NULL);
+    if (st == CUDYN_OK || st == CUDYN_ERROR_COMPILE)
+        *out = prog; /* a failed compile still hands over its log */
+    else
         cudyn_program_free(prog);
-        return cudyn__fail_oom(api);
-    }
-    *out = prog;
-    return CUDYN_OK;
+    return st;
 }
 
-/* Prepares and obtains; on a compile error the program (with its log) is
- * still handed out. */
-static int build(const char *api, struct cudyn_program *prog, const char *override)
+CUDYN_API int cudyn_compile_ex(cudyn_program **out, const struct cudyn_compile_args *args)
 {
-    struct option_list o;
-    int st = prepare(api, prog, override, &o);
-    if (st == CUDYN_OK)
-        st = obtain(api, prog, &o);
-    return st;
+    static const char api[] = "cudyn_compile_ex";
+    if (!out)
+        return cudyn__fail_arg(api, "out", "must not be NULL");
+    *out = NULL;
+    struct cudyn_compile_args a;
+    int st = cudyn__compile_args_check(api, args, &a);
+    return st == CUDYN_OK ? compile(api, out, &a) : st;
 }
 
 CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const char *name, int device,
@@ -423,173 +685,16 @@ CUDYN_API int cudyn_compile_names(cudyn_program **out, const char *source, const
     if (!out)
         return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
-    if (!source)
-        return cudyn__fail_arg(api, "source", "must not be NULL");
-    int st = check_list(api, "options", "num_options", options, num_options, MAX_OPTIONS);
-    if (st == CUDYN_OK)
-        st = check_list(api, "name_expressions", "num_names", name_expressions, num_names, MAX_NAMES);
-    if (st != CUDYN_OK)
-        return st;
-    struct cudyn_program *prog = NULL;
-    st = new_program(api, &prog, source, name, device, options, num_options, name_expressions, num_names);
-    if (st != CUDYN_OK)
-        return st;
-    st = build(api, prog, NULL);
-    if (st == CUDYN_OK || st == CUDYN_ERROR_COMPILE)
-        *out = prog; /* a failed compile still hands over its log */
-    else
-        cudyn_program_free(prog);
-    return st;
+    struct cudyn_compile_args a = {
+        .size = sizeof a, .source = source, .name = name, .device = device, .options = options,
+        .num_options = num_options, .name_expressions = name_expressions, .num_names = num_names,
+    };
+    int st = cudyn__compile_fields_check(api, &a, "");
+    return st == CUDYN_OK ? compile(api, out, &a) : st;
 }
 
 CUDYN_API int cudyn_compile(cudyn_program **out, const char *source, const char *name, int device,
                             const char *const *options, int num_options)
 {
     return cudyn_compile_names(out, source, name, device, options, num_options, NULL, 0);
-}
-
-/* ------------------------------------------------------------- loading */
-
-/* The target a load failure calls for, or NULL if none can help. */
-static const char *fallback_target(const struct cudyn_program *prog, int status, char *buf, size_t cap)
-{
-    struct cudyn__target t;
-    if (status == CUDYN_ERROR_UNSUPPORTED_PTX && !prog->target.cubin) {
-        /* PTX too new for the driver: SASS for this GPU needs no JIT */
-        if (cudyn__choose_target(prog->cc, prog->archs, prog->n_archs, 0, 0, NULL, &t) == 0 && t.cubin) {
-            snprintf(buf, cap, "%s", t.name);
-            return buf;
-        }
-    } else if (status == CUDYN_ERROR_NO_BINARY_FOR_GPU && prog->target.cubin) {
-        /* SASS for the wrong GPU: PTX of the best arch at or below cc, if
-         * the driver is new enough to JIT NVRTC's PTX */
-        int best = 0;
-        for (size_t i = 0; i < prog->n_archs; i++)
-            if (prog->archs[i] <= prog->cc && prog->archs[i] > best)
-                best = prog->archs[i];
-        if (best && cudyn__driver_version_loaded() >= cudyn__nvrtc_version_loaded()) {
-            snprintf(buf, cap, "compute_%d", best);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
-static bool image_rejected(int status)
-{
-    return status == CUDYN_ERROR_UNSUPPORTED_PTX || status == CUDYN_ERROR_NO_BINARY_FOR_GPU ||
-           status == CUDYN_ERROR_INVALID_IMAGE;
-}
-
-/* Ends a load error with what a person needs to decide what to do. */
-static void append_load_context(const struct cudyn_program *prog, const char *rebuilt_for)
-{
-    char list[200] = "";
-    for (size_t i = 0; i < prog->n_archs; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? " " : "", prog->archs[i]);
-    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s%s; NVRTC %d.%d supports %s)",
-                       prog->device, prog->cc / 10, prog->cc % 10, prog->target.name,
-                       rebuilt_for ? ", then " : "", rebuilt_for ? rebuilt_for : "", cudyn__nvrtc_version_loaded() / 1000,
-                       cudyn__nvrtc_version_loaded() % 1000 / 10, list);
-}
-
-/* Loads prog (rebuilding once for another target if the driver rejects
- * it); *built receives the program actually loaded (prog itself, or a
- * rebuilt copy the caller frees). */
-static int load_with_fallback(const char *api, const struct cudyn_program *prog, cu_module *mod,
-                              struct cudyn_program **rebuilt)
-{
-    *rebuilt = NULL;
-    int st = cudyn__load_image(api, mod, prog->out.image);
-    if (st == CUDYN_OK || !image_rejected(st))
-        return st;
-    if (prog->from_cache)
-        cudyn__cache_remove(prog->key); /* never hand out a rejected image again */
-    char target[32];
-    if (!fallback_target(prog, st, target, sizeof target)) {
-        append_load_context(prog, NULL);
-        return st;
-    }
-    cudyn_error first;
-    cudyn__error_save(&first);
-    cudyn__debug("load of %s for %s failed (%s); rebuilding for %s", prog->name, prog->target.name,
-                first.native_name, target);
-    struct cudyn_program *again = NULL;
-    int st2 = new_program(api, &again, prog->source, prog->name, prog->device,
-                          (const char *const *)prog->options, prog->num_options,
-                          (const char *const *)prog->expressions, prog->num_expressions);
-    if (st2 == CUDYN_OK)
-        st2 = build(api, again, target);
-    if (st2 == CUDYN_OK)
-        st2 = cudyn__load_image(api, mod, again->out.image);
-    if (st2 != CUDYN_OK) {
-        cudyn_program_free(again);
-        cudyn__error_restore(&first);
-        append_load_context(prog, target);
-        return st;
-    }
-    *rebuilt = again;
-    return CUDYN_OK;
-}
-
-CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
-{
-    static const char api[] = "cudyn_module_load";
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = NULL;
-    if (!prog)
-        return cudyn__fail_arg(api, "prog", "must not be NULL");
-    if (!prog->out.image)
-        return cudyn__fail_arg(api, "prog", "has no image (its compilation failed)");
-    cu_module mod = NULL;
-    struct cudyn_program *rebuilt = NULL;
-    int st = load_with_fallback(api, prog, &mod, &rebuilt);
-    const struct cudyn_program *loaded = rebuilt ? rebuilt : prog;
-    if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, &loaded->out.names, (const char *)loaded->out.ptx, loaded->out.ptx_size, NULL,
-                                out);
-    cudyn_program_free(rebuilt);
-    return st;
-}
-
-CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, const char *const *options,
-                                       int num_options)
-{
-    static const char api[] = "cudyn_module_load_source";
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = NULL;
-    if (!source)
-        return cudyn__fail_arg(api, "source", "must not be NULL");
-    int st = check_list(api, "options", "num_options", options, num_options, MAX_OPTIONS);
-    int device = 0;
-    if (st == CUDYN_OK)
-        st = cudyn_device_current(&device);
-    if (st != CUDYN_OK)
-        return st;
-
-    struct cudyn_program *prog = NULL;
-    st = new_program(api, &prog, source, "kernel.cu", device, options, num_options, NULL, 0);
-    struct option_list o;
-    if (st == CUDYN_OK)
-        st = prepare(api, prog, NULL, &o);
-    /* the same source and options in this context: the same module */
-    if (st == CUDYN_OK && cudyn__module_find_shared(prog->key, out)) {
-        cudyn_program_free(prog);
-        return CUDYN_OK;
-    }
-    if (st == CUDYN_OK)
-        st = obtain(api, prog, &o);
-    cu_module mod = NULL;
-    struct cudyn_program *rebuilt = NULL;
-    if (st == CUDYN_OK)
-        st = load_with_fallback(api, prog, &mod, &rebuilt);
-    const struct cudyn_program *loaded = rebuilt ? rebuilt : prog;
-    if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, &loaded->out.names, (const char *)loaded->out.ptx, loaded->out.ptx_size,
-                                prog->key, out);
-    cudyn_program_free(rebuilt);
-    cudyn_program_free(prog);
-    return st;
 }

@@ -199,15 +199,37 @@ bool cudyn__context_recovered(cu_result r, const char *api);
 /* Loads an image with a JIT error log; the log ends the error message. */
 int cudyn__load_image(const char *api, cu_module *mod, const void *image);
 struct cudyn__names;
-/* Wraps a loaded handle with the program's lowered names (NULL: none) and
- * the ".entry" declarations of its PTX (ptx NULL: none known); with a key,
- * cudyn_module_load_source finds the module again by it.  On failure the
- * handle is unloaded. */
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *ptx,
-                       size_t ptx_len, const unsigned char *shared_key, cudyn_module *out);
-/* A registered module for this key in the current context (its count
- * raised), if any. */
-bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out);
+struct cudyn__deps;
+/* Wraps a loaded handle with the program's lowered names and kernel
+ * interface (NULL: none).  On failure the handle is unloaded. */
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
+                       cudyn_module *out);
+/* The kernels' PTX parameter lists of the module's program (one
+ * "NAME(PARAMS)" line per kernel, see interface.c), or NULL. */
+const char *cudyn__module_interface(cudyn_module mod);
+/*
+ * cudyn_module_load_source's registry: one module per key and context.
+ * Either *found is the registered module for key in the current context
+ * (its count raised; the files its program included checked unchanged), or
+ * *claim is a placeholder the caller must load and hand to
+ * cudyn__module_publish: threads asking for the key meanwhile wait for it.
+ */
+int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module *found, cudyn_module *claim);
+/* Completes a claim: with CUDYN_OK the placeholder becomes the module
+ * (handle, names, interface and included files copied) for the caller and
+ * the waiters; with a failure each waiter gets this thread's error. */
+int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
+                          const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
+
+/* ---- compile.c, interface.c, image.c ---- */
+/* The kernels' PTX parameter lists of a program, or NULL when it has no
+ * PTX (NVRTC before 12 with a CUBIN target). */
+const char *cudyn__program_interface(const cudyn_program *prog);
+/* For cudyn_module_load_image: when image is cudyn's multi-architecture
+ * container, *code is the entry for the current device (else the image
+ * itself); *interface receives the kernels' PTX interface when the image
+ * has PTX (malloc'd, or NULL). */
+int cudyn__image_select(const char *api, const void *image, const void **code, char **interface);
 
 /* ---- status.c ---- */
 struct cudyn__native_code {

@@ -9,43 +9,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
 #include "hints.h"
+#include "includes.h"
 #include "internal.h"
 #include "kernel_params.h"
+#include "names.h"
+#include "ptx_interface.h"
 
 #define CU_FUNCTION(f) ((cu_function)(void *)(f))
 #define JIT_LOG_BYTES 8192
 
-/* A loaded module: the driver's handle and context, the name expressions
- * its program was compiled with, the ".entry" declarations of its PTX (for
- * checking launches), and, for cudyn_module_load_source, the key that
- * hands the same module to the same source.  Every live module is in the
- * registry; a device reset marks its modules dead (their handles died
- * with the context) and takes them out. */
+/*
+ * A loaded module: the driver's handle and context, the name expressions
+ * its program was compiled with, its kernels' PTX interface (for checking
+ * launches) and, for cudyn_module_load_source, the key that hands the same
+ * module to the same inputs in a context.
+ *
+ * Every live module is in the registry: kernels find the PTX of the module
+ * they came from by its handle, and a device reset marks the modules of
+ * its context dead (their handles died with it) and takes them out.  The
+ * shareable ones are also found by key; while one is loading, threads
+ * asking for its key wait for it (one compile and one load per input).
+ */
 struct cudyn_module_st {
-    cu_module handle;
+    cu_module handle; /* NULL while loading */
     cu_context ctx;
     struct cudyn__names names;
-    char *interface; /* NULL: no PTX known */
-    bool shared, dead;
+    char *interface; /* "NAME(PARAMS)" per kernel, or NULL: no PTX known */
+    /* the registry (all under registry_lock) */
+    bool shareable;  /* found by key (cudyn_module_load_source) */
+    bool loading;    /* a thread is loading it; others wait for it */
+    bool failed;     /* that load failed: each waiter gets its error */
+    bool dead;       /* a reset destroyed its context */
+    cudyn_error error;
     unsigned char key[CUDYN_SHA256_BYTES];
+    struct cudyn__deps deps; /* files its program included, checked on reuse */
     int refs;
     struct cudyn_module_st *next;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t registry_loaded = PTHREAD_COND_INITIALIZER;
 static struct cudyn_module_st *registry;
 
 static void free_module(struct cudyn_module_st *m)
 {
     cudyn__names_free(&m->names);
+    cudyn__deps_free(&m->deps);
     free(m->interface);
     free(m);
 }
 
 /* registry_lock held */
-static void unlink_module(struct cudyn_module_st *m)
+static void enlist(struct cudyn_module_st *m)
+{
+    m->next = registry;
+    registry = m;
+}
+
+/* registry_lock held; nothing if m is not listed (a reset took it out) */
+static void unlist(struct cudyn_module_st *m)
 {
     for (struct cudyn_module_st **link = &registry; *link; link = &(*link)->next)
         if (*link == m) {
@@ -69,22 +92,19 @@ static cu_context current_context(void)
     return ctx;
 }
 
-/* PTX text is the image itself when it is not an ELF (CUBIN) or fatbin. */
-static bool is_ptx(const void *image)
+/* Gives m what its program knows; false when out of memory. */
+static bool describe(struct cudyn_module_st *m, const struct cudyn__names *names, const char *interface)
 {
-    const unsigned char *p = image;
-    return !(p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') &&
-           !(p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) /* fatbin */;
+    if (names && cudyn__names_copy(&m->names, names) != 0)
+        return false;
+    return !interface || (m->interface = strdup(interface)) != NULL;
 }
 
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *ptx,
-                       size_t ptx_len, const unsigned char *shared_key, cudyn_module *out)
+int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
+                       cudyn_module *out)
 {
     struct cudyn_module_st *m = calloc(1, sizeof *m);
-    bool ok = m && (!names || cudyn__names_copy(&m->names, names) == 0);
-    if (ok && ptx && !(m->interface = cudyn__ptx_interface_extract(ptx, ptx_len)))
-        ok = false;
-    if (!ok) {
+    if (!m || !describe(m, names, interface)) {
         if (m)
             free_module(m);
         cudyn__drv.cuModuleUnload(handle);
@@ -93,31 +113,111 @@ int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__na
     m->handle = handle;
     m->ctx = current_context();
     m->refs = 1;
-    if (shared_key) {
-        m->shared = true;
-        memcpy(m->key, shared_key, sizeof m->key);
-    }
     pthread_mutex_lock(&registry_lock);
-    m->next = registry;
-    registry = m;
+    enlist(m);
     pthread_mutex_unlock(&registry_lock);
     *out = m;
     return CUDYN_OK;
 }
 
-bool cudyn__module_find_shared(const unsigned char *key, cudyn_module *out)
+const char *cudyn__module_interface(cudyn_module mod)
+{
+    return mod ? mod->interface : NULL;
+}
+
+static struct cudyn_module_st *shared_by(cu_context ctx, const unsigned char *key)
+{
+    for (struct cudyn_module_st *m = registry; m; m = m->next)
+        if (m->shareable && m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0)
+            return m;
+    return NULL;
+}
+
+/* A placeholder for the caller to load; others find it and wait. */
+static int place(const char *api, cu_context ctx, const unsigned char *key, cudyn_module *claim)
+{
+    struct cudyn_module_st *p = calloc(1, sizeof *p);
+    if (!p)
+        return cudyn__fail_oom(api);
+    p->ctx = ctx;
+    memcpy(p->key, key, sizeof p->key);
+    p->loading = p->shareable = true;
+    p->refs = 1;
+    enlist(p);
+    *claim = p;
+    return CUDYN_OK;
+}
+
+/* Drops a reference taken under the lock (and releases the lock); the
+ * module is unloaded if it was the last. */
+static void drop_locked_ref(struct cudyn_module_st *m)
+{
+    bool last = --m->refs == 0;
+    if (last)
+        unlist(m);
+    pthread_mutex_unlock(&registry_lock);
+    if (!last)
+        return;
+    if (m->handle && !m->dead && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
+        cudyn__kernel_forget_module(m->handle); /* its function handles may be reused */
+    free_module(m);
+}
+
+int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module *found, cudyn_module *claim)
 {
     cu_context ctx = current_context();
-    bool found = false;
-    pthread_mutex_lock(&registry_lock);
-    for (struct cudyn_module_st *m = registry; m && !found; m = m->next)
-        if (m->shared && m->ctx == ctx && memcmp(m->key, key, CUDYN_SHA256_BYTES) == 0) {
-            m->refs++;
-            *out = m;
-            found = true;
+    *found = *claim = NULL;
+    for (;;) {
+        pthread_mutex_lock(&registry_lock);
+        struct cudyn_module_st *m = shared_by(ctx, key);
+        if (!m) {
+            int st = place(api, ctx, key, claim);
+            pthread_mutex_unlock(&registry_lock);
+            return st;
         }
-    pthread_mutex_unlock(&registry_lock);
-    return found;
+        m->refs++; /* held while waiting and checking */
+        while (m->loading)
+            pthread_cond_wait(&registry_loaded, &registry_lock);
+        if (m->failed) {
+            cudyn_error e = m->error;
+            drop_locked_ref(m);
+            cudyn__error_restore(&e);
+            return e.status;
+        }
+        bool refreshed;
+        if (!m->dead && cudyn__deps_check(&m->deps, &refreshed) == 0) {
+            pthread_mutex_unlock(&registry_lock);
+            *found = m;
+            return CUDYN_OK;
+        }
+        /* an included file changed (or a reset came in between): this
+         * module serves its holders only */
+        m->shareable = false;
+        drop_locked_ref(m);
+    }
+}
+
+int cudyn__module_publish(const char *api, cudyn_module p, int status, cu_module handle,
+                          const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps)
+{
+    if (status == CUDYN_OK && (!describe(p, names, interface) || (deps && cudyn__deps_copy(&p->deps, deps) != 0))) {
+        cudyn__drv.cuModuleUnload(handle);
+        status = cudyn__fail_oom(api);
+    }
+    pthread_mutex_lock(&registry_lock);
+    p->loading = false;
+    if (status == CUDYN_OK) {
+        p->handle = handle;
+        pthread_cond_broadcast(&registry_loaded);
+        pthread_mutex_unlock(&registry_lock);
+        return CUDYN_OK;
+    }
+    p->failed = true;
+    cudyn__error_save(&p->error);
+    p->shareable = false;
+    pthread_cond_broadcast(&registry_loaded);
+    drop_locked_ref(p); /* the loader's reference; waiters hold their own */
+    return status;
 }
 
 void cudyn__module_ptx_params(cu_module handle, const char *name, struct cudyn__ptx_kernel *out, cu_context *ctx)
@@ -125,7 +225,7 @@ void cudyn__module_ptx_params(cu_module handle, const char *name, struct cudyn__
     out->count = -1;
     pthread_mutex_lock(&registry_lock);
     for (struct cudyn_module_st *m = registry; m; m = m->next)
-        if (m->handle == handle) {
+        if (m->handle == handle && !m->loading) {
             *ctx = m->ctx;
             if (m->interface && name[0])
                 cudyn__ptx_kernel_params(m->interface, strlen(m->interface), name, out);
@@ -139,8 +239,9 @@ void cudyn__module_forget_context(cu_context ctx)
     pthread_mutex_lock(&registry_lock);
     for (struct cudyn_module_st **link = &registry; *link;) {
         struct cudyn_module_st *m = *link;
-        if (m->ctx == ctx) {
-            m->dead = true; /* its owner still frees it with cudyn_module_unload */
+        if (m->ctx == ctx && !m->loading) {
+            m->dead = true; /* its owners still free it with cudyn_module_unload */
+            m->shareable = false;
             *link = m->next;
         } else {
             link = &m->next;
@@ -167,7 +268,6 @@ static int check_usable(const char *api, const struct cudyn_module_st *m)
 }
 
 /* Loads with a JIT error log; on failure the log ends the error message. */
-
 int cudyn__load_image(const char *api, cu_module *mod, const void *image)
 {
     int st = cudyn__need_context(api);
@@ -203,12 +303,15 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
     *out = NULL;
     if (!image)
         return cudyn__fail_arg(api, "image", "must not be NULL");
+    const void *code = image;
+    char *interface = NULL;
+    int st = cudyn__image_select(api, image, &code, &interface); /* cudyn's multi-architecture images */
     cu_module mod = NULL;
-    int st = cudyn__load_image(api, &mod, image);
-    if (st == CUDYN_OK) {
-        const char *ptx = is_ptx(image) ? image : NULL;
-        st = cudyn__module_wrap(api, mod, NULL, ptx, ptx ? strlen(ptx) : 0, NULL, out);
-    }
+    if (st == CUDYN_OK)
+        st = cudyn__load_image(api, &mod, code);
+    if (st == CUDYN_OK)
+        st = cudyn__module_wrap(api, mod, NULL, interface, out);
+    free(interface);
     return st;
 }
 
@@ -230,8 +333,8 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         return CUDYN_OK;
     }
     cu_result r = mod->dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
-    if (r == CU_OK && !mod->dead)
-        unlink_module(mod);
+    if (r == CU_OK)
+        unlist(mod);
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleUnload", api);

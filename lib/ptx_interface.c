@@ -1,5 +1,9 @@
 /*
- * ptx_interface.c - see ptx_interface.h.
+ * ptx_interface.c - see ptx_interface.h: a program's kernel interfaces,
+ * the parameter list of each `.entry NAME( ... )` of its PTX, kept with
+ * the program, the cache entry and the module so launches can check
+ * argument kinds without the PTX (a CUBIN entry stores only this, not the
+ * whole PTX); and reading one kernel's parameters from it.
  *
  * The grammar read, per parameter, separated by commas up to ')':
  *   .param [.align A] .TYPE [.ptr [.STATE] [.align A]] NAME [ '[' N ']' ]
@@ -119,26 +123,17 @@ static bool read_param(struct cursor *c, struct cudyn__ptx_param *p)
     return true;
 }
 
-/* Where ".entry NAME(" starts its parameter list, or NULL. */
+/* Where NAME's parameter list starts in an interface ("NAME(PARAMS)" at
+ * the start of a line, as cudyn__ptx_interface writes it), or NULL. */
 static const char *find_entry(const char *text, size_t len, const char *name)
 {
     size_t name_len = strlen(name);
-    for (const char *p = text; p + 7 + name_len < text + len; p++) {
-        p = memchr(p, '.', (size_t)(text + len - p));
-        if (!p || p + 7 + name_len >= text + len)
-            return NULL;
-        if (memcmp(p, ".entry", 6) != 0 || !isspace((unsigned char)p[6]))
-            continue;
-        const char *q = p + 6;
-        while (q < text + len && isspace((unsigned char)*q))
-            q++;
-        if ((size_t)(text + len - q) > name_len && memcmp(q, name, name_len) == 0) {
-            q += name_len;
-            while (q < text + len && isspace((unsigned char)*q))
-                q++;
-            if (q < text + len && *q == '(')
-                return q + 1;
-        }
+    const char *end = text + len;
+    for (const char *line = text; line < end;) {
+        if ((size_t)(end - line) > name_len && memcmp(line, name, name_len) == 0 && line[name_len] == '(')
+            return line + name_len + 1;
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        line = nl ? nl + 1 : end;
     }
     return NULL;
 }
@@ -189,38 +184,91 @@ bool cudyn__param_accepts(enum cudyn__param_class cls, char code)
     return true;
 }
 
-char *cudyn__ptx_interface_extract(const char *text, size_t len)
+
+/* ------------------------------------------------ extracting interfaces */
+
+struct text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+
+static void add(struct text *t, const char *p, size_t n)
 {
-    size_t cap = 256, used = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    const char *end = text + len;
-    for (const char *p = text; p && p < end; p++) {
-        p = memchr(p, '.', (size_t)(end - p));
-        if (!p || end - p < 7)
-            break;
-        if (memcmp(p, ".entry", 6) != 0 || !isspace((unsigned char)p[6]))
-            continue;
-        const char *close = memchr(p, ')', (size_t)(end - p));
-        if (!close)
-            break;
-        size_t n = (size_t)(close - p) + 1;
-        if (used + n + 2 > cap) {
-            while (used + n + 2 > cap)
-                cap *= 2;
-            char *grown = realloc(out, cap);
-            if (!grown) {
-                free(out);
-                return NULL;
-            }
-            out = grown;
+    if (t->failed)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = true;
+            return;
         }
-        memcpy(out + used, p, n);
-        used += n;
-        out[used++] = '\n';
-        p = close;
+        t->s = s;
+        t->cap = cap;
     }
-    out[used] = '\0';
-    return out;
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+static bool ptx_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '%';
+}
+
+/* Appends "NAME(PARAMS)\n" for the .entry at p (just after ".entry"),
+ * white space collapsed; returns where the scan goes on. */
+static const char *one_entry(struct text *t, const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    const char *name = p;
+    while (p < end && ptx_ident(*p))
+        p++;
+    const char *name_end = p;
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    const char *close = p < end && *p == '(' ? memchr(p, ')', (size_t)(end - p)) : NULL;
+    if (name == name_end || !close)
+        return p;
+    add(t, name, (size_t)(name_end - name));
+    add(t, "(", 1);
+    bool space = false, first = true;
+    for (const char *q = p + 1; q < close; q++) {
+        if (isspace((unsigned char)*q)) {
+            space = true;
+            continue;
+        }
+        if (space && !first && *q != ',')
+            add(t, " ", 1);
+        add(t, q, 1);
+        space = false;
+        first = false;
+    }
+    add(t, ")\n", 2);
+    return close + 1;
+}
+
+char *cudyn__ptx_interface(const char *ptx, size_t n)
+{
+    if (!ptx)
+        return NULL;
+    struct text t = {0};
+    const char *end = ptx + strnlen(ptx, n);
+    for (const char *p = ptx; p < end;) {
+        const char *hit = memmem(p, (size_t)(end - p), ".entry", 6);
+        if (!hit)
+            break;
+        bool token = (hit == ptx || isspace((unsigned char)hit[-1])) && hit + 6 < end &&
+                     isspace((unsigned char)hit[6]);
+        p = token ? one_entry(&t, hit + 6, end) : hit + 6;
+    }
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
 }

@@ -1,6 +1,7 @@
 /*
  * ptx_interface.h - a kernel's parameters as its PTX declares them
- * (".entry NAME(.param .f32 NAME_param_0, .param .u64 .ptr ...)"), so a
+ * (".entry NAME(.param .f32 NAME_param_0, .param .u64 .ptr ...)"), kept as
+ * an interface of one "NAME(PARAMS)" line per kernel, so a
  * launch can check the kind of each argument, not only its size: a double
  * passed for a float *, or a float for an int, is caught before the GPU
  * sees it.  A pure function of the text, fuzzed by tests/fuzz_format.c.
@@ -32,16 +33,14 @@ struct cudyn__ptx_kernel {
     struct cudyn__ptx_param params[CUDYN_MAX_ARGS];
 };
 
-/* Finds ".entry NAME(" in `text` (len bytes, need not end in NUL) and reads
+/* Finds NAME in an interface (len bytes, need not end in NUL) and reads
  * its parameters.  Returns 0, or -1 when the entry is absent, has more than
  * CUDYN_MAX_ARGS parameters or cannot be read (out->count is -1 then). */
 int cudyn__ptx_kernel_params(const char *text, size_t len, const char *name, struct cudyn__ptx_kernel *out);
 
-/* The ".entry NAME(...)" declarations of a PTX text, one per line: all a
- * launch needs to know of the PTX, a fraction of its size.  Returns a
- * malloc'd NUL-terminated string ("" if the text declares no entry), or
- * NULL when out of memory. */
-char *cudyn__ptx_interface_extract(const char *text, size_t len);
+/* "NAME(PARAMS)\n" for each .entry of PTX text (white space collapsed),
+ * malloc'd; NULL if none or out of memory. */
+char *cudyn__ptx_interface(const char *ptx, size_t n);
 
 /* Whether an argument of format code `code` (ARG_SCALAR / ARG_STRUCT /
  * buffer kinds) can be passed for a parameter of class `cls`. */

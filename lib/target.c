@@ -6,6 +6,8 @@
  *     which the driver JITs, so the driver must be at least as new as NVRTC.
  *  3. nothing listed at or below cc: an error naming cc and the list.
  *  A forced target (an option) wins and is used as given.
+ * And which entry of a multi-architecture image a device loads, by the
+ * same rules (cudyn__choose_image_entry).
  */
 #include "config.h"
 
@@ -83,30 +85,39 @@ int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int n
     return 0;
 }
 
-static const char *option_value(const char *opt, const char *next, const char *flag)
+static int best_entry(int cc, const struct cudyn__image_choice *e, size_t n, bool cubin, bool same_major)
 {
-    size_t n = strlen(flag);
-    if (strncmp(opt, flag, n) != 0)
-        return NULL;
-    if (opt[n] == '=')
-        return opt + n + 1;
-    if (opt[n] == '\0')
-        return next;
-    return NULL;
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].cubin != cubin || e[i].arch > cc || (same_major && e[i].arch / 10 != cc / 10))
+            continue;
+        if (best < 0 || e[i].arch > e[best].arch)
+            best = (int)i;
+    }
+    return best;
 }
 
-const char *cudyn__forced_target(const char *const *options, int num_options)
+int cudyn__choose_image_entry(int cc, const struct cudyn__image_choice *entries, size_t n, int built_by,
+                              int driver_version, char *why, size_t cap)
 {
-    const char *found = NULL;
-    for (int i = 0; i < num_options; i++) {
-        if (!options[i])
-            continue;
-        const char *next = i + 1 < num_options ? options[i + 1] : NULL;
-        const char *v = option_value(options[i], next, "--gpu-architecture");
-        if (!v)
-            v = option_value(options[i], next, "-arch");
-        if (v)
-            found = v; /* the last one wins, as with nvcc */
-    }
-    return found;
+    /* rules 1 and 2: the best CUBIN of cc's major at or below cc */
+    int best = best_entry(cc, entries, n, true, true);
+    if (best >= 0)
+        return best;
+    best = best_entry(cc, entries, n, false, false);
+    if (best >= 0 && (built_by == 0 || driver_version >= built_by))
+        return best;
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s_%d", i ? " " : "",
+                 entries[i].cubin ? "sm" : "compute", entries[i].arch);
+    if (best >= 0)
+        snprintf(why, cap,
+                 "compute capability %d.%d needs the image's compute_%d PTX, but the driver (CUDA %d.%d) is older "
+                 "than the NVRTC that made it (%d.%d) and cannot JIT it (image has %s)",
+                 cc / 10, cc % 10, entries[best].arch, driver_version / 1000, driver_version % 1000 / 10,
+                 built_by / 1000, built_by % 1000 / 10, list);
+    else
+        snprintf(why, cap, "the image has no code for compute capability %d.%d (it has %s)", cc / 10, cc % 10, list);
+    return -1;
 }

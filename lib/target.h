@@ -27,8 +27,24 @@ struct cudyn__target {
 int cudyn__choose_target(int cc, const int *supported, size_t n_supported, int nvrtc_version, int driver_version,
                         const char *forced, struct cudyn__target *out);
 
-/* The architecture named by an option list (--gpu-architecture=X,
- * --gpu-architecture X, -arch=X, -arch X), or NULL. */
-const char *cudyn__forced_target(const char *const *options, int num_options);
+/* One entry of a multi-architecture image (image.c): CUBIN sm_<arch> or
+ * PTX compute_<arch>. */
+struct cudyn__image_choice {
+    int arch;
+    bool cubin;
+};
+
+/*
+ * Which entry of a multi-architecture image a device of `cc` loads:
+ *  1. CUBIN sm_cc;
+ *  2. else the highest CUBIN below cc of cc's major (SASS runs on later
+ *     minors of its major);
+ *  3. else the highest PTX at or below cc, which the driver JITs: only when
+ *     the driver is at least as new as the NVRTC that made it (built_by;
+ *     0 = unknown, allowed).
+ * Returns the index, or -1 with `why` naming cc and the entries.
+ */
+int cudyn__choose_image_entry(int cc, const struct cudyn__image_choice *entries, size_t n, int built_by,
+                              int driver_version, char *why, size_t cap);
 
 #endif

@@ -4,9 +4,15 @@
  * recomputed after mutating, so the section parser is reached, not only
  * the checksum test); `make fuzz` builds the same target for libFuzzer.
  * Under AddressSanitizer (CI) any read outside the buffer fails the run.
+ *
+ * The committed seeds in tests/corpus/cache/ (valid-*.kc and damaged-*.kc,
+ * written by `fuzz_cache --write-corpus DIR`) start the libFuzzer run, and
+ * the bounded run checks that the valid ones parse and the damaged ones do
+ * not.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +44,15 @@ static int parse(const unsigned char *data, size_t size)
         /* whatever parses is self-consistent */
         if (!e.image || e.image_size == 0 || (!e.cubin && e.image[e.image_size - 1] != '\0'))
             abort();
+        /* and serialises to an entry that parses again */
+        size_t again = 0;
+        unsigned char *round = cudyn__cache_serialise(key, &e, &again);
+        struct cudyn__cache_entry back;
+        if (!round || cudyn__cache_parse(round, again, key, &back) != 0 || back.image_size != e.image_size ||
+            back.deps.n != e.deps.n || back.names.n != e.names.n)
+            abort();
+        cudyn__cache_entry_free(&back);
+        free(round);
         cudyn__cache_entry_free(&e);
     }
     free(copy);
@@ -48,10 +63,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     parse(data, size);
-    if (size >= CUDYN_SHA256_BYTES + 48) {
+    if (size >= CUDYN_CACHE_HEADER_BYTES + CUDYN_SHA256_BYTES) {
         unsigned char *copy = malloc(size);
         memcpy(copy, data, size);
-        memcpy(copy + 16, key, sizeof key);
+        memcpy(copy + 24, key, sizeof key); /* the key's place in the header */
+        size_t n = size; /* and the announced size: the file's own */
+        for (int i = 0; i < 8; i++)
+            copy[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
         reseal(copy, size);
         parse(copy, size);
         free(copy);
@@ -69,18 +87,119 @@ static uint64_t next(void)
     return rng;
 }
 
-int main(int argc, char **argv)
+static struct cudyn__name_pair pairs[] = {{"scale<float>", "_Z5scaleIfEvPT_S0_m"}, {"&counter", "counter"}};
+static struct cudyn__dep deps[] = {
+    {"include/saxpy.h", true, 2049, 131, 512, 1700000000123456789, 1700000000123456789, {7, 7, 7}},
+    {"other/saxpy.h", false, 0, 0, 0, 0, 0, {0}},
+};
+static const char ptx[] = "//\n.version 9.0\n.target sm_90\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{ ret; }\n";
+
+/* A CUBIN entry with everything, and a PTX entry with the minimum. */
+static unsigned char *valid_entry(int which, size_t *size)
 {
-    long iterations = argc > 1 ? atol(argv[1]) : 20000;
-    static struct cudyn__name_pair pairs[] = {{"scale<float>", "_Z5scaleIfEvPT_S0_m"}, {"&counter", "counter"}};
-    unsigned char image[300];
+    static unsigned char image[300];
     for (size_t i = 0; i < sizeof image; i++)
         image[i] = (unsigned char)(i * 31);
-    struct cudyn__cache_entry e = {.target = "sm_90", .arch = 90, .cubin = true, .image = image,
-                                  .image_size = sizeof image, .ptx = (unsigned char *)".version 8.0\n",
-                                  .ptx_size = 14, .log = "a log", .names = {2, pairs}};
+    struct cudyn__cache_entry cubin = {.target = "sm_90", .arch = 90, .cubin = true, .nvrtc_version = 13000,
+                                      .image = image, .image_size = sizeof image, .log = "a log",
+                                      .interface = "k(.param .u64 k_param_0)\n", .names = {2, pairs},
+                                      .deps = {2, 2, deps, ""}};
+    struct cudyn__cache_entry text = {.target = "compute_80", .arch = 80, .nvrtc_version = 12080,
+                                     .image = (unsigned char *)ptx, .image_size = sizeof ptx};
+    return cudyn__cache_serialise(key, which ? &text : &cubin, size);
+}
+
+static int write_file(const char *dir, const char *name, const unsigned char *buf, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(buf, 1, n, f) == n;
+    if (f)
+        ok &= fclose(f) == 0;
+    return ok ? 0 : 1;
+}
+
+/* The seed corpus: two valid entries and damaged copies of the first. */
+static int write_corpus(const char *dir)
+{
+    size_t n = 0, m = 0;
+    unsigned char *a = valid_entry(0, &n), *b = valid_entry(1, &m);
+    int rc = !a || !b || write_file(dir, "valid-cubin.kc", a, n) || write_file(dir, "valid-ptx.kc", b, m);
+    rc |= write_file(dir, "damaged-truncated.kc", a, n / 2);
+    a[n - 1] ^= 1;
+    rc |= write_file(dir, "damaged-checksum.kc", a, n);
+    a[n - 1] ^= 1;
+    memset(a + 16, 0xFF, 8); /* a total size far beyond the file */
+    rc |= write_file(dir, "damaged-size.kc", a, n);
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* Valid seeds parse, damaged ones do not. */
+static int check_corpus(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* not run from the source tree */
+    int bad = 0, seen = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strstr(de->d_name, ".kc"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        FILE *f = fopen(path, "rb");
+        static unsigned char buf[1 << 16];
+        size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+        if (f)
+            fclose(f);
+        int want = strncmp(de->d_name, "valid-", 6) == 0 ? 0 : -1;
+        if (parse(buf, n) != want) {
+            fprintf(stderr, "fuzz_cache: seed %s: expected %s\n", de->d_name, want ? "a rejection" : "a valid entry");
+            bad++;
+        }
+        seen++;
+    }
+    closedir(d);
+    printf("fuzz_cache: %d seed(s) of %s as expected\n", seen - bad, dir);
+    return bad;
+}
+
+static void mutate(unsigned char *buf, size_t *n, size_t cap)
+{
+    int edits = 1 + (int)(next() % 4);
+    for (int k = 0; k < edits; k++) {
+        switch (next() % 5) {
+        case 0: buf[next() % *n] ^= (unsigned char)(1u << (next() % 8)); break;
+        case 1: buf[next() % *n] = (unsigned char)next(); break;
+        case 2: *n = 1 + next() % *n; break;                              /* truncate */
+        case 3: {                                                         /* a huge length field */
+            size_t at = CUDYN_CACHE_HEADER_BYTES + 4 + next() % 16;
+            if (at + 8 <= *n)
+                memset(buf + at, 0xFF, 1 + next() % 8);
+            break;
+        }
+        default: if (*n + 16 <= cap) *n += next() % 16; break;             /* grow */
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
+    long iterations = argc > 1 ? atol(argv[1]) : 20000;
+    int bad = 0;
+    const char *src = getenv("top_srcdir");
+    if (src) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/tests/corpus/cache", src);
+        bad = check_corpus(dir);
+    }
     size_t size = 0;
-    unsigned char *valid = cudyn__cache_serialise(key, &e, &size);
+    unsigned char *valid = valid_entry(0, &size);
     if (!valid || parse(valid, size) != 0) {
         fprintf(stderr, "fuzz_cache: a valid entry does not parse\n");
         return 1;
@@ -90,21 +209,7 @@ int main(int argc, char **argv)
     for (long it = 0; it < iterations; it++) {
         memcpy(buf, valid, size);
         size_t n = size;
-        int edits = 1 + (int)(next() % 4);
-        for (int k = 0; k < edits; k++) {
-            switch (next() % 5) {
-            case 0: buf[next() % n] ^= (unsigned char)(1u << (next() % 8)); break;
-            case 1: buf[next() % n] = (unsigned char)next(); break;
-            case 2: n = 1 + next() % n; break;                              /* truncate */
-            case 3: {                                                       /* a huge length field */
-                size_t at = 16 + CUDYN_SHA256_BYTES + 4 + next() % 16;
-                if (at + 8 <= n)
-                    memset(buf + at, 0xFF, 1 + next() % 8);
-                break;
-            }
-            default: if (n + 16 <= size + 64) n += next() % 16; break;      /* grow */
-            }
-        }
+        mutate(buf, &n, size + 64);
         if (next() % 2)
             reseal(buf, n);
         accepted += parse(buf, n) == 0;
@@ -112,6 +217,6 @@ int main(int argc, char **argv)
     printf("fuzz_cache: %ld damaged entries, %ld accepted as consistent, no fault\n", iterations, accepted);
     free(buf);
     free(valid);
-    return 0;
+    return bad ? 1 : 0;
 }
 #endif

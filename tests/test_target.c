@@ -1,9 +1,12 @@
 /*
  * test_target.c - the target decision (lib/target.c) against a table of
  * cases: it is a pure function, so every rule of the brief is a row here.
+ * Likewise the choice of a multi-architecture image's entry, and the
+ * option syntax (lib/options.c) the forced target is read with.
  */
 #include "config.h"
 
+#include "options.h"
 #include "target.h"
 #include "testutil.h"
 
@@ -83,9 +86,97 @@ static void test_forced_option_parsing(void)
     CHECK(cudyn__forced_target(NULL, 0) == NULL);
 }
 
+/* ---- which entry of a multi-architecture image a device loads ---- */
+
+struct entry_case {
+    const char *what;
+    int cc;
+    const char *entries; /* "sm_80 sm_90 compute_90" */
+    int built_by, driver;
+    const char *expected; /* the entry chosen, or a word of the error */
+};
+
+static const struct entry_case entry_cases[] = {
+    {"exact CUBIN first", 90, "compute_90 sm_80 sm_90", 13000, 13000, "sm_90"},
+    {"older CUBIN of the same major before any PTX", 86, "compute_86 sm_80 sm_90", 13000, 13000, "sm_80"},
+    {"the highest older CUBIN of the major", 89, "sm_80 sm_86 sm_87", 13000, 13000, "sm_87"},
+    {"a newer minor's CUBIN does not run", 80, "sm_86 compute_80", 13000, 13000, "compute_80"},
+    {"newer major: the highest PTX at or below cc", 120, "sm_80 compute_75 compute_90 sm_90", 13000, 13000,
+     "compute_90"},
+    {"PTX above cc is not used", 86, "compute_90 compute_80", 13000, 13000, "compute_80"},
+    {"PTX needs a driver as new as its NVRTC", 100, "sm_90 compute_90", 13000, 12080, "older than the NVRTC"},
+    {"an unknown builder is trusted", 100, "compute_90", 0, 12000, "compute_90"},
+    {"nothing for an older device", 75, "sm_80 sm_90 compute_90", 13000, 13000, "no code for compute capability 7.5"},
+    {"CUBIN of another major never", 100, "sm_90", 13000, 13000, "it has sm_90"},
+};
+
+static void test_image_entries(void)
+{
+    for (size_t i = 0; i < sizeof entry_cases / sizeof entry_cases[0]; i++) {
+        const struct entry_case *c = &entry_cases[i];
+        struct cudyn__image_choice e[8];
+        char names[8][16];
+        size_t n = 0;
+        char list[128];
+        snprintf(list, sizeof list, "%s", c->entries);
+        for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok && n < 8; tok = strtok_r(NULL, " ", &save)) {
+            e[n].cubin = strncmp(tok, "sm_", 3) == 0;
+            e[n].arch = atoi(strchr(tok, '_') + 1);
+            snprintf(names[n++], sizeof names[0], "%s", tok);
+        }
+        char why[512] = "";
+        int got = cudyn__choose_image_entry(c->cc, e, n, c->built_by, c->driver, why, sizeof why);
+        const char *result = got >= 0 ? names[got] : why;
+        if (!strstr(result, c->expected)) {
+            fprintf(stderr, "entry case '%s': got '%s', expected '%s'\n", c->what, result, c->expected);
+            test_failures++;
+        }
+    }
+}
+
+/* ---- option syntax: values in every spelling NVRTC accepts ---- */
+
+static void test_option_values(void)
+{
+    struct cudyn__option o;
+    const char *a[] = {"-I", "inc", "-Idir", "-I=eq", "-I spaced", "--include-path=long", "--include-path", "l2",
+                       "-DX=1", "-include", "pre.h", "--no-source-include", "-arch=sm_80", "-use-pch=x.pch"};
+    const struct {
+        enum cudyn__option_kind kind;
+        const char *value;
+        int used;
+    } expect[] = {{OPTION_INCLUDE_PATH, "inc", 2},   {OPTION_INCLUDE_PATH, "dir", 1},
+                  {OPTION_INCLUDE_PATH, "eq", 1},    {OPTION_INCLUDE_PATH, "spaced", 1},
+                  {OPTION_INCLUDE_PATH, "long", 1},  {OPTION_INCLUDE_PATH, "l2", 2},
+                  {OPTION_OTHER, "X=1", 1},          {OPTION_PRE_INCLUDE, "pre.h", 2},
+                  {OPTION_NO_SOURCE_INCLUDE, NULL, 1}, {OPTION_ARCH, "sm_80", 1},
+                  {OPTION_SIDE_FILES, "x.pch", 1}};
+    int n = (int)(sizeof a / sizeof a[0]), k = 0;
+    for (int i = 0; i < n; i += o.used, k++) {
+        CHECK_EQ_INT(cudyn__option_read(a, n, i, &o), 0);
+        CHECK_EQ_INT(o.kind, expect[k].kind);
+        CHECK_EQ_INT(o.used, expect[k].used);
+        CHECK(expect[k].value ? o.value && strcmp(o.value, expect[k].value) == 0 : o.value == NULL);
+    }
+    CHECK_EQ_INT(k, (int)(sizeof expect / sizeof expect[0]));
+    /* a value-taking option with nothing after it is an error naming it */
+    const char *bare[][2] = {{"-DX", "-I"}, {"-DX", "--include-path"}, {"-DX", "-D"}, {"-DX", "-Xptxas"},
+                             {"-DX", "-I "}, {"-DX", "--ftz"}};
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++) {
+        CHECK_EQ_INT(cudyn__option_read(bare[i], 2, 1, &o), -1);
+        CHECK(strcmp(o.name, bare[i][1]) == 0);
+    }
+    /* an option taking its value only after '=' does not take the next */
+    const char *eq_only[] = {"--time", "-DX"};
+    CHECK_EQ_INT(cudyn__option_read(eq_only, 2, 0, &o), 0);
+    CHECK_EQ_INT(o.used, 1);
+}
+
 int main(void)
 {
     test_table();
     test_forced_option_parsing();
+    test_image_entries();
+    test_option_values();
     return test_result("test_target");
 }

@@ -1,0 +1,147 @@
+/*
+ * image_format.c - packing and checking cudyn's multi-architecture image
+ * (the format is in image.h).  Pure: no driver, no NVRTC.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "sha256.h"
+
+#define IMAGE_VERSION 1u
+#define ENTRY_BYTES 24
+#define ALIGN 64
+#define KIND_CUBIN 1u
+#define KIND_PTX 2u
+
+static void set_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void set_u64(unsigned char *p, uint64_t v)
+{
+    set_u32(p, (uint32_t)v);
+    set_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static size_t align_up(size_t n)
+{
+    return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static bool part_ok(const struct cudyn__image_part *p)
+{
+    return p->data && p->size > 0 && p->arch > 0 && (p->cubin || p->data[p->size - 1] == '\0');
+}
+
+int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
+                      size_t *size)
+{
+    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES)
+        return -1;
+    size_t total = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+    for (size_t i = 0; i < n; i++) {
+        if (!part_ok(&parts[i]) || parts[i].size > CUDYN_IMAGE_MAX_BYTES)
+            return -1;
+        total = align_up(total + parts[i].size);
+    }
+    total += CUDYN_SHA256_BYTES;
+    if (total > CUDYN_IMAGE_MAX_BYTES)
+        return -1;
+    unsigned char *buf = calloc(1, total);
+    if (!buf)
+        return -1;
+    memcpy(buf, CUDYN_IMAGE_MAGIC, 8);
+    set_u32(buf + 8, IMAGE_VERSION);
+    set_u32(buf + 12, (uint32_t)n);
+    set_u64(buf + 16, total);
+    set_u32(buf + 24, (uint32_t)built_by);
+    size_t offset = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
+        set_u32(e, (uint32_t)parts[i].arch);
+        set_u32(e + 4, parts[i].cubin ? KIND_CUBIN : KIND_PTX);
+        set_u64(e + 8, offset);
+        set_u64(e + 16, parts[i].size);
+        memcpy(buf + offset, parts[i].data, parts[i].size);
+        offset = align_up(offset + parts[i].size);
+    }
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, total - CUDYN_SHA256_BYTES);
+    cudyn__sha256_final(&h, buf + total - CUDYN_SHA256_BYTES);
+    *out = buf;
+    *size = total;
+    return 0;
+}
+
+int cudyn__image_header(const unsigned char *header, size_t *total)
+{
+    if (memcmp(header, CUDYN_IMAGE_MAGIC, 8) != 0)
+        return 0;
+    uint32_t n = get_u32(header + 12);
+    uint64_t announced = get_u64(header + 16);
+    if (get_u32(header + 8) != IMAGE_VERSION || n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES ||
+        announced < CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES + CUDYN_SHA256_BYTES ||
+        announced > CUDYN_IMAGE_MAX_BYTES)
+        return -1;
+    *total = (size_t)announced;
+    return 1;
+}
+
+int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
+                        size_t *n, int *built_by)
+{
+    size_t total = 0;
+    if (size < CUDYN_IMAGE_HEADER_BYTES || cudyn__image_header(buf, &total) != 1 || total != size)
+        return -1;
+    unsigned char digest[CUDYN_SHA256_BYTES];
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
+    cudyn__sha256_final(&h, digest);
+    if (memcmp(digest, buf + size - CUDYN_SHA256_BYTES, sizeof digest) != 0)
+        return -1;
+    *n = get_u32(buf + 12);
+    *built_by = (int)get_u32(buf + 24);
+    size_t first = CUDYN_IMAGE_HEADER_BYTES + *n * ENTRY_BYTES, end = size - CUDYN_SHA256_BYTES;
+    for (size_t i = 0; i < *n; i++) {
+        const unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
+        uint32_t arch = get_u32(e), kind = get_u32(e + 4);
+        uint64_t offset = get_u64(e + 8), bytes = get_u64(e + 16);
+        if ((kind != KIND_CUBIN && kind != KIND_PTX) || arch == 0 || arch > 10000 || offset < first ||
+            offset > end || bytes > end - offset)
+            return -1;
+        parts[i] = (struct cudyn__image_part){(int)arch, kind == KIND_CUBIN, buf + offset, (size_t)bytes};
+        if (!part_ok(&parts[i]))
+            return -1;
+    }
+    return 0;
+}
+
+int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin)
+{
+    const char *digits = strncmp(name, "sm_", 3) == 0 ? name + 3 : strncmp(name, "compute_", 8) == 0 ? name + 8 : NULL;
+    size_t n = digits ? strspn(digits, "0123456789") : 0;
+    if (!digits || n < 2 || n > 4 || digits[n] != '\0')
+        return -1;
+    *arch = atoi(digits);
+    *cubin = name[0] == 's';
+    return 0;
+}

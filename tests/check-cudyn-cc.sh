@@ -1,0 +1,98 @@
+#!/bin/bash
+# cudyn-cc: usage errors and every exit code, an image for several
+# architectures made with no driver at all, the single-target formats,
+# --header and -I, the cache commands, and a man page man(1) reads without
+# warnings.  Compiling needs the real NVRTC (those parts skip without it).
+. "$top_srcdir/tests/common.sh"
+cc="$top_builddir/tools/cudyn-cc"
+export CUDYN_CACHE_DIR="$tmp/cache"
+
+# ---- usage (exit 2) and the informational options
+expect_exit 0 "$cc" --help
+expect_match "$out" "^Usage: cudyn-cc"
+expect_exit 0 "$cc" --version
+expect_match "$out" "^cudyn-cc [0-9]+\.[0-9]+"
+expect_exit 2 "$cc"
+expect_match "$out" "no source file given"
+expect_exit 2 "$cc" --no-such-option
+expect_match "$out" "unknown option '--no-such-option'"
+expect_exit 2 "$cc" -o out.img k.cu
+expect_match "$out" "no target given"
+expect_exit 2 "$cc" --arch sm_80 k.cu
+expect_match "$out" "no output given"
+expect_exit 2 "$cc" -o out.img --arch sm_90a k.cu
+expect_match "$out" "'sm_90a' is not sm_XY or compute_XY"
+expect_exit 2 "$cc" -o out.img --arch sm_80 --format elf k.cu
+expect_exit 2 "$cc" -o out.img --arch sm_80,sm_90 --format cubin k.cu
+expect_exit 2 "$cc" -o out.img --arch compute_80 --format cubin k.cu
+expect_exit 2 "$cc" -o out.img --arch sm_80 --header nofile k.cu
+expect_exit 2 "$cc" -o out.img --arch sm_80 k.cu -I
+expect_match "$out" "-I needs a value"
+expect_exit 2 "$cc" -o out.img --arch sm_80 a.cu b.cu
+
+# ---- the cache commands
+expect_exit 0 "$cc" --cache-info
+expect_line "$out" "directory: $tmp/cache"
+expect_line "$out" "entries:   0"
+expect_exit 0 env CUDYN_CACHE=0 "$cc" --cache-info
+expect_line "$out" "cache: off (CUDYN_CACHE=0)"
+expect_exit 0 "$cc" --cache-clear
+expect_line "$out" "removed 0 entries"
+
+# ---- the man page
+if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then
+    warnings=$(man --warnings -l "$top_srcdir/man/cudyn-cc.1" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || { echo "FAIL: man/cudyn-cc.1 has warnings:"; echo "$warnings"; fail=1; }
+fi
+
+# ---- compiling: needs NVRTC
+if ! "$probe" info 2>/dev/null | grep -q '^nvrtc_status=CUDYN_OK$'; then
+    echo "SKIP (partly): no libnvrtc; compiling not checked"
+    finish
+fi
+cd "$tmp" || exit 1
+mkdir -p inc
+printf '#define SCALE 2.0f\n' > inc/scale.h
+printf '#define OFFSET 1.0f\n' > offset.txt
+cat > k.cu <<'EOF'
+#include <scale.h>
+#include "offset.h"
+extern "C" __global__ void saxpy(float a, float *x) { x[0] = a * x[0] * SCALE + OFFSET; }
+EOF
+# no driver is needed to build (CUDYN_LIBCUDA names nothing)
+expect_exit 0 env CUDYN_LIBCUDA=/nonexistent "$cc" -o k.img --arch sm_80,sm_90,compute_90 -I inc \
+    --header offset.h=offset.txt k.cu
+[ "$(head -c 8 k.img)" = CUDYNIMG ] || { echo "FAIL: k.img is not a cudyn image"; fail=1; }
+expect_exit 0 "$cc" -o k.cubin --arch sm_80 --format cubin -Iinc --header offset.h=offset.txt k.cu
+[ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ] || { echo "FAIL: k.cubin is not ELF"; fail=1; }
+expect_exit 0 "$cc" -o - --arch compute_90 --format ptx -I inc --header offset.h=offset.txt k.cu
+expect_match "$out" "\.entry saxpy"
+expect_exit 0 "$cc" -o k2.img --arch sm_90 -Xnvrtc --use_fast_math -D UNUSED=1 -I inc --header offset.h=offset.txt k.cu
+# a compile error: exit 1, NVRTC's log on stderr
+printf 'extern "C" __global__ void k() { undefined_thing; }\n' > bad.cu
+expect_exit 1 "$cc" -o bad.img --arch sm_80 bad.cu
+expect_match "$out" "undefined_thing"
+expect_match "$out" "NVRTC's log for sm_80"
+[ ! -e bad.img ] || { echo "FAIL: an image was written for a failed compile"; fail=1; }
+# an option without its value is refused before NVRTC sees it
+expect_exit 6 "$cc" -o k.img --arch sm_80 -Xnvrtc -I k.cu
+expect_match "$out" "'-I' takes a value"
+# files: a missing source or header, an unwritable output (exit 3)
+expect_exit 3 "$cc" -o k.img --arch sm_80 missing.cu
+expect_exit 3 "$cc" -o k.img --arch sm_80 --header x.h=missing.h k.cu
+expect_exit 3 "$cc" -o /nonexistent/dir/k.img --arch sm_80 -I inc --header offset.h=offset.txt k.cu
+# no NVRTC (exit 4), with where it was looked for
+expect_exit 4 env CUDYN_LIBNVRTC=/nonexistent/libnvrtc.so.13 "$cc" -o k.img --arch sm_80 k.cu
+expect_match "$out" "CUDYN_LIBNVRTC"
+# a fatbinary needs nvFatbin (exit 5 without it)
+"$cc" -o k.fatbin --arch sm_80 --format fatbin -I inc --header offset.h=offset.txt k.cu 2>err.txt
+rc=$?
+if [ "$rc" = 5 ]; then
+    expect_match "$(cat err.txt)" "nvFatbin"
+elif [ "$rc" != 0 ]; then
+    echo "FAIL: --format fatbin exited $rc"; cat err.txt; fail=1
+fi
+# building leaves the kernel cache alone
+expect_exit 0 "$cc" --cache-info
+expect_line "$out" "entries:   0"
+finish

@@ -1,0 +1,288 @@
+/*
+ * test_cache_deps.c - what a cache hit depends on besides its key, and what
+ * it does not need (issue 14, issue 11 item 8):
+ *  - headers in memory are part of the key;
+ *  - files reached by #include (through -I, beside the source, in the
+ *    working directory) are checked on each hit: an edit, or a file that
+ *    would now be found first, compiles again, never returning old code;
+ *  - a hit loads no NVRTC, and works where there is none;
+ * and a warm hit's cost in a fresh process, printed (not asserted).
+ * Uses the real libnvrtc (skipped without one) and the mock driver.
+ */
+#include "config.h"
+
+#include <time.h>
+
+#include "cachetest.h"
+#include "mock/mock_control.h"
+
+static char work[700]; /* headers and working directories */
+
+static void write_text(const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, rel);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *in_work(const char *rel)
+{
+    static char paths[4][1024];
+    static int next;
+    char *p = paths[next++ % 4];
+    snprintf(p, 1024, "%s/%s", work, rel);
+    return p;
+}
+
+/* Compiles; 1 hit, 0 NVRTC, -1 error; and whether the image names `word`. */
+static int compile_names(const struct cudyn_compile_args *a, const char *word, bool *has)
+{
+    cudyn_program *p = NULL;
+    int hit = compile_args_hit(a, &p);
+    size_t n = 0;
+    const void *image = p ? cudyn_program_image(p, &n) : NULL;
+    *has = image && memmem(image, n, word, strlen(word)) != NULL;
+    cudyn_program_free(p);
+    return hit;
+}
+
+/* Expects a compile from NVRTC (hit 0) or the cache (1) whose kernel is `word`. */
+#define EXPECT_BUILD(a, hit, word)                                     \
+    do {                                                               \
+        bool has_ = false;                                             \
+        CHECK_EQ_INT(compile_names((a), (word), &has_), (hit));        \
+        if (!has_) {                                                   \
+            fprintf(stderr, "%s:%d: the image has no '%s'\n", __FILE__, __LINE__, (word)); \
+            test_failures++;                                           \
+        }                                                              \
+    } while (0)
+
+static const char kname_src[] = "extern \"C\" __global__ void KNAME(int *x) { x[0] = 1; }\n";
+
+static char *with_include(const char *include_line)
+{
+    static char src[512];
+    snprintf(src, sizeof src, "%s\n%s", include_line, kname_src);
+    return src;
+}
+
+static void test_headers_in_memory(void)
+{
+    const char *names[] = {"params.h"}, *one[] = {"#define KNAME mem_one\n"}, *two[] = {"#define KNAME mem_two\n"};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include \"params.h\""),
+                                   .name = "mem.cu", .header_names = names, .header_sources = one,
+                                   .num_headers = 1};
+    EXPECT_BUILD(&a, 0, "mem_one");
+    EXPECT_BUILD(&a, 1, "mem_one");
+    a.header_sources = two;
+    EXPECT_BUILD(&a, 0, "mem_two");
+    EXPECT_BUILD(&a, 1, "mem_two");
+    a.header_sources = one;
+    EXPECT_BUILD(&a, 1, "mem_one"); /* each contents its own entry */
+}
+
+/* Issue 11, item 8: an edited -I header served the old kernel. */
+static void test_include_path(void)
+{
+    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_one\n");
+    write_text("inc/nested.h", "#define NESTED 1\n");
+    const char *opts[] = {"-I", in_work("inc")};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include <k.h>"), .name = "inc.cu",
+                                   .options = opts, .num_options = 2};
+    EXPECT_BUILD(&a, 0, "inc_one");
+    EXPECT_BUILD(&a, 1, "inc_one");
+    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n");
+    EXPECT_BUILD(&a, 0, "inc_two");
+    EXPECT_BUILD(&a, 1, "inc_two");
+    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n"); /* rewritten, same bytes */
+    EXPECT_BUILD(&a, 1, "inc_two");
+    write_text("inc/nested.h", "#define NESTED 2\n"); /* a file it includes */
+    EXPECT_BUILD(&a, 0, "inc_two");
+    /* a file appearing in an earlier -I directory is the one NVRTC reads */
+    const char *two_dirs[] = {"-I", in_work("first"), "-I", in_work("inc")};
+    a.options = two_dirs;
+    a.num_options = 4;
+    EXPECT_BUILD(&a, 0, "inc_two");
+    EXPECT_BUILD(&a, 1, "inc_two");
+    write_text("first/k.h", "#define KNAME first_one\n");
+    EXPECT_BUILD(&a, 0, "first_one");
+    EXPECT_BUILD(&a, 1, "first_one");
+}
+
+/* Issue 11, item 8: "kernel.cu" includes "local.h" from the working directory. */
+static void test_working_directory(void)
+{
+    char home[1024];
+    if (!getcwd(home, sizeof home))
+        return;
+    write_text("cwd1/local.h", "#define KNAME cwd_one\n");
+    write_text("cwd2/local.h", "#define KNAME cwd_three\n");
+    struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include \"local.h\"")};
+    CHECK(chdir(in_work("cwd1")) == 0);
+    EXPECT_BUILD(&a, 0, "cwd_one");
+    EXPECT_BUILD(&a, 1, "cwd_one");
+    write_text("cwd1/local.h", "#define KNAME cwd_two\n");
+    EXPECT_BUILD(&a, 0, "cwd_two");
+    EXPECT_BUILD(&a, 1, "cwd_two");
+    CHECK(chdir(in_work("cwd2")) == 0); /* another directory: another local.h */
+    EXPECT_BUILD(&a, 0, "cwd_three");
+    CHECK(chdir(home) == 0);
+}
+
+/* What cannot be known is not cached: every compile is NVRTC's. */
+static void test_uncacheable(void)
+{
+    clear_dir();
+    write_text("inc/named.h", "#define KNAME computed_one\n");
+    const char *opts[] = {"-I", in_work("inc")};
+    const char *sources[] = {"#define H <named.h>\n#include H\n",
+                             "#if __has_include(<named.h>)\n#include <named.h>\n#endif\n"};
+    for (int i = 0; i < 2; i++) {
+        char src[512];
+        snprintf(src, sizeof src, "%s%s", sources[i], kname_src);
+        struct cudyn_compile_args a = {.size = sizeof a, .source = src, .options = opts, .num_options = 2};
+        EXPECT_BUILD(&a, 0, "computed_one");
+        EXPECT_BUILD(&a, 0, "computed_one");
+    }
+    CHECK_EQ_INT(entry_path(NULL, 0), 0);
+    /* and the flags: no cache at all, or a rebuild that replaces the entry */
+    struct cudyn_compile_args a = {.size = sizeof a, .source = test_saxpy_source, .flags = CUDYN_COMPILE_NO_CACHE};
+    CHECK_EQ_INT(compile_args_hit(&a, NULL), 0);
+    CHECK_EQ_INT(entry_path(NULL, 0), 0);
+    a.flags = 0;
+    CHECK_EQ_INT(compile_args_hit(&a, NULL), 0);
+    CHECK_EQ_INT(compile_args_hit(&a, NULL), 1);
+    a.flags = CUDYN_COMPILE_REBUILD;
+    CHECK_EQ_INT(compile_args_hit(&a, NULL), 0);
+    CHECK_EQ_INT(entry_path(NULL, 0), 1);
+}
+
+/* ---- issue 14: hits without NVRTC ---- */
+
+static int nvrtc_status_now(void)
+{
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info_ex(&l, CUDYN_LOAD_NOTHING);
+    return l.nvrtc_status;
+}
+
+/* A hit in a fresh process loads no NVRTC; with none installed, a miss
+ * says so. */
+static int child_hit(bool nvrtc_missing)
+{
+    cudyn_module m = NULL;
+    if (cudyn_module_load_source(&m, test_saxpy_source, NULL, 0) != CUDYN_OK)
+        return 10;
+    cudyn_function f = NULL;
+    if (cudyn_module_function(&f, m, "saxpy") != CUDYN_OK)
+        return 11;
+    cudyn_program *p = NULL;
+    if (cudyn_compile(&p, test_saxpy_source, NULL, 0, NULL, 0) != CUDYN_OK || !cudyn_program_from_cache(p) ||
+        strncmp(cudyn_program_target(p), "sm_", 3) != 0)
+        return 12;
+    cudyn_program_free(p);
+    if (nvrtc_status_now() != CUDYN_ERROR_NOT_READY)
+        return 13; /* NVRTC was loaded */
+    if (!nvrtc_missing)
+        return 0;
+    cudyn_module other = NULL;
+    if (cudyn_module_load_source(&other, "extern \"C\" __global__ void uncached() {}\n", NULL, 0) !=
+        CUDYN_ERROR_NVRTC_NOT_FOUND)
+        return 14;
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    if (!strstr(e.message, "CUDYN_LIBNVRTC") || !strstr(e.message, "not in the kernel cache") || !e.hint[0])
+        return 15;
+    return nvrtc_status_now() == CUDYN_ERROR_NVRTC_NOT_FOUND ? 0 : 16;
+}
+
+static void test_without_nvrtc(void)
+{
+    clear_dir();
+    cudyn_program *p = NULL;
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, NULL, 0), CUDYN_OK);
+    cudyn_program_free(p);
+    CHECK_EQ_INT(run_child("hit", NULL), 0);
+    const char *no_nvrtc[] = {"CUDYN_LIBNVRTC", "/nonexistent/libnvrtc.so.13", NULL};
+    CHECK_EQ_INT(run_child("no-nvrtc", no_nvrtc), 0);
+}
+
+/* ---- a warm hit's cost in a fresh process (printed, not asserted) ---- */
+
+#define TIMED_KERNELS 40
+
+static const char *timed_source(int i)
+{
+    static char src[256];
+    snprintf(src, sizeof src, "extern \"C\" __global__ void timed%d(float *x) { x[0] *= %d.0f; }\n", i, i);
+    return src;
+}
+
+static int child_timing(void)
+{
+    if (cudyn_device_use(0) != CUDYN_OK) /* the context exists before the clock starts */
+        return 10;
+    double total = 0, best = 1e9, worst = 0;
+    for (int i = 0; i < TIMED_KERNELS; i++) {
+        struct timespec t0, t1;
+        cudyn_module m = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int st = cudyn_module_load_source(&m, timed_source(i), NULL, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (st != CUDYN_OK)
+            return 11;
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        total += ms;
+        best = ms < best ? ms : best;
+        worst = ms > worst ? ms : worst;
+    }
+    fprintf(stderr, "warm hit in a fresh process, after the context exists: mean %.3f ms, min %.3f, max %.3f "
+                    "(%d kernels, mock driver); NVRTC %s\n",
+            total / TIMED_KERNELS, best, worst, TIMED_KERNELS,
+            nvrtc_status_now() == CUDYN_ERROR_NOT_READY ? "not loaded" : "loaded");
+    return nvrtc_status_now() == CUDYN_ERROR_NOT_READY ? 0 : 12;
+}
+
+static void test_timing(void)
+{
+    for (int i = 0; i < TIMED_KERNELS; i++) {
+        cudyn_program *p = NULL;
+        CHECK_STATUS(cudyn_compile(&p, timed_source(i), NULL, 0, NULL, 0), CUDYN_OK);
+        cudyn_program_free(p);
+    }
+    CHECK_EQ_INT(run_child("timing", NULL), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "child") == 0) {
+        use_mock_driver();
+        snprintf(dir, sizeof dir, "%s", getenv("CUDYN_CACHE_DIR"));
+        if (strcmp(argv[2], "timing") == 0)
+            return child_timing();
+        return child_hit(strcmp(argv[2], "no-nvrtc") == 0);
+    }
+    use_own_cache_dir("test_cache_deps");
+    use_mock_driver();
+    need_nvrtc();
+    snprintf(work, sizeof work, "%s/work", dir);
+    const char *dirs[] = {"", "/inc", "/first", "/cwd1", "/cwd2"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s", work, dirs[i]);
+        mkdir(path, 0700);
+    }
+    test_headers_in_memory();
+    test_include_path();
+    test_working_directory();
+    test_uncacheable();
+    test_without_nvrtc();
+    test_timing();
+    return test_result("test_cache_deps");
+}

@@ -1,0 +1,168 @@
+/*
+ * test_image.c - precompiled kernels for several architectures (issue 14):
+ * one image built with the real NVRTC (skipped without one) for sm_75,
+ * sm_80 and compute_86, loaded by cudyn_module_load_image on mock devices
+ * of six compute capabilities, each of which must get the entry the rules
+ * choose (the kernel's name says which entry it came from); a damaged image
+ * is refused; the argument checks of the building functions.
+ */
+#include "config.h"
+
+#include "cudyn.h"
+#include "testutil.h"
+
+/* The kernel is named after the architecture it was compiled for. */
+static const char arch_named_src[] = "#if __CUDA_ARCH__ == 750\n#define KNAME k750\n"
+                                     "#elif __CUDA_ARCH__ == 800\n#define KNAME k800\n"
+                                     "#elif __CUDA_ARCH__ == 860\n#define KNAME k860\n"
+                                     "#else\n#define KNAME kother\n#endif\n"
+                                     "extern \"C\" __global__ void KNAME(int *x) { x[0] = 1; }\n";
+
+static const char *const kernel_names[] = {"k750", "k800", "k860", "kother"};
+
+static const struct {
+    int device;
+    const char *cc;
+    const char *expected; /* the kernel found, or NULL: no entry suits */
+} devices[] = {
+    {0, "9.0", "k860"},  /* no sm_9x CUBIN: the compute_86 PTX */
+    {1, "8.0", "k800"},  /* its own CUBIN */
+    {2, "7.5", "k750"},  /* its own CUBIN */
+    {3, "8.6", "k800"},  /* the older CUBIN of its major before any PTX */
+    {4, "7.0", NULL},    /* older than every entry */
+    {5, "10.0", "k860"}, /* a newer major: the PTX */
+};
+
+static void test_round_trip(const void *image)
+{
+    for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
+        CHECK_STATUS(cudyn_device_use(devices[d].device), CUDYN_OK);
+        cudyn_module m = NULL;
+        int st = cudyn_module_load_image(&m, image);
+        if (!devices[d].expected) {
+            CHECK_STATUS(st, CUDYN_ERROR_NO_BINARY_FOR_GPU);
+            cudyn_error e = {.size = sizeof e};
+            cudyn_last_error(&e);
+            CHECK_CONTAINS(e.message, devices[d].cc);
+            CHECK_CONTAINS(e.message, "sm_75 sm_80 compute_86");
+            continue;
+        }
+        CHECK_STATUS(st, CUDYN_OK);
+        for (size_t k = 0; k < sizeof kernel_names / sizeof kernel_names[0]; k++) {
+            cudyn_function f = NULL;
+            int want = strcmp(kernel_names[k], devices[d].expected) == 0 ? CUDYN_OK : CUDYN_ERROR_NOT_FOUND;
+            if (cudyn_module_function(&f, m, kernel_names[k]) != want) {
+                fprintf(stderr, "device %d (cc %s): kernel %s %s\n", devices[d].device, devices[d].cc,
+                        kernel_names[k], want == CUDYN_OK ? "missing" : "present, the wrong entry was chosen");
+                test_failures++;
+            }
+        }
+        cudyn_module_unload(m);
+    }
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+}
+
+static void test_damage(const unsigned char *image, size_t bytes)
+{
+    unsigned char *copy = malloc(bytes);
+    const size_t places[] = {9, 12, 40, bytes / 2, bytes - 1}; /* version, count, an entry, payload, checksum */
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        memcpy(copy, image, bytes);
+        copy[places[i]] ^= 0x5A;
+        cudyn_module m = NULL;
+        CHECK_STATUS(cudyn_module_load_image(&m, copy), CUDYN_ERROR_INVALID_IMAGE);
+        CHECK(m == NULL);
+    }
+    free(copy);
+}
+
+static void test_from_programs(void)
+{
+    const char *sm90[] = {"--gpu-architecture=sm_90"}, *c90[] = {"-arch", "compute_90"};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = test_saxpy_source, .device = CUDYN_DEVICE_NONE,
+                                   .options = sm90, .num_options = 1, .flags = CUDYN_COMPILE_NO_CACHE};
+    cudyn_program *p[3] = {NULL};
+    CHECK_STATUS(cudyn_compile_ex(&p[0], &a), CUDYN_OK);
+    a.options = c90;
+    a.num_options = 2;
+    CHECK_STATUS(cudyn_compile_ex(&p[1], &a), CUDYN_OK);
+    p[2] = p[1];
+    void *image = NULL;
+    size_t bytes = 0;
+    CHECK_STATUS(cudyn_image_build(&image, &bytes, (const cudyn_program *const *)p, 2, CUDYN_IMAGE_CUDYN), CUDYN_OK);
+    CHECK(image && bytes > 64 && memcmp(image, "CUDYNIMG", 8) == 0);
+    cudyn_module m = NULL;
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&m, image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
+    cudyn_module_unload(m);
+    cudyn_image_free(image);
+    /* the same target twice */
+    CHECK_STATUS(cudyn_image_build(&image, &bytes, (const cudyn_program *const *)p + 1, 2, CUDYN_IMAGE_CUDYN),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    /* a fatbinary needs nvFatbin: made when it is there, refused with its name when not */
+    int st = cudyn_image_build(&image, &bytes, (const cudyn_program *const *)p, 2, CUDYN_IMAGE_FATBIN);
+    if (st == CUDYN_OK) {
+        CHECK(bytes > 16 && ((unsigned char *)image)[0] == 0x50 && ((unsigned char *)image)[3] == 0xBA);
+        cudyn_image_free(image);
+    } else {
+        CHECK_STATUS(st, CUDYN_ERROR_NOT_SUPPORTED);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        CHECK_CONTAINS(e.message, "libnvfatbin");
+    }
+    cudyn_program_free(p[0]);
+    cudyn_program_free(p[1]);
+}
+
+static void test_arguments(void)
+{
+    void *image = NULL;
+    size_t bytes = 0;
+    struct cudyn_compile_args a = {.size = sizeof a, .source = test_saxpy_source};
+    const char *archs[] = {"sm_80", "sm_90a"};
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 0, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 2, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 1, 7), CUDYN_ERROR_INVALID_ARGUMENT);
+    const char *forced[] = {"-arch=sm_80"};
+    a.options = forced;
+    a.num_options = 1;
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK(image == NULL && bytes == 0);
+    /* a compile error names the architecture */
+    struct cudyn_compile_args broken = {.size = sizeof broken, .source = "__global__ void k() { nope; }"};
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &broken, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_COMPILE);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "sm_80");
+    /* no device needs a named target */
+    cudyn_program *p = NULL;
+    struct cudyn_compile_args none = {.size = sizeof none, .source = test_saxpy_source, .device = CUDYN_DEVICE_NONE};
+    CHECK_STATUS(cudyn_compile_ex(&p, &none), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "'device'");
+}
+
+int main(void)
+{
+    setenv("MOCK_CUDA_DEVICES", "A:90,B:80,C:75,D:86,E:70,F:100", 1);
+    use_mock_driver();
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info(&l);
+    if (l.nvrtc_status != CUDYN_OK)
+        TEST_SKIP("no libnvrtc on this machine");
+    struct cudyn_compile_args a = {.size = sizeof a, .source = arch_named_src, .name = "arch_named.cu"};
+    const char *archs[] = {"sm_75", "sm_80", "compute_86"};
+    void *image = NULL;
+    size_t bytes = 0;
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 3, CUDYN_IMAGE_CUDYN), CUDYN_OK);
+    if (image) {
+        CHECK(memcmp(image, "CUDYNIMG", 8) == 0);
+        test_round_trip(image);
+        test_damage(image, bytes);
+    }
+    cudyn_image_free(image);
+    test_from_programs();
+    test_arguments();
+    return test_result("test_image");
+}

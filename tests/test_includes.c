@@ -1,0 +1,213 @@
+/*
+ * test_includes.c - the include scanner (lib/includes.c): the lexer finds
+ * every #include and nothing else, resolution follows NVRTC's order and
+ * records the missing candidates, and a recorded list notices edits,
+ * vanished files and files that would shadow the one found.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "includes.h"
+#include "testutil.h"
+
+/* ------------------------------------------------------------ the lexer */
+
+struct found {
+    char text[512];
+};
+
+static int collect(void *ctx, bool quoted, const char *name, size_t n)
+{
+    struct found *f = ctx;
+    size_t len = strlen(f->text);
+    snprintf(f->text + len, sizeof f->text - len, "%c%.*s%c ", quoted ? '"' : '<', (int)n, name, quoted ? '"' : '>');
+    return 0;
+}
+
+static void expect_includes(const char *what, const char *text, int rc, const char *expected)
+{
+    struct found f = {""};
+    int got = cudyn__includes_list(text, strlen(text), collect, &f);
+    if (got != rc || strcmp(f.text, expected) != 0) {
+        fprintf(stderr, "%s: got %d '%s', expected %d '%s'\n", what, got, f.text, rc, expected);
+        test_failures++;
+    }
+}
+
+static void test_lexer(void)
+{
+    expect_includes("plain", "#include \"a.h\"\n#include <b.h>\n", 0, "\"a.h\" <b.h> ");
+    expect_includes("spaces and a comment", "  #  include /* x */ <c.h> // d\n", 0, "<c.h> ");
+    expect_includes("every branch counts", "#if 0\n#include \"off.h\"\n#else\n#include \"on.h\"\n#endif\n", 0,
+                    "\"off.h\" \"on.h\" ");
+    expect_includes("include_next and import", "#include_next <n.h>\n#import \"i.h\"\n", 0, "<n.h> \"i.h\" ");
+    expect_includes("continued line", "#inc\\\nlude \"split.h\"\n", 0, "\"split.h\" ");
+    expect_includes("not at a line start", "int x; #include \"no.h\"\n", 0, "");
+    expect_includes("in a block comment", "/*\n#include \"no.h\"\n*/\n#include \"yes.h\"\n", 0, "\"yes.h\" ");
+    expect_includes("after a comment on the line", "/* c */ #include \"yes.h\"\n", 0, "\"yes.h\" ");
+    expect_includes("in a line comment", "// #include \"no.h\"\n", 0, "");
+    expect_includes("in a string", "const char *s = \"\\n#include <no.h>\";\n", 0, "");
+    expect_includes("in a raw string", "auto s = R\"x(\n#include <no.h>\n)x\";\n#include <yes.h>\n", 0, "<yes.h> ");
+    expect_includes("digit separators", "int n = 1'000; /* '\n#include \"no.h\" */\n#include \"yes.h\"\n", 0,
+                    "\"yes.h\" ");
+    expect_includes("a computed include", "#define H <x.h>\n#include H\n", 1, "");
+    expect_includes("__has_include", "#if __has_include(<x.h>)\n#include <x.h>\n#endif\n", 1, "<x.h> ");
+    expect_includes("__has_include in a comment", "// __has_include\n", 0, "");
+    expect_includes("malformed names are NVRTC's to report", "#include \"open\n#include <>\n#include\n", 0, "");
+}
+
+/* ------------------------------------------------------------ resolution */
+
+static char root[256];
+
+static void write_text(const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *at(const char *rel)
+{
+    static char paths[8][512];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 512, "%s/%s", root, rel);
+    return p;
+}
+
+/* The recorded entry for a path: 1 present, 0 absent, -1 not recorded. */
+static int recorded(const struct cudyn__deps *d, const char *path)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strcmp(d->v[i].path, path) == 0)
+            return d->v[i].present;
+    return -1;
+}
+
+static const char main_src[] = "#include \"a.h\"\n"   /* next to the source */
+                               "#include <b.h>\n"     /* in the second -I directory */
+                               "#include \"mem.h\"\n" /* in memory */
+                               "#include <cuda_fp16.h>\n"; /* the toolkit's */
+
+static void scan(const char *const *options, int n, struct cudyn__deps *deps)
+{
+    const char *names[] = {"mem.h"}, *sources[] = {"#include <d.h>\n"};
+    char name[512];
+    snprintf(name, sizeof name, "%s/src/k.cu", root);
+    struct cudyn__include_env env = {name, names, sources, 1, options, n, at("toolkit")};
+    CHECK_EQ_INT(cudyn__deps_scan(main_src, &env, deps), 0);
+}
+
+static void test_resolution(void)
+{
+    const char *opts[] = {"-I", at("inc1"), "--include-path", at("inc2"), "-include", "pre.h"};
+    struct cudyn__deps d;
+    scan(opts, 6, &d);
+    CHECK(d.uncacheable[0] == '\0');
+    CHECK_EQ_INT(recorded(&d, at("src/a.h")), 1);
+    CHECK_EQ_INT(recorded(&d, at("src/c.h")), 1);     /* a.h's "c.h", beside it */
+    CHECK_EQ_INT(recorded(&d, at("inc1/b.h")), 0);    /* an earlier candidate, missing */
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1);
+    CHECK_EQ_INT(recorded(&d, at("src/b.h")), -1);    /* <...> never looks beside the source */
+    CHECK_EQ_INT(recorded(&d, at("inc2/d.h")), 1);    /* included by the in-memory header */
+    CHECK_EQ_INT(recorded(&d, at("src/pre.h")), 1);   /* -include pre.h */
+    CHECK_EQ_INT(recorded(&d, "mem.h"), -1);          /* in memory: part of the key */
+    CHECK_EQ_INT(recorded(&d, at("toolkit/cuda_fp16.h")), -1); /* the compiler's own */
+    CHECK_EQ_INT(recorded(&d, at("inc1/cuda_fp16.h")), 0);     /* but a file there would win */
+    bool refreshed = true;
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
+    CHECK(!refreshed);
+
+    /* touched, same contents: current, identity refreshed */
+    struct timespec later[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    usleep(2000);
+    CHECK_EQ_INT(utimensat(AT_FDCWD, at("inc2/b.h"), later, 0), 0);
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
+    CHECK(refreshed);
+    /* edited: stale */
+    write_text("inc2/b.h", "#define B 2\n");
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 1);
+    write_text("inc2/b.h", "#define B 1\n"); /* the same bytes again: current */
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
+    /* a file appearing where a candidate was missing would be included */
+    write_text("inc1/b.h", "#define B 3\n");
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 1);
+    unlink(at("inc1/b.h"));
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
+    /* a file that vanished */
+    rename(at("src/c.h"), at("src/c.h.away"));
+    CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 1);
+    rename(at("src/c.h.away"), at("src/c.h"));
+    cudyn__deps_free(&d);
+}
+
+static void test_switches(void)
+{
+    struct cudyn__deps d;
+    /* --no-source-include: "a.h" is looked for in -I only */
+    const char *no_source[] = {"-no-source-include", "-I", at("inc2")};
+    scan(no_source, 3, &d);
+    CHECK_EQ_INT(recorded(&d, at("src/a.h")), -1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/a.h")), 0);
+    cudyn__deps_free(&d);
+    /* the toolkit directory named by the caller ends the search too */
+    const char *toolkit_first[] = {"-I", at("toolkit"), "-I", at("inc2")};
+    scan(toolkit_first, 4, &d);
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), -1);
+    cudyn__deps_free(&d);
+    /* options that read or write other files make it uncacheable */
+    const char *pch[] = {"--use-pch=k.pch"};
+    scan(pch, 1, &d);
+    CHECK(strstr(d.uncacheable, "--use-pch") != NULL);
+    cudyn__deps_free(&d);
+    /* a computed include in an included file too */
+    write_text("inc2/computed.h", "#define X <b.h>\n#include X\n");
+    const char *opts[] = {"-I", at("inc2")};
+    const char *names[] = {"unused.h"}, *sources[] = {""};
+    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL};
+    CHECK_EQ_INT(cudyn__deps_scan("#include <computed.h>\n", &env, &d), 0);
+    CHECK(strstr(d.uncacheable, "computed") != NULL);
+    cudyn__deps_free(&d);
+    /* cycles end */
+    write_text("inc2/loop.h", "#include <loop.h>\n#include \"loop.h\"\n");
+    CHECK_EQ_INT(cudyn__deps_scan("#include <loop.h>\n", &env, &d), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/loop.h")), 1);
+    CHECK_EQ_INT(d.n, 1); /* "loop.h" beside loop.h is the same file */
+    cudyn__deps_free(&d);
+}
+
+int main(void)
+{
+    test_lexer();
+    snprintf(root, sizeof root, "%s/test_includes.%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+    const char *dirs[] = {"", "/src", "/inc1", "/inc2", "/toolkit"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", root, dirs[i]);
+        mkdir(path, 0700);
+    }
+    write_text("src/a.h", "#include \"c.h\"\n");
+    write_text("src/c.h", "#define C 1\n");
+    write_text("src/pre.h", "#define PRE 1\n");
+    write_text("inc2/b.h", "#define B 1\n");
+    write_text("inc2/d.h", "#define D 1\n");
+    write_text("toolkit/cuda_fp16.h", "#include <never_tracked.h>\n");
+    test_resolution();
+    test_switches();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", root);
+    return test_result("test_includes");
+}
