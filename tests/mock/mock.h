@@ -279,8 +279,24 @@ cu_result stream_context(cu_stream s, struct CUctx_st **owner) MOCK_INTERNAL;
 #define MOCK_MAX_PARAMS 64
 #define MOCK_FUNC_ATTRIBUTES 16 /* CU_FUNC_ATTRIBUTE_* 0..15 */
 
-struct launch;
+/* A launch as a host kernel sees it (mock_launch.c runs them). */
+struct launch {
+    const struct CUfunc_st *fn;
+    void **params;
+    unsigned int grid[3], block[3];
+};
 typedef void (*host_kernel)(const struct launch *l);
+
+/* Parameter i, a device pointer to `bytes` bytes the kernel touches: the
+ * host address, or NULL after a fault (sticky, as on a GPU). */
+void *launch_buffer(const struct launch *l, int i, size_t bytes) MOCK_INTERNAL;
+
+/* mock_elementwise.c: host versions of the kernels cudyn generates for
+ * examples/elementwise.c (see there for what each does). */
+void run_cudyn_elementwise_saxpy(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot_vec(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot_final(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;
