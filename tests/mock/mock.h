@@ -133,6 +133,7 @@ cu_result cuGetProcAddress_v2(const char *symbol, void **fn, int version, cu_uin
 
 long mock_calls(const char *fn);
 void mock_fail_next(const char *fn, unsigned int code);
+void mock_fail_call(const char *fn, long nth, unsigned int code);
 void mock_reject_images(const char *kind);
 const char *mock_proc_log(void);
 int mock_proc_table_size(void);
@@ -186,6 +187,7 @@ struct mock_state {
     unsigned int sticky_error; /* set by a kernel fault; nothing clears it */
     char fail_next_fn[64];
     unsigned int fail_next_code;
+    long fail_next_skip; /* calls of fail_next_fn to let through first */
 };
 extern struct mock_state mock MOCK_INTERNAL;
 
