@@ -199,7 +199,7 @@ int cudyn__expr_kernels_init(struct cudyn__expr_kernels *k, char *source);
 /* The calling thread's context's module, loading (and compiling) it on
  * first use there. */
 int cudyn__expr_context(const char *api, struct cudyn__expr_kernels *k, struct cudyn__expr_context **out);
-/* Unloads every module; the first failure is returned (all are freed). */
-int cudyn__expr_kernels_destroy(struct cudyn__expr_kernels *k);
+/* Unloads every module and frees what setup made. */
+void cudyn__expr_kernels_destroy(struct cudyn__expr_kernels *k);
 
 #endif

@@ -55,27 +55,59 @@ static int read_limits(const char *api, cudyn_function f, int device, bool pow2,
     return st;
 }
 
-/* Appends what a compile error needs besides NVRTC's first line. */
-static void explain_compile(const char *api, const struct cudyn__expr_kernels *k)
+/* The first line of NVRTC's log that names the user's text ("elementwise
+ * body(2): error: ..."), else its first error line; "" if none. */
+static void first_user_line(const char *log, char *out, size_t cap)
 {
-    cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    cudyn__error_append("; %s compiled %s (its generated lines are in the source the _source function gives)",
-                        api, k->what);
-    if (strstr(e.message, "cuda_fp16.h"))
-        cudyn__error_append("; __half needs cuda_fp16.h, which NVRTC finds when the CUDA toolkit's include "
-                            "directory sits next to libnvrtc (LIBDIR/../include)");
+    const char *found = NULL;
+    for (const char *line = log; *line && !found; line += strcspn(line, "\n"), line += *line == '\n')
+        for (int i = 0; cudyn__user_text_names[i] && !found; i++) {
+            size_t len = strlen(cudyn__user_text_names[i]);
+            if (strncmp(line, cudyn__user_text_names[i], len) == 0 && line[len] == '(')
+                found = line;
+        }
+    if (!found && (found = strstr(log, "error")))
+        while (found > log && found[-1] != '\n')
+            found--;
+    size_t n = found ? strcspn(found, "\n") : 0;
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), found ? found : "");
 }
 
-static void free_context(struct cudyn__expr_kernels *k, struct cudyn__expr_context *c, int *st)
+/* A compile error: the status stays NVRTC's; the message becomes the line
+ * of the log that names the user's text.  The log comes from compiling
+ * once more (a failed compile is not cached, and cudyn_module_load_source
+ * keeps no program); without one the first error stays as it was. */
+static void explain_compile(const char *api, const struct cudyn__expr_kernels *k)
+{
+    cudyn_error first;
+    cudyn__error_save(&first);
+    int device = 0;
+    cudyn_program *p = NULL;
+    if (cudyn_device_current(&device) == CUDYN_OK)
+        cudyn_compile(&p, k->source, "kernel.cu", device, NULL, 0);
+    const char *log = p ? cudyn_program_log(p) : "";
+    char line[700];
+    first_user_line(log, line, sizeof line);
+    cudyn__error_restore(&first);
+    if (line[0])
+        cudyn__fail(first.status, first.origin, first.native_code, first.native_name, first.function,
+                    "the line number counts from the first line of the text it names; the _source function "
+                    "shows the generated lines",
+                    "%s: %s does not compile for %s: %s%s", api, k->what, p ? cudyn_program_target(p) : "this GPU", line,
+                    strstr(log, "cuda_fp16.h") ? "; __half needs cuda_fp16.h, which NVRTC finds when the CUDA "
+                                                 "toolkit's include directory sits next to libnvrtc (LIBDIR/../include)"
+                                               : "");
+    cudyn_program_free(p);
+}
+
+/* Frees what make_context made; the driver's refusals to free are its own
+ * (a module or buffer it keeps), nothing cudyn could undo. */
+static void free_context(struct cudyn__expr_kernels *k, struct cudyn__expr_context *c)
 {
     if (c->extra && k->teardown)
         k->teardown(c);
-    if (c->mod) {
-        int r = cudyn_module_unload(c->mod);
-        if (st && *st == CUDYN_OK)
-            *st = r;
-    }
+    if (c->mod)
+        cudyn_module_unload(c->mod);
     free(c);
 }
 
@@ -105,7 +137,7 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
     if (st != CUDYN_OK) {
         cudyn_error first;
         cudyn__error_save(&first);
-        free_context(k, c, NULL);
+        free_context(k, c);
         cudyn__error_restore(&first);
         return st;
     }
@@ -142,18 +174,16 @@ int cudyn__expr_context(const char *api, struct cudyn__expr_kernels *k, struct c
     return st;
 }
 
-int cudyn__expr_kernels_destroy(struct cudyn__expr_kernels *k)
+void cudyn__expr_kernels_destroy(struct cudyn__expr_kernels *k)
 {
-    int st = CUDYN_OK;
     struct cudyn__expr_context *c = atomic_load_explicit(&k->contexts, memory_order_acquire);
     while (c) {
         struct cudyn__expr_context *next = c->next;
-        free_context(k, c, &st);
+        free_context(k, c);
         c = next;
     }
     atomic_store(&k->contexts, NULL);
     pthread_mutex_destroy(&k->lock);
     free(k->source);
     k->source = NULL;
-    return st;
 }
