@@ -784,7 +784,7 @@ CUDYN_API void cudyn_args_free(cudyn_args *args);
  *
  * Vectorised variant: when the text uses every pointer parameter it names
  * only as NAME[i] (not &NAME[i], NAME + 1, *NAME ...), no such pointer is
- * to volatile data and the preamble names none of them, a second kernel
+ * to volatile data and no #define of the preamble names one, a second kernel
  * handles 16 bytes of the widest element per thread and step (4 floats, 2
  * doubles) with vector loads and stores, storing back only the vectors
  * whose elements the text changed.  Each launch chooses it when n is at

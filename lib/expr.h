@@ -71,7 +71,7 @@ struct cudyn__scan {
 /* Reads `text` (and `preamble`, which may be NULL) as C++ tokens.  A
  * vectorised variant is possible when every mention of a pointer
  * parameter in the text is NAME[i] (with any spacing), none is preceded by
- * '&', no pointee is volatile, and the preamble does not name one. */
+ * '&', no pointee is volatile, and no #define of the preamble names one. */
 void cudyn__scan_text(const char *text, const char *preamble, const struct cudyn__param_list *params,
                       struct cudyn__scan *out);
 

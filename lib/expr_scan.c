@@ -10,9 +10,9 @@
  * x + 1, *x, &x[i] (an atomic on it, say) or passing x on need the real
  * pointer.  So the text is read as C++ tokens (comments, string and
  * character literals skipped) and every mention of a pointer parameter
- * must be NAME [ i ].  A preamble that names a pointer parameter (a macro
- * could hide a use) and a volatile pointee (each access must happen as
- * written) also keep the kernel scalar.
+ * must be NAME [ i ].  A #define in the preamble that names a pointer
+ * parameter (the macro could hide another use) and a volatile pointee
+ * (each access must happen as written) also keep the kernel scalar.
  */
 #include "config.h"
 
@@ -111,18 +111,45 @@ static void scan_uses(const char *text, const struct cudyn__param_list *params, 
     }
 }
 
+/* The end of the logical line at s (backslash-newlines join lines). */
+static const char *logical_end(const char *s)
+{
+    for (;;) {
+        const char *nl = strchr(s, '\n');
+        if (!nl)
+            return s + strlen(s);
+        if (nl == s || nl[-1] != '\\')
+            return nl;
+        s = nl + 1;
+    }
+}
+
+/* A macro of the preamble could stand for any use of a parameter: a
+ * #define whose text names a pointer parameter keeps the kernel scalar.
+ * (Helper functions whose own parameters share a name are harmless.) */
+static void scan_macros(const char *preamble, const struct cudyn__param_list *params, struct cudyn__scan *out)
+{
+    for (const char *line = preamble; *line;) {
+        const char *end = logical_end(line), *p = line;
+        struct token hash, word, t;
+        if (next_token(&p, &hash) && hash.s < end && is(&hash, "#") && next_token(&p, &word) && word.s < end &&
+            is(&word, "define"))
+            while (next_token(&p, &t) && t.s < end) {
+                int k = pointer_named(params, &t);
+                if (k >= 0)
+                    no_lanes(out, "a macro of the preamble names the parameter", params->p[k].name);
+            }
+        line = *end ? end + 1 : end;
+    }
+}
+
 void cudyn__scan_text(const char *text, const char *preamble, const struct cudyn__param_list *params,
                       struct cudyn__scan *out)
 {
     memset(out, 0, sizeof *out);
     out->lanes = true;
     scan_uses(text, params, out);
-    struct token t;
-    for (const char *p = preamble ? preamble : ""; next_token(&p, &t);) {
-        int k = pointer_named(params, &t);
-        if (k >= 0)
-            no_lanes(out, "the preamble names the parameter", params->p[k].name);
-    }
+    scan_macros(preamble ? preamble : "", params, out);
     bool any = false;
     for (int k = 0; k < params->count; k++) {
         if (out->used[k] && params->p[k].is_volatile)

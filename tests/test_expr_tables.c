@@ -204,6 +204,8 @@ static const struct scan_case scans[] = {
     {"float *x", "x[i] = sizeof(\"x + 1\") + 'x'", NULL, true, "1", NULL},
     {"float *x, float *xs", "xs[i] = x[i]", NULL, true, "11", NULL},
     {"float *x", "x[i] = 1", "#define X x[0]", false, "1", "preamble"},
+    {"float *x", "X(i) = 1", "  #  define X(k) \\\n    x[k]\n", false, "0", "preamble"},
+    {"float *x", "x[i] = sq(x[i])", "__device__ float sq(float x) { return x * x; }\n#define TWO 2", true, "1", NULL},
     {"float *x", "x[i] = helper(1)", "__device__ float helper(float v) { return v; }", true, "1", NULL},
     {"volatile float *x", "x[i] = 1", NULL, false, "1", "volatile"},
     {"float a", "printf(\"%f\", a)", NULL, false, "0", "no pointer"},
