@@ -1329,6 +1329,144 @@ struct cudyn_pointer_info {
  * CUDYN_POINTER_UNREGISTERED, not an error. */
 CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *out);
 
+/* ======================================================================
+ * Elementwise and reduction kernels from expressions
+ * ====================================================================== */
+
+/*
+ * PyCUDA's ElementwiseKernel and ReductionKernel (CuPy's likewise) in C:
+ * write the parameter list and the loop body, or the reduction's
+ * expressions; cudyn writes the kernel, compiles it with NVRTC for the
+ * device at hand (through the persistent cache, like
+ * cudyn_module_load_source: one module per source and context, compiled
+ * once), chooses the launch shape and launches.
+ *
+ * Parameter lists are C declarations separated by commas:
+ * "float a, const float *x, float *__restrict__ y".  A parameter is a
+ * scalar of the launch format's alphabet (bool, char, (un)signed char,
+ * short, int, long, long long, int8_t ... uint64_t, size_t, float, double,
+ * __half) or a pointer to one (a cudyn_devptr at launch, format 'p'), with
+ * const / volatile, and __restrict__ after the '*'.  Anything else (a
+ * pointer to a pointer, void *, a struct, an array, a name that is a
+ * keyword, i, n, or starts with cudyn_ or __) is CUDYN_ERROR_INVALID_ARGUMENT
+ * naming the parameter.  __half needs <cuda_fp16.h>, which the generated
+ * source includes; NVRTC finds it when the CUDA toolkit's include
+ * directory sits next to libnvrtc, and says so otherwise.
+ *
+ * Names: `name` (NULL: "kernel") must be an identifier of at most 48
+ * characters; the kernels are named after it, so they can be told apart in
+ * a profiler and by tools such as the test driver:
+ *   elementwise NAME: cudyn_elementwise_NAME, cudyn_elementwise_NAME_vec
+ *   reduction NAME:   cudyn_reduce_NAME, cudyn_reduce_NAME_vec, cudyn_reduce_NAME_final
+ * (the _vec kernel exists when the text allows a vectorised variant; see
+ * below).  The user's text may use any name the preamble declares; names
+ * starting with cudyn_ are the generated code's.
+ *
+ * Errors in the user's text: creation compiles, and a compile error is
+ * CUDYN_ERROR_COMPILE whose message carries NVRTC's first error line.  The
+ * text is placed under #line directives, so that line names it:
+ * "elementwise body(2): error: identifier \"z\" is undefined"; the other
+ * names are "elementwise preamble", "reduction map", "reduction
+ * expression", "reduction neutral" and "reduction preamble".  Generated
+ * lines are numbered as they stand in the _source function's text.
+ *
+ * Launch shape: a grid-stride loop with occupancy's block size (at most
+ * 256 threads; a power of two for reductions) and enough blocks for the
+ * elements, at most as many as fill every multiprocessor at once.
+ *
+ * Vectorised variant: when the text uses every pointer parameter it names
+ * only as NAME[i] (not &NAME[i], NAME + 1, *NAME ...), no such pointer is
+ * to volatile data and no #define of the preamble names one, a second kernel
+ * handles 16 bytes of the widest element per thread and step (4 floats, 2
+ * doubles) with vector loads and stores, storing back only the vectors
+ * whose elements the text changed.  Each launch chooses it when n is at
+ * least that many elements, every such pointer is aligned to that many
+ * elements (cudyn_mem_alloc's memory is), and the writable ones (not
+ * const) do not overlap one another; otherwise the plain kernel runs, the
+ * text as written, one element at a time.  Both compute the same thing;
+ * declare read-only pointers const so the compiler knows.
+ *
+ * Objects are thread-safe: launches from several threads and devices may
+ * share one (each device's module is made on its first launch there).
+ * Launch errors are reported by the launch; execution errors surface at
+ * the next synchronising call, as for cudyn_launch.
+ */
+typedef struct cudyn_elementwise cudyn_elementwise;
+
+/*
+ * Makes an elementwise kernel: for each i in [0, n), `body` runs with
+ * i (const size_t, the element's index), n (const size_t, the count) and
+ * the parameters in scope, e.g. params "float a, const float *x, float *y"
+ * and body "y[i] = a * x[i] + y[i]" (statements; the last ';' may be left
+ * out; `return` ends element i).  `preamble` (NULL: none) goes before the
+ * kernel: #include lines, __device__ functions, constants.  Compiles for
+ * the calling thread's device (see the notes above for names and errors).
+ */
+CUDYN_API int cudyn_elementwise_create(cudyn_elementwise **out, const char *params, const char *body,
+                                       const char *name, const char *preamble);
+/*
+ * Runs the kernel over n elements on `stream`.  The values follow, one per
+ * parameter, as cudyn_launchf takes them for the format
+ * cudyn_elementwise_format gives (a float as a double, a pointer as a
+ * cudyn_devptr ...).  n = 0 does nothing.
+ */
+CUDYN_API int cudyn_elementwise_launch(cudyn_elementwise *k, size_t n, cudyn_stream stream, ...);
+/*
+ * As cudyn_elementwise_launch, with args[j] pointing to parameter j's value
+ * as cudyn_launch takes them (for bindings and for argument lists built at
+ * run time).  num_args other than the parameter count, or a NULL entry, is
+ * CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS naming the kernel and its parameters.
+ */
+CUDYN_API int cudyn_elementwise_launch_args(cudyn_elementwise *k, size_t n, cudyn_stream stream, void **args,
+                                            int num_args);
+/* The launch format of the parameters ("fpp" for the example above);
+ * "" for NULL.  Valid as long as the object. */
+CUDYN_API const char *cudyn_elementwise_format(const cudyn_elementwise *k);
+/* The generated CUDA C++ source; "" for NULL.  Valid as long as the object. */
+CUDYN_API const char *cudyn_elementwise_source(const cudyn_elementwise *k);
+/* Unloads the kernel's modules and frees the object; NULL is accepted. */
+CUDYN_API void cudyn_elementwise_free(cudyn_elementwise *k);
+
+typedef struct cudyn_reduction cudyn_reduction;
+
+/*
+ * Makes a reduction over n elements: result_type is a scalar type of the
+ * parameter alphabet ("float"), `neutral` the value it starts from ("0"),
+ * `reduce` combines two results named a and b ("a + b"; it should be
+ * associative: the order is a tree), `map` gives element i's value from
+ * i, n and the parameters ("x[i] * y[i]" with params "const float *x,
+ * const float *y" is a dot product).  No atomics: the first launch leaves
+ * one partial per block, a second combines them in a fixed order, so a
+ * device, n and the pointers' alignment give the same result bits every
+ * run.  Compiles for the calling thread's device, like
+ * cudyn_elementwise_create.
+ */
+CUDYN_API int cudyn_reduction_create(cudyn_reduction **out, const char *result_type, const char *neutral,
+                                     const char *reduce, const char *map, const char *params, const char *name,
+                                     const char *preamble);
+/*
+ * Reduces n elements on `stream` into device_result (device memory for one
+ * result; 0: none, the run stays asynchronous) and/or *host_result (NULL:
+ * none; the call then waits for the stream, and *host_result is ready when
+ * it returns); at least one is required.  The values follow as for
+ * cudyn_elementwise_launch.  n = 0 gives the neutral value.  Runs of one
+ * object on different streams are ordered: a run waits for the previous
+ * one when the stream differs (they share a buffer of partial results).
+ */
+CUDYN_API int cudyn_reduction_run(cudyn_reduction *r, void *host_result, cudyn_devptr device_result, size_t n,
+                                  cudyn_stream stream, ...);
+/* As cudyn_reduction_run, with the values as cudyn_elementwise_launch_args
+ * takes them. */
+CUDYN_API int cudyn_reduction_run_args(cudyn_reduction *r, void *host_result, cudyn_devptr device_result, size_t n,
+                                       cudyn_stream stream, void **args, int num_args);
+/* The launch format of the parameters; "" for NULL. */
+CUDYN_API const char *cudyn_reduction_format(const cudyn_reduction *r);
+/* The generated CUDA C++ source; "" for NULL. */
+CUDYN_API const char *cudyn_reduction_source(const cudyn_reduction *r);
+/* Unloads the kernels' modules, frees the buffers and the object; NULL is
+ * accepted. */
+CUDYN_API void cudyn_reduction_free(cudyn_reduction *r);
+
 #ifdef __cplusplus
 }
 #endif

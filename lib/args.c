@@ -93,11 +93,6 @@ static int set_buffer(const char *api, struct cudyn_args *a, int i, void *host, 
     return CUDYN_OK;
 }
 
-/* The conversions format_codes.h names. */
-#define CONVERT_CAST(type, v) ((type)(v))
-#define CONVERT_BOOL(type, v) ((type)((v) != 0))
-#define CONVERT_HALF(type, v) ((type)cudyn__half_from_double(v))
-
 /* Reads one value per parameter from ap, as cudyn_launchf documents. */
 static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
 {

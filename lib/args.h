@@ -34,4 +34,10 @@ int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, s
 /* IEEE binary16 bits of a double, rounded to nearest even. */
 unsigned short cudyn__half_from_double(double v);
 
+/* The conversions format_codes.h names (args.c and expr_args.c read
+ * values with them). */
+#define CONVERT_CAST(type, v) ((type)(v))
+#define CONVERT_BOOL(type, v) ((type)((v) != 0))
+#define CONVERT_HALF(type, v) ((type)cudyn__half_from_double(v))
+
 #endif

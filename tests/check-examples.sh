@@ -1,6 +1,7 @@
 #!/bin/bash
 # The examples run end to end: against the mock driver, which runs their
-# kernels on the host, and on a real GPU when the machine has one.  Kernels
+# kernels on the host (elementwise's through tests/mock/mock_elementwise.c),
+# and on a real GPU when the machine has one.  Kernels
 # are compiled by the real NVRTC when it is installed, else by the mock
 # NVRTC (which cannot compile C++ templates: template_kernel then waits for
 # a real NVRTC).  mpi_saxpy has its own test, check-mpi.sh.
@@ -32,6 +33,7 @@ on_mock() {
 on_mock saxpy
 on_mock struct_args
 on_mock in_out
+on_mock elementwise
 [ ${#nvrtc_env[@]} = 0 ] && on_mock template_kernel
 on_mock texture
 # texture through the mock NVRTC too, so it runs where the toolkit is not
@@ -72,7 +74,7 @@ if [ -n "$CUDA_INCLUDE_DIR" ]; then
 fi
 
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    gpu_examples="saxpy struct_args template_kernel in_out multi_gpu big_shared texture"
+    gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture"
     [ -n "$CUDA_INCLUDE_DIR" ] && gpu_examples="$gpu_examples raw_driver"
     for ex in $gpu_examples; do
         out=$(env -u LD_LIBRARY_PATH "$examples/$ex" 2>&1)

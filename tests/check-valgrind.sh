@@ -1,7 +1,7 @@
 #!/bin/bash
-# The API test (every function, fault injection in each driver call), the
-# tests of the features of issue 16 and cudainfo run under valgrind: no
-# leaks, no invalid accesses.
+# The API tests (every function, fault injection in each driver call), the
+# tests of the features of issue 16, the elementwise and reduction kernels'
+# and cudainfo run under valgrind: no leaks, no invalid accesses.
 . "$top_srcdir/tests/common.sh"
 [ -n "${VALGRIND:-}" ] || { echo "SKIP: valgrind not installed"; exit 77; }
 vg="$VALGRIND --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
@@ -14,6 +14,10 @@ rc=$?
 CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_args" > "$tmp/args.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: test_args under valgrind exited $rc"; cat "$tmp/args.log"; fail=1; }
+
+CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_elementwise" > "$tmp/elementwise.log" 2>&1
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: test_elementwise under valgrind exited $rc"; cat "$tmp/elementwise.log"; fail=1; }
 
 CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$top_builddir/tests/test_errors" > "$tmp/errors.log" 2>&1
 rc=$?

@@ -154,6 +154,7 @@ cu_result cuGetProcAddress_v2(const char *symbol, void **fn, int version, cu_uin
 
 long mock_calls(const char *fn);
 void mock_fail_next(const char *fn, unsigned int code);
+void mock_fail_call(const char *fn, long nth, unsigned int code);
 void mock_reject_images(const char *kind);
 const char *mock_proc_log(void);
 int mock_proc_table_size(void);
@@ -211,6 +212,7 @@ struct mock_state {
     unsigned int sticky_error; /* set by a kernel fault; nothing clears it */
     char fail_next_fn[64];
     unsigned int fail_next_code;
+    long fail_next_skip; /* calls of fail_next_fn to let through first */
 };
 extern struct mock_state mock MOCK_INTERNAL;
 
@@ -440,6 +442,13 @@ void run_transform_kernel(const struct launch *l) MOCK_INTERNAL;
 void run_tex2d_read(const struct launch *l) MOCK_INTERNAL;
 void run_tex1d_fetch(const struct launch *l) MOCK_INTERNAL;
 void run_surf2d_scale(const struct launch *l) MOCK_INTERNAL;
+
+/* mock_elementwise.c: host versions of the kernels cudyn generates for
+ * examples/elementwise.c (see there for what each does). */
+void run_cudyn_elementwise_saxpy(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot_vec(const struct launch *l) MOCK_INTERNAL;
+void run_cudyn_reduce_dot_final(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;

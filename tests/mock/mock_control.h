@@ -49,6 +49,18 @@ static inline int mock_fail_next(const char *fn, unsigned int code)
     return 0;
 }
 
+/* Makes the nth call from now (1: the next) of fn return code; code 0
+ * cancels a failure still pending. */
+static inline int mock_fail_nth_call(const char *fn, long nth, unsigned int code)
+{
+    void (*fail)(const char *, long, unsigned int) =
+        (void (*)(const char *, long, unsigned int))mock_symbol("mock_fail_call");
+    if (!fail)
+        return -1;
+    fail(fn, nth, code);
+    return 0;
+}
+
 /* Makes module loads of one kind fail: "ptx" (222), "cubin" (209), "" none. */
 static inline int mock_reject_images(const char *kind)
 {

@@ -126,7 +126,7 @@ unsigned int mock_enter(const char *fn)
     if (i < MAX_COUNTERS)
         calls = ++mock.counters[i].calls;
     unsigned int code = 0;
-    if (mock.fail_next_code && strcmp(mock.fail_next_fn, fn) == 0) {
+    if (mock.fail_next_code && strcmp(mock.fail_next_fn, fn) == 0 && mock.fail_next_skip-- == 0) {
         code = mock.fail_next_code;
         mock.fail_next_code = 0;
     }
@@ -153,10 +153,18 @@ long mock_calls(const char *fn)
 /* The next call of fn (exported name) returns code. */
 void mock_fail_next(const char *fn, unsigned int code)
 {
+    mock_fail_call(fn, 1, code);
+}
+
+/* The nth call from now (1: the next) of the exported function fn returns
+ * code; 0 cancels what is pending. */
+void mock_fail_call(const char *fn, long nth, unsigned int code)
+{
     pthread_once(&mock.once, mock_setup);
     pthread_mutex_lock(&mock.lock);
     snprintf(mock.fail_next_fn, sizeof mock.fail_next_fn, "%s", fn);
     mock.fail_next_code = code;
+    mock.fail_next_skip = nth > 0 ? nth - 1 : 0;
     pthread_mutex_unlock(&mock.lock);
 }
 

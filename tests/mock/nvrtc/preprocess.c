@@ -2,7 +2,8 @@
  * preprocess.c - the part of the C preprocessor a test double can do
  * exactly: #include (found the way NVRTC finds it), #define / #undef for
  * conditionals, #if / #ifdef / #ifndef / #elif / #else / #endif with
- * integer expressions, #error, #warning and #pragma once.  Macros are not
+ * integer expressions, #error, #warning, #pragma once and #line (which
+ * renames and renumbers what messages point at).  Macros are not
  * expanded in the program text: the declaration reader refuses a
  * signature that names one.  What it cannot decide it refuses.
  *
@@ -36,6 +37,8 @@ struct pp_state {
     struct mock_log *log;
     int depth;
     bool stop; /* an error was logged (or memory ran out) */
+    int shown_file; /* the file messages name: the file read, or what #line said */
+    int next_line;  /* set by #line: the number of the next line (0: none) */
 };
 
 /* ------------------------------------------------------------ files */
@@ -650,11 +653,38 @@ static bool push_cond(struct pp_state *st, struct cond_stack *c, bool active, bo
     return true;
 }
 
+/* #line N ["NAME"]: the next line is line N (of NAME).  Macros in it are
+ * refused. */
+static void line_directive(struct pp_state *st, const char *fname, int line, const char *source_line,
+                           const char *args)
+{
+    char *end;
+    long n = strtol(args, &end, 10);
+    const char *rest = skip_space(end);
+    const char *close = *rest == '"' ? strchr(rest + 1, '"') : NULL;
+    if (!isdigit((unsigned char)*args) || n < 1 || n > 2147483647 || (*rest && (!close || *skip_space(close + 1)))) {
+        log_refusal(st->log, fname, line, source_line, "#line %s", args);
+        st->stop = true;
+        return;
+    }
+    if (close) {
+        char *name = strndup(rest + 1, (size_t)(close - rest - 1));
+        int index = name ? file_index(st, name) : -1;
+        free(name);
+        if (index < 0) {
+            st->pp->out_of_memory = st->stop = true;
+            return;
+        }
+        st->shown_file = index;
+    }
+    st->next_line = (int)n;
+}
+
 /* One directive line ("#" already seen at `hash`). */
 static void directive(struct pp_state *st, int file, const char *dir, int line, const char *source_line,
                       const char *hash, struct cond_stack *conds)
 {
-    const char *fname = st->pp->files[file];
+    const char *fname = st->pp->files[st->shown_file];
     const char *name = skip_space(hash + 1);
     size_t n = ident_length(name);
     const char *args = skip_space(name + n);
@@ -729,8 +759,7 @@ static void directive(struct pp_state *st, int file, const char *dir, int line, 
             st->pp->once[file] = true;
         /* other pragmas (unroll, ...) do not change kernel signatures */
     } else if (IS("line")) {
-        log_refusal(st->log, fname, line, source_line, "#line");
-        st->stop = true;
+        line_directive(st, fname, line, source_line, args);
     } else {
         log_diagnostic(st->log, fname, line, "error", source_line, caret, "unrecognized preprocessing directive");
         st->stop = true;
@@ -750,6 +779,8 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
     struct cond_stack conds = {0};
     struct mbuf logical = {0};
     int line = 1;
+    int shown_before = st->shown_file;
+    st->shown_file = file;
     for (const char *p = clean; *p && !st->stop;) {
         /* one logical line: physical lines joined at a backslash-newline */
         int first_line = line;
@@ -778,7 +809,11 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
         if (*start == '#')
             directive(st, file, dir, first_line, logical.data, start, &conds);
         else if (all_active(&conds))
-            emit_line(st, file, first_line, logical.data);
+            emit_line(st, st->shown_file, first_line, logical.data);
+        if (st->next_line) {
+            line = st->next_line;
+            st->next_line = 0;
+        }
     }
     if (!st->stop && unclosed) {
         const char *line_start = unclosed;
@@ -803,6 +838,7 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
     free(conds.v);
     mbuf_free(&logical);
     free(clean);
+    st->shown_file = shown_before;
     return !st->stop;
 }
 
@@ -811,7 +847,7 @@ bool mock_preprocess(const struct mock_source *src, const struct mock_options *o
 {
     memset(pp, 0, sizeof *pp);
     pp->hash = MOCK_FNV1A_START;
-    struct pp_state st = {src, o, pp, log, 0, false};
+    struct pp_state st = {src, o, pp, log, 0, false, 0, 0};
     predefine(&st);
     int file = st.stop ? -1 : file_index(&st, src->name);
     char *dir = dir_of(src->name);
