@@ -598,7 +598,8 @@ struct cudyn_compile_args {
  * code for this GPU, an invalid image) and NVRTC is there to rebuild it, or
  * when CUDYN_COMPILE_REBUILD asks; the rebuilt kernel replaces the entry.
  * The toolkit headers cudyn puts on the include path (<NVRTC's
- * directory>/../include) count as part of NVRTC, and are not tracked.
+ * directory>/../include, and its cccl directory where CUDA 13+ keeps
+ * libcu++, CUB and Thrust) count as part of NVRTC, and are not tracked.
  *
  * Headers from disk are covered too: cudyn reads the source and the
  * in-memory headers for #include lines (all of them, whatever #if

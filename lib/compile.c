@@ -321,12 +321,13 @@ static bool toolkit_include_dir(char *out, size_t cap)
 
 /* The options NVRTC gets: cudyn's target first (no option of the caller
  * can take it as a value), the caller's, then the toolkit's include
- * directory, searched after the caller's. */
+ * directories, searched after the caller's: include, and include/cccl where
+ * CUDA 13+ keeps libcu++, CUB and Thrust (nvcc searches it too). */
 struct option_list {
-    const char *v[CUDYN_MAX_OPTIONS + 2];
+    const char *v[CUDYN_MAX_OPTIONS + 3];
     int n;
     char arch[64];
-    char include[4200];
+    char include[4200], include_cccl[4210];
     char toolkit[4200]; /* the directory alone, "" if none */
 };
 
@@ -353,6 +354,10 @@ static void build_options(const struct cudyn_program *prog, bool add_arch, bool 
     if (toolkit_include_dir(o->toolkit, sizeof o->toolkit)) {
         snprintf(o->include, sizeof o->include, "-I%s", o->toolkit);
         o->v[o->n++] = o->include;
+        snprintf(o->include_cccl, sizeof o->include_cccl, "-I%s/cccl", o->toolkit);
+        struct stat st;
+        if (stat(o->include_cccl + 2, &st) == 0 && S_ISDIR(st.st_mode))
+            o->v[o->n++] = o->include_cccl;
     }
 }
 

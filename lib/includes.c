@@ -528,12 +528,21 @@ static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
     return S->oom || S->out->uncacheable[0];
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* The include path and switches of the options. */
 static int read_options(struct scan *S)
 {
     const struct cudyn__include_env *env = S->env;
-    struct stat toolkit, st;
+    struct stat toolkit, cccl, st;
     bool have_toolkit = env->toolkit_dir && stat(env->toolkit_dir, &toolkit) == 0;
+    char cccl_dir[4210] = "";
+    if (have_toolkit)
+        snprintf(cccl_dir, sizeof cccl_dir, "%s/cccl", env->toolkit_dir);
+    bool have_cccl = have_toolkit && stat(cccl_dir, &cccl) == 0;
     S->dirs = calloc((size_t)env->num_options + 1, sizeof *S->dirs);
     S->dir_is_toolkit = calloc((size_t)env->num_options + 1, sizeof *S->dir_is_toolkit);
     S->header_queued = calloc((size_t)env->num_headers + 1, sizeof *S->header_queued);
@@ -544,8 +553,9 @@ static int read_options(struct scan *S)
         if (cudyn__option_read(env->options, env->num_options, i, &o) != 0)
             break; /* validated by the caller */
         if (o.kind == OPTION_INCLUDE_PATH) {
-            S->dir_is_toolkit[S->n_dirs] = have_toolkit && stat(o.value, &st) == 0 && st.st_dev == toolkit.st_dev &&
-                                           st.st_ino == toolkit.st_ino;
+            bool found = stat(o.value, &st) == 0;
+            S->dir_is_toolkit[S->n_dirs] = found && ((have_toolkit && same_file(&st, &toolkit)) ||
+                                                     (have_cccl && same_file(&st, &cccl)));
             S->dirs[S->n_dirs++] = o.value;
         } else if (o.kind == OPTION_NO_SOURCE_INCLUDE) {
             S->source_dir = false;

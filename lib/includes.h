@@ -10,8 +10,8 @@
  *     the directory of the program's name: the working directory for
  *     "kernel.cu"), unless --no-source-include;
  *  3. the -I / --include-path directories, in order;
- *  4. cudyn's own toolkit include directory, which is part of the compiler
- *     and not tracked.
+ *  4. cudyn's own toolkit include directories (include and include/cccl),
+ *     which are part of the compiler and not tracked.
  * Each file found is recorded (path, identity, SHA-256 of its contents) and
  * read for its own includes; each earlier candidate that did not exist is
  * recorded too, because a file appearing there would be used instead.

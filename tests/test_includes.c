@@ -166,6 +166,11 @@ static void test_switches(void)
     scan(toolkit_first, 4, &d);
     CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), -1);
     cudyn__deps_free(&d);
+    /* and so does its cccl directory (libcu++, CUB, Thrust) */
+    const char *cccl_first[] = {"-I", at("toolkit/cccl"), "-I", at("inc2")};
+    scan(cccl_first, 4, &d);
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), -1);
+    cudyn__deps_free(&d);
     /* options that read or write other files make it uncacheable */
     const char *pch[] = {"--use-pch=k.pch"};
     scan(pch, 1, &d);
@@ -191,7 +196,7 @@ int main(void)
 {
     test_lexer();
     snprintf(root, sizeof root, "%s/test_includes.%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
-    const char *dirs[] = {"", "/src", "/inc1", "/inc2", "/toolkit"};
+    const char *dirs[] = {"", "/src", "/inc1", "/inc2", "/toolkit", "/toolkit/cccl"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s%s", root, dirs[i]);

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <unistd.h>
+
 #include "cudyn.h"
 #include "testutil.h"
 
@@ -105,6 +107,27 @@ static void test_compile_errors(void)
     cudyn_program_free(p);
 }
 
+/* The toolkit's headers next to NVRTC are found as nvcc finds them:
+ * <cuda_fp16.h> in include, libcu++ in include/cccl (CUDA 13+). */
+static void test_toolkit_headers(const char *nvrtc_path)
+{
+    char cccl[4200];
+    snprintf(cccl, sizeof cccl, "%s", nvrtc_path);
+    char *slash = strrchr(cccl, '/');
+    if (!slash)
+        return;
+    snprintf(slash, sizeof cccl - (size_t)(slash - cccl), "/../include/cccl/cuda/std/limits");
+    cudyn_program *p = NULL;
+    if (access(cccl, R_OK) == 0) {
+        static const char src[] = "#include <cuda/std/limits>\n"
+                                  "extern \"C\" __global__ void k(int *x) { x[0] = cuda::std::numeric_limits<int>::max(); }\n";
+        CHECK_STATUS(cudyn_compile(&p, src, "cccl.cu", 1, NULL, 0), CUDYN_OK);
+        cudyn_program_free(p);
+    } else {
+        printf("no %s: libcu++ include not tried\n", cccl);
+    }
+}
+
 static void test_compile_load_run(void)
 {
     cudyn_program *p = NULL;
@@ -156,5 +179,6 @@ int main(void)
     test_targets();
     test_compile_errors();
     test_compile_load_run();
+    test_toolkit_headers(l.nvrtc_path);
     return test_result("test_nvrtc");
 }
