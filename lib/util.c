@@ -34,12 +34,15 @@ void cudyn__debug(const char *fmt, ...)
 {
     if (!cudyn__debug_enabled())
         return;
+    /* one line, one write: lines of several threads do not interleave */
+    char line[2048] = "cudyn: ";
     va_list ap;
     va_start(ap, fmt);
-    fputs("cudyn: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int n = vsnprintf(line + 7, sizeof line - 8, fmt, ap);
     va_end(ap);
+    size_t len = n < 0 ? 7 : 7 + ((size_t)n < sizeof line - 8 ? (size_t)n : sizeof line - 9);
+    line[len++] = '\n';
+    fwrite(line, 1, len, stderr);
 }
 
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)

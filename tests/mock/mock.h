@@ -194,7 +194,7 @@ struct mock_state {
     pthread_mutex_t lock;
     int version;
     int stub;
-    int initialised; /* cuInit succeeded */
+    int initialised; /* cuInit succeeded; atomic: threads call cuInit while others run */
     int n_devices;
     struct mock_device devices[MAX_DEVICES];
     unsigned char p2p[MAX_DEVICES][MAX_DEVICES]; /* [from][to]: can access */
@@ -230,10 +230,10 @@ cu_result mock_refuse(const char *fmt, ...) MOCK_INTERNAL __attribute__((format(
             return enter_;                     \
     } while (0)
 
-#define NEED_INIT()                        \
-    do {                                   \
-        if (!mock.initialised)             \
-            return CU_ERR_NOT_INITIALIZED; \
+#define NEED_INIT()                                             \
+    do {                                                        \
+        if (!__atomic_load_n(&mock.initialised, __ATOMIC_ACQUIRE)) \
+            return CU_ERR_NOT_INITIALIZED;                      \
     } while (0)
 
 #define CHECK_DEVICE(dev)                         \

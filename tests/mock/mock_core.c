@@ -202,7 +202,7 @@ cu_result cuInit(unsigned int flags)
         return CU_ERR_INVALID_VALUE;
     if (mock.n_devices == 0)
         return CU_ERR_NO_DEVICE;
-    mock.initialised = 1;
+    __atomic_store_n(&mock.initialised, 1, __ATOMIC_RELEASE);
     return CU_OK;
 }
 
