@@ -56,8 +56,8 @@
     "staged by the driver"
 
 #define HINT_WRONG_CONTEXT                                                                                      \
-    "use it from a thread working on its device (cudyn_device_use), or make it on this device too "              \
-    "(cudyn_module_load_source keeps one module per source and device)"
+    "use it from a thread working on its device (cudyn_device_use), or make one on this device too "             \
+    "(for kernels, cudyn_module_load_source keeps one module per source and device)"
 #define HINT_RELOAD_AFTER_RESET "load the module again after the reset"
 
 /* ---- extended launches, graphs, pools, managed memory, textures ---- */

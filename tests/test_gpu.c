@@ -2,6 +2,9 @@
  * test_gpu.c - the real driver and a real GPU; skipped (77) on a machine
  * without them.  Device info against the driver's own attributes, copies
  * of odd sizes and offsets, compile-load-launch, and a kernel that faults.
+ * With two or more GPUs also: peer access and a kernel reading the other
+ * GPU's memory, copies between them, and another device's module, kernel
+ * and event refused as CUDYN_ERROR_WRONG_CONTEXT.
  */
 #include "config.h"
 
@@ -217,6 +220,88 @@ static void test_refusals(void)
     cudyn_module_unload(m);
 }
 
+/* Two devices: peer access, a copy and a kernel across them, and what
+ * belongs to one device's context refused on the other. */
+static void test_two_devices(void)
+{
+    enum { N = 1 << 20 };
+    int can = 0;
+    CHECK_STATUS(cudyn_device_can_access_peer(0, 1, &can), CUDYN_OK);
+    int rank = -1, atomics = -1;
+    CHECK_STATUS(cudyn_device_p2p_attribute(0, 1, CUDYN_P2P_PERFORMANCE_RANK, &rank), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_p2p_attribute(0, 1, CUDYN_P2P_NATIVE_ATOMIC_SUPPORTED, &atomics), CUDYN_OK);
+    printf("devices 0 and 1: peer access %s, performance rank %d, native atomics %d\n", can ? "possible" : "impossible",
+           rank, atomics);
+
+    /* x on device 1, y and out on device 0 */
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *out = malloc(N * sizeof *out);
+    test_saxpy_inputs(x, y, N);
+    cudyn_devptr dx = 0, dy = 0, dout = 0, staged = 0;
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dx, N * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dx, x, N * 4), CUDYN_OK);
+    cudyn_module m1 = NULL;
+    cudyn_function saxpy1 = kernel("saxpy", &m1); /* the module of device 1 */
+    cudyn_event e1 = NULL;
+    CHECK_STATUS(cudyn_event_create(&e1, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dy, N * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dout, N * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&staged, N * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dy, y, N * 4), CUDYN_OK);
+    /* a copy between the devices works with or without peer access */
+    CHECK_STATUS(cudyn_memcpy_dtod(staged, dx, N * 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(out, staged, N * 4), CUDYN_OK);
+    CHECK(memcmp(out, x, N * 4) == 0);
+
+    /* device 1's kernel and event, used from device 0 */
+    cudyn_error e = {.size = sizeof e};
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_function(&f, m1, "saxpy"), CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&e);
+    printf("device 1's module on device 0: %s\n", e.message);
+    CHECK_STATUS(cudyn_launchf(saxpy1, (cudyn_dim3){64, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0, dx, dy,
+                               dout, (size_t)N),
+                 CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&e);
+    printf("device 1's kernel on device 0's stream: %s\n", e.message);
+    CHECK_STATUS(cudyn_event_record(e1, NULL), CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_last_error(&e);
+    printf("device 1's event on device 0's stream: %s\n", e.message);
+
+    /* device 0's kernel reading device 1's memory, with peer access */
+    if (can) {
+        CHECK_STATUS(cudyn_device_enable_peer(0, 1), CUDYN_OK);
+        CHECK_STATUS(cudyn_device_enable_peer(0, 1), CUDYN_OK); /* idempotent */
+        cudyn_module m0 = NULL;
+        cudyn_function saxpy0 = kernel("saxpy", &m0);
+        CHECK(m0 != m1);
+        CHECK_STATUS(cudyn_launchf(saxpy0, (cudyn_dim3){64, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0, dx,
+                                   dy, dout, (size_t)N),
+                     CUDYN_OK);
+        CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, N * 4), CUDYN_OK);
+        int wrong = 0;
+        for (int i = 0; i < N; i++)
+            wrong += out[i] != 2.0f * x[i] + y[i];
+        CHECK_EQ_INT(wrong, 0);
+        printf("device 0 kernel reading device 1 memory over peer access: %d wrong\n", wrong);
+        CHECK_STATUS(cudyn_device_disable_peer(0, 1), CUDYN_OK);
+        CHECK_STATUS(cudyn_device_disable_peer(0, 1), CUDYN_OK);
+        cudyn_module_unload(m0);
+    }
+    cudyn_mem_free(dy);
+    cudyn_mem_free(dout);
+    cudyn_mem_free(staged);
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_mem_free(dx);
+    cudyn_event_destroy(e1);
+    cudyn_module_unload(m1);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    free(x);
+    free(y);
+    free(out);
+}
+
 /* fork() after init: the child is told, the parent carries on. */
 static void test_fork(void)
 {
@@ -381,6 +466,8 @@ int main(int argc, char **argv)
         test_refusals();
         test_runtime_memory();
         test_fork();
+        if (n >= 2)
+            test_two_devices();
     }
     test_foreign_context();
     if (l.nvrtc_status == CUDYN_OK)
