@@ -50,11 +50,18 @@ static void info(void)
 /* ------------------------------------------------------------ workflows */
 
 /* Each returns the status of its first failed step (CUDYN_OK if none).
- * STEP runs a call only while everything before it succeeded. */
+ * STEP runs a call only while everything before it succeeded; RELEASE
+ * always runs (cleaning up), and its failure counts too. */
 #define STEP(call)            \
     do {                      \
         if (st == CUDYN_OK)   \
             st = (call);      \
+    } while (0)
+#define RELEASE(call)                     \
+    do {                                  \
+        int release_ = (call);            \
+        if (st == CUDYN_OK)               \
+            st = release_;                \
     } while (0)
 
 enum { N = 4096 };
@@ -121,11 +128,11 @@ static int memory(void)
     if (st == CUDYN_OK)
         printf("memory.roundtrip=%d\n", host[0] == 0x01020304u && host[N - 1] == 0x01020304u);
     if (pinned)
-        cudyn_host_free(pinned);
+        RELEASE(cudyn_host_free(pinned));
     if (b)
-        cudyn_mem_free(b);
+        RELEASE(cudyn_mem_free(b));
     if (a)
-        cudyn_mem_free(a);
+        RELEASE(cudyn_mem_free(a));
     return st;
 }
 
@@ -152,13 +159,13 @@ static int stream(void)
     if (st == CUDYN_OK)
         printf("stream.roundtrip=%d\n", pinned[0] == 1.0f && pinned[N - 1] == 1.0f);
     if (pinned)
-        cudyn_host_free(pinned);
+        RELEASE(cudyn_host_free(pinned));
     if (d)
-        cudyn_mem_free(d);
+        RELEASE(cudyn_mem_free(d));
     if (done)
-        cudyn_event_destroy(done);
+        RELEASE(cudyn_event_destroy(done));
     if (s)
-        cudyn_stream_destroy(s);
+        RELEASE(cudyn_stream_destroy(s));
     return st;
 }
 
@@ -198,13 +205,13 @@ static int compile(void)
         printf("compile.result=%d\n", saxpy_ok(x, y, out));
     cudyn_args_free(pack);
     if (dout)
-        cudyn_mem_free(dout);
+        RELEASE(cudyn_mem_free(dout));
     if (dy)
-        cudyn_mem_free(dy);
+        RELEASE(cudyn_mem_free(dy));
     if (dx)
-        cudyn_mem_free(dx);
+        RELEASE(cudyn_mem_free(dx));
     if (mod)
-        cudyn_module_unload(mod);
+        RELEASE(cudyn_module_unload(mod));
     cudyn_program_free(prog);
     return st;
 }
@@ -228,7 +235,7 @@ static int source(void)
         if (st == CUDYN_OK)
             printf("source.result=%d\n", saxpy_ok(x, y, out));
         if (mod)
-            cudyn_module_unload(mod);
+            RELEASE(cudyn_module_unload(mod));
     }
     return st;
 }
@@ -255,9 +262,9 @@ static int peer(void)
     if (st == CUDYN_OK)
         printf("peer.roundtrip=%d\n", host[0] == 7 && host[N - 1] == 7);
     if (on0)
-        cudyn_mem_free(on0);
+        RELEASE(cudyn_mem_free(on0));
     if (on1)
-        cudyn_mem_free(on1);
+        RELEASE(cudyn_mem_free(on1));
     return st;
 }
 
