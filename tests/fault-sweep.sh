@@ -243,6 +243,15 @@ while read -r w lib fn k calls; do
 done < "$tmp/cases"
 wait
 
+# repro W LIB FN K: the command line that repeats a case, from the build tree
+repro() {
+    local var=MOCK_CUDA_FAIL code=$cuda_code
+    [ "$2" = nvrtc ] && var=MOCK_NVRTC_FAIL code=$nvrtc_code
+    parse "$(cat "$tmp/workflow.$1")"
+    echo "$var=$3:$4:$code CUDYN_LIBCUDA=$MOCK_LIBCUDA CUDYN_LIBNVRTC=$MOCK_LIBNVRTC" \
+        "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]}" | sed "s|$top_builddir/||g"
+}
+
 # ---- report
 n=0 failures=0
 : > "$tmp/absorbed"
@@ -255,6 +264,7 @@ while read -r w lib fn k calls; do
     *)
         failures=$((failures + 1))
         echo "FAIL: $(cat "$tmp/title.$w"), call $k of $calls of $fn failing: ${verdict#FAIL: }"
+        echo "    in the build tree: $(repro "$w" "$lib" "$fn" "$k")"
         sed 's/^/    | /' "$tmp/case.$n/out" "$tmp/case.$n/err" | head -30
         ;;
     esac
