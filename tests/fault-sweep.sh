@@ -265,7 +265,8 @@ while read -r w lib fn k calls; do
         failures=$((failures + 1))
         echo "FAIL: $(cat "$tmp/title.$w"), call $k of $calls of $fn failing: ${verdict#FAIL: }"
         echo "    in the build tree: $(repro "$w" "$lib" "$fn" "$k")"
-        sed 's/^/    | /' "$tmp/case.$n/out" "$tmp/case.$n/err" | head -30
+        # stderr first: a sanitizer's report starts there
+        sed 's/^/    | /' "$tmp/case.$n/err" "$tmp/case.$n/out" | cut -c1-400 | head -40
         ;;
     esac
 done < "$tmp/cases"
