@@ -23,13 +23,11 @@
 # message, no CUDYN_ERROR_ status (but in the loader block, which describes
 # what was found: NVRTC is optional to cudainfo), in its text no FAILED,
 # CUDYN_ERROR_, CUDA_ERROR_ or NVRTC_ERROR_ (a program reporting an error
-# must not exit 0).  Those are listed as
-# "absorbed" for review.
+# must not exit 0).  Those are listed as "absorbed" for review.
 #
 # Which k: every k up to FAULT_SWEEP_FIRST, then FAULT_SWEEP_SPREAD more
 # spread evenly up to n (n itself included).
 . "$top_srcdir/tests/common.sh"
-unset MOCK_NVRTC_FAIL MOCK_CUDA_COUNTS MOCK_NVRTC_COUNTS
 
 first=${FAULT_SWEEP_FIRST:-3}
 spread=${FAULT_SWEEP_SPREAD:-3}
@@ -252,9 +250,11 @@ repro() {
         "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]}" | sed "s|$top_builddir/||g"
 }
 
-# ---- report
+# ---- report: absorbed runs, each failure in detail, then the failures in
+# one line each and the totals (what a CI log's tail shows)
 n=0 failures=0
 : > "$tmp/absorbed"
+: > "$tmp/failures"
 while read -r w lib fn k calls; do
     n=$((n + 1))
     verdict=$(cat "$tmp/case.$n/verdict" 2>/dev/null || echo "FAIL: no verdict")
@@ -263,19 +263,25 @@ while read -r w lib fn k calls; do
     succeeded) echo "$(cat "$tmp/title.$w"): $fn $k/$calls" >> "$tmp/absorbed" ;;
     *)
         failures=$((failures + 1))
-        echo "FAIL: $(cat "$tmp/title.$w"), call $k of $calls of $fn failing: ${verdict#FAIL: }"
+        echo "$(cat "$tmp/title.$w"), call $k of $calls of $fn failing: ${verdict#FAIL: }" >> "$tmp/failures"
+        echo "FAIL: $(tail -1 "$tmp/failures")"
         echo "    in the build tree: $(repro "$w" "$lib" "$fn" "$k")"
         # stderr first: a sanitizer's report starts there
         sed 's/^/    | /' "$tmp/case.$n/err" "$tmp/case.$n/out" | cut -c1-400 | head -40
         ;;
     esac
-done < "$tmp/cases"
+done < "$tmp/cases" > "$tmp/details"
 [ $failures = 0 ] || fail=1
 
 if [ -s "$tmp/absorbed" ]; then
     echo "absorbed (the run succeeded although the call failed; by design for optional queries):"
     awk -F': ' '{split($2, f, " "); key = $1 ": " f[1]; if (!(key in seen)) order[++n] = key; seen[key] = seen[key] " " f[2]}
         END {for (i = 1; i <= n; i++) print "    " order[i] " (call" seen[order[i]] ")"}' "$tmp/absorbed"
+fi
+cat "$tmp/details"
+if [ $failures != 0 ]; then
+    echo "fault sweep: the $failures failures (details above):"
+    sed 's/^/    /' "$tmp/failures"
 fi
 echo "fault sweep: every call k up to $first, then $spread more spread to the last;" \
     "driver code $cuda_code ($cuda_error), NVRTC code $nvrtc_code ($nvrtc_error); leaks: $leaks"
