@@ -92,6 +92,10 @@ static inline int compile_hit(const char *src, const char *const *opts, int n)
  * pairs; a NULL value unsets); its exit code. */
 static inline int run_child(const char *mode, const char *const *env)
 {
+    /* the program's path: under valgrind, /proc/self/exe is valgrind */
+    static char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = '\0';
     fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
@@ -101,7 +105,7 @@ static inline int run_child(const char *mode, const char *const *env)
             else
                 unsetenv(env[i]);
         }
-        execl("/proc/self/exe", "cachetest", "child", mode, (char *)NULL);
+        execl(self, "cachetest", "child", mode, (char *)NULL);
         _exit(5);
     }
     int status = 0;

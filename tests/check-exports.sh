@@ -1,8 +1,8 @@
 #!/bin/bash
 # The built library exports exactly the functions of lib/libcudyn.map, all
 # at CUDYN_1.0; its soname is libcudyn.so.1; it needs only the C library
-# (and the dynamic loader, for thread-local storage), no CUDA library, and
-# carries no RPATH/RUNPATH.
+# (and the dynamic loader, for thread-local storage; in sanitizer builds the
+# sanitizers' runtimes), no CUDA library, and carries no RPATH/RUNPATH.
 . "$top_srcdir/tests/common.sh"
 for tool in nm readelf; do
     command -v $tool >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
@@ -33,6 +33,18 @@ dyn=$(readelf -d "$lib")
 expect_match "$dyn" "Library soname: \[libcudyn\.so\.1\]"
 expect_no_match "$dyn" "\((RPATH|RUNPATH)\)"
 expect_no_match "$dyn" "NEEDED.*(libcuda|libnvrtc)"
-needed=$(printf '%s\n' "$dyn" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | grep -vE '^(libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$' || true)
+# a sanitizer build (configure --enable-sanitizer=LIST, passed here as
+# CUDYN_SANITIZER) may also need those sanitizers' runtimes, and only those
+allowed='libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|ld-linux[-a-z0-9_.]*\.so\.[0-9]+'
+for san in $(printf '%s\n' "${CUDYN_SANITIZER:-no}" | tr ',' ' '); do
+    case $san in
+    no) ;;
+    address) allowed="$allowed|libasan\.so\.[0-9]+" ;;
+    thread) allowed="$allowed|libtsan\.so\.[0-9]+" ;;
+    undefined) allowed="$allowed|libubsan\.so\.[0-9]+" ;;
+    *) echo "FAIL: CUDYN_SANITIZER=$CUDYN_SANITIZER names an unknown sanitizer '$san'"; fail=1 ;;
+    esac
+done
+needed=$(printf '%s\n' "$dyn" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | grep -vE "^($allowed)\$" || true)
 [ -z "$needed" ] || { echo "FAIL: unexpected NEEDED entries: $needed"; fail=1; }
 finish

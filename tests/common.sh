@@ -12,7 +12,13 @@ trap 'rm -rf "$tmp"' EXIT
 # Keep the machine's own settings out of the tests (CUDYN_LIBNVRTC stays:
 # CI sets it to run everything as on a machine without NVRTC).
 unset CUDYN_LIBCUDA CUDYN_DEBUG CUDYN_PTDS MOCK_CUDA_VERSION MOCK_CUDA_STUB \
-    MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT MOCK_CUDA_P2P CUDA_VISIBLE_DEVICES
+    MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT MOCK_CUDA_P2P CUDA_VISIBLE_DEVICES \
+    MOCK_CUDA_COUNTS MOCK_NVRTC_FAIL MOCK_NVRTC_COUNTS
+
+# valgrind cannot run what a sanitizer built (configure --enable-sanitizer,
+# which the harness passes as CUDYN_SANITIZER): tests that use valgrind
+# when it is there see it as not installed.
+[ "${CUDYN_SANITIZER:-no}" = no ] || VALGRIND=
 
 # expect_line OUTPUT LINE: OUTPUT has exactly LINE as one of its lines
 expect_line() {

@@ -4,11 +4,18 @@
  * fresh process per environment (loader search, dispatch per driver).
  *
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
- *         copy | event | meminfo | calls=FN | requests | count
+ *         copy | event | meminfo | calls=FN | requests | count |
+ *         devices | memory | stream | compile | source | peer
+ *
+ * The last six are whole workflows of the public API, each stopping at its
+ * first failure and cleaning up what it made, as an application does; the
+ * fault-injection sweep (tests/fault-sweep.sh) fails every driver and NVRTC
+ * call they make in turn.
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +45,245 @@ static void info(void)
     printf("--- driver trace\n%s--- end\n", l.driver_trace ? l.driver_trace : "");
     if (l.driver_status != CUDYN_OK)
         print_error("load", l.driver_status);
+}
+
+/* ------------------------------------------------------------ workflows */
+
+/* Each returns the status of its first failed step (CUDYN_OK if none).
+ * STEP runs a call only while everything before it succeeded; RELEASE
+ * always runs (cleaning up), and its failure counts too. */
+#define STEP(call)            \
+    do {                      \
+        if (st == CUDYN_OK)   \
+            st = (call);      \
+    } while (0)
+#define RELEASE(call)                     \
+    do {                                  \
+        int release_ = (call);            \
+        if (st == CUDYN_OK)               \
+            st = release_;                \
+    } while (0)
+
+enum { N = 4096 };
+
+static const char saxpy_source[] =
+    "extern \"C\" __global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)\n"
+    "{\n"
+    "    size_t i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        out[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+static void fill(float *x, float *y)
+{
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 1024);
+        y[i] = (float)(i % 37);
+    }
+}
+
+/* out == 2 x + y exactly (the values are small integers) */
+static bool saxpy_ok(const float *x, const float *y, const float *out)
+{
+    for (int i = 0; i < N; i++)
+        if (out[i] != 2.0f * x[i] + y[i])
+            return false;
+    return true;
+}
+
+/* Every device described, an attribute read, each one selected. */
+static int devices(void)
+{
+    int n = 0, st = cudyn_device_count(&n);
+    for (int i = 0; i < n && st == CUDYN_OK; i++) {
+        struct cudyn_device_info info = {.size = sizeof info};
+        int sms = 0, current = -1;
+        STEP(cudyn_device_info(i, &info));
+        STEP(cudyn_device_attribute(i, CUDYN_ATTR_MULTIPROCESSOR_COUNT, &sms));
+        STEP(cudyn_device_use(i));
+        STEP(cudyn_device_current(&current));
+        if (st == CUDYN_OK && current != i)
+            st = CUDYN_ERROR_INVALID_DEVICE;
+    }
+    printf("devices.count=%d\n", n);
+    return st;
+}
+
+/* Device and pinned memory: set, copy in every direction, compare. */
+static int memory(void)
+{
+    cudyn_devptr a = 0, b = 0;
+    unsigned int *pinned = NULL, host[N];
+    size_t free_bytes = 0, total = 0;
+    int st = cudyn_mem_alloc(&a, sizeof host);
+    STEP(cudyn_mem_alloc(&b, sizeof host));
+    STEP(cudyn_host_alloc((void **)&pinned, sizeof host));
+    STEP(cudyn_memset_d32(a, 0x01020304u, N));
+    STEP(cudyn_memcpy_dtod(b, a, sizeof host));
+    STEP(cudyn_memcpy_dtoh(pinned, b, sizeof host));
+    STEP(cudyn_memset_d8(a, 0, sizeof host));
+    STEP(cudyn_memcpy_htod(a, pinned, sizeof host));
+    STEP(cudyn_memcpy_dtoh(host, a, sizeof host));
+    STEP(cudyn_mem_info(&free_bytes, &total));
+    if (st == CUDYN_OK)
+        printf("memory.roundtrip=%d\n", host[0] == 0x01020304u && host[N - 1] == 0x01020304u);
+    if (pinned)
+        RELEASE(cudyn_host_free(pinned));
+    if (b)
+        RELEASE(cudyn_mem_free(b));
+    if (a)
+        RELEASE(cudyn_mem_free(a));
+    return st;
+}
+
+/* Asynchronous copies on a stream of our own, ordered by an event. */
+static int stream(void)
+{
+    cudyn_stream s = NULL;
+    cudyn_event done = NULL;
+    cudyn_devptr d = 0;
+    float *pinned = NULL;
+    int st = cudyn_stream_create(&s, CUDYN_STREAM_NON_BLOCKING);
+    STEP(cudyn_event_create(&done, CUDYN_EVENT_DISABLE_TIMING));
+    STEP(cudyn_mem_alloc(&d, N * sizeof(float)));
+    STEP(cudyn_host_alloc((void **)&pinned, N * sizeof(float)));
+    STEP(cudyn_memset_d32_async(d, 0x3f800000u, N, s)); /* 1.0f */
+    STEP(cudyn_event_record(done, s));
+    STEP(cudyn_stream_wait_event(NULL, done));
+    STEP(cudyn_memcpy_dtoh_async(pinned, d, N * sizeof(float), s));
+    STEP(cudyn_memcpy_htod_async(d, pinned, N * sizeof(float), s));
+    STEP(cudyn_stream_synchronize(s));
+    STEP(cudyn_stream_query(s));
+    STEP(cudyn_event_synchronize(done));
+    STEP(cudyn_event_query(done));
+    if (st == CUDYN_OK)
+        printf("stream.roundtrip=%d\n", pinned[0] == 1.0f && pinned[N - 1] == 1.0f);
+    if (pinned)
+        RELEASE(cudyn_host_free(pinned));
+    if (d)
+        RELEASE(cudyn_mem_free(d));
+    if (done)
+        RELEASE(cudyn_event_destroy(done));
+    if (s)
+        RELEASE(cudyn_stream_destroy(s));
+    return st;
+}
+
+/* The SAXPY of the documentation step by step: compile, load, describe the
+ * kernel, launch it with a format and with a reusable argument pack. */
+static int compile(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    cudyn_program *prog = NULL;
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_args *pack = NULL;
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    struct cudyn_function_info info = {.size = sizeof info};
+    int blocks = 0, min_grid = 0, block = 0;
+    size_t n = N;
+    int st = cudyn_compile(&prog, saxpy_source, "saxpy.cu", 0, NULL, 0);
+    STEP(cudyn_module_load(&mod, prog));
+    STEP(cudyn_module_function(&f, mod, "saxpy"));
+    STEP(cudyn_function_info(f, &info));
+    STEP(cudyn_occupancy_max_blocks(&blocks, f, 256, 0));
+    STEP(cudyn_occupancy_block_size(&min_grid, &block, f, 0, 0));
+    STEP(cudyn_mem_alloc(&dx, sizeof x));
+    STEP(cudyn_mem_alloc(&dy, sizeof y));
+    STEP(cudyn_mem_alloc(&dout, sizeof out));
+    STEP(cudyn_memcpy_htod(dx, x, sizeof x));
+    STEP(cudyn_memcpy_htod(dy, y, sizeof y));
+    STEP(cudyn_launchf(f, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0f, dx, dy,
+                       dout, n));
+    STEP(cudyn_args_create(&pack, f, "fpppz"));
+    STEP(cudyn_args_set(pack, 2.0f, dx, dy, dout, n));
+    STEP(cudyn_args_launch(pack, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL));
+    STEP(cudyn_synchronize());
+    STEP(cudyn_memcpy_dtoh(out, dout, sizeof out));
+    if (st == CUDYN_OK)
+        printf("compile.result=%d\n", saxpy_ok(x, y, out));
+    cudyn_args_free(pack);
+    if (dout)
+        RELEASE(cudyn_mem_free(dout));
+    if (dy)
+        RELEASE(cudyn_mem_free(dy));
+    if (dx)
+        RELEASE(cudyn_mem_free(dx));
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
+    cudyn_program_free(prog);
+    return st;
+}
+
+/* PyCUDA's SourceModule with In/Out buffers, twice: the second load finds
+ * the kernel in the persistent cache (when CUDYN_CACHE_DIR allows one). */
+static int source(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    int st = CUDYN_OK;
+    for (int round = 0; round < 2 && st == CUDYN_OK; round++) {
+        cudyn_module mod = NULL;
+        cudyn_function f = NULL;
+        size_t n = N;
+        memset(out, 0, sizeof out);
+        STEP(cudyn_module_load_source(&mod, saxpy_source, NULL, 0));
+        STEP(cudyn_module_function(&f, mod, "saxpy"));
+        STEP(cudyn_launchf(f, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "f<<>z", 2.0f, x,
+                           sizeof x, y, sizeof y, out, sizeof out, n));
+        if (st == CUDYN_OK)
+            printf("source.result=%d\n", saxpy_ok(x, y, out));
+        if (mod)
+            RELEASE(cudyn_module_unload(mod));
+    }
+    return st;
+}
+
+/* Peer access between devices 0 and 1 and a copy across (needs two). */
+static int peer(void)
+{
+    cudyn_devptr on0 = 0, on1 = 0;
+    unsigned int host[N];
+    int can = 0, rank = 0;
+    int st = cudyn_device_can_access_peer(0, 1, &can);
+    STEP(cudyn_device_p2p_attribute(0, 1, CUDYN_P2P_PERFORMANCE_RANK, &rank));
+    STEP(cudyn_device_enable_peer(0, 1));
+    STEP(cudyn_device_enable_peer(1, 0));
+    STEP(cudyn_device_use(1));
+    STEP(cudyn_mem_alloc(&on1, sizeof host));
+    STEP(cudyn_memset_d32(on1, 7, N));
+    STEP(cudyn_device_use(0));
+    STEP(cudyn_mem_alloc(&on0, sizeof host));
+    STEP(cudyn_memcpy_dtod(on0, on1, sizeof host));
+    STEP(cudyn_memcpy_dtoh(host, on0, sizeof host));
+    STEP(cudyn_device_disable_peer(0, 1));
+    STEP(cudyn_device_disable_peer(1, 0));
+    if (st == CUDYN_OK)
+        printf("peer.roundtrip=%d\n", host[0] == 7 && host[N - 1] == 7);
+    if (on0)
+        RELEASE(cudyn_mem_free(on0));
+    if (on1)
+        RELEASE(cudyn_mem_free(on1));
+    return st;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(void);
+} workflows[] = {
+    {"devices", devices}, {"memory", memory}, {"stream", stream},
+    {"compile", compile}, {"source", source}, {"peer", peer},
+};
+
+static bool run_workflow(const char *name)
+{
+    for (size_t i = 0; i < sizeof workflows / sizeof workflows[0]; i++)
+        if (strcmp(workflows[i].name, name) == 0) {
+            print_error(name, workflows[i].run());
+            return true;
+        }
+    return false;
 }
 
 int main(int argc, char **argv)
@@ -100,7 +346,7 @@ int main(int argc, char **argv)
             int n = -1;
             print_error("count", cudyn_device_count(&n));
             printf("count.devices=%d\n", n);
-        } else {
+        } else if (!run_workflow(a)) {
             fprintf(stderr, "probe: unknown action '%s'\n", a);
             return 2;
         }

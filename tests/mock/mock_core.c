@@ -150,6 +150,26 @@ long mock_calls(const char *fn)
     return n;
 }
 
+/* MOCK_CUDA_COUNTS=FILE: at exit, "fn calls" for every function called,
+ * one a line, so a fault-injection sweep (tests/fault-sweep.sh) learns
+ * which calls a run makes without changing the program it runs. */
+__attribute__((destructor)) static void write_counts(void)
+{
+    const char *path = getenv("MOCK_CUDA_COUNTS");
+    if (!path || !path[0])
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "mock libcuda: MOCK_CUDA_COUNTS: cannot write %s\n", path);
+        return;
+    }
+    pthread_mutex_lock(&mock.lock);
+    for (int i = 0; i < mock.n_counters; i++)
+        fprintf(f, "%s %ld\n", mock.counters[i].fn, mock.counters[i].calls);
+    pthread_mutex_unlock(&mock.lock);
+    fclose(f);
+}
+
 /* The next call of fn (exported name) returns code. */
 void mock_fail_next(const char *fn, unsigned int code)
 {

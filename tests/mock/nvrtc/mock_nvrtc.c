@@ -16,6 +16,7 @@
  *   MOCK_NVRTC_FAIL=fn:N:code,...  the Nth call (1-based; * = every call) of
  *                                  the exported function fn returns code
  *   MOCK_NVRTC_DELAY_MS=N          nvrtcCompileProgram sleeps N ms first
+ *   MOCK_NVRTC_COUNTS=file         at exit, write "fn calls" lines there
  * A value it cannot use makes every call fail with NVRTC_ERROR_INTERNAL_ERROR
  * (and says why once on stderr), so a test never runs on a half-read setup.
  * The build flag MOCK_NVRTC_LEGACY=1 makes an NVRTC before 11.2: no
@@ -206,6 +207,25 @@ MOCK_EXPORT long mock_nvrtc_calls(const char *fn)
             n += mock.counters[i].calls;
     pthread_mutex_unlock(&mock.lock);
     return n;
+}
+
+/* MOCK_NVRTC_COUNTS=FILE: at exit, "fn calls" for every function called,
+ * one a line (for tests/fault-sweep.sh). */
+__attribute__((destructor)) static void write_counts(void)
+{
+    const char *path = getenv("MOCK_NVRTC_COUNTS");
+    if (!path || !path[0])
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "mock NVRTC: MOCK_NVRTC_COUNTS: cannot write %s\n", path);
+        return;
+    }
+    pthread_mutex_lock(&mock.lock);
+    for (int i = 0; i < mock.n_counters; i++)
+        fprintf(f, "%s %ld\n", mock.counters[i].fn, mock.counters[i].calls);
+    pthread_mutex_unlock(&mock.lock);
+    fclose(f);
 }
 
 MOCK_EXPORT void mock_nvrtc_fail_next(const char *fn, int code)
