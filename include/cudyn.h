@@ -902,8 +902,13 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * CUDA 12.4+), the count and sizes are checked before launching, and a
  * mismatch fails with CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS and a message
  * such as "saxpy: parameter 3 is 8 bytes, argument 3 ('f', float) is 4".
- * On older drivers the launch goes ahead unchecked.  A malformed format
- * (unknown character, more than 64 parameters) is CUDYN_ERROR_INVALID_ARGUMENT.
+ * Where cudyn has the kernel's PTX (it compiled the kernel, for a PTX
+ * target or with NVRTC 12+, or loaded it from PTX or from a cudyn image
+ * with a PTX entry), the count, sizes and kinds are checked on any driver:
+ * "parameter 1 is a floating-point value (its PTX says so), argument 1
+ * ('i') ...".  Otherwise the launch goes ahead unchecked.  A malformed
+ * format (unknown character, more than 64 parameters) is
+ * CUDYN_ERROR_INVALID_ARGUMENT.
  */
 CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                             cudyn_stream stream, const char *fmt, ...);

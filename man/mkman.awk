@@ -18,7 +18,8 @@
 #    and runs to the next banner or to the closing `#ifdef __cplusplus`.
 #    Its page is cudyn_<title up to the first ':' or '(', lower case,
 #    runs of other characters as '_'>.3 ("Streams and events" gives
-#    cudyn_streams_and_events(3)).
+#    cudyn_streams_and_events(3)), shortened when longer than NAME_MAX
+#    (see name_groups: "Texture and surface objects" gives cudyn_texture).
 #  - A comment that starts a line outside braces documents the code right
 #    below it, up to the next blank line or the next such comment; a
 #    comment followed by a blank line is text of the group.  In comments,
@@ -35,6 +36,7 @@
 
 BEGIN {
     W = 67          # width of code: an 80-column man page less margins and .RS 4
+    NAME_MAX = 28   # a page name: "NAME(3)  cudyn Manual  NAME(3)" in 78 columns
     for (i = 128; i < 256; i++)
         ord[sprintf("%c", i)] = i
     hex = "0123456789ABCDEF"
@@ -313,16 +315,30 @@ function strip_comments(s) {
     return s
 }
 
+function slug(s) {
+    s = tolower(s)
+    gsub(/[^a-z0-9]+/, "_", s)
+    gsub(/^_+|_+$/, "", s)
+    return "cudyn_" s
+}
+
 # Page names of the groups: cudyn_<slug of the title>, unless that names a
-# function or type documented in another group.
-function name_groups(    g, s, k, base) {
+# function or type documented in another group.  A page's name heads it
+# twice, around "cudyn Manual", so it must fit an 80-column line: a longer
+# one is the slug of the title's first clause, up to its first "and",
+# "for", "from", "of" or "with", then of as many words as fit.
+function name_groups(    g, s, t, k, base) {
     for (g = 1; g <= ng; g++) {
-        s = gtitle[g]
-        sub(/[:(].*$/, "", s)
-        s = tolower(s)
-        gsub(/[^a-z0-9]+/, "_", s)
-        gsub(/^_+|_+$/, "", s)
-        s = "cudyn_" s
+        t = gtitle[g]
+        sub(/[:(].*$/, "", t)
+        s = slug(t)
+        if (length(s) > NAME_MAX) {
+            sub(/[,;].*$/, "", t)
+            sub(/ (and|for|from|of|with) .*$/, "", t)
+            s = slug(t)
+            while (length(s) > NAME_MAX && sub(/[^a-z0-9]+[a-z0-9]*$/, "", s))
+                continue
+        }
         if (s == "cudyn_" || (s in fgroup && fgroup[s] != g) || (s in tgroup && tgroup[s] != g) || s in gpage_used)
             s = s "_group"
         base = s
@@ -830,8 +846,11 @@ function write_overview(    f, g, m, fn, k, ln, sec, nm) {
     for (g = 1; g <= ng; g++) {
         print ".TP" > f
         print "\\fB" gpage[g] "\\fR(3)" > f
-        print esc_text(gtitle[g], 1) (gfuncs[g] == "" ? "" : ":") > f
+        # the title on a line of its own: it may hold a colon itself
+        print esc_text(gtitle[g], 1) > f
         m = split(gfuncs[g], fn, " ")
+        if (m > 0)
+            print ".br" > f
         for (k = 1; k <= m; k++)
             print "\\fB" fn[k] "\\fR" (k < m ? "," : "") > f
     }
