@@ -2,9 +2,10 @@
  * big_shared.c - a kernel with 96 KiB of dynamic shared memory.  A launch
  * may use at most 48 KiB of dynamic shared memory unless the kernel opts
  * in to more (up to the device's max_shared_memory_per_block_optin).
- * cudyn does not wrap that setting: a cudyn_function is the driver's
- * CUfunction, so the driver's cuFuncSetAttribute raises the limit on it
- * directly, fetched through cudyn_driver_proc.
+ * cudyn_launch_ex raises the limit by itself; this example shows the
+ * driver's own way instead: a cudyn_function is the driver's CUfunction,
+ * so cuFuncSetAttribute, fetched through cudyn_driver_proc, raises it
+ * directly, as code written for the driver API does.
  *
  * Each block stages its slice of x in shared memory and sums it there.
  * Build: cc big_shared.c $(pkg-config --cflags --libs cudyn)
