@@ -445,7 +445,6 @@ static int child_legacy(void)
     CHECK_EQ_INT(info.nvrtc_version, 11010);
     CHECK(cudyn_nvrtc_proc("nvrtcGetSupportedArchs") == NULL);
     CHECK(cudyn_nvrtc_proc("nvrtcGetNumSupportedArchs") == NULL);
-    CHECK(cudyn_nvrtc_proc("nvrtcGetLTOIR") == NULL);
     CHECK(cudyn_nvrtc_proc("nvrtcGetCUBIN") != NULL);
     cudyn_program *p = NULL;
     CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, NULL, 0), CUDYN_OK);

@@ -19,7 +19,7 @@
  * A value it cannot use makes every call fail with NVRTC_ERROR_INTERNAL_ERROR
  * (and says why once on stderr), so a test never runs on a half-read setup.
  * The build flag MOCK_NVRTC_LEGACY=1 makes an NVRTC before 11.2: no
- * nvrtcGetNumSupportedArchs / nvrtcGetSupportedArchs, no LTO IR.
+ * nvrtcGetNumSupportedArchs / nvrtcGetSupportedArchs.
  *
  * Output: PTX text with one ".entry" per defined extern "C" kernel, its
  * parameters typed as NVRTC types them, and a comment line
@@ -605,28 +605,6 @@ MOCK_EXPORT nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
         memcpy(cubin, prog->cubin, prog->cubin_size);
     return NVRTC_SUCCESS;
 }
-
-#if !MOCK_NVRTC_LEGACY
-/* No LTO IR: -dlto is refused, so there is never any. */
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *size)
-{
-    ENTER("nvrtcGetLTOIRSize");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!size)
-        return NVRTC_ERROR_INVALID_INPUT;
-    *size = 0;
-    return NVRTC_SUCCESS;
-}
-
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *ltoir)
-{
-    ENTER("nvrtcGetLTOIR");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    return ltoir ? NVRTC_SUCCESS : NVRTC_ERROR_INVALID_INPUT;
-}
-#endif
 
 MOCK_EXPORT nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *size)
 {
