@@ -22,6 +22,8 @@
 
 /* ---- initialisation and errors ---- */
 DRIVER_SYMBOL(cuInit, cuInit, 2000, NOSTREAM, REQUIRED, (unsigned int flags))
+/* load_driver.c calls it through dlsym, before binding (the version decides
+ * which rows are requested), with this row's checked prototype */
 DRIVER_SYMBOL(cuDriverGetVersion, cuDriverGetVersion, 2020, NOSTREAM, REQUIRED, (int *version))
 DRIVER_SYMBOL(cuGetErrorString, cuGetErrorString, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
 

@@ -7,6 +7,8 @@
  * point is a stub that answers NVRTC_ERROR_INTERNAL_ERROR and records
  * "symbol not found" naming it.
  */
+/* load_nvrtc.c calls it through dlsym, before binding, to vet a candidate,
+ * with this row's prototype */
 NVRTC_SYMBOL(nvrtcVersion, 7000, REQUIRED, (int *major, int *minor))
 NVRTC_SYMBOL(nvrtcGetNumSupportedArchs, 11020, OPTIONAL, (int *count))
 NVRTC_SYMBOL(nvrtcGetSupportedArchs, 11020, OPTIONAL, (int *archs))
