@@ -12,8 +12,7 @@
 #include <stdint.h>
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 /* A PTX-like image the mock accepts; it declares the kernels it runs. */
 static const char mock_image[] = "//\n.version 8.0\n.target sm_90\n"
@@ -407,10 +406,7 @@ static int op_module(void)
 
 static void test_fault_injection(void)
 {
-    static const struct {
-        const char *fn;
-        int (*op)(void);
-    } cases[] = {
+    static const struct fault_case cases[] = {
         {"cuMemAlloc_v2", op_alloc},         {"cuMemFree_v2", op_free},           {"cuMemHostAlloc", op_host},
         {"cuMemFreeHost", op_host},          {"cuMemcpyHtoD_v2", op_copies},      {"cuMemcpyDtoH_v2", op_copies},
         {"cuMemcpyDtoD_v2", op_copies},      {"cuMemsetD32_v2", op_copies},       {"cuStreamCreate", op_stream},
@@ -419,22 +415,10 @@ static void test_fault_injection(void)
         {"cuEventDestroy_v2", op_event},     {"cuModuleLoadDataEx", op_module},   {"cuModuleGetFunction", op_module},
         {"cuModuleUnload", op_module},
     };
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS}};
-    size_t before = mock_device_memory_in_use();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(cases[i].fn, codes[c].code), 0);
-            int st = cases[i].op();
-            if (st != codes[c].status) {
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s\n", cases[i].fn, codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status));
-                test_failures++;
-            }
-            CHECK_EQ_INT(mock_device_memory_in_use(), before);
-        }
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS},
+    };
+    FAULT_SWEEP(cases, codes, NULL);
 }
 
 int main(int argc, char **argv)
