@@ -77,6 +77,31 @@ static inline void test_saxpy_inputs(float *x, float *y, size_t n)
     }
 }
 
+/* Writes text to the file dir/name; a test that cannot stops there. */
+static inline void test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* dir/name, in one of eight buffers used in turn: a path stays valid for
+ * the seven calls after the one that made it. */
+static inline const char *test_path(const char *dir, const char *name)
+{
+    static char paths[8][1024];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+    return p;
+}
+
 static inline int test_result(const char *name)
 {
     if (test_failures)
