@@ -150,13 +150,8 @@ static void report_bandwidths(struct work *w)
 
 int main(void)
 {
-    unsetenv("CUDYN_LIBCUDA");
-    int n = 0;
-    int st = cudyn_device_count(&n);
-    struct cudyn_loader_info l = {.size = sizeof l};
-    cudyn_loader_info(&l);
-    if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
-        TEST_SKIP("no real GPU and driver on this machine");
+    struct cudyn_loader_info l;
+    test_need_real_gpu(&l);
     if (l.nvrtc_status != CUDYN_OK)
         TEST_SKIP("no NVRTC on this machine");
     struct cudyn_device_info d = {.size = sizeof d};

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cudyn.h"
+
 static int test_failures;
 
 #define CHECK(cond)                                                                \
@@ -134,6 +136,21 @@ static inline void use_mock_driver(void)
     if (!mock)
         TEST_SKIP("MOCK_LIBCUDA not set (run through make check)");
     setenv("CUDYN_LIBCUDA", mock, 1);
+}
+
+/* For the tests that need a real GPU: cudyn must find a real driver (not
+ * the mock) with a device, else the test skips.  Returns the device count;
+ * *l gets the loader's report. */
+static inline int test_need_real_gpu(struct cudyn_loader_info *l)
+{
+    unsetenv("CUDYN_LIBCUDA");
+    int n = 0;
+    int st = cudyn_device_count(&n);
+    *l = (struct cudyn_loader_info){.size = sizeof *l};
+    cudyn_loader_info(l);
+    if (st != CUDYN_OK || n == 0 || !l->driver_path || strstr(l->driver_path, "tests/mock"))
+        TEST_SKIP("no real GPU and driver on this machine");
+    return n;
 }
 
 /* Runs this test program again as `argv0 mode`, in a fresh process whose
