@@ -158,10 +158,7 @@ int main(void)
     cudyn_device_info(0, &d);
     printf("device 0: %s, %d SMs\n", d.name, d.multiprocessors);
     float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
-    for (size_t i = 0; i < N; i++) { /* a * x + y exact in float32 */
-        x[i] = (float)(i % 1024);
-        y[i] = (float)(i % 37);
-    }
+    test_saxpy_inputs(x, y, N);
     struct work w = {0};
     CHECK_STATUS(cudyn_elementwise_create(&w.saxpy, "float a, const float *x, float *y", "y[i] = a * x[i] + y[i]",
                                           "saxpy", NULL),
