@@ -257,29 +257,7 @@ static void test_launch_runs_the_kernel(void)
     cudyn_function f = NULL;
     CHECK_STATUS(cudyn_module_load_image(&mod, mock_image), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&f, mod, "saxpy"), CUDYN_OK);
-    enum { N = 1000 };
-    float x[N], y[N], out[N];
-    test_saxpy_inputs(x, y, (size_t)N);
-    cudyn_devptr dx, dy, dout;
-    CHECK_STATUS(cudyn_mem_alloc(&dx, sizeof x), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dy, sizeof y), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dout, sizeof out), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_htod(dx, x, sizeof x), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_htod(dy, y, sizeof y), CUDYN_OK);
-    float a = 2.0f;
-    size_t n = N;
-    void *args[] = {&a, &dx, &dy, &dout, &n};
-    cudyn_dim3 grid3 = {4, 1, 1}, block3 = {256, 1, 1};
-    CHECK_STATUS(cudyn_launch(f, grid3, block3, 0, NULL, args), CUDYN_OK);
-    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, sizeof out), CUDYN_OK);
-    int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += out[i] != 2.0f * x[i] + y[i];
-    CHECK_EQ_INT(wrong, 0);
-    CHECK_STATUS(cudyn_mem_free(dx), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_free(dy), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_free(dout), CUDYN_OK);
+    test_launch_saxpy(f, 1000, 4);
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }
 

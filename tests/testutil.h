@@ -104,6 +104,41 @@ static inline const char *test_path(const char *dir, const char *name)
     return p;
 }
 
+/* Launches f, a kernel of test_saxpy_source's signature, through
+ * cudyn_launch on n floats (blocks of 256 threads) and checks every result
+ * exactly. */
+static inline void test_launch_saxpy(cudyn_function f, size_t n, unsigned int blocks)
+{
+    size_t bytes = n * sizeof(float);
+    float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
+    if (!x || !y || !out) {
+        fprintf(stderr, "test_launch_saxpy: out of host memory\n");
+        exit(1);
+    }
+    test_saxpy_inputs(x, y, n);
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&dx, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dy, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dout, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dx, x, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dy, y, bytes), CUDYN_OK);
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &dout, &n};
+    CHECK_STATUS(cudyn_launch(f, (cudyn_dim3){blocks, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, args), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, bytes), CUDYN_OK);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += out[i] != a * x[i] + y[i];
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_STATUS(cudyn_mem_free(dx), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(dy), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(dout), CUDYN_OK);
+    free(x);
+    free(y);
+    free(out);
+}
+
 static inline int test_result(const char *name)
 {
     if (test_failures)
