@@ -1,6 +1,8 @@
 /*
- * testutil.h - tiny assertion helpers for cudyn's tests.  Tests use the
- * Automake exit-code protocol: 0 pass, 77 skip, anything else fail.
+ * testutil.h - what cudyn's tests share: assertion helpers, the SAXPY
+ * kernel with its inputs and a checked launch, files under a directory,
+ * child processes, and the skip of tests that need a real GPU.  Tests use
+ * the Automake exit-code protocol: 0 pass, 77 skip, anything else fail.
  */
 #ifndef CUDYN_TESTUTIL_H
 #define CUDYN_TESTUTIL_H
