@@ -55,6 +55,9 @@ int cudyn__check_format(const char *api, const char *format_arg, int format, con
 int cudyn__array_shape(const char *api, cudyn_array array, cu_array3d_desc *out)
 {
     memset(out, 0, sizeof *out);
+    int st = cudyn__need_context(api);
+    if (st != CUDYN_OK)
+        return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuArray3DGetDescriptor_v2(out, (cu_array)(void *)array), "cuArray3DGetDescriptor",
                      api);
     return CUDYN_OK;
@@ -127,10 +130,8 @@ CUDYN_API int cudyn_array_describe(cudyn_array array, struct cudyn_array_desc *o
         return cudyn__fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_array_desc)");
     if (!array)
         return cudyn__fail_arg(api, "array", "must not be NULL");
-    int st = cudyn__need_context(api);
     cu_array3d_desc d;
-    if (st == CUDYN_OK)
-        st = cudyn__array_shape(api, array, &d);
+    int st = cudyn__array_shape(api, array, &d);
     if (st != CUDYN_OK)
         return st;
     struct cudyn_array_desc full = {sizeof full, (int)d.Format, d.NumChannels, d.Width, d.Height, d.Depth, d.Flags};
@@ -147,10 +148,8 @@ static int whole_array_copy(const char *api, cudyn_array array, void *host, bool
         return cudyn__fail_arg(api, to_host ? "src" : "dst", "must not be NULL");
     if (!host)
         return cudyn__fail_arg(api, to_host ? "dst" : "src", "must not be NULL");
-    int st = cudyn__need_context(api);
     cu_array3d_desc d;
-    if (st == CUDYN_OK)
-        st = cudyn__array_shape(api, array, &d);
+    int st = cudyn__array_shape(api, array, &d);
     if (st != CUDYN_OK)
         return st;
     size_t element = d.NumChannels * cudyn__format_bytes((int)d.Format);

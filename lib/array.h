@@ -21,7 +21,8 @@ bool cudyn__format_is_integer(int format);
 int cudyn__check_format(const char *api, const char *format_arg, int format, const char *channels_arg,
                         unsigned int channels);
 
-/* The driver's description of an array (cuArray3DGetDescriptor). */
+/* The driver's description of an array (cuArray3DGetDescriptor), once the
+ * thread has a context. */
 int cudyn__array_shape(const char *api, cudyn_array array, cu_array3d_desc *out);
 
 /* cudyn_memcpy_3d(_async) for `api`: checks, then one cuMemcpy3D. */

@@ -27,8 +27,6 @@ typedef struct CUmod_st *cu_module;
 typedef struct CUfunc_st *cu_function;
 typedef struct CUstream_st *cu_stream;
 typedef struct CUevent_st *cu_event;
-typedef struct CUlib_st *cu_library;
-typedef struct CUkern_st *cu_kernel;
 typedef struct CUgraph_st *cu_graph;
 typedef struct CUgraphNode_st *cu_graph_node;
 typedef struct CUgraphExec_st *cu_graph_exec;

@@ -22,8 +22,9 @@
 
 /* ---- initialisation and errors ---- */
 DRIVER_SYMBOL(cuInit, cuInit, 2000, NOSTREAM, REQUIRED, (unsigned int flags))
+/* load_driver.c calls it through dlsym, before binding (the version decides
+ * which rows are requested), with this row's checked prototype */
 DRIVER_SYMBOL(cuDriverGetVersion, cuDriverGetVersion, 2020, NOSTREAM, REQUIRED, (int *version))
-DRIVER_SYMBOL(cuGetErrorName, cuGetErrorName, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
 DRIVER_SYMBOL(cuGetErrorString, cuGetErrorString, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
 
 /* ---- devices ---- */
@@ -51,14 +52,21 @@ DRIVER_SYMBOL(cuCtxGetCurrent, cuCtxGetCurrent, 4000, NOSTREAM, REQUIRED, (cu_co
 DRIVER_SYMBOL(cuCtxSetCurrent, cuCtxSetCurrent, 4000, NOSTREAM, REQUIRED, (cu_context ctx))
 DRIVER_SYMBOL(cuCtxGetDevice, cuCtxGetDevice, 2000, NOSTREAM, REQUIRED, (cu_device *device))
 DRIVER_SYMBOL(cuCtxSynchronize, cuCtxSynchronize, 2000, NOSTREAM, REQUIRED, (void))
-DRIVER_SYMBOL(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020, NOSTREAM, OPTIONAL, (cu_context ctx, unsigned int *version))
+DRIVER_SYMBOL(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer, unsigned int flags))
+DRIVER_SYMBOL(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer))
+
+/* ---- contexts cudyn does not make (it uses primary contexts) ----
+ * Not called by cudyn: these rows are here for cudyn_driver_proc() and
+ * cudyn_has().  Without cuGetProcAddress (drivers before 11.3) the rows map
+ * a request for cuCtxCreate & co. to the right versioned export
+ * (cuCtxCreate_v2, not the CUDA 2.0 cuCtxCreate of another signature), and
+ * cudyn_has() answers for the exported names (cuCtxCreate_v4) only through
+ * them. */
 DRIVER_SYMBOL(cuCtxCreate_v4, cuCtxCreate, 12050, NOSTREAM, OPTIONAL, (cu_context *ctx, struct CUctxCreateParams_st *params, unsigned int flags, cu_device dev))
 DRIVER_SYMBOL(cuCtxCreate_v2, cuCtxCreate, 3020, NOSTREAM, OPTIONAL, (cu_context *ctx, unsigned int flags, cu_device dev))
 DRIVER_SYMBOL(cuCtxDestroy_v2, cuCtxDestroy, 4000, NOSTREAM, OPTIONAL, (cu_context ctx))
 DRIVER_SYMBOL(cuCtxPushCurrent_v2, cuCtxPushCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context ctx))
 DRIVER_SYMBOL(cuCtxPopCurrent_v2, cuCtxPopCurrent, 4000, NOSTREAM, OPTIONAL, (cu_context *ctx))
-DRIVER_SYMBOL(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer, unsigned int flags))
-DRIVER_SYMBOL(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000, NOSTREAM, OPTIONAL, (cu_context peer))
 
 /* ---- memory ---- */
 DRIVER_SYMBOL(cuMemAlloc_v2, cuMemAlloc, 3020, NOSTREAM, REQUIRED, (cu_deviceptr *ptr, size_t bytes))
@@ -80,7 +88,6 @@ DRIVER_SYMBOL(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, 12020, PTSZ, OPTIONAL, 
 DRIVER_SYMBOL(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000, PTSZ, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_device dst, cu_stream stream))
 DRIVER_SYMBOL(cuMemAdvise_v2, cuMemAdvise, 12020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_mem_location location))
 DRIVER_SYMBOL(cuMemAdvise, cuMemAdvise, 8000, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, cu_enum advice, cu_device dev))
-DRIVER_SYMBOL(cuPointerGetAttribute, cuPointerGetAttribute, 4000, NOSTREAM, OPTIONAL, (void *data, cu_enum attribute, cu_deviceptr ptr))
 DRIVER_SYMBOL(cuPointerGetAttributes, cuPointerGetAttributes, 7000, NOSTREAM, OPTIONAL, (unsigned int count, cu_enum *attributes, void **data, cu_deviceptr ptr))
 DRIVER_SYMBOL(cuMemAllocManaged, cuMemAllocManaged, 6000, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t bytes, unsigned int flags))
 DRIVER_SYMBOL(cuMemAllocPitch_v2, cuMemAllocPitch, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *pitch, size_t width_bytes, size_t height, unsigned int element_bytes))
@@ -108,7 +115,6 @@ DRIVER_SYMBOL(cuSurfObjectDestroy, cuSurfObjectDestroy, 5000, NOSTREAM, OPTIONAL
 
 /* ---- streams ---- */
 DRIVER_SYMBOL(cuStreamCreate, cuStreamCreate, 2000, NOSTREAM, OPTIONAL, (cu_stream *stream, unsigned int flags))
-DRIVER_SYMBOL(cuStreamCreateWithPriority, cuStreamCreateWithPriority, 5050, NOSTREAM, OPTIONAL, (cu_stream *stream, unsigned int flags, int priority))
 DRIVER_SYMBOL(cuStreamDestroy_v2, cuStreamDestroy, 4000, NOSTREAM, OPTIONAL, (cu_stream stream))
 DRIVER_SYMBOL(cuStreamSynchronize, cuStreamSynchronize, 2000, PTSZ, OPTIONAL, (cu_stream stream))
 DRIVER_SYMBOL(cuStreamQuery, cuStreamQuery, 2000, PTSZ, OPTIONAL, (cu_stream stream))
@@ -136,19 +142,12 @@ DRIVER_SYMBOL(cuEventElapsedTime_v2, cuEventElapsedTime, 12080, NOSTREAM, OPTION
 DRIVER_SYMBOL(cuEventElapsedTime, cuEventElapsedTime, 2000, NOSTREAM, OPTIONAL, (float *ms, cu_event start, cu_event end))
 DRIVER_SYMBOL(cuEventDestroy_v2, cuEventDestroy, 4000, NOSTREAM, OPTIONAL, (cu_event event))
 
-/* ---- modules and libraries ---- */
+/* ---- modules ---- */
 DRIVER_SYMBOL(cuModuleLoadData, cuModuleLoadData, 2000, NOSTREAM, REQUIRED, (cu_module *mod, const void *image))
 DRIVER_SYMBOL(cuModuleLoadDataEx, cuModuleLoadDataEx, 2010, NOSTREAM, OPTIONAL, (cu_module *mod, const void *image, unsigned int num_options, cu_enum *options, void **values))
 DRIVER_SYMBOL(cuModuleGetFunction, cuModuleGetFunction, 2000, NOSTREAM, REQUIRED, (cu_function *fn, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleGetGlobal_v2, cuModuleGetGlobal, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleUnload, cuModuleUnload, 2000, NOSTREAM, OPTIONAL, (cu_module mod))
-DRIVER_SYMBOL(cuModuleGetLoadingMode, cuModuleGetLoadingMode, 11070, NOSTREAM, OPTIONAL, (cu_enum *mode))
-DRIVER_SYMBOL(cuLibraryLoadData, cuLibraryLoadData, 12000, NOSTREAM, OPTIONAL, (cu_library *lib, const void *code, cu_enum *jit_options, void **jit_values, unsigned int num_jit, cu_enum *lib_options, void **lib_values, unsigned int num_lib))
-DRIVER_SYMBOL(cuLibraryUnload, cuLibraryUnload, 12000, NOSTREAM, OPTIONAL, (cu_library lib))
-DRIVER_SYMBOL(cuLibraryGetKernel, cuLibraryGetKernel, 12000, NOSTREAM, OPTIONAL, (cu_kernel *kernel, cu_library lib, const char *name))
-DRIVER_SYMBOL(cuLibraryGetModule, cuLibraryGetModule, 12000, NOSTREAM, OPTIONAL, (cu_module *mod, cu_library lib))
-DRIVER_SYMBOL(cuLibraryGetGlobal, cuLibraryGetGlobal, 12000, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_library lib, const char *name))
-DRIVER_SYMBOL(cuKernelGetFunction, cuKernelGetFunction, 12000, NOSTREAM, OPTIONAL, (cu_function *fn, cu_kernel kernel))
 
 /* ---- kernels ---- */
 DRIVER_SYMBOL(cuFuncGetAttribute, cuFuncGetAttribute, 2020, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_function fn))

@@ -153,6 +153,12 @@ cu_context cudyn__stream_context(cudyn_stream stream);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 
+/* ---- memory.c: what the allocation functions share ---- */
+/* Clears *out, checks out and bytes, then that the thread has a context. */
+int cudyn__alloc_prologue(const char *api, cudyn_devptr *out, size_t bytes);
+/* A failed allocation's message gets the size asked for; returns status. */
+int cudyn__alloc_failed(int status, size_t bytes);
+
 /* ---- error.c: the calling thread's last failure ---- */
 /* Records a failure: `hint` (a HINT_* of hints.h, or NULL) ends the message
  * when a caller reads it. */

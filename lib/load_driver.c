@@ -45,8 +45,6 @@ static unsigned int requested_flags;
 
 #define TRACE(...) cudyn__text_add(&cudyn__driver.lib.trace, __VA_ARGS__)
 
-typedef cu_result (*driver_version_fn)(int *version);
-
 /* Records why a candidate was rejected, in the trace and in `why`. */
 static enum candidate_result reject(enum candidate_result r, const char *file, enum cudyn__found_by how, char *why,
                                     size_t why_cap, const char *fmt, ...) CUDYN_PRINTF(6, 7);
@@ -76,7 +74,7 @@ static enum candidate_result try_driver(const char *file, enum cudyn__found_by h
         TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
         return CANDIDATE_MISSING;
     }
-    driver_version_fn get_version = (driver_version_fn)dlsym(h, "cuDriverGetVersion");
+    cudyn__pfn_cuDriverGetVersion get_version = (cudyn__pfn_cuDriverGetVersion)dlsym(h, "cuDriverGetVersion");
     char path[LOADER_PATH_BYTES];
     cudyn__library_path((void *)get_version, file, path, sizeof path);
 

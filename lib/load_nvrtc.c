@@ -40,8 +40,6 @@ static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
 #define LIB (&cudyn__nvrtc_state.lib)
 #define TRACE(...) cudyn__text_add(&LIB->trace, __VA_ARGS__)
 
-typedef nvrtc_result (*nvrtc_version_fn)(int *major, int *minor);
-
 static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by how, int extra_flags)
 {
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
@@ -50,7 +48,7 @@ static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by ho
         TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
         return CANDIDATE_MISSING;
     }
-    nvrtc_version_fn get_version = (nvrtc_version_fn)dlsym(h, "nvrtcVersion");
+    cudyn__pfn_nvrtcVersion get_version = (cudyn__pfn_nvrtcVersion)dlsym(h, "nvrtcVersion");
     char path[LOADER_PATH_BYTES];
     cudyn__library_path((void *)get_version, file, path, sizeof path);
     int major = 0, minor = 0;

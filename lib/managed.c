@@ -33,11 +33,8 @@ CUDYN_API int cudyn_mem_alloc_managed(cudyn_devptr *out, size_t bytes, unsigned 
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_NOT_SUPPORTED",
                            "cuMemAllocManaged", HINT_MANAGED, "%s: cuMemAllocManaged returned "
                            "CUDA_ERROR_NOT_SUPPORTED (801)", api);
-    if (r != CU_OK) {
-        st = cudyn__fail_driver(r, "cuMemAllocManaged", api);
-        cudyn__error_append(" (asked for %zu bytes)", bytes);
-        return st;
-    }
+    if (r != CU_OK)
+        return cudyn__alloc_failed(cudyn__fail_driver(r, "cuMemAllocManaged", api), bytes);
     *out = p;
     return CUDYN_OK;
 }

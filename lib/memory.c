@@ -8,25 +8,33 @@
 /* The stream handle the driver takes: cudyn_stream is CUstream. */
 #define CU_STREAM(s) ((cu_stream)(void *)(s))
 
-CUDYN_API int cudyn_mem_alloc(cudyn_devptr *out, size_t bytes)
+int cudyn__alloc_prologue(const char *api, cudyn_devptr *out, size_t bytes)
 {
-    static const char api[] = "cudyn_mem_alloc";
     if (!out)
         return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = 0;
     if (bytes == 0)
         return cudyn__fail_arg(api, "bytes", "must be greater than 0");
-    int st = cudyn__need_context(api);
+    return cudyn__need_context(api);
+}
+
+int cudyn__alloc_failed(int status, size_t bytes)
+{
+    cudyn__error_append(" (asked for %zu bytes)", bytes);
+    return status;
+}
+
+CUDYN_API int cudyn_mem_alloc(cudyn_devptr *out, size_t bytes)
+{
+    static const char api[] = "cudyn_mem_alloc";
+    int st = cudyn__alloc_prologue(api, out, bytes);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemAlloc_v2(&p, bytes), api);
-    if (r != CU_OK) {
-        cudyn__fail_driver(r, "cuMemAlloc", api);
-        cudyn__error_append(" (asked for %zu bytes)", bytes);
-        return cudyn_last_error(NULL);
-    }
+    if (r != CU_OK)
+        return cudyn__alloc_failed(cudyn__fail_driver(r, "cuMemAlloc", api), bytes);
     *out = p;
     return CUDYN_OK;
 }
@@ -155,6 +163,14 @@ CUDYN_API int cudyn_memcpy_dtod_async(cudyn_devptr dst, cudyn_devptr src, size_t
     return CUDYN_OK;
 }
 
+/* A memset's checks: a copy's, then that dst is aligned to the element. */
+#define MEMSET_PROLOGUE(api, dst, count, element_bytes)                                      \
+    do {                                                                                     \
+        COPY_PROLOGUE((api), (dst) != 0, true, (count));                                     \
+        if ((dst) % (element_bytes))                                                         \
+            return cudyn__fail_arg((api), "dst", "must be " #element_bytes "-byte aligned"); \
+    } while (0)
+
 CUDYN_API int cudyn_memset_d8(cudyn_devptr dst, uint8_t value, size_t count)
 {
     static const char api[] = "cudyn_memset_d8";
@@ -166,9 +182,7 @@ CUDYN_API int cudyn_memset_d8(cudyn_devptr dst, uint8_t value, size_t count)
 CUDYN_API int cudyn_memset_d16(cudyn_devptr dst, uint16_t value, size_t count)
 {
     static const char api[] = "cudyn_memset_d16";
-    COPY_PROLOGUE(api, dst != 0, true, count);
-    if (dst % 2)
-        return cudyn__fail_arg(api, "dst", "must be 2-byte aligned");
+    MEMSET_PROLOGUE(api, dst, count, 2);
     CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD16_v2(dst, value, count), "cuMemsetD16", api);
     return CUDYN_OK;
 }
@@ -176,9 +190,7 @@ CUDYN_API int cudyn_memset_d16(cudyn_devptr dst, uint16_t value, size_t count)
 CUDYN_API int cudyn_memset_d32(cudyn_devptr dst, uint32_t value, size_t count)
 {
     static const char api[] = "cudyn_memset_d32";
-    COPY_PROLOGUE(api, dst != 0, true, count);
-    if (dst % 4)
-        return cudyn__fail_arg(api, "dst", "must be 4-byte aligned");
+    MEMSET_PROLOGUE(api, dst, count, 4);
     CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD32_v2(dst, value, count), "cuMemsetD32", api);
     return CUDYN_OK;
 }
@@ -186,9 +198,7 @@ CUDYN_API int cudyn_memset_d32(cudyn_devptr dst, uint32_t value, size_t count)
 CUDYN_API int cudyn_memset_d32_async(cudyn_devptr dst, uint32_t value, size_t count, cudyn_stream stream)
 {
     static const char api[] = "cudyn_memset_d32_async";
-    COPY_PROLOGUE(api, dst != 0, true, count);
-    if (dst % 4)
-        return cudyn__fail_arg(api, "dst", "must be 4-byte aligned");
+    MEMSET_PROLOGUE(api, dst, count, 4);
     CUDYN_TRY_DRIVER(cudyn__drv.cuMemsetD32Async(dst, value, count, CU_STREAM(stream)), "cuMemsetD32Async", api);
     return CUDYN_OK;
 }

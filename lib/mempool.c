@@ -23,22 +23,14 @@ static int pool_failed(cu_result r, const char *cufn, const char *api)
 CUDYN_API int cudyn_mem_alloc_async(cudyn_devptr *out, size_t bytes, cudyn_stream stream)
 {
     static const char api[] = "cudyn_mem_alloc_async";
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = 0;
-    if (bytes == 0)
-        return cudyn__fail_arg(api, "bytes", "must be greater than 0");
-    int st = cudyn__need_context(api);
+    int st = cudyn__alloc_prologue(api, out, bytes);
     if (st != CUDYN_OK)
         return st;
     cu_deviceptr p = 0;
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemAllocAsync(&p, bytes, CU_STREAM(stream)), api);
-    if (r != CU_OK) {
-        st = pool_failed(r, "cuMemAllocAsync", api);
-        cudyn__error_append(" (asked for %zu bytes)", bytes);
-        return st;
-    }
+    if (r != CU_OK)
+        return cudyn__alloc_failed(pool_failed(r, "cuMemAllocAsync", api), bytes);
     *out = p;
     return CUDYN_OK;
 }

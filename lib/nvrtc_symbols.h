@@ -7,6 +7,8 @@
  * point is a stub that answers NVRTC_ERROR_INTERNAL_ERROR and records
  * "symbol not found" naming it.
  */
+/* load_nvrtc.c calls it through dlsym, before binding, to vet a candidate,
+ * with this row's prototype */
 NVRTC_SYMBOL(nvrtcVersion, 7000, REQUIRED, (int *major, int *minor))
 NVRTC_SYMBOL(nvrtcGetNumSupportedArchs, 11020, OPTIONAL, (int *count))
 NVRTC_SYMBOL(nvrtcGetSupportedArchs, 11020, OPTIONAL, (int *archs))
@@ -17,8 +19,6 @@ NVRTC_SYMBOL(nvrtcGetPTXSize, 7000, REQUIRED, (nvrtc_program prog, size_t *size)
 NVRTC_SYMBOL(nvrtcGetPTX, 7000, REQUIRED, (nvrtc_program prog, char *ptx))
 NVRTC_SYMBOL(nvrtcGetCUBINSize, 11010, OPTIONAL, (nvrtc_program prog, size_t *size))
 NVRTC_SYMBOL(nvrtcGetCUBIN, 11010, OPTIONAL, (nvrtc_program prog, char *cubin))
-NVRTC_SYMBOL(nvrtcGetLTOIRSize, 12000, OPTIONAL, (nvrtc_program prog, size_t *size))
-NVRTC_SYMBOL(nvrtcGetLTOIR, 12000, OPTIONAL, (nvrtc_program prog, char *ltoir))
 NVRTC_SYMBOL(nvrtcGetProgramLogSize, 7000, REQUIRED, (nvrtc_program prog, size_t *size))
 NVRTC_SYMBOL(nvrtcGetProgramLog, 7000, REQUIRED, (nvrtc_program prog, char *log))
 NVRTC_SYMBOL(nvrtcAddNameExpression, 8000, OPTIONAL, (nvrtc_program prog, const char *name_expression))

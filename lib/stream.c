@@ -68,6 +68,15 @@ static int query_result(cu_result r, const char *cufn, const char *api)
     return cudyn__fail_driver(r, cufn, api);
 }
 
+/* What every call on a given event checks first: that there is one, and
+ * that the thread has a context. */
+static int event_call_ready(const char *api, cudyn_event event)
+{
+    if (!event)
+        return cudyn__fail_arg(api, "event", "must not be NULL");
+    return cudyn__need_context(api);
+}
+
 CUDYN_API int cudyn_stream_create(cudyn_stream *out, unsigned int flags)
 {
     static const char api[] = "cudyn_stream_create";
@@ -122,9 +131,7 @@ CUDYN_API int cudyn_stream_query(cudyn_stream stream)
 CUDYN_API int cudyn_stream_wait_event(cudyn_stream stream, cudyn_event event)
 {
     static const char api[] = "cudyn_stream_wait_event";
-    if (!event)
-        return cudyn__fail_arg(api, "event", "must not be NULL");
-    int st = cudyn__need_context(api);
+    int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuStreamWaitEvent(CU_STREAM(stream), CU_EVENT(event), 0), "cuStreamWaitEvent", api);
@@ -154,9 +161,7 @@ CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags)
 CUDYN_API int cudyn_event_destroy(cudyn_event event)
 {
     static const char api[] = "cudyn_event_destroy";
-    if (!event)
-        return cudyn__fail_arg(api, "event", "must not be NULL");
-    int st = cudyn__need_context(api);
+    int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventDestroy_v2(CU_EVENT(event)), "cuEventDestroy", api);
@@ -167,9 +172,7 @@ CUDYN_API int cudyn_event_destroy(cudyn_event event)
 CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream)
 {
     static const char api[] = "cudyn_event_record";
-    if (!event)
-        return cudyn__fail_arg(api, "event", "must not be NULL");
-    int st = cudyn__need_context(api);
+    int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
     cu_result r;
@@ -186,9 +189,7 @@ CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream)
 CUDYN_API int cudyn_event_synchronize(cudyn_event event)
 {
     static const char api[] = "cudyn_event_synchronize";
-    if (!event)
-        return cudyn__fail_arg(api, "event", "must not be NULL");
-    int st = cudyn__need_context(api);
+    int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventSynchronize(CU_EVENT(event)), "cuEventSynchronize", api);
@@ -198,9 +199,7 @@ CUDYN_API int cudyn_event_synchronize(cudyn_event event)
 CUDYN_API int cudyn_event_query(cudyn_event event)
 {
     static const char api[] = "cudyn_event_query";
-    if (!event)
-        return cudyn__fail_arg(api, "event", "must not be NULL");
-    int st = cudyn__need_context(api);
+    int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
     cu_result r;

@@ -183,10 +183,8 @@ CUDYN_API int cudyn_surface_create(cudyn_surface *out, cudyn_array array)
     *out = 0;
     if (!array)
         return cudyn__fail_arg(api, "array", "must not be NULL");
-    int st = cudyn__need_context(api);
     cu_array3d_desc shape;
-    if (st == CUDYN_OK)
-        st = cudyn__array_shape(api, array, &shape);
+    int st = cudyn__array_shape(api, array, &shape);
     if (st != CUDYN_OK)
         return st;
     if (!(shape.Flags & CU_ARRAYFLAG_SURFACE_LDST))

@@ -6,12 +6,7 @@
 . "$top_srcdir/tests/common.sh"
 command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 stage="$tmp/stage"
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$stage" \
-        > "$tmp/install.log" 2>&1; then
-    echo "FAIL: make install DESTDIR=$stage:"
-    sed 's/^/    | /' "$tmp/install.log"
-    exit 1
-fi
+install_staged "$stage"
 
 # a copy, as a user would make of a read-only system directory
 cp -R "$stage$docdir/examples" "$tmp/examples" && chmod -R u+w "$tmp/examples"

@@ -29,12 +29,7 @@ man -l "$env_page" 2>/dev/null | grep -q 'CUDYN_LIBCUDA' ||
     { echo "SKIP: man cannot show pages here (the variables were checked)"; [ "$fail" = 0 ] && exit 77; exit 1; }
 
 stage="$tmp/stage"
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$stage" \
-        > "$tmp/install.log" 2>&1; then
-    echo "FAIL: make install DESTDIR=$stage:"
-    sed 's/^/    | /' "$tmp/install.log"
-    exit 1
-fi
+install_staged "$stage"
 mandir="$stage$mandir"
 cd "$mandir" || exit 1
 pages=$(ls man*/*.[0-9])

@@ -58,6 +58,18 @@ expect_exit() {
     fi
 }
 
+# install_staged DIR: `make install DESTDIR=DIR` of the build tree, without
+# the make settings this test runs under; prints the log and fails if it
+# does not succeed.
+install_staged() {
+    if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$1" \
+            > "$tmp/install.log" 2>&1; then
+        echo "FAIL: make install DESTDIR=$1:"
+        sed 's/^/    | /' "$tmp/install.log"
+        exit 1
+    fi
+}
+
 # A real libcuda on this machine changes what "nothing found" means.
 have_real_driver() {
     env -u LD_LIBRARY_PATH "$probe" info 2>/dev/null | grep -q '^driver_status=CUDYN_OK$'

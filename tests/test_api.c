@@ -12,8 +12,7 @@
 #include <stdint.h>
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 /* A PTX-like image the mock accepts; it declares the kernels it runs. */
 static const char mock_image[] = "//\n.version 8.0\n.target sm_90\n"
@@ -258,29 +257,7 @@ static void test_launch_runs_the_kernel(void)
     cudyn_function f = NULL;
     CHECK_STATUS(cudyn_module_load_image(&mod, mock_image), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&f, mod, "saxpy"), CUDYN_OK);
-    enum { N = 1000 };
-    float x[N], y[N], out[N];
-    test_saxpy_inputs(x, y, (size_t)N);
-    cudyn_devptr dx, dy, dout;
-    CHECK_STATUS(cudyn_mem_alloc(&dx, sizeof x), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dy, sizeof y), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dout, sizeof out), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_htod(dx, x, sizeof x), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_htod(dy, y, sizeof y), CUDYN_OK);
-    float a = 2.0f;
-    size_t n = N;
-    void *args[] = {&a, &dx, &dy, &dout, &n};
-    cudyn_dim3 grid3 = {4, 1, 1}, block3 = {256, 1, 1};
-    CHECK_STATUS(cudyn_launch(f, grid3, block3, 0, NULL, args), CUDYN_OK);
-    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, sizeof out), CUDYN_OK);
-    int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += out[i] != 2.0f * x[i] + y[i];
-    CHECK_EQ_INT(wrong, 0);
-    CHECK_STATUS(cudyn_mem_free(dx), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_free(dy), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_free(dout), CUDYN_OK);
+    test_launch_saxpy(f, 1000, 4);
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }
 
@@ -407,10 +384,7 @@ static int op_module(void)
 
 static void test_fault_injection(void)
 {
-    static const struct {
-        const char *fn;
-        int (*op)(void);
-    } cases[] = {
+    static const struct fault_case cases[] = {
         {"cuMemAlloc_v2", op_alloc},         {"cuMemFree_v2", op_free},           {"cuMemHostAlloc", op_host},
         {"cuMemFreeHost", op_host},          {"cuMemcpyHtoD_v2", op_copies},      {"cuMemcpyDtoH_v2", op_copies},
         {"cuMemcpyDtoD_v2", op_copies},      {"cuMemsetD32_v2", op_copies},       {"cuStreamCreate", op_stream},
@@ -419,22 +393,10 @@ static void test_fault_injection(void)
         {"cuEventDestroy_v2", op_event},     {"cuModuleLoadDataEx", op_module},   {"cuModuleGetFunction", op_module},
         {"cuModuleUnload", op_module},
     };
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS}};
-    size_t before = mock_device_memory_in_use();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(cases[i].fn, codes[c].code), 0);
-            int st = cases[i].op();
-            if (st != codes[c].status) {
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s\n", cases[i].fn, codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status));
-                test_failures++;
-            }
-            CHECK_EQ_INT(mock_device_memory_in_use(), before);
-        }
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS},
+    };
+    FAULT_SWEEP(cases, codes, NULL);
 }
 
 int main(int argc, char **argv)

@@ -221,11 +221,9 @@ static void test_in_out(void)
 {
     enum { N = 777 };
     float x[N], y[N], out[N];
-    for (int i = 0; i < N; i++) {
-        x[i] = (float)(i % 1024);
-        y[i] = (float)(i % 37);
+    test_saxpy_inputs(x, y, N);
+    for (int i = 0; i < N; i++)
         out[i] = -1;
-    }
     size_t before = mock_device_memory_in_use();
     long htod = mock_call_count("cuMemcpyHtoDAsync_v2"), dtoh = mock_call_count("cuMemcpyDtoHAsync_v2");
     CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "f<<>z", 2.0f, x, sizeof x, y, sizeof y, out, sizeof out,

@@ -18,28 +18,6 @@
 
 static char work[700]; /* headers and working directories */
 
-static void write_text(const char *rel, const char *text)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", work, rel);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-}
-
-static const char *in_work(const char *rel)
-{
-    static char paths[4][1024];
-    static int next;
-    char *p = paths[next++ % 4];
-    snprintf(p, 1024, "%s/%s", work, rel);
-    return p;
-}
-
 /* Compiles; 1 hit, 0 NVRTC, -1 error; and whether the image names `word`. */
 static int compile_names(const struct cudyn_compile_args *a, const char *word, bool *has)
 {
@@ -90,27 +68,27 @@ static void test_headers_in_memory(void)
 /* Issue 11, item 8: an edited -I header served the old kernel. */
 static void test_include_path(void)
 {
-    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_one\n");
-    write_text("inc/nested.h", "#define NESTED 1\n");
-    const char *opts[] = {"-I", in_work("inc")};
+    test_write_file(work, "inc/k.h", "#include \"nested.h\"\n#define KNAME inc_one\n");
+    test_write_file(work, "inc/nested.h", "#define NESTED 1\n");
+    const char *opts[] = {"-I", test_path(work, "inc")};
     struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include <k.h>"), .name = "inc.cu",
                                    .options = opts, .num_options = 2};
     EXPECT_BUILD(&a, 0, "inc_one");
     EXPECT_BUILD(&a, 1, "inc_one");
-    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n");
+    test_write_file(work, "inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n");
     EXPECT_BUILD(&a, 0, "inc_two");
     EXPECT_BUILD(&a, 1, "inc_two");
-    write_text("inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n"); /* rewritten, same bytes */
+    test_write_file(work, "inc/k.h", "#include \"nested.h\"\n#define KNAME inc_two\n"); /* rewritten, same bytes */
     EXPECT_BUILD(&a, 1, "inc_two");
-    write_text("inc/nested.h", "#define NESTED 2\n"); /* a file it includes */
+    test_write_file(work, "inc/nested.h", "#define NESTED 2\n"); /* a file it includes */
     EXPECT_BUILD(&a, 0, "inc_two");
     /* a file appearing in an earlier -I directory is the one NVRTC reads */
-    const char *two_dirs[] = {"-I", in_work("first"), "-I", in_work("inc")};
+    const char *two_dirs[] = {"-I", test_path(work, "first"), "-I", test_path(work, "inc")};
     a.options = two_dirs;
     a.num_options = 4;
     EXPECT_BUILD(&a, 0, "inc_two");
     EXPECT_BUILD(&a, 1, "inc_two");
-    write_text("first/k.h", "#define KNAME first_one\n");
+    test_write_file(work, "first/k.h", "#define KNAME first_one\n");
     EXPECT_BUILD(&a, 0, "first_one");
     EXPECT_BUILD(&a, 1, "first_one");
 }
@@ -121,16 +99,16 @@ static void test_working_directory(void)
     char home[1024];
     if (!getcwd(home, sizeof home))
         return;
-    write_text("cwd1/local.h", "#define KNAME cwd_one\n");
-    write_text("cwd2/local.h", "#define KNAME cwd_three\n");
+    test_write_file(work, "cwd1/local.h", "#define KNAME cwd_one\n");
+    test_write_file(work, "cwd2/local.h", "#define KNAME cwd_three\n");
     struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include \"local.h\"")};
-    CHECK(chdir(in_work("cwd1")) == 0);
+    CHECK(chdir(test_path(work, "cwd1")) == 0);
     EXPECT_BUILD(&a, 0, "cwd_one");
     EXPECT_BUILD(&a, 1, "cwd_one");
-    write_text("cwd1/local.h", "#define KNAME cwd_two\n");
+    test_write_file(work, "cwd1/local.h", "#define KNAME cwd_two\n");
     EXPECT_BUILD(&a, 0, "cwd_two");
     EXPECT_BUILD(&a, 1, "cwd_two");
-    CHECK(chdir(in_work("cwd2")) == 0); /* another directory: another local.h */
+    CHECK(chdir(test_path(work, "cwd2")) == 0); /* another directory: another local.h */
     EXPECT_BUILD(&a, 0, "cwd_three");
     CHECK(chdir(home) == 0);
 }
@@ -139,8 +117,8 @@ static void test_working_directory(void)
 static void test_uncacheable(void)
 {
     clear_dir();
-    write_text("inc/named.h", "#define KNAME computed_one\n");
-    const char *opts[] = {"-I", in_work("inc")};
+    test_write_file(work, "inc/named.h", "#define KNAME computed_one\n");
+    const char *opts[] = {"-I", test_path(work, "inc")};
     const char *sources[] = {"#define H <named.h>\n#include H\n",
                              "#if __has_include(<named.h>)\n#include <named.h>\n#endif\n"};
     for (int i = 0; i < 2; i++) {

@@ -47,7 +47,7 @@ static void last_message(char *out, size_t cap)
         CHECK_CONTAINS(m_, (needle));      \
     } while (0)
 
-/* Device buffers of n floats holding x[i] = i % 1024, y[i] = i % 37. */
+/* Device buffers of n floats holding the SAXPY inputs (test_saxpy_inputs). */
 struct buffers {
     size_t n;
     float *x, *y;
@@ -59,10 +59,7 @@ static int buffers_make(struct buffers *b, size_t n)
     b->n = n;
     b->x = malloc(n * sizeof *b->x);
     b->y = malloc(n * sizeof *b->y);
-    for (size_t i = 0; i < n; i++) {
-        b->x[i] = (float)(i % 1024);
-        b->y[i] = (float)(i % 37);
-    }
+    test_saxpy_inputs(b->x, b->y, n);
     int st = cudyn_mem_alloc(&b->dx, n * sizeof(float));
     if (st == CUDYN_OK)
         st = cudyn_mem_alloc(&b->dy, n * sizeof(float));

@@ -446,13 +446,8 @@ static void test_launch_and_kinds(void)
 
 int main(int argc, char **argv)
 {
-    unsetenv("CUDYN_LIBCUDA");
-    int n = 0;
-    int st = cudyn_device_count(&n);
-    struct cudyn_loader_info l = {.size = sizeof l};
-    cudyn_loader_info(&l);
-    if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
-        TEST_SKIP("no real GPU and driver on this machine");
+    struct cudyn_loader_info l;
+    int n = test_need_real_gpu(&l);
     if (argc == 2 && strcmp(argv[1], "fault") == 0)
         return scenario_fault();
     printf("driver %s (CUDA %d.%d) via %s, %d of the table's rows bound, %d absent\n", l.driver_path,

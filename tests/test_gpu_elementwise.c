@@ -150,23 +150,15 @@ static void report_bandwidths(struct work *w)
 
 int main(void)
 {
-    unsetenv("CUDYN_LIBCUDA");
-    int n = 0;
-    int st = cudyn_device_count(&n);
-    struct cudyn_loader_info l = {.size = sizeof l};
-    cudyn_loader_info(&l);
-    if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
-        TEST_SKIP("no real GPU and driver on this machine");
+    struct cudyn_loader_info l;
+    test_need_real_gpu(&l);
     if (l.nvrtc_status != CUDYN_OK)
         TEST_SKIP("no NVRTC on this machine");
     struct cudyn_device_info d = {.size = sizeof d};
     cudyn_device_info(0, &d);
     printf("device 0: %s, %d SMs\n", d.name, d.multiprocessors);
     float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
-    for (size_t i = 0; i < N; i++) { /* a * x + y exact in float32 */
-        x[i] = (float)(i % 1024);
-        y[i] = (float)(i % 37);
-    }
+    test_saxpy_inputs(x, y, N);
     struct work w = {0};
     CHECK_STATUS(cudyn_elementwise_create(&w.saxpy, "float a, const float *x, float *y", "y[i] = a * x[i] + y[i]",
                                           "saxpy", NULL),

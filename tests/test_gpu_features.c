@@ -634,19 +634,14 @@ static void test_managed(void)
 
 int main(void)
 {
-    unsetenv("CUDYN_LIBCUDA");
-    int n = 0;
-    int st = cudyn_device_count(&n);
-    struct cudyn_loader_info l = {.size = sizeof l};
-    cudyn_loader_info(&l);
-    if (st != CUDYN_OK || n == 0 || !l.driver_path || strstr(l.driver_path, "tests/mock"))
-        TEST_SKIP("no real GPU and driver on this machine");
+    struct cudyn_loader_info l;
+    test_need_real_gpu(&l);
     CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
     struct cudyn_device_info d = {.size = sizeof d};
     CHECK_STATUS(cudyn_device_info(0, &d), CUDYN_OK);
     printf("device 0: %s, sm_%d%d, driver CUDA %d.%d\n", d.name, d.cc_major, d.cc_minor, l.driver_version / 1000,
            l.driver_version % 1000 / 10);
-    st = cudyn_module_load_source(&mod, kernels, NULL, 0);
+    int st = cudyn_module_load_source(&mod, kernels, NULL, 0);
     if (st == CUDYN_ERROR_NVRTC_NOT_FOUND)
         TEST_SKIP("no NVRTC: the kernels cannot be compiled");
     CHECK_STATUS(st, CUDYN_OK);

@@ -12,8 +12,7 @@
 #include "config.h"
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 /* The README's scale(float a, float *x, size_t n): x[i] *= a. */
 static const char image[] = ".version 8.0\n.target sm_90\n"
@@ -225,29 +224,16 @@ static int op_graph(void)
 
 static void test_fault_injection(void)
 {
-    static const char *const fns[] = {"cuStreamBeginCapture_v2", "cuStreamEndCapture",  "cuStreamGetCaptureInfo_v3",
-                                      "cuGraphInstantiateWithFlags", "cuGraphLaunch",  "cuGraphExecUpdate_v2",
-                                      "cuGraphExecDestroy",       "cuGraphDestroy"};
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {900, CUDYN_ERROR_NOT_PERMITTED}};
-    size_t memory = mock_device_memory_in_use();
-    int graphs = mock_graph_count();
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(fns[i], codes[c].code), 0);
-            int st = op_graph();
-            if (st != codes[c].status) {
-                cudyn_error e = {.size = sizeof e};
-                cudyn_last_error(&e);
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s (%s)\n", fns[i], codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status), e.message);
-                test_failures++;
-            }
-            CHECK_EQ_INT(mock_device_memory_in_use(), memory);
-            CHECK_EQ_INT(mock_graph_count(), graphs);
-        }
+    static const struct fault_case cases[] = {
+        {"cuStreamBeginCapture_v2", op_graph},      {"cuStreamEndCapture", op_graph},
+        {"cuStreamGetCaptureInfo_v3", op_graph},    {"cuGraphInstantiateWithFlags", op_graph},
+        {"cuGraphLaunch", op_graph},                {"cuGraphExecUpdate_v2", op_graph},
+        {"cuGraphExecDestroy", op_graph},           {"cuGraphDestroy", op_graph},
+    };
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {900, CUDYN_ERROR_NOT_PERMITTED},
+    };
+    FAULT_SWEEP(cases, codes, NULL);
 }
 
 static void load(void)

@@ -64,26 +64,10 @@ static void test_lexer(void)
 
 static char root[256];
 
-static void write_text(const char *rel, const char *text)
+/* A path under this test's root. */
+static const char *at(const char *rel)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *at(const char *rel)
-{
-    static char paths[8][512];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 512, "%s/%s", root, rel);
-    return p;
+    return test_path(root, rel);
 }
 
 /* The recorded entry for a path: 1 present, 0 absent, -1 not recorded. */
@@ -136,12 +120,12 @@ static void test_resolution(void)
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
     CHECK(refreshed);
     /* edited: stale */
-    write_text("inc2/b.h", "#define B 2\n");
+    test_write_file(root, "inc2/b.h", "#define B 2\n");
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 1);
-    write_text("inc2/b.h", "#define B 1\n"); /* the same bytes again: current */
+    test_write_file(root, "inc2/b.h", "#define B 1\n"); /* the same bytes again: current */
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
     /* a file appearing where a candidate was missing would be included */
-    write_text("inc1/b.h", "#define B 3\n");
+    test_write_file(root, "inc1/b.h", "#define B 3\n");
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 1);
     unlink(at("inc1/b.h"));
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
@@ -177,7 +161,7 @@ static void test_switches(void)
     CHECK(strstr(d.uncacheable, "--use-pch") != NULL);
     cudyn__deps_free(&d);
     /* a computed include in an included file too */
-    write_text("inc2/computed.h", "#define X <b.h>\n#include X\n");
+    test_write_file(root, "inc2/computed.h", "#define X <b.h>\n#include X\n");
     const char *opts[] = {"-I", at("inc2")};
     const char *names[] = {"unused.h"}, *sources[] = {""};
     struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL};
@@ -185,7 +169,7 @@ static void test_switches(void)
     CHECK(strstr(d.uncacheable, "computed") != NULL);
     cudyn__deps_free(&d);
     /* cycles end */
-    write_text("inc2/loop.h", "#include <loop.h>\n#include \"loop.h\"\n");
+    test_write_file(root, "inc2/loop.h", "#include <loop.h>\n#include \"loop.h\"\n");
     CHECK_EQ_INT(cudyn__deps_scan("#include <loop.h>\n", &env, &d), 0);
     CHECK_EQ_INT(recorded(&d, at("inc2/loop.h")), 1);
     CHECK_EQ_INT(d.n, 1); /* "loop.h" beside loop.h is the same file */
@@ -202,12 +186,12 @@ int main(void)
         snprintf(path, sizeof path, "%s%s", root, dirs[i]);
         mkdir(path, 0700);
     }
-    write_text("src/a.h", "#include \"c.h\"\n");
-    write_text("src/c.h", "#define C 1\n");
-    write_text("src/pre.h", "#define PRE 1\n");
-    write_text("inc2/b.h", "#define B 1\n");
-    write_text("inc2/d.h", "#define D 1\n");
-    write_text("toolkit/cuda_fp16.h", "#include <never_tracked.h>\n");
+    test_write_file(root, "src/a.h", "#include \"c.h\"\n");
+    test_write_file(root, "src/c.h", "#define C 1\n");
+    test_write_file(root, "src/pre.h", "#define PRE 1\n");
+    test_write_file(root, "inc2/b.h", "#define B 1\n");
+    test_write_file(root, "inc2/d.h", "#define D 1\n");
+    test_write_file(root, "toolkit/cuda_fp16.h", "#include <never_tracked.h>\n");
     test_resolution();
     test_switches();
     char cmd[600];

@@ -12,8 +12,7 @@
 #include "config.h"
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 static const char image[] =
     ".version 8.0\n.target sm_90\n"
@@ -226,32 +225,15 @@ static int op_shared(void)
 
 static void test_fault_injection(void)
 {
-    static const struct {
-        const char *fn;
-        int (*op)(void);
-    } cases[] = {
+    static const struct fault_case cases[] = {
         {"cuLaunchKernelEx", op_cluster},   {"cuCtxGetDevice", op_cluster},       {"cuDeviceGetAttribute", op_cluster},
         {"cuLaunchKernelEx", op_cooperative}, {"cuDeviceGetAttribute", op_cooperative},
         {"cuFuncGetAttribute", op_shared},  {"cuFuncSetAttribute", op_shared},
     };
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {719, CUDYN_ERROR_LAUNCH_FAILED}};
-    size_t memory = mock_device_memory_in_use();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(cases[i].fn, codes[c].code), 0);
-            int st = cases[i].op();
-            if (st != codes[c].status) {
-                cudyn_error e = {.size = sizeof e};
-                cudyn_last_error(&e);
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s (%s)\n", cases[i].fn, codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status), e.message);
-                test_failures++;
-            }
-            CHECK_EQ_INT(mock_device_memory_in_use(), memory);
-        }
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {719, CUDYN_ERROR_LAUNCH_FAILED},
+    };
+    FAULT_SWEEP(cases, codes, NULL);
 }
 
 /* CUDA 11.4: no cuLaunchKernelEx. */

@@ -10,8 +10,7 @@
 #include "config.h"
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 static void expect_message(const char *text)
 {
@@ -213,37 +212,25 @@ static int op_managed(void)
     return st;
 }
 
+/* Pools give back what they held at a synchronisation. */
+static void pools_give_back(void)
+{
+    CHECK_EQ_INT(cudyn_synchronize(), CUDYN_OK);
+}
+
 static void test_fault_injection(void)
 {
-    static const struct {
-        const char *fn;
-        int (*op)(void);
-    } cases[] = {
+    static const struct fault_case cases[] = {
         {"cuMemAllocAsync", op_async},       {"cuMemFreeAsync", op_async},
         {"cuDeviceGetDefaultMemPool", op_pool}, {"cuMemPoolGetAttribute", op_pool},
         {"cuMemPoolSetAttribute", op_pool},  {"cuMemPoolTrimTo", op_pool},
         {"cuMemAllocManaged", op_managed},   {"cuMemPrefetchAsync_v2", op_managed},
         {"cuMemAdvise_v2", op_managed},      {"cuPointerGetAttributes", op_managed},
     };
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS}};
-    size_t memory = mock_device_memory_in_use();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(cases[i].fn, codes[c].code), 0);
-            int st = cases[i].op();
-            if (st != codes[c].status) {
-                cudyn_error e = {.size = sizeof e};
-                cudyn_last_error(&e);
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s (%s)\n", cases[i].fn, codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status), e.message);
-                test_failures++;
-            }
-            CHECK_EQ_INT(cudyn_synchronize(), CUDYN_OK); /* pools give back what they held */
-            CHECK_EQ_INT(mock_device_memory_in_use(), memory);
-        }
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {700, CUDYN_ERROR_ILLEGAL_ADDRESS},
+    };
+    FAULT_SWEEP(cases, codes, pools_give_back);
 }
 
 /* CUDA 12.0: prefetch and advice through the v1 functions. */

@@ -139,27 +139,7 @@ static void test_compile_load_run(void)
     cudyn_function f = NULL;
     CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
-    enum { N = 513 };
-    float x[N], y[N], out[N];
-    test_saxpy_inputs(x, y, (size_t)N);
-    cudyn_devptr dx, dy, dout;
-    CHECK_STATUS(cudyn_mem_alloc(&dx, sizeof x), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dy, sizeof y), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_alloc(&dout, sizeof out), CUDYN_OK);
-    cudyn_memcpy_htod(dx, x, sizeof x);
-    cudyn_memcpy_htod(dy, y, sizeof y);
-    float a = 2.0f;
-    size_t n = N;
-    void *args[] = {&a, &dx, &dy, &dout, &n};
-    CHECK_STATUS(cudyn_launch(f, (cudyn_dim3){2, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, args), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, sizeof out), CUDYN_OK);
-    int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += out[i] != 2.0f * x[i] + y[i];
-    CHECK_EQ_INT(wrong, 0);
-    cudyn_mem_free(dx);
-    cudyn_mem_free(dy);
-    cudyn_mem_free(dout);
+    test_launch_saxpy(f, 513, 2);
     cudyn_module_unload(m);
     cudyn_program_free(p);
 }

@@ -13,8 +13,7 @@
 #include <stdint.h>
 
 #include "cudyn.h"
-#include "mock/mock_control.h"
-#include "testutil.h"
+#include "fault_sweep.h"
 
 /* The kernels the mock samples textures with (mock_texture.c). */
 static const char image[] =
@@ -478,10 +477,7 @@ static int op_surface(void)
 
 static void test_fault_injection(void)
 {
-    static const struct {
-        const char *fn;
-        int (*op)(void);
-    } cases[] = {
+    static const struct fault_case cases[] = {
         {"cuArray3DCreate_v2", op_array},        {"cuArray3DGetDescriptor_v2", op_array},
         {"cuMemcpy3D_v2", op_array},             {"cuArrayDestroy", op_array},
         {"cuMemAllocPitch_v2", op_copies},       {"cuMemcpy2D_v2", op_copies},
@@ -490,27 +486,10 @@ static void test_fault_injection(void)
         {"cuArray3DGetDescriptor_v2", op_texture}, {"cuSurfObjectCreate", op_surface},
         {"cuSurfObjectDestroy", op_surface},     {"cuArray3DGetDescriptor_v2", op_surface},
     };
-    static const struct {
-        unsigned int code;
-        int status;
-    } codes[] = {{2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {1, CUDYN_ERROR_INVALID_ARGUMENT}};
-    size_t memory = mock_device_memory_in_use();
-    int arrays = mock_array_count(), textures = mock_texture_count();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-            CHECK_EQ_INT(mock_fail_next(cases[i].fn, codes[c].code), 0);
-            int st = cases[i].op();
-            if (st != codes[c].status) {
-                cudyn_error e = {.size = sizeof e};
-                cudyn_last_error(&e);
-                fprintf(stderr, "fault in %s (%u): got %s, expected %s (%s)\n", cases[i].fn, codes[c].code,
-                        cudyn_status_name(st), cudyn_status_name(codes[c].status), e.message);
-                test_failures++;
-            }
-            CHECK_EQ_INT(mock_device_memory_in_use(), memory);
-            CHECK_EQ_INT(mock_array_count(), arrays);
-            CHECK_EQ_INT(mock_texture_count(), textures);
-        }
+    static const struct fault_code codes[] = {
+        {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {1, CUDYN_ERROR_INVALID_ARGUMENT},
+    };
+    FAULT_SWEEP(cases, codes, NULL);
 }
 
 /* CUDA 11.0: no cuGetProcAddress; every row found by its exact name. */

@@ -1,6 +1,8 @@
 /*
- * testutil.h - tiny assertion helpers for cudyn's tests.  Tests use the
- * Automake exit-code protocol: 0 pass, 77 skip, anything else fail.
+ * testutil.h - what cudyn's tests share: assertion helpers, the SAXPY
+ * kernel with its inputs and a checked launch, files under a directory,
+ * child processes, and the skip of tests that need a real GPU.  Tests use
+ * the Automake exit-code protocol: 0 pass, 77 skip, anything else fail.
  */
 #ifndef CUDYN_TESTUTIL_H
 #define CUDYN_TESTUTIL_H
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cudyn.h"
 
 static int test_failures;
 
@@ -77,6 +81,66 @@ static inline void test_saxpy_inputs(float *x, float *y, size_t n)
     }
 }
 
+/* Writes text to the file dir/name; a test that cannot stops there. */
+static inline void test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* dir/name, in one of eight buffers used in turn: a path stays valid for
+ * the seven calls after the one that made it. */
+static inline const char *test_path(const char *dir, const char *name)
+{
+    static char paths[8][1024];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+    return p;
+}
+
+/* Launches f, a kernel of test_saxpy_source's signature, through
+ * cudyn_launch on n floats (blocks of 256 threads) and checks every result
+ * exactly. */
+static inline void test_launch_saxpy(cudyn_function f, size_t n, unsigned int blocks)
+{
+    size_t bytes = n * sizeof(float);
+    float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
+    if (!x || !y || !out) {
+        fprintf(stderr, "test_launch_saxpy: out of host memory\n");
+        exit(1);
+    }
+    test_saxpy_inputs(x, y, n);
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&dx, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dy, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dout, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dx, x, bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(dy, y, bytes), CUDYN_OK);
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &dout, &n};
+    CHECK_STATUS(cudyn_launch(f, (cudyn_dim3){blocks, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, args), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(out, dout, bytes), CUDYN_OK);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += out[i] != a * x[i] + y[i];
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_STATUS(cudyn_mem_free(dx), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(dy), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(dout), CUDYN_OK);
+    free(x);
+    free(y);
+    free(out);
+}
+
 static inline int test_result(const char *name)
 {
     if (test_failures)
@@ -109,6 +173,21 @@ static inline void use_mock_driver(void)
     if (!mock)
         TEST_SKIP("MOCK_LIBCUDA not set (run through make check)");
     setenv("CUDYN_LIBCUDA", mock, 1);
+}
+
+/* For the tests that need a real GPU: cudyn must find a real driver (not
+ * the mock) with a device, else the test skips.  Returns the device count;
+ * *l gets the loader's report. */
+static inline int test_need_real_gpu(struct cudyn_loader_info *l)
+{
+    unsetenv("CUDYN_LIBCUDA");
+    int n = 0;
+    int st = cudyn_device_count(&n);
+    *l = (struct cudyn_loader_info){.size = sizeof *l};
+    cudyn_loader_info(l);
+    if (st != CUDYN_OK || n == 0 || !l->driver_path || strstr(l->driver_path, "tests/mock"))
+        TEST_SKIP("no real GPU and driver on this machine");
+    return n;
 }
 
 /* Runs this test program again as `argv0 mode`, in a fresh process whose

@@ -142,6 +142,7 @@ static inline int mock_multiprocessors(int dev)
 #undef DRIVER_SYMBOL
 
 /* Exported, but not rows of cudyn's table. */
+cu_result cuGetErrorName(cu_result error, const char **str);
 cu_result cuGetExportTable(const void **table, const void *id);
 #if MOCK_PROC_ADDRESS >= 1
 cu_result cuGetProcAddress(const char *symbol, void **fn, int version, cu_uint64 flags);

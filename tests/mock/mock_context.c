@@ -262,19 +262,6 @@ cu_result cuCtxSynchronize(void)
     return mock.sticky_error;
 }
 
-cu_result cuCtxGetApiVersion(cu_context ctx, unsigned int *version)
-{
-    ENTER("cuCtxGetApiVersion");
-    NEED_INIT();
-    if (!ctx)
-        ctx = ctx_current();
-    cu_result r = check_handle(ctx);
-    if (r)
-        return r;
-    *version = 3020;
-    return CU_OK;
-}
-
 /* ------------------------------------------------------- created contexts */
 
 static cu_result create(cu_context *out, cu_device dev)

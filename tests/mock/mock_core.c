@@ -288,6 +288,13 @@ static const struct variant variants[] = {
 #undef DRIVER_SYMBOL
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
+/* A driver offers all its functions, not only those cudyn binds: programs
+ * fetch these through cudyn_driver_proc (examples/raw_driver.c). */
+static const struct variant unbound[] = {
+    {"cuGetErrorName", 6000, (void *)cuGetErrorName, NULL, "cuGetErrorName"},
+};
+#define N_UNBOUND ((int)(sizeof unbound / sizeof unbound[0]))
+
 static int is_missing(const char *name)
 {
     char key[80];
@@ -309,8 +316,8 @@ static cu_result proc_address(const char *base, void **fn, int version, cu_uint6
 
     const struct variant *best = NULL;
     int exists_newer = 0;
-    for (int i = 0; i < N_VARIANTS; i++) {
-        const struct variant *v = &variants[i];
+    for (int i = 0; i < N_VARIANTS + N_UNBOUND; i++) {
+        const struct variant *v = i < N_VARIANTS ? &variants[i] : &unbound[i - N_VARIANTS];
         if (strcmp(v->base, base) != 0 || is_missing(v->base) || is_missing(v->exported))
             continue;
         if (v->version > version || v->version > mock.version) {

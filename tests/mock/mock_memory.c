@@ -422,24 +422,6 @@ static int lookup(cu_deviceptr ptr, struct allocation *copy)
     return a != NULL;
 }
 
-/* Answers for mock allocations; any other pointer (and a host pointer of
- * device memory) is CUDA_ERROR_INVALID_VALUE, as the driver answers. */
-cu_result cuPointerGetAttribute(void *data, cu_enum attr, cu_deviceptr ptr)
-{
-    ENTER("cuPointerGetAttribute");
-    NEED_INIT();
-    if (!data)
-        return CU_ERR_INVALID_VALUE;
-    if (attr == PTR_DEVICE_POINTER)
-        NEED_CONTEXT();
-    struct allocation found;
-    if (!lookup(ptr, &found))
-        return CU_ERR_INVALID_VALUE;
-    if (attr == PTR_HOST_POINTER && found.kind != HOST_MEMORY && found.kind != MANAGED_MEMORY)
-        return CU_ERR_INVALID_VALUE; /* device memory has no host address */
-    return attribute(data, attr, ptr, &found);
-}
-
 /* Many attributes at once; memory the mock does not know gets zeros (and
  * device ordinal -2), not an error, as the driver documents. */
 cu_result cuPointerGetAttributes(unsigned int count, cu_enum *attrs, void **data, cu_deviceptr ptr)

@@ -396,56 +396,6 @@ cu_result cuModuleGetGlobal_v2(cu_deviceptr *ptr, size_t *bytes, cu_module mod, 
     return CU_ERR_NOT_FOUND;
 }
 
-cu_result cuModuleGetLoadingMode(cu_enum *mode)
-{
-    ENTER("cuModuleGetLoadingMode");
-    *mode = 1;
-    return CU_OK;
-}
-
-cu_result cuLibraryLoadData(cu_library *lib, const void *code, cu_enum *jo, void **jv, unsigned int nj, cu_enum *lo,
-                            void **lv, unsigned int nl)
-{
-    ENTER("cuLibraryLoadData");
-    (void)lib, (void)code, (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
-cu_result cuLibraryUnload(cu_library lib)
-{
-    ENTER("cuLibraryUnload");
-    (void)lib;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
-cu_result cuLibraryGetKernel(cu_kernel *k, cu_library lib, const char *name)
-{
-    ENTER("cuLibraryGetKernel");
-    (void)k, (void)lib, (void)name;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
-cu_result cuLibraryGetModule(cu_module *mod, cu_library lib)
-{
-    ENTER("cuLibraryGetModule");
-    (void)mod, (void)lib;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
-cu_result cuLibraryGetGlobal(cu_deviceptr *ptr, size_t *bytes, cu_library lib, const char *name)
-{
-    ENTER("cuLibraryGetGlobal");
-    (void)ptr, (void)bytes, (void)lib, (void)name;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
-cu_result cuKernelGetFunction(cu_function *fn, cu_kernel k)
-{
-    ENTER("cuKernelGetFunction");
-    (void)fn, (void)k;
-    return CU_ERR_NOT_SUPPORTED;
-}
-
 /* ---------------------------------------------------------------- functions */
 
 cu_result cuFuncGetAttribute(int *value, cu_enum attrib, cu_function fn)

@@ -106,8 +106,9 @@ void streams_release_context(const struct CUctx_st *ctx)
 
 /* ------------------------------------------------------------------ streams */
 
-static cu_result stream_create(cu_stream *s, unsigned int flags)
+cu_result cuStreamCreate(cu_stream *s, unsigned int flags)
 {
+    ENTER("cuStreamCreate");
     struct CUctx_st *ctx;
     cu_result r = ctx_need_current(&ctx);
     if (r)
@@ -124,19 +125,6 @@ static cu_result stream_create(cu_stream *s, unsigned int flags)
     pthread_mutex_unlock(&mock.lock);
     *s = x;
     return CU_OK;
-}
-
-cu_result cuStreamCreate(cu_stream *s, unsigned int flags)
-{
-    ENTER("cuStreamCreate");
-    return stream_create(s, flags);
-}
-
-cu_result cuStreamCreateWithPriority(cu_stream *s, unsigned int flags, int priority)
-{
-    ENTER("cuStreamCreateWithPriority");
-    (void)priority; /* the host runs everything at once anyway */
-    return stream_create(s, flags);
 }
 
 cu_result cuStreamDestroy_v2(cu_stream s)

@@ -387,15 +387,20 @@ void run_transform_kernel(const struct launch *l)
         }
 }
 
+/* How many of n elements a launch reads: one per thread along x. */
+static size_t elements_covered(const struct launch *l, int n)
+{
+    size_t count = n > 0 ? (size_t)n : 0, threads = threads_along(l, 0);
+    return count < threads ? count : threads;
+}
+
 /* tex2d_read(float *out, cudaTextureObject_t tex, const float *xy, int n):
  * out[i] = tex2D<float>(tex, xy[2i], xy[2i + 1]), one i per thread along x. */
 void run_tex2d_read(const struct launch *l)
 {
     cu_texobj tex = SCALAR(cu_texobj, l, 1);
     int n = SCALAR(int, l, 3);
-    size_t count = n > 0 ? (size_t)n : 0;
-    if (count > threads_along(l, 0))
-        count = threads_along(l, 0);
+    size_t count = elements_covered(l, n);
     float *out = launch_buffer(l, 0, count * sizeof *out);
     const float *xy = launch_buffer(l, 2, 2 * count * sizeof *xy);
     for (size_t i = 0; out && xy && i < count; i++) {
@@ -414,9 +419,7 @@ void run_tex1d_fetch(const struct launch *l)
 {
     cu_texobj tex = SCALAR(cu_texobj, l, 1);
     int n = SCALAR(int, l, 2);
-    size_t count = n > 0 ? (size_t)n : 0;
-    if (count > threads_along(l, 0))
-        count = threads_along(l, 0);
+    size_t count = elements_covered(l, n);
     float *out = launch_buffer(l, 0, count * sizeof *out);
     struct texture t;
     struct texels m;

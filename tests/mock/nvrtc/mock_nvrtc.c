@@ -20,7 +20,7 @@
  * A value it cannot use makes every call fail with NVRTC_ERROR_INTERNAL_ERROR
  * (and says why once on stderr), so a test never runs on a half-read setup.
  * The build flag MOCK_NVRTC_LEGACY=1 makes an NVRTC before 11.2: no
- * nvrtcGetNumSupportedArchs / nvrtcGetSupportedArchs, no LTO IR.
+ * nvrtcGetNumSupportedArchs / nvrtcGetSupportedArchs.
  *
  * Output: PTX text with one ".entry" per defined extern "C" kernel, its
  * parameters typed as NVRTC types them, and a comment line
@@ -271,6 +271,18 @@ static bool valid(nvrtcProgram p)
 {
     return p && p->magic == PROGRAM_MAGIC;
 }
+
+/* The start of each function on an existing program, in NVRTC's order:
+ * the call is counted (or failed, MOCK_NVRTC_FAIL), the program checked,
+ * then the caller's pointers. */
+#define ENTER_ON_PROGRAM(fn, prog, pointers_given) \
+    do {                                           \
+        ENTER(fn);                                 \
+        if (!valid(prog))                          \
+            return NVRTC_ERROR_INVALID_PROGRAM;    \
+        if (!(pointers_given))                     \
+            return NVRTC_ERROR_INVALID_INPUT;      \
+    } while (0)
 
 static void free_outputs(nvrtcProgram p)
 {
@@ -580,22 +592,14 @@ MOCK_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int num_options, 
 
 MOCK_EXPORT nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *size)
 {
-    ENTER("nvrtcGetPTXSize");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!size)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetPTXSize", prog, size);
     *size = prog->compiled ? prog->ptx_size : 1; /* as NVRTC: "" until a compile succeeds */
     return NVRTC_SUCCESS;
 }
 
 MOCK_EXPORT nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    ENTER("nvrtcGetPTX");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!ptx)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetPTX", prog, ptx);
     if (prog->compiled)
         memcpy(ptx, prog->ptx, prog->ptx_size);
     else
@@ -605,78 +609,36 @@ MOCK_EXPORT nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 
 MOCK_EXPORT nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *size)
 {
-    ENTER("nvrtcGetCUBINSize");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!size)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetCUBINSize", prog, size);
     *size = prog->cubin_size; /* 0 for compute_XY targets, as NVRTC */
     return NVRTC_SUCCESS;
 }
 
 MOCK_EXPORT nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    ENTER("nvrtcGetCUBIN");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!cubin)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetCUBIN", prog, cubin);
     if (prog->cubin)
         memcpy(cubin, prog->cubin, prog->cubin_size);
     return NVRTC_SUCCESS;
 }
 
-#if !MOCK_NVRTC_LEGACY
-/* No LTO IR: -dlto is refused, so there is never any. */
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *size)
-{
-    ENTER("nvrtcGetLTOIRSize");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!size)
-        return NVRTC_ERROR_INVALID_INPUT;
-    *size = 0;
-    return NVRTC_SUCCESS;
-}
-
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *ltoir)
-{
-    ENTER("nvrtcGetLTOIR");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    return ltoir ? NVRTC_SUCCESS : NVRTC_ERROR_INVALID_INPUT;
-}
-#endif
-
 MOCK_EXPORT nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *size)
 {
-    ENTER("nvrtcGetProgramLogSize");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!size)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetProgramLogSize", prog, size);
     *size = (prog->log ? strlen(prog->log) : 0) + 1;
     return NVRTC_SUCCESS;
 }
 
 MOCK_EXPORT nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    ENTER("nvrtcGetProgramLog");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!log)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetProgramLog", prog, log);
     strcpy(log, prog->log ? prog->log : "");
     return NVRTC_SUCCESS;
 }
 
 MOCK_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    ENTER("nvrtcAddNameExpression");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!name_expression)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcAddNameExpression", prog, name_expression);
     if (prog->attempted)
         return NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     char **grown = realloc(prog->expressions, (size_t)(prog->n_expressions + 1) * sizeof *grown);
@@ -692,11 +654,7 @@ MOCK_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *co
 MOCK_EXPORT nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
                                             const char **lowered_name)
 {
-    ENTER("nvrtcGetLoweredName");
-    if (!valid(prog))
-        return NVRTC_ERROR_INVALID_PROGRAM;
-    if (!name_expression || !lowered_name)
-        return NVRTC_ERROR_INVALID_INPUT;
+    ENTER_ON_PROGRAM("nvrtcGetLoweredName", prog, name_expression && lowered_name);
     if (!prog->compiled)
         return NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
     for (int i = 0; i < prog->n_expressions; i++)

@@ -45,8 +45,8 @@ typedef enum {
 typedef struct _nvrtcProgram *nvrtcProgram;
 
 /* What the mock exports, with NVRTC's signatures.  A build for NVRTC
- * before 11.2 (MOCK_NVRTC_LEGACY) lacks the architecture list, and LTO IR
- * (12.0+), as those versions do. */
+ * before 11.2 (MOCK_NVRTC_LEGACY) lacks the architecture list, as those
+ * versions do. */
 MOCK_EXPORT const char *nvrtcGetErrorString(nvrtcResult result);
 MOCK_EXPORT nvrtcResult nvrtcVersion(int *major, int *minor);
 #if !MOCK_NVRTC_LEGACY
@@ -61,10 +61,6 @@ MOCK_EXPORT nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *size);
 MOCK_EXPORT nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx);
 MOCK_EXPORT nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *size);
 MOCK_EXPORT nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
-#if !MOCK_NVRTC_LEGACY
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *size);
-MOCK_EXPORT nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *ltoir);
-#endif
 MOCK_EXPORT nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *size);
 MOCK_EXPORT nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log);
 MOCK_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
