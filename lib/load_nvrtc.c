@@ -52,8 +52,15 @@ static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by ho
     char path[LOADER_PATH_BYTES];
     cudyn__library_path((void *)get_version, file, path, sizeof path);
     int major = 0, minor = 0;
-    if (!get_version || get_version(&major, &minor) != NVRTC_OK) {
-        TRACE("%s [%s]: rejected: %s has no working nvrtcVersion", file, cudyn__found_by_name(how), path);
+    nvrtc_result r = get_version ? get_version(&major, &minor) : NVRTC_OK;
+    if (!get_version || r != NVRTC_OK) {
+        const struct cudyn__native_code *code = cudyn__nvrtc_code((int)r);
+        if (get_version)
+            snprintf(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected,
+                     "%s: nvrtcVersion returned %s (%d)", path, code ? code->name : "an unknown result", (int)r);
+        else
+            snprintf(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected, "%s has no nvrtcVersion", path);
+        TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), cudyn__nvrtc_state.rejected);
         return CANDIDATE_UNUSABLE;
     }
     LIB->handle = h;
@@ -141,7 +148,8 @@ static int find_nvrtc(void)
         if (ok)
             return CUDYN_OK;
         return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVRTC_OVERRIDE,
-                           "CUDYN_LIBNVRTC=%s is not a usable libnvrtc", override);
+                           "CUDYN_LIBNVRTC=%s is not a usable libnvrtc%s%s", override,
+                           cudyn__nvrtc_state.rejected[0] ? ": " : "", cudyn__nvrtc_state.rejected);
     }
     for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++)
         if (try_nvrtc(nvrtc_sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
@@ -153,7 +161,8 @@ static int find_nvrtc(void)
         return CUDYN_OK;
     return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVRTC,
                        "NVRTC (libnvrtc.so.13, .12, .11.x or .10.2) was not found (tried: the process, the loader's "
-                       "search path, CUDA_PATH, CUDA_HOME, /usr/local/cuda*/lib64, libnvrtc.so)");
+                       "search path, CUDA_PATH, CUDA_HOME, /usr/local/cuda*/lib64, libnvrtc.so)%s%s",
+                       cudyn__nvrtc_state.rejected[0] ? "; found but not usable: " : "", cudyn__nvrtc_state.rejected);
 }
 
 /* NVRTC dlopens libnvrtc-builtins itself, by soname; loading it first from

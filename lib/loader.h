@@ -44,6 +44,7 @@ struct cudyn__nvrtc_state {
     struct cudyn__library lib;
     char dir[LOADER_PATH_BYTES];
     char builtins_path[LOADER_PATH_BYTES];
+    char rejected[LOADER_PATH_BYTES + 128]; /* why the last libnvrtc found was not used, "" if none */
 };
 
 extern struct cudyn__driver_state cudyn__driver;

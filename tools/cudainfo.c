@@ -203,16 +203,21 @@ static bool describe_devices(struct report *r)
 static bool select_devices(struct report *r)
 {
     const struct cudyn_device_info **infos = calloc((size_t)r->count, sizeof *infos);
-    if (!infos)
-        return false;
-    for (int i = 0; i < r->count; i++)
+    const struct failure **why = calloc((size_t)r->count, sizeof *why);
+    for (int i = 0; infos && why && i < r->count; i++) {
         infos[i] = r->rows[i].status == CUDYN_OK ? &r->rows[i].info : NULL;
-    for (int s = 0; s < r->opt.n_select && r->failure.exit_code == EXIT_OK; s++) {
-        int idx = device_select_or_fail(r->opt.select[s], infos, r->count, &r->failure);
+        why[i] = &r->rows[i].why;
+    }
+    for (int s = 0; infos && why && s < r->opt.n_select && r->failure.exit_code == EXIT_OK; s++) {
+        int idx = device_select_or_fail(r->opt.select[s], infos, why, r->count, &r->failure);
         if (idx >= 0)
             r->selected[idx] = true;
     }
+    bool ok = infos && why;
     free(infos);
+    free(why);
+    if (!ok)
+        return false;
     return true;
 }
 
@@ -577,6 +582,20 @@ static void print_attributes(const struct device_row *row)
     }
 }
 
+/* NVRTC was not loaded: not found at all, or found and refused (the
+ * search trace's last "rejected: " line says why). */
+static void print_nvrtc_unavailable(const char *trace)
+{
+    const char *why = NULL;
+    for (const char *p = trace; p && (p = strstr(p, "rejected: ")); p++)
+        why = p + strlen("rejected: ");
+    if (why)
+        printf("NVRTC:   found but not usable: %.*s (run-time compilation unavailable)\n", (int)strcspn(why, "\n"),
+               why);
+    else
+        printf("NVRTC:   not found (run-time compilation unavailable)\n");
+}
+
 static void print_header(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
@@ -593,7 +612,7 @@ static void print_header(const struct report *r)
         printf("NVRTC:   %d.%d, %s [%s]\n", l->nvrtc_version / 1000, l->nvrtc_version % 1000 / 10, l->nvrtc_path,
                l->nvrtc_found_by);
     else if (l->nvrtc_status != CUDYN_ERROR_NOT_READY)
-        printf("NVRTC:   not found (run-time compilation unavailable)\n");
+        print_nvrtc_unavailable(l->nvrtc_trace);
 }
 
 static void print_device(const struct device_row *row, bool color)

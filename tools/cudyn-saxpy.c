@@ -223,7 +223,15 @@ static bool choose_devices(struct saxpy *s, int count)
     s->runs = all;
     s->n_runs = count;
     if (!s->opt.device || strcmp(s->opt.device, "all") != 0) {
-        int one = s->opt.device ? device_select_or_fail(s->opt.device, infos, count, &s->failure) : 0;
+        const struct failure **why = calloc((size_t)count, sizeof *why);
+        for (int i = 0; why && i < count; i++)
+            why[i] = &all[i].described;
+        int one = !why ? DEVICE_SELECT_NONE
+                  : s->opt.device ? device_select_or_fail(s->opt.device, infos, why, count, &s->failure)
+                                  : 0;
+        if (!why)
+            failure_set(&s->failure, EXIT_CUDA_ERROR, "out of host memory");
+        free(why);
         if (one > 0) /* no thread runs yet: a plain copy */
             memcpy(&all[0], &all[one], sizeof all[0]);
         s->n_runs = one >= 0 ? 1 : 0;

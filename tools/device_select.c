@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -75,10 +76,21 @@ int device_select(const char *sel, const struct cudyn_device_info *const *infos,
     return found;
 }
 
-int device_select_or_fail(const char *sel, const struct cudyn_device_info *const *infos, int n, struct failure *f)
+int device_select_or_fail(const char *sel, const struct cudyn_device_info *const *infos,
+                          const struct failure *const *why, int n, struct failure *f)
 {
     int found = device_select(sel, infos, n);
-    if (found == DEVICE_SELECT_AMBIGUOUS)
+    int undescribed = -1;
+    for (int i = 0; i < n && undescribed < 0; i++)
+        if (!infos[i] && why[i] && why[i]->exit_code != EXIT_OK)
+            undescribed = i;
+    if (found == DEVICE_SELECT_NONE && undescribed >= 0) {
+        *f = *why[undescribed];
+        char what[sizeof f->what];
+        snprintf(what, sizeof what, "device '%s' not among those described; device %d could not be: %s", sel,
+                 undescribed, why[undescribed]->what);
+        snprintf(f->what, sizeof f->what, "%s", what);
+    } else if (found == DEVICE_SELECT_AMBIGUOUS)
         failure_set(f, EXIT_DEVICE_NOT_FOUND, "device '%s' is ambiguous: it matches several devices' UUIDs", sel);
     else if (found < 0)
         failure_set(f, EXIT_DEVICE_NOT_FOUND,

@@ -21,9 +21,12 @@ struct failure; /* common.h */
 int device_select(const char *selector, const struct cudyn_device_info *const *infos, int n);
 
 /* As device_select; on no match fills *f (EXIT_DEVICE_NOT_FOUND) with a
- * message that names the selector and says how devices can be named. */
-int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos, int n,
-                          struct failure *f);
+ * message that names the selector and says how devices can be named.  A
+ * device that could not be described (infos[i] NULL) might have been the
+ * one: then *f is why[i], the failure that left it undescribed, with the
+ * selector named first. */
+int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos,
+                          const struct failure *const *why, int n, struct failure *f);
 
 /* Whether two PCI bus ids name the same device, whatever the width of the
  * domain ("0000:17:00.0", "00000000:17:00.0") and the case of the hex. */
