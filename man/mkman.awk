@@ -862,7 +862,9 @@ function write_overview(    f, g, m, fn, k, ln, sec, nm) {
     print ".BR pkg\\-config (1)" > f
     print "are installed in" > f
     print ".I share/doc/cudyn/examples" > f
-    print "under the installation prefix." > f
+    print "under the installation prefix" > f
+    print "(Debian's package libcudyn\\-dev installs them in" > f
+    print ".IR /usr/share/doc/libcudyn\\-dev/examples )." > f
     print ".SH SEE ALSO" > f
     m = split(see_also, ln, " ")
     for (g = 1; g <= ng; g++)
