@@ -69,7 +69,8 @@ def one_line(text):
 def worker_cuda_python(args, put):
     import peers_saxpy as ps
     driver, nvrtc, layout = ps.import_cuda_python()
-    put("version", f"{ps.version_of('cuda-bindings', 'cuda-python', module=driver) or '?'} ({layout})")
+    package = sys.modules.get("cuda.bindings") or sys.modules.get("cuda")
+    put("version", f"{ps.version_of('cuda-bindings', 'cuda-python', module=package) or '?'} ({layout})")
     if args.import_only:
         return
     _, major, minor = ps.cuda_python_setup(driver)
