@@ -2,28 +2,12 @@
 """`make bench-peers`: the same work done through direct C, cudyn,
 cuda-python and CuPy, measured in one run and shown in one table.
 
-Rows (lower is better on each):
-  SAXPY application, whole process (ms): the cuda-python documentation's
-      SAXPY application (compile, load, 3 x 2^24 floats, copy in, launch,
-      copy out, verify exactly, free) as a whole process, start to exit,
-      wall clock; one untimed warm-up run each (which fills the caches of
-      those that have one), then the median of --runs runs, interleaved.
-      direct C: bench/saxpy_direct (NVRTC on every run, as the
-      documentation); cudyn: cudyn-saxpy -q --naive --iters 0 (the
-      documentation's kernel, no extra timing; its kernel cache is warm);
-      cuda-python and CuPy: bench/peers_saxpy.py in a fresh interpreter
-      (imports included: they are what a Python program pays).
-  empty-kernel launch loop (us/launch): --launches launches of
-      extern "C" __global__ void empty() {} on the default stream, then
-      one synchronisation, the whole timed; median of --rounds rounds.
-      direct C: cuLaunchKernel; cudyn: cudyn_launch; cuda-python:
-      driver.cuLaunchKernel; CuPy: a RawKernel call.
-  trivial call (ns/call): a query of the idle default stream (no GPU
-      work), --calls calls per round, median of --rounds rounds.
-      direct C: cuStreamQuery; cudyn: cudyn_stream_query; cuda-python:
-      driver.cuStreamQuery; CuPy: cupy.cuda.runtime.streamQuery.
-The Python columns include the interpreter's own loop, which is what a
-Python program pays per call.
+Rows (lower is better on each; HOW below says exactly what each measures):
+the documentation's SAXPY application as a whole process, an empty-kernel
+launch loop, and a trivial call (a query of the idle default stream).  The
+SAXPY programs: bench/saxpy_direct (the baseline, nothing of cudyn),
+cudyn-saxpy, and bench/peers_saxpy.py for cuda-python and CuPy; the other
+rows: bench/peers_c for the C columns, this script's workers for Python.
 
 A peer that cannot be imported gives a "skipped: <module> not importable
 (<error>)" line and empty cells, never a traceback; with no GPU the C
@@ -53,6 +37,18 @@ ROWS = [  # key, title, unit, decimals
     ("launch", "empty-kernel launch loop", "us/launch", 3),
     ("call", "trivial call (idle stream query)", "ns/call", 1),
 ]
+# What each row measures, for the table's notes and the JSON's "how".
+HOW = {
+    "saxpy_process": "{saxpy_elements} floats; wall clock of the whole process, start to exit, median of {saxpy_runs}"
+                     " runs after one untimed warm-up run each. direct C: bench/saxpy_direct, NVRTC on every run as in"
+                     " the documentation; cudyn: cudyn-saxpy -q --naive --iters 0, warm kernel cache; cuda-python and"
+                     " CuPy: bench/peers_saxpy.py in a fresh interpreter, imports included (CuPy's kernel cache warm)",
+    "launch": "{launches} launches of an empty kernel on the default stream and one synchronisation, timed whole;"
+              " median of {rounds} rounds. cuLaunchKernel / cudyn_launch / driver.cuLaunchKernel / a RawKernel call",
+    "call": "a query of the idle default stream, {calls} calls per round, median of {rounds} rounds. cuStreamQuery /"
+            " cudyn_stream_query / driver.cuStreamQuery / cupy.cuda.runtime.streamQuery; the Python columns"
+            " include the interpreter's loop",
+}
 HERE = os.path.dirname(os.path.abspath(__file__))
 EMPTY_SOURCE = 'extern "C" __global__ void empty() {}\n'
 
@@ -300,6 +296,7 @@ def finish(report):
     """Per row: is cudyn ahead of (below) every peer measured?  None when
     no peer was measured."""
     for row in report["rows"]:
+        row["how"] = HOW[row["key"]].format(**report["settings"])
         mine = row["values"]["cudyn"]
         theirs = [v for c, v in row["values"].items() if c in PEERS and v is not None]
         row["cudyn_ahead"] = None if mine is None or not theirs else all(mine < v for v in theirs)
@@ -347,13 +344,9 @@ def render_table(report):
         out.append("")
         for title, column, error in errors:
             out.append(f"{title}, {column}: {error}")
-    s = report["settings"]
     out.append("")
-    out.append(f"SAXPY: {s['saxpy_elements']} floats, median of {s['saxpy_runs']} whole processes after a warm-up"
-               " run each; direct C compiles with NVRTC every run (as the documentation), cudyn-saxpy and CuPy"
-               " use their kernel caches.")
-    out.append(f"Launch loop: {s['launches']} launches and one synchronisation; trivial call: {s['calls']} calls;"
-               f" medians of {s['rounds']} rounds.")
+    for row in report["rows"]:
+        out.append(f"{row['title']}: {row['how']}.")
     return "\n".join(out) + "\n"
 
 
@@ -402,6 +395,7 @@ def self_test():
     expect([r["key"] for r in back["rows"]] == [k for k, _, _, _ in ROWS], "the JSON's rows")
     expect([r["cudyn_ahead"] for r in back["rows"]] == [True, True, False], "cudyn_ahead")
     expect("CuPy         skipped: cupy not importable" in table, "the skip line")
+    expect(all(r["how"] for r in back["rows"]), "the JSON's how")
     expect("1076.0" in table and "301.5" in table and "2.910" in table, "the values")
     expect("trivial call (idle stream query), cudyn: made-up failure" in table, "the error line")
     for _, title, unit, _ in ROWS:
