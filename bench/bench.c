@@ -481,10 +481,11 @@ static double copy_gbps(cudyn_devptr dst, cudyn_devptr src, size_t bytes, const 
     return ms[RUNS / 2] > 0 ? bytes / (ms[RUNS / 2] * 1e6) : 0;
 }
 
-/* A copy from device 1 to device 0 (256 MiB; 16 MiB on the mock, whose
- * devices are small) without peer access, which the driver stages through
- * the host, and with it enabled both ways (cudyn_device_enable_peer), over
- * NVLink or PCIe directly.  The thread is back on device 0 afterwards. */
+/* Bytes copied per second from device 1 to device 0 (256 MiB; 16 MiB on
+ * the mock, whose devices are small): without peer access, where the driver
+ * copies as it can (through host memory on most systems), and with it
+ * enabled both ways (cudyn_device_enable_peer), directly over NVLink or
+ * PCIe.  The thread is back on device 0 afterwards. */
 static void bench_peer_copy(bool mock)
 {
     const char *what = "copy device 1 -> device 0";
@@ -513,7 +514,8 @@ static void bench_peer_copy(bool mock)
     if (error) {
         printf("%-44s skipped: %s\n", what, error);
     } else {
-        printf("%-44s %9.1f GB/s   (%zu MiB, no peer access: staged by the driver)\n", what, staged, bytes >> 20);
+        printf("%-44s %9.1f GB/s   (%zu MiB, peer access not enabled: the driver's own path)\n", what, staged,
+               bytes >> 20);
         int can01 = 0, can10 = 0;
         cudyn_device_can_access_peer(0, 1, &can01);
         cudyn_device_can_access_peer(1, 0, &can10);
@@ -526,7 +528,7 @@ static void bench_peer_copy(bool mock)
             if (error)
                 printf("%-44s skipped: %s\n", "  with peer access", error);
             else
-                printf("%-44s %9.1f GB/s   (cudyn_device_enable_peer both ways; %.1fx staged)\n",
+                printf("%-44s %9.1f GB/s   (cudyn_device_enable_peer both ways; %.1fx without)\n",
                        "  with peer access", direct, staged > 0 ? direct / staged : 0);
             cudyn_device_disable_peer(0, 1);
             cudyn_device_disable_peer(1, 0);
