@@ -5,18 +5,26 @@
  * driver, whose numbers show cudyn's own cost only (ratios, not GPU times).
  *
  * Targets (the brief): a trivial call <= 1.05x direct; cudyn_launch of an
- * empty kernel <= direct + 50 ns; load + resolve everything <= 1 ms;
- * warm-cache cudyn_module_load_source <= 0.3 ms; elementwise SAXPY and the
- * reduction's dot product on 2^24 floats >= 95 % and 85 % of a
- * device-to-device copy's bandwidth (GPU only).
+ * empty kernel <= direct + 50 ns; cudyn_launchf <= direct + 150 ns and a
+ * reused argument pack <= direct + 50 ns (the same kernel launched by a
+ * direct cuLaunchKernel); load + resolve everything <= 1 ms; warm-cache
+ * cudyn_module_load_source <= 0.3 ms, in this process and in a fresh one
+ * (which must not load NVRTC); elementwise SAXPY and the reduction's dot
+ * product on 2^24 floats >= 95 % and 85 % of a device-to-device copy's
+ * bandwidth (GPU only).  Without targets: empty-kernel launches one by one
+ * against the same launches replayed from a CUDA graph, and a copy from
+ * device 1 to device 0 without and with peer access (two GPUs).
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,9 +256,294 @@ static void bench_expressions(void)
     cudyn_reduction_free(b.dot);
 }
 
+/* The last error's message, for rows that cannot run. */
+static const char *last_message(void)
+{
+    static cudyn_error e;
+    e.size = sizeof e;
+    cudyn_last_error(&e);
+    return e.message;
+}
+
+/* ---- empty kernels one by one against the same kernels in a graph ---- */
+
+/* GRAPH_KERNELS launches of the empty kernel on a stream, then a stream
+ * synchronisation: issued one by one with cudyn_launch, against one
+ * cudyn_graph_launch of a graph that holds the same launches (captured and
+ * instantiated once, outside the timing).  Both include the GPU running
+ * the kernels, so this is the rate at which empty kernels get through, not
+ * the host cost of one call; rounds alternate which goes first. */
+static void bench_graph(cudyn_function f)
+{
+    enum { GRAPH_KERNELS = 1000, GRAPH_ROUNDS = 21 };
+    cudyn_stream s = NULL;
+    cudyn_graph g = NULL;
+    cudyn_graph_exec exec = NULL;
+    int st = cudyn_stream_create(&s, CUDYN_STREAM_NON_BLOCKING);
+    if (st == CUDYN_OK)
+        st = cudyn_stream_begin_capture(s, CUDYN_CAPTURE_GLOBAL);
+    if (st == CUDYN_OK) {
+        for (int k = 0; k < GRAPH_KERNELS && st == CUDYN_OK; k++)
+            st = cudyn_launch(f, one, one, 0, s, NULL);
+        int end = cudyn_stream_end_capture(s, &g); /* always ends the capture */
+        st = st != CUDYN_OK ? st : end;
+    }
+    if (st == CUDYN_OK)
+        st = cudyn_graph_instantiate(&exec, g, 0);
+    if (st == CUDYN_OK) /* warm up both */
+        st = cudyn_graph_launch(exec, s);
+    for (int k = 0; k < GRAPH_KERNELS && st == CUDYN_OK; k++)
+        st = cudyn_launch(f, one, one, 0, s, NULL);
+    if (st == CUDYN_OK)
+        st = cudyn_stream_synchronize(s);
+    if (st != CUDYN_OK) {
+        printf("graph benchmarks skipped: %s\n", last_message());
+    } else {
+        double single[GRAPH_ROUNDS], graph[GRAPH_ROUNDS], call[GRAPH_ROUNDS];
+        for (int r = 0; r < GRAPH_ROUNDS; r++)
+            for (int side = 0; side < 2; side++) {
+                double t0 = now_ns();
+                if ((side + r) % 2 == 0) {
+                    for (int k = 0; k < GRAPH_KERNELS; k++)
+                        cudyn_launch(f, one, one, 0, s, NULL);
+                    cudyn_stream_synchronize(s);
+                    single[r] = (now_ns() - t0) / GRAPH_KERNELS;
+                } else {
+                    cudyn_graph_launch(exec, s);
+                    call[r] = now_ns() - t0;
+                    cudyn_stream_synchronize(s);
+                    graph[r] = (now_ns() - t0) / GRAPH_KERNELS;
+                }
+            }
+        qsort(single, GRAPH_ROUNDS, sizeof single[0], cmp_double);
+        qsort(graph, GRAPH_ROUNDS, sizeof graph[0], cmp_double);
+        qsort(call, GRAPH_ROUNDS, sizeof call[0], cmp_double);
+        double us1 = single[GRAPH_ROUNDS / 2] / 1e3, usg = graph[GRAPH_ROUNDS / 2] / 1e3;
+        printf("%-44s %9.3f us   per launch: %.2f M launches/s (%d cudyn_launch, one stream sync)\n",
+               "empty kernels, launched one by one", us1, 1 / us1, GRAPH_KERNELS);
+        printf("%-44s %9.3f us   per launch: %.2f M launches/s (one cudyn_graph_launch of %d, one stream sync;"
+               " the call %.1f us); %.2fx the rate one by one\n",
+               "the same kernels replayed from a graph", usg, 1 / usg, GRAPH_KERNELS, call[GRAPH_ROUNDS / 2] / 1e3,
+               us1 / usg);
+    }
+    cudyn_graph_exec_destroy(exec);
+    cudyn_graph_destroy(g);
+    cudyn_stream_destroy(s);
+}
+
+/* ---- a warm cache hit in a fresh process ---- */
+
+/* The argument that makes bench the child of bench_fresh_process. */
+#define FRESH_CHILD_ARG "--fresh-process-child"
+
+/* 1 if a library whose path contains `name` is mapped into this process. */
+static int mapped(const char *name)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (maps && !found && fgets(line, sizeof line, maps))
+        found = strstr(line, name) != NULL;
+    if (maps)
+        fclose(maps);
+    return found;
+}
+
+/* The child: makes the context first (driver load, cuInit, primary
+ * context), then times the first cudyn_module_load_source of a source the
+ * parent has put in the cache, and says whether NVRTC got loaded (cudyn's
+ * own view, which loads nothing, and the process's mappings).  One line:
+ * status, context ms, load ms, NVRTC loaded (0 or 1). */
+static int fresh_process_child(const char *source)
+{
+    double t0 = now_ns();
+    int st = cudyn_device_use(0);
+    double t1 = now_ns();
+    cudyn_module mod = NULL;
+    if (st == CUDYN_OK)
+        st = cudyn_module_load_source(&mod, source, NULL, 0);
+    double t2 = now_ns();
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info_ex(&l, CUDYN_LOAD_NOTHING);
+    int nvrtc = l.nvrtc_status == CUDYN_OK || mapped("libnvrtc");
+    printf("%d %.6f %.6f %d\n", st, (t1 - t0) / 1e6, (t2 - t1) / 1e6, nvrtc);
+    if (st != CUDYN_OK)
+        fprintf(stderr, "bench child: %s\n", last_message());
+    cudyn_module_unload(mod);
+    return st == CUDYN_OK ? 0 : 1;
+}
+
+/* Runs one child on `source`; false if it could not run or said nothing. */
+static bool run_fresh_child(const char *exe, const char *source, int *st, double *ctx_ms, double *load_ms,
+                            int *nvrtc)
+{
+    extern char **environ;
+    int fd[2];
+    if (pipe(fd) != 0)
+        return false;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fd[0]);
+    posix_spawn_file_actions_addclose(&actions, fd[1]);
+    char *argv[] = {(char *)exe, FRESH_CHILD_ARG, (char *)source, NULL};
+    pid_t pid;
+    int spawned = posix_spawn(&pid, exe, &actions, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fd[1]);
+    FILE *out = fdopen(fd[0], "r");
+    bool got = out && fscanf(out, "%d %lf %lf %d", st, ctx_ms, load_ms, nvrtc) == 4;
+    if (out)
+        fclose(out);
+    else
+        close(fd[0]);
+    int wstatus = 0;
+    if (spawned)
+        waitpid(pid, &wstatus, 0);
+    return spawned && got;
+}
+
+/* The brief: a warm-cache hit in a fresh process costs <= 0.3 ms once the
+ * context exists, and loads no NVRTC.  `source` is already in the cache
+ * (CUDYN_CACHE_DIR and the rest of the environment are inherited); each
+ * child is this program run again with FRESH_CHILD_ARG. */
+static void bench_fresh_process(const char *source)
+{
+    enum { CHILDREN = 5 };
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) {
+        printf("warm cache, fresh process: skipped (no /proc/self/exe)\n");
+        return;
+    }
+    exe[len] = '\0';
+    double load[CHILDREN], ctx[CHILDREN];
+    int ran = 0, with_nvrtc = 0;
+    for (int c = 0; c < CHILDREN; c++) {
+        int st = -1, nvrtc = 0;
+        double x = 0, l = 0;
+        if (run_fresh_child(exe, source, &st, &x, &l, &nvrtc) && st == CUDYN_OK) {
+            ctx[ran] = x;
+            load[ran] = l;
+            with_nvrtc += nvrtc;
+            ran++;
+        }
+    }
+    if (ran == 0) {
+        printf("warm cache, fresh process: skipped (the child processes failed; see above)\n");
+        return;
+    }
+    qsort(load, (size_t)ran, sizeof load[0], cmp_double);
+    qsort(ctx, (size_t)ran, sizeof ctx[0], cmp_double);
+    char nvrtc[32] = "no";
+    if (with_nvrtc)
+        snprintf(nvrtc, sizeof nvrtc, "YES (%d of %d)", with_nvrtc, ran);
+    printf("%-44s %9.3f ms %12s %10s   (target <= 0.3 ms, no NVRTC; NVRTC loaded: %s)\n",
+           "warm cache, fresh process", load[ran / 2], "-", "-", nvrtc);
+    printf("%-44s %9.1f ms   (median of %d processes; driver load, cuInit and context, before the load)\n",
+           "  context first", ctx[ran / 2], ran);
+}
+
+/* ---- device-to-device copies between two GPUs ---- */
+
+/* Median GB/s of copies of `bytes` from src to dst, queued on device 0's
+ * default stream and timed with events there. */
+static double copy_gbps(cudyn_devptr dst, cudyn_devptr src, size_t bytes, const char **error)
+{
+    enum { RUNS = 11 };
+    double ms[RUNS];
+    cudyn_event e0 = NULL, e1 = NULL;
+    int st = cudyn_event_create(&e0, 0);
+    if (st == CUDYN_OK)
+        st = cudyn_event_create(&e1, 0);
+    if (st == CUDYN_OK) /* warm up */
+        st = cudyn_memcpy_dtod_async(dst, src, bytes, NULL);
+    for (int r = 0; r < RUNS && st == CUDYN_OK; r++) {
+        float t = 0;
+        st = cudyn_event_record(e0, NULL);
+        if (st == CUDYN_OK)
+            st = cudyn_memcpy_dtod_async(dst, src, bytes, NULL);
+        if (st == CUDYN_OK)
+            st = cudyn_event_record(e1, NULL);
+        if (st == CUDYN_OK)
+            st = cudyn_event_synchronize(e1);
+        if (st == CUDYN_OK)
+            st = cudyn_event_elapsed_ms(&t, e0, e1);
+        ms[r] = t;
+    }
+    if (st != CUDYN_OK)
+        *error = last_message();
+    cudyn_event_destroy(e0);
+    cudyn_event_destroy(e1);
+    if (st != CUDYN_OK)
+        return 0;
+    qsort(ms, RUNS, sizeof ms[0], cmp_double);
+    return ms[RUNS / 2] > 0 ? bytes / (ms[RUNS / 2] * 1e6) : 0;
+}
+
+/* Bytes copied per second from device 1 to device 0 (256 MiB; 16 MiB on
+ * the mock, whose devices are small): without peer access, where the driver
+ * copies as it can (through host memory on most systems), and with it
+ * enabled both ways (cudyn_device_enable_peer), directly over NVLink or
+ * PCIe.  The thread is back on device 0 afterwards. */
+static void bench_peer_copy(bool mock)
+{
+    const char *what = "copy device 1 -> device 0";
+    int n = 0;
+    if (cudyn_device_count(&n) != CUDYN_OK || n < 2) {
+        printf("%-44s skipped: needs 2 GPUs, this machine has %d\n", what, n);
+        return;
+    }
+    size_t bytes = (size_t)(mock ? 16 : 256) << 20;
+    cudyn_devptr src = 0, dst = 0;
+    const char *error = NULL;
+    int st = cudyn_device_use(1);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&src, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_memset_d8(src, 1, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_synchronize();
+    if (st == CUDYN_OK)
+        st = cudyn_device_use(0);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&dst, bytes);
+    if (st != CUDYN_OK)
+        error = last_message();
+    double staged = st == CUDYN_OK ? copy_gbps(dst, src, bytes, &error) : 0;
+    if (error) {
+        printf("%-44s skipped: %s\n", what, error);
+    } else {
+        printf("%-44s %9.1f GB/s   (%zu MiB, peer access not enabled: the driver's own path)\n", what, staged,
+               bytes >> 20);
+        int can01 = 0, can10 = 0;
+        cudyn_device_can_access_peer(0, 1, &can01);
+        cudyn_device_can_access_peer(1, 0, &can10);
+        if (!can01 || !can10) {
+            printf("%-44s skipped: devices 0 and 1 cannot access each other's memory\n", "  with peer access");
+        } else if (cudyn_device_enable_peer(0, 1) != CUDYN_OK || cudyn_device_enable_peer(1, 0) != CUDYN_OK) {
+            printf("%-44s skipped: %s\n", "  with peer access", last_message());
+        } else {
+            double direct = copy_gbps(dst, src, bytes, &error);
+            if (error)
+                printf("%-44s skipped: %s\n", "  with peer access", error);
+            else
+                printf("%-44s %9.1f GB/s   (cudyn_device_enable_peer both ways; %.1fx without)\n",
+                       "  with peer access", direct, staged > 0 ? direct / staged : 0);
+            cudyn_device_disable_peer(0, 1);
+            cudyn_device_disable_peer(1, 0);
+        }
+    }
+    cudyn_mem_free(dst);
+    if (cudyn_device_use(1) == CUDYN_OK)
+        cudyn_mem_free(src);
+    cudyn_device_use(0);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
+    if (argc == 3 && strcmp(argv[1], FRESH_CHILD_ARG) == 0)
+        return fresh_process_child(argv[2]);
     int n = 0;
     if (cudyn_device_count(&n) != CUDYN_OK || n == 0) {
         const char *mock = getenv("MOCK_LIBCUDA");
@@ -345,6 +638,7 @@ int main(int argc, char **argv)
         cudyn_args_free(ctx.pack);
         cudyn_mem_free(ctx.x);
     }
+    bench_graph(f);
 
     /* compile + load through cudyn_module_load_source: cold (NVRTC, a
      * source never seen before) and warm (the persistent cache) */
@@ -371,10 +665,12 @@ int main(int argc, char **argv)
             printf("%-44s %9.2f ms\n", "cudyn_module_load_source, cold NVRTC", cold);
             printf("%-44s %9.3f ms %12s %10s   (target <= 0.3 ms)\n", "cudyn_module_load_source, warm cache",
                    warm[ROUNDS / 2], "-", "-");
+            bench_fresh_process(src);
         }
     }
     if (info.nvrtc_status == CUDYN_OK && !strstr(l.driver_path, "mock"))
         bench_expressions();
+    bench_peer_copy(strstr(l.driver_path, "mock") != NULL);
     cudyn_module_unload(mod);
     cudyn_program_free(prog);
     return 0;

@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""`make bench-peers`: the same work done through direct C, cudyn,
+cuda-python and CuPy, measured in one run and shown in one table.
+
+Rows (lower is better on each; HOW below says exactly what each measures):
+the documentation's SAXPY application as a whole process, an empty-kernel
+launch loop, and a trivial call (a query of the idle default stream).  The
+SAXPY programs: bench/saxpy_direct (the baseline, nothing of cudyn),
+cudyn-saxpy, and bench/peers_saxpy.py for cuda-python and CuPy; the other
+rows: bench/peers_c for the C columns, this script's workers for Python.
+
+A peer that cannot be imported gives a "skipped: <module> not importable
+(<error>)" line and empty cells, never a traceback; with no GPU the C
+columns run on the mock driver (MOCK_LIBCUDA, as `make bench` does) and the
+peers are skipped.  Exit status 0 unless the arguments are wrong.
+
+    peers.py [--peers-c PATH] [--saxpy-direct PATH] [--cudyn-saxpy PATH]
+             [--runs N] [--launches N] [--calls N] [--rounds N] [-n ELEMS] [--json]
+    peers.py --self-test       checks the table and the JSON on made-up numbers
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+SCHEMA = "cudyn-bench-peers/1"
+COLUMNS = ["direct C", "cudyn", "cuda-python", "CuPy"]
+PEERS = {"cuda-python": "cuda-python", "CuPy": "cupy"}  # column -> the name the workers take
+ROWS = [  # key, title, unit, decimals
+    ("saxpy_process", "SAXPY application, whole process", "ms", 1),
+    ("launch", "empty-kernel launch loop", "us/launch", 3),
+    ("call", "trivial call (idle stream query)", "ns/call", 1),
+]
+# What each row measures, for the table's notes and the JSON's "how".
+HOW = {
+    "saxpy_process": "{saxpy_elements} floats; wall clock of the whole process, start to exit, median of {saxpy_runs}"
+                     " runs after one untimed warm-up run each. direct C: bench/saxpy_direct, NVRTC on every run as in"
+                     " the documentation; cudyn: cudyn-saxpy -q --naive --iters 0, warm kernel cache; cuda-python and"
+                     " CuPy: bench/peers_saxpy.py in a fresh interpreter, imports included (CuPy's kernel cache warm)",
+    "launch": "{launches} launches of an empty kernel on the default stream and one synchronisation, timed whole;"
+              " median of {rounds} rounds. cuLaunchKernel / cudyn_launch / driver.cuLaunchKernel / a RawKernel call",
+    "call": "a query of the idle default stream, {calls} calls per round, median of {rounds} rounds. cuStreamQuery /"
+            " cudyn_stream_query / driver.cuStreamQuery / cupy.cuda.runtime.streamQuery; the Python columns"
+            " include the interpreter's loop",
+}
+HERE = os.path.dirname(os.path.abspath(__file__))
+EMPTY_SOURCE = 'extern "C" __global__ void empty() {}\n'
+
+
+def one_line(text):
+    return " ".join(str(text).split())
+
+
+# ------------------------------------------------------------ the workers
+# Each peer is measured in a process of its own (this script run again
+# with --worker), so that one peer's state cannot slow another's, and a
+# crash is one failed cell.
+
+def worker_cuda_python(args, put):
+    import peers_saxpy as ps
+    driver, nvrtc, layout = ps.import_cuda_python()
+    package = sys.modules.get("cuda.bindings") or sys.modules.get("cuda")
+    put("version", f"{ps.version_of('cuda-bindings', 'cuda-python', module=package) or '?'} ({layout})")
+    if args.import_only:
+        return
+    _, major, minor = ps.cuda_python_setup(driver)
+    module = ps.cuda_python_module(driver, nvrtc, EMPTY_SOURCE, major, minor)
+    kernel = ps.check(driver.cuModuleGetFunction(module, b"empty"), "cuModuleGetFunction")
+    launch, query, sync = driver.cuLaunchKernel, driver.cuStreamQuery, driver.cuCtxSynchronize
+    stream = driver.CUstream(0)  # the legacy default stream, as the C columns use
+    ps.check(launch(kernel, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0), "cuLaunchKernel")
+    for _ in range(1000):
+        launch(kernel, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+    ps.check(sync(), "cuCtxSynchronize")
+
+    def launches(count):
+        for _ in range(count):
+            launch(kernel, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+        sync()
+
+    def calls(count):
+        for _ in range(count):
+            query(stream)
+
+    measure(args, put, launches, calls)
+
+
+def worker_cupy(args, put):
+    import peers_saxpy as ps
+    cp = ps.import_or_skip("cupy")
+    put("version", ps.version_of("cupy", module=cp) or "?")
+    if args.import_only:
+        return
+    kernel = cp.RawKernel(EMPTY_SOURCE, "empty")
+    sync, query = cp.cuda.runtime.deviceSynchronize, cp.cuda.runtime.streamQuery
+    for _ in range(1000):
+        kernel((1,), (1,), ())
+    sync()
+
+    def launches(count):
+        for _ in range(count):
+            kernel((1,), (1,), ())
+        sync()
+
+    def calls(count):
+        for _ in range(count):
+            query(0)
+
+    measure(args, put, launches, calls)
+
+
+def measure(args, put, launches, calls):
+    """The medians of the launch loop and of the trivial call."""
+    per_launch, per_call = [], []
+    for _ in range(args.rounds):
+        t0 = time.perf_counter_ns()
+        launches(args.launches)
+        per_launch.append((time.perf_counter_ns() - t0) / args.launches / 1e3)
+    for _ in range(args.rounds):
+        t0 = time.perf_counter_ns()
+        calls(args.calls)
+        per_call.append((time.perf_counter_ns() - t0) / args.calls)
+    put("launch_us", f"{statistics.median(per_launch):.4f}")
+    put("call_ns", f"{statistics.median(per_call):.2f}")
+
+
+def worker(args):
+    sys.path.insert(0, HERE)
+    import peers_saxpy as ps
+
+    def put(key, value):
+        print(f"{key}\t{one_line(value)}", flush=True)
+
+    try:
+        (worker_cuda_python if args.worker == "cuda-python" else worker_cupy)(args, put)
+    except ps.Skip as e:
+        put("skip", e)
+    except Exception as e:  # one line, never a traceback
+        put("error", f"{type(e).__name__}: {e}")
+    return 0
+
+
+# ------------------------------------------------------------ running things
+
+def run_lines(argv, env=None, timeout=600):
+    """Runs a helper; (its key/value lines as a dict, an error or None)."""
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout,
+                           universal_newlines=True)
+    except (OSError, subprocess.SubprocessError) as e:
+        return {}, f"{os.path.basename(argv[0])}: {one_line(e)}"
+    facts = {}
+    for line in p.stdout.splitlines():
+        key, tab, value = line.partition("\t")
+        if tab:
+            facts[key] = value
+    if "error" in facts:
+        return facts, facts["error"]
+    if p.returncode != 0:
+        tail = (p.stderr.strip().splitlines() or [""])[-1]
+        return facts, f"{os.path.basename(argv[0])} exited {p.returncode} {one_line(tail)}".strip()
+    return facts, None
+
+
+def run_timed(argv, env):
+    """Runs a whole process; (wall-clock ms, an error or None)."""
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=300,
+                           universal_newlines=True)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, one_line(e)
+    ms = (time.perf_counter() - t0) * 1e3
+    if p.returncode == 0 and "Result = PASS" in p.stdout:
+        return ms, None
+    lines = [l for l in (p.stdout + "\n" + p.stderr).splitlines() if l.strip()]
+    tail = one_line(lines[-1] if lines else "")
+    if p.returncode == 77 and tail.startswith("skip "):
+        return None, "skipped: " + tail[5:]
+    return None, f"exited {p.returncode}: {tail}"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def note(text):
+    print(f"bench-peers: {text}", file=sys.stderr, flush=True)
+
+
+def collect(args):
+    """Runs everything; the report that render_table and render_json show."""
+    report = {
+        "schema": SCHEMA,
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": {"cpu": cpu_model(), "gpu": None, "compute_capability": None, "driver_version": None,
+                    "driver_path": None, "mock": False},
+        "versions": {"cudyn": None, "cuda-python": None, "cupy": None, "python": platform.python_version()},
+        "nvrtc_path": None,
+        "settings": {"saxpy_elements": args.n, "saxpy_runs": args.runs, "launches": args.launches,
+                     "calls": args.calls, "rounds": args.rounds},
+        "columns": COLUMNS,
+        "rows": [{"key": key, "title": title, "unit": unit, "values": {c: None for c in COLUMNS}, "errors": {}}
+                 for key, title, unit, _ in ROWS],
+        "skipped": [],
+    }
+    rows = {r["key"]: r for r in report["rows"]}
+
+    def cell(key, column, value, error=None):
+        rows[key]["values"][column] = value
+        if error:
+            rows[key]["errors"][column] = error
+
+    # the C columns, in one process; they say which driver the run is on
+    note("direct C and cudyn: launch loop and trivial call")
+    counts = ["--launches", str(args.launches), "--calls", str(args.calls), "--rounds", str(args.rounds)]
+    facts, error = run_lines([args.peers_c] + counts)
+    m = report["machine"]
+    mock = facts.get("mock") == "1"
+    m.update(gpu=facts.get("device"), compute_capability=facts.get("compute_capability"),
+             driver_path=facts.get("driver_path"), mock=mock)
+    if facts.get("driver_version", "").isdigit():
+        m["driver_version"] = int(facts["driver_version"])
+    report["versions"]["cudyn"] = facts.get("cudyn_version")
+    report["nvrtc_path"] = facts.get("nvrtc_path") or None
+    for key, fact in (("launch", "launch_us"), ("call", "call_ns")):
+        for column, side in (("direct C", "direct"), ("cudyn", "cudyn")):
+            value = facts.get(f"{fact}.{side}")
+            cell(key, column, float(value) if value else None, None if value else error or "not measured")
+
+    # the peers, each in a process of its own
+    peers = []
+    for column, name in PEERS.items():
+        note(f"{column}: launch loop and trivial call")
+        argv = [sys.executable, os.path.abspath(__file__), "--worker", name] + counts
+        facts, error = run_lines(argv + (["--import-only"] if mock else []))
+        report["versions"][name] = facts.get("version")
+        if "skip" in facts:
+            report["skipped"].append({"peer": column, "reason": facts["skip"]})
+            continue
+        if mock:
+            report["skipped"].append({"peer": column, "reason": "no GPU here (the C columns ran on the mock driver)"})
+            continue
+        peers.append(column)
+        for key, fact in (("launch", "launch_us"), ("call", "call_ns")):
+            value = facts.get(fact)
+            cell(key, column, float(value) if value else None, None if value else error or "not measured")
+
+    # the SAXPY application, whole processes, interleaved
+    env = dict(os.environ)
+    size = ["-n", str(args.n)]
+    direct = [args.saxpy_direct] + size
+    if mock and m["driver_path"]:
+        direct += ["--libcuda", m["driver_path"]]
+        env["CUDYN_LIBCUDA"] = m["driver_path"]
+    if report["nvrtc_path"]:
+        direct += ["--libnvrtc", report["nvrtc_path"]]  # the NVRTC cudyn uses
+    programs = {"direct C": direct, "cudyn": [args.cudyn_saxpy, "-q", "--naive", "--iters", "0"] + size}
+    for column in peers:
+        programs[column] = [sys.executable, os.path.join(HERE, "peers_saxpy.py"), PEERS[column]] + size
+    times = {c: [] for c in programs}
+    for column, argv in list(programs.items()):
+        note(f"SAXPY application: warm-up run of {column}")
+        _, error = run_timed(argv, env)
+        if error:
+            cell("saxpy_process", column, None, error)
+            del programs[column]
+    for r in range(args.runs):
+        note(f"SAXPY application: round {r + 1} of {args.runs}")
+        for column, argv in programs.items():
+            ms, error = run_timed(argv, env)
+            if error:
+                rows["saxpy_process"]["errors"][column] = error
+            else:
+                times[column].append(ms)
+    for column in programs:
+        if times[column]:
+            cell("saxpy_process", column, statistics.median(times[column]))
+    return finish(report)
+
+
+def finish(report):
+    """Per row: is cudyn ahead of (below) every peer measured?  None when
+    no peer was measured."""
+    for row in report["rows"]:
+        row["how"] = HOW[row["key"]].format(**report["settings"])
+        mine = row["values"]["cudyn"]
+        theirs = [v for c, v in row["values"].items() if c in PEERS and v is not None]
+        row["cudyn_ahead"] = None if mine is None or not theirs else all(mine < v for v in theirs)
+    return report
+
+
+# ------------------------------------------------------------ showing it
+
+def render_table(report):
+    m, v = report["machine"], report["versions"]
+    out = []
+    out.append("make bench-peers: the same work through direct C, cudyn, cuda-python and CuPy, in one run"
+               " (lower is better)")
+    out.append(f"{'date':12} {report['date']}")
+    out.append(f"{'CPU':12} {m['cpu']}")
+    if m["mock"]:
+        out.append(f"{'GPU':12} none: the C columns ran on the mock driver ({m['driver_path']});"
+                   " the numbers are cudyn's own cost only")
+    else:
+        driver = m["driver_version"]
+        driver = f"CUDA {driver // 1000}.{driver % 1000 // 10}" if driver else "?"
+        out.append(f"{'GPU':12} {m['gpu'] or '?'} (compute capability {m['compute_capability'] or '?'}),"
+                   f" driver {driver} ({m['driver_path'] or '?'})")
+    out.append(f"{'cudyn':12} {v['cudyn'] or '?'}; NVRTC {report['nvrtc_path'] or 'not found'}")
+    skipped = {s["peer"]: s["reason"] for s in report["skipped"]}
+    for column, name in PEERS.items():
+        if column in skipped:
+            out.append(f"{column:12} skipped: {skipped[column]}")
+        else:
+            out.append(f"{column:12} {v[name] or '?'}")
+    out.append(f"{'python':12} {v['python']}")
+    out.append("")
+    width = 12
+    out.append(f"{'':34} {'unit':10}" + "".join(f"{c:>{width}}" for c in COLUMNS) + "  cudyn ahead of the peers")
+    for (key, title, unit, decimals), row in zip(ROWS, report["rows"]):
+        cells = []
+        for c in COLUMNS:
+            value = row["values"][c]
+            cells.append(f"{'-' if value is None else f'{value:.{decimals}f}':>{width}}")
+        ahead = row["cudyn_ahead"]
+        verdict = "-" if ahead is None else "yes" if ahead else "NO"
+        out.append(f"{title:34} {unit:10}" + "".join(cells) + f"  {verdict}")
+    errors = [(row["title"], c, e) for row in report["rows"] for c, e in row["errors"].items()]
+    if errors:
+        out.append("")
+        for title, column, error in errors:
+            out.append(f"{title}, {column}: {error}")
+    out.append("")
+    for row in report["rows"]:
+        out.append(f"{row['title']}: {row['how']}.")
+    return "\n".join(out) + "\n"
+
+
+def render_json(report):
+    return json.dumps(report, indent=2, sort_keys=False) + "\n"
+
+
+# ------------------------------------------------------------ self-test
+
+def self_test():
+    """The table and the JSON on made-up numbers: every row, column, skip
+    line and error shows, and the JSON reads back with its schema."""
+    settings = argparse.Namespace(n=1 << 24, runs=5, launches=100000, calls=100000, rounds=7)
+    report = {
+        "schema": SCHEMA, "date": "2000-01-01T00:00:00+00:00",
+        "machine": {"cpu": "Test CPU", "gpu": "Test GPU", "compute_capability": "9.0", "driver_version": 13000,
+                    "driver_path": "/lib/libcuda.so.1", "mock": False},
+        "versions": {"cudyn": "0.0.0", "cuda-python": "12.9.0 (cuda.bindings)", "cupy": None, "python": "3"},
+        "nvrtc_path": "/cuda/libnvrtc.so.13",
+        "settings": {"saxpy_elements": settings.n, "saxpy_runs": settings.runs, "launches": settings.launches,
+                     "calls": settings.calls, "rounds": settings.rounds},
+        "columns": COLUMNS,
+        "rows": [
+            {"key": "saxpy_process", "title": ROWS[0][1], "unit": "ms",
+             "values": {"direct C": 1076.0, "cudyn": 301.5, "cuda-python": 1080.0, "CuPy": None},
+             "errors": {}},
+            {"key": "launch", "title": ROWS[1][1], "unit": "us/launch",
+             "values": {"direct C": 2.9, "cudyn": 2.91, "cuda-python": 5.5, "CuPy": None}, "errors": {}},
+            {"key": "call", "title": ROWS[2][1], "unit": "ns/call",
+             "values": {"direct C": 50.0, "cudyn": 90.0, "cuda-python": 80.0, "CuPy": None},
+             "errors": {"cudyn": "made-up failure"}},
+        ],
+        "skipped": [{"peer": "CuPy", "reason": "cupy not importable (ModuleNotFoundError: No module named 'cupy')"}],
+    }
+    finish(report)
+    table = render_table(report)
+    back = json.loads(render_json(report))
+    problems = []
+
+    def expect(condition, what):
+        if not condition:
+            problems.append(what)
+
+    expect(back["schema"] == SCHEMA, "the JSON's schema")
+    expect(back["columns"] == COLUMNS, "the JSON's columns")
+    expect([r["key"] for r in back["rows"]] == [k for k, _, _, _ in ROWS], "the JSON's rows")
+    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, True, False], "cudyn_ahead")
+    expect("CuPy         skipped: cupy not importable" in table, "the skip line")
+    expect(all(r["how"] for r in back["rows"]), "the JSON's how")
+    expect("1076.0" in table and "301.5" in table and "2.910" in table, "the values")
+    expect("trivial call (idle stream query), cudyn: made-up failure" in table, "the error line")
+    for _, title, unit, _ in ROWS:
+        expect(title in table and unit in table, f"the row '{title}'")
+    verdicts = [line.split()[-1] for line in table.splitlines() for _, title, unit, _ in ROWS
+                if line.startswith(title) and line[len(title):].split()[:1] == [unit]]
+    expect(verdicts == ["yes", "yes", "NO"], "the verdicts")
+    if problems:
+        sys.stdout.write(table)
+        print("self-test FAILED: " + "; ".join(problems))
+        return 1
+    print("peers.py self-test ok")
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description="make bench-peers: direct C, cudyn, cuda-python and CuPy side by side")
+    p.add_argument("--peers-c", default="./bench/peers_c", help="the built bench/peers_c")
+    p.add_argument("--saxpy-direct", default="./bench/saxpy_direct", help="the built bench/saxpy_direct")
+    p.add_argument("--cudyn-saxpy", default="./bench/cudyn-saxpy", help="cudyn-saxpy (a real executable)")
+    p.add_argument("--runs", type=int, default=5, help="timed SAXPY processes per column (default 5)")
+    p.add_argument("--launches", type=int, default=100000, help="launches per round (default 100000)")
+    p.add_argument("--calls", type=int, default=100000, help="trivial calls per round (default 100000)")
+    p.add_argument("--rounds", type=int, default=7, help="rounds of each, the median kept (default 7)")
+    p.add_argument("-n", type=int, default=512 * 32768, help="SAXPY floats (default 512 x 32768)")
+    p.add_argument("--json", action="store_true", help="the table as JSON (schema " + SCHEMA + ")")
+    p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--worker", choices=sorted(PEERS.values()), help=argparse.SUPPRESS)
+    p.add_argument("--import-only", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    for name in ("runs", "launches", "calls", "rounds", "n"):
+        if getattr(args, name) < 1 or (name == "rounds" and args.rounds > 101):
+            p.error(f"--{name} must be a positive number" + (" (at most 101)" if name == "rounds" else ""))
+    if args.self_test:
+        return self_test()
+    if args.worker:
+        return worker(args)
+    report = collect(args)
+    sys.stdout.write(render_json(report) if args.json else render_table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+#!/bin/bash
+# bench/peers.py (make bench-peers) without a GPU: its table and JSON on
+# made-up numbers (--self-test), and each peer worker, asked only to import
+# its module, answers one line (the version, or why it is skipped) and
+# never a traceback.  The measurements themselves run in make bench-peers.
+# Skips without python3.
+. "$top_srcdir/tests/common.sh"
+python=${PYTHON3:-}
+if [ -z "$python" ]; then
+    echo "SKIP: configure found no python3"
+    exit 77
+fi
+peers="$top_srcdir/bench/peers.py"
+
+expect_exit 0 "$python" "$peers" --self-test
+expect_line "$out" "peers.py self-test ok"
+for peer in cuda-python cupy; do
+    expect_exit 0 "$python" "$peers" --worker $peer --import-only
+    expect_match "$out" $'^(version|skip)\t'
+    expect_no_match "$out" "Traceback"
+    [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: more than one line from the $peer worker"; fail=1; }
+done
+# the application script: a wrong argument is a usage error, a missing
+# module a skip (77) with its reason, never a traceback
+expect_exit 2 "$python" "$top_srcdir/bench/peers_saxpy.py" nonsense
+if ! "$python" -c "import cupy" 2>/dev/null; then
+    expect_exit 77 "$python" "$top_srcdir/bench/peers_saxpy.py" cupy -n 16
+    expect_match "$out" $'^skip\tcupy not importable \\('
+fi
+finish
