@@ -756,6 +756,9 @@ CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_
  * chosen).  A JIT error log, when the driver gives one, ends up in the
  * last error's message. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
+/* Unloads a module (a shared one from cudyn_module_load_source: when its
+ * last user unloads it).  If the driver refuses, the module stays loaded
+ * and valid, and the caller may try again. */
 CUDYN_API int cudyn_module_unload(cudyn_module mod);
 /* Kernel by name (as in the image: extern "C" names, or lowered names). */
 CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const char *name);

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,14 +47,31 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
     return CUDYN_OK;
 }
 
-/* An attribute for the info struct: 0 where the driver does not report it
- * (e.g. clock rates, which newer drivers dropped). */
-static int attribute_or_zero(cu_device dev, int attr)
+/* The first real failure while describing a device.  What a driver does
+ * not report is not one: an attribute it does not know (clock rates, which
+ * newer drivers dropped, read as 0) or a function it lacks (UUIDs before
+ * CUDA 9.2, left empty). */
+struct describe_failure {
+    cu_result r;
+    const char *fn;
+};
+
+static void note(struct describe_failure *f, cu_result r, const char *fn)
+{
+    bool absent = r == CU_ERR_INVALID_VALUE || cudyn__take_missing_symbol() != NULL;
+    if (r != CU_OK && !absent && f->r == CU_OK) {
+        f->r = r;
+        f->fn = fn;
+    }
+}
+
+/* An attribute for the info struct: 0 where the driver does not report it. */
+static int attribute_or_zero(cu_device dev, int attr, struct describe_failure *f)
 {
     int v = 0;
-    if (cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) != CU_OK)
-        return 0;
-    return v;
+    cu_result r = cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev);
+    note(f, r, "cuDeviceGetAttribute");
+    return r == CU_OK ? v : 0;
 }
 
 static void format_uuid(char *out, size_t cap, const unsigned char u[16])
@@ -79,21 +97,22 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
     info.ordinal = ordinal;
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName", api);
 
+    struct describe_failure failed = {CU_OK, NULL};
     cu_uuid uuid;
     cu_result r = DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn__drv.cuDeviceGetUuid_v2(&uuid, dev)
                                                  : cudyn__drv.cuDeviceGetUuid(&uuid, dev);
+    note(&failed, r, "cuDeviceGetUuid");
     if (r == CU_OK) {
         memcpy(info.uuid, uuid.bytes, sizeof info.uuid);
         format_uuid(info.uuid_string, sizeof info.uuid_string, info.uuid);
-    } else {
-        (void)cudyn__take_missing_symbol(); /* an old driver without UUIDs: leave them empty */
     }
 
-    info.pci_domain = attribute_or_zero(dev, CUDYN_ATTR_PCI_DOMAIN_ID);
-    info.pci_bus = attribute_or_zero(dev, CUDYN_ATTR_PCI_BUS_ID);
-    info.pci_device = attribute_or_zero(dev, CUDYN_ATTR_PCI_DEVICE_ID);
-    if (cudyn__drv.cuDeviceGetPCIBusId(info.pci_bus_id, (int)sizeof info.pci_bus_id, dev) != CU_OK) {
-        (void)cudyn__take_missing_symbol();
+    info.pci_domain = attribute_or_zero(dev, CUDYN_ATTR_PCI_DOMAIN_ID, &failed);
+    info.pci_bus = attribute_or_zero(dev, CUDYN_ATTR_PCI_BUS_ID, &failed);
+    info.pci_device = attribute_or_zero(dev, CUDYN_ATTR_PCI_DEVICE_ID, &failed);
+    r = cudyn__drv.cuDeviceGetPCIBusId(info.pci_bus_id, (int)sizeof info.pci_bus_id, dev);
+    note(&failed, r, "cuDeviceGetPCIBusId");
+    if (r != CU_OK) {
         snprintf(info.pci_bus_id, sizeof info.pci_bus_id, "%08x:%02x:%02x.0", (unsigned)info.pci_domain,
                  (unsigned)info.pci_bus, (unsigned)info.pci_device);
     }
@@ -101,35 +120,37 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
     size_t total = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceTotalMem_v2(&total, dev), "cuDeviceTotalMem", api);
     info.total_memory = total;
-    info.cc_major = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR);
-    info.cc_minor = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR);
-    info.multiprocessors = attribute_or_zero(dev, CUDYN_ATTR_MULTIPROCESSOR_COUNT);
-    info.clock_khz = attribute_or_zero(dev, CUDYN_ATTR_CLOCK_RATE);
-    info.memory_clock_khz = attribute_or_zero(dev, CUDYN_ATTR_MEMORY_CLOCK_RATE);
-    info.memory_bus_width = attribute_or_zero(dev, CUDYN_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
-    info.l2_cache_bytes = attribute_or_zero(dev, CUDYN_ATTR_L2_CACHE_SIZE);
-    info.shared_memory_per_block = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_BLOCK);
-    info.shared_memory_per_block_optin = attribute_or_zero(dev, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    info.shared_memory_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_MULTIPROCESSOR);
-    info.registers_per_block = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_BLOCK);
-    info.registers_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_MULTIPROCESSOR);
-    info.warp_size = attribute_or_zero(dev, CUDYN_ATTR_WARP_SIZE);
-    info.max_threads_per_block = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK);
-    info.max_threads_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+    info.cc_major = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &failed);
+    info.cc_minor = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, &failed);
+    info.multiprocessors = attribute_or_zero(dev, CUDYN_ATTR_MULTIPROCESSOR_COUNT, &failed);
+    info.clock_khz = attribute_or_zero(dev, CUDYN_ATTR_CLOCK_RATE, &failed);
+    info.memory_clock_khz = attribute_or_zero(dev, CUDYN_ATTR_MEMORY_CLOCK_RATE, &failed);
+    info.memory_bus_width = attribute_or_zero(dev, CUDYN_ATTR_GLOBAL_MEMORY_BUS_WIDTH, &failed);
+    info.l2_cache_bytes = attribute_or_zero(dev, CUDYN_ATTR_L2_CACHE_SIZE, &failed);
+    info.shared_memory_per_block = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_BLOCK, &failed);
+    info.shared_memory_per_block_optin = attribute_or_zero(dev, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &failed);
+    info.shared_memory_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_SHARED_MEMORY_PER_MULTIPROCESSOR, &failed);
+    info.registers_per_block = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_BLOCK, &failed);
+    info.registers_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_REGISTERS_PER_MULTIPROCESSOR, &failed);
+    info.warp_size = attribute_or_zero(dev, CUDYN_ATTR_WARP_SIZE, &failed);
+    info.max_threads_per_block = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK, &failed);
+    info.max_threads_per_multiprocessor = attribute_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_MULTIPROCESSOR, &failed);
     for (int i = 0; i < 3; i++) {
-        info.max_block_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i);
-        info.max_grid_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i);
+        info.max_block_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i, &failed);
+        info.max_grid_dim[i] = attribute_or_zero(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i, &failed);
     }
-    info.async_engines = attribute_or_zero(dev, CUDYN_ATTR_ASYNC_ENGINE_COUNT);
-    info.ecc_enabled = attribute_or_zero(dev, CUDYN_ATTR_ECC_ENABLED);
-    info.integrated = attribute_or_zero(dev, CUDYN_ATTR_INTEGRATED);
-    info.managed_memory = attribute_or_zero(dev, CUDYN_ATTR_MANAGED_MEMORY);
-    info.unified_addressing = attribute_or_zero(dev, CUDYN_ATTR_UNIFIED_ADDRESSING);
-    info.concurrent_kernels = attribute_or_zero(dev, CUDYN_ATTR_CONCURRENT_KERNELS);
-    info.compute_mode = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_MODE);
-    info.kernel_exec_timeout = attribute_or_zero(dev, CUDYN_ATTR_KERNEL_EXEC_TIMEOUT);
-    info.cooperative_launch = attribute_or_zero(dev, CUDYN_ATTR_COOPERATIVE_LAUNCH);
+    info.async_engines = attribute_or_zero(dev, CUDYN_ATTR_ASYNC_ENGINE_COUNT, &failed);
+    info.ecc_enabled = attribute_or_zero(dev, CUDYN_ATTR_ECC_ENABLED, &failed);
+    info.integrated = attribute_or_zero(dev, CUDYN_ATTR_INTEGRATED, &failed);
+    info.managed_memory = attribute_or_zero(dev, CUDYN_ATTR_MANAGED_MEMORY, &failed);
+    info.unified_addressing = attribute_or_zero(dev, CUDYN_ATTR_UNIFIED_ADDRESSING, &failed);
+    info.concurrent_kernels = attribute_or_zero(dev, CUDYN_ATTR_CONCURRENT_KERNELS, &failed);
+    info.compute_mode = attribute_or_zero(dev, CUDYN_ATTR_COMPUTE_MODE, &failed);
+    info.kernel_exec_timeout = attribute_or_zero(dev, CUDYN_ATTR_KERNEL_EXEC_TIMEOUT, &failed);
+    info.cooperative_launch = attribute_or_zero(dev, CUDYN_ATTR_COOPERATIVE_LAUNCH, &failed);
 
+    if (failed.r != CU_OK)
+        return cudyn__fail_driver(failed.r, failed.fn, api);
     info.size = out->size < sizeof info ? out->size : sizeof info;
     memcpy(out, &info, info.size);
     return CUDYN_OK;

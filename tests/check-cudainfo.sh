@@ -56,6 +56,14 @@ expect_line "$(json_get "$json" '.devices[0].total_memory_bytes')" "268435456"
 expect_line "$(json_get "$json" '.devices[0].free_memory_bytes')" "null"
 expect_line "$(json_get "$json" '.loader.driver.version')" "13000"
 
+# no NVRTC is a machine without the toolkit (exit 0); one found and refused
+# is a partial failure that says why
+expect_exit 0 env CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC=/nonexistent/libnvrtc.so.13 "$cudainfo"
+expect_match "$out" "^NVRTC:   not found \(run-time compilation unavailable\)$"
+expect_exit 7 env CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" MOCK_NVRTC_FAIL=nvrtcVersion:1:1 "$cudainfo"
+expect_match "$out" "^NVRTC:   found but not usable"
+expect_match "$out" "^cudainfo: NVRTC was found but is not usable: .*nvrtcVersion returned NVRTC_ERROR_OUT_OF_MEMORY \(1\)$"
+
 # -a lists the driver's attributes by name, in their units (the library's
 # cudyn_device_attr_unit): bytes as KiB/MiB with the exact value, kHz as MHz,
 # booleans as yes/no; JSON keeps the raw value and names the unit
@@ -87,13 +95,19 @@ expect_match "$out" "^      warp_size +n/a \(not supported by this driver\)$"
 MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:1 run_json 0 --prop warp_size
 expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.value')" "null"
 expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.status')" "CUDYN_ERROR_NOT_SUPPORTED"
-MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:999 expect_exit 7 "$cudainfo" --prop warp_size
+# (the first read after describing the devices fails: their reads are counted)
+MOCK_CUDA_COUNTS="$tmp/counts" "$cudainfo" > /dev/null
+first_prop_read=$(( $(awk '$1 == "cuDeviceGetAttribute" {print $2}' "$tmp/counts") + 1 ))
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:$first_prop_read:999 expect_exit 7 "$cudainfo" --prop warp_size
 expect_match "$out" "^      warp_size +error: "
 expect_match "$out" "^cudainfo: device 0, attribute warp_size: .*CUDA_ERROR_UNKNOWN"
-MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:999 run_json 7 --prop warp_size
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:$first_prop_read:999 run_json 7 --prop warp_size
 expect_line "$(json_get "$json" '.devices[0].attributes.warp_size.value')" "null"
 expect_match "$(json_get "$json" '.devices[0].attributes.warp_size.error')" "CUDA_ERROR_UNKNOWN"
 expect_match "$(json_get "$json" '.result.message')" "attribute warp_size"
+# a device that cannot be described at all is a partial failure naming it
+MOCK_CUDA_FAIL=cuDeviceGetAttribute:*:999 expect_exit 7 "$cudainfo"
+expect_match "$out" "^cudainfo: device 0: cudyn_device_info: cuDeviceGetAttribute returned CUDA_ERROR_UNKNOWN"
 expect_exit 2 "$cudainfo" --prop no_such_attribute
 expect_line "$out" "cudainfo: unknown attribute 'no_such_attribute' for --prop; cudainfo -a lists them all (see cudainfo --help)"
 run_json 2 --prop no_such_attribute

@@ -49,6 +49,19 @@ static void test_devices(void)
     CHECK(strcmp(small.d.name, "NVIDIA B200") == 0);
     CHECK(small.d.total_memory == 0x7777777777777777ull);
 
+    /* a query that fails is an error naming it; one the driver does not
+     * answer (an attribute it does not know) is a field left 0 */
+    static const char *const failing[] = {"cuDeviceGetUuid_v2", "cuDeviceGetPCIBusId", "cuDeviceGetAttribute"};
+    for (size_t i = 0; i < sizeof failing / sizeof failing[0]; i++) {
+        mock_fail_next(failing[i], 2); /* CUDA_ERROR_OUT_OF_MEMORY */
+        CHECK_STATUS(cudyn_device_info(1, &d), CUDYN_ERROR_OUT_OF_MEMORY);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        CHECK_CONTAINS(e.message, strncmp(failing[i], "cuDeviceGetUuid", 15) == 0 ? "cuDeviceGetUuid" : failing[i]);
+    }
+    mock_fail_next("cuDeviceGetAttribute", 1); /* CUDA_ERROR_INVALID_VALUE: not known */
+    CHECK_STATUS(cudyn_device_info(1, &d), CUDYN_OK);
+
     int v = 0;
     CHECK_STATUS(cudyn_device_attribute(2, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &v), CUDYN_OK);
     CHECK_EQ_INT(v, 10);

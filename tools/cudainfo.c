@@ -329,6 +329,18 @@ static bool read_links(struct report *r)
 
 /* Loader, devices, what was asked about them: the whole report, and the
  * exit code in r->failure.  False only when out of memory. */
+/* Why the NVRTC found was refused (the search trace's last "rejected: "
+ * line), into why; false when none was found at all. */
+static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
+{
+    const char *last = NULL;
+    for (const char *p = trace; p && (p = strstr(p, "rejected: ")); p++)
+        last = p + strlen("rejected: ");
+    if (last && why)
+        snprintf(why, cap, "%.*s", (int)strcspn(last, "\n"), last);
+    return last != NULL;
+}
+
 static bool gather(struct report *r)
 {
     if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)
@@ -342,7 +354,14 @@ static bool gather(struct report *r)
         return true;
     if (!read_devices(r))
         return false;
-    return !r->opt.p2p || read_links(r);
+    if (r->opt.p2p && !read_links(r))
+        return false;
+    /* no NVRTC is a machine without the toolkit; a broken one is a failure */
+    char why[600];
+    if (r->failure.exit_code == EXIT_OK && r->loader.nvrtc_status != CUDYN_OK &&
+        nvrtc_rejection(r->loader.nvrtc_trace, why, sizeof why))
+        failure_set(&r->failure, EXIT_PARTIAL, "NVRTC was found but is not usable: %s", why);
+    return true;
 }
 
 static void free_report(struct report *r)
@@ -582,20 +601,6 @@ static void print_attributes(const struct device_row *row)
     }
 }
 
-/* NVRTC was not loaded: not found at all, or found and refused (the
- * search trace's last "rejected: " line says why). */
-static void print_nvrtc_unavailable(const char *trace)
-{
-    const char *why = NULL;
-    for (const char *p = trace; p && (p = strstr(p, "rejected: ")); p++)
-        why = p + strlen("rejected: ");
-    if (why)
-        printf("NVRTC:   found but not usable: %.*s (run-time compilation unavailable)\n", (int)strcspn(why, "\n"),
-               why);
-    else
-        printf("NVRTC:   not found (run-time compilation unavailable)\n");
-}
-
 static void print_header(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
@@ -612,7 +617,8 @@ static void print_header(const struct report *r)
         printf("NVRTC:   %d.%d, %s [%s]\n", l->nvrtc_version / 1000, l->nvrtc_version % 1000 / 10, l->nvrtc_path,
                l->nvrtc_found_by);
     else if (l->nvrtc_status != CUDYN_ERROR_NOT_READY)
-        print_nvrtc_unavailable(l->nvrtc_trace);
+        printf("NVRTC:   %s (run-time compilation unavailable)\n",
+               nvrtc_rejection(l->nvrtc_trace, NULL, 0) ? "found but not usable" : "not found");
 }
 
 static void print_device(const struct device_row *row, bool color)
