@@ -258,9 +258,9 @@ struct cudyn_loader_info {
     /* appended in 0.2 (older callers set a smaller size) */
     const char *entry_mechanism_name; /* the string of CUDYN_ENTRY_MECHANISM_MAP */
     double driver_load_ms;       /* finding, opening and binding libcuda */
-    double driver_dlopen_ms;     /* of driver_load_ms, the dlopen of the file used */
     double init_ms;              /* cuInit */
     double nvrtc_load_ms;        /* finding, opening and binding libnvrtc */
+    double driver_dlopen_ms;     /* of driver_load_ms, the dlopen of the file used */
 };
 
 /* What cudyn_loader_info_ex may load before it answers (OR them). */
