@@ -16,6 +16,7 @@
 #include "common.h"
 #include "saxpy.h"
 #include "saxpy_host.h"
+#include "saxpy_stage.h"
 
 /* The kernel: float4 loads and stores, a grid-stride loop sized to fill the
  * device, and a scalar tail.  --naive runs the documentation's kernel, one
@@ -43,7 +44,8 @@
     "    }\n"
     "}\n";
 
-/* The pinned buffer that measures host-device bandwidth: large enough
+/* The pinned buffer that measures host-device bandwidth, and through
+ * which the pageable vectors are copied (saxpy_stage.h): large enough
  * that a copy takes far longer than its latency, small enough that
  * pinning it is cheap (pinning costs about 0.4 ms per MiB). */
 #define PROBE_BYTES ((size_t)16 << 20)
@@ -92,18 +94,27 @@ static void fail_run(struct device_run *run, const struct phase *p)
     snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
 }
 
-/* Ends a device phase begun at t0; a failure takes this thread's last
- * cudyn error and fails the run.  True if it succeeded. */
-static bool step(struct device_run *run, const char *name, int status, double t0)
+/* Ends a device phase begun at t0; a failure takes `error`, or if NULL
+ * this thread's last cudyn error, and fails the run.  True if it
+ * succeeded. */
+static bool step_with(struct device_run *run, const char *name, int status, double t0, const cudyn_error *error)
 {
     struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
     if (status == CUDYN_OK)
         return true;
     cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    phase_error(p, &e);
+    if (!error) {
+        cudyn_last_error(&e);
+        error = &e;
+    }
+    phase_error(p, error);
     fail_run(run, p);
     return false;
+}
+
+static bool step(struct device_run *run, const char *name, int status, double t0)
+{
+    return step_with(run, name, status, t0, NULL);
 }
 
 /* A device phase that failed for a reason of the tool's own. */
@@ -153,7 +164,9 @@ struct work {
     cudyn_devptr dx, dy, dout;
     float *hx, *hy, *hout;
     bool own_out, pinned;
-    void *probe; /* pinned */
+    void *probe;  /* pinned; NULL if none could be had */
+    bool staged;  /* pageable vectors copied through the probe */
+    struct stage_buffer stage;
     cudyn_dim3 grid, block;
     float a;
     size_t n;
@@ -217,8 +230,10 @@ static bool load_module(struct device_run *run, struct work *w, bool naive)
 
 /* Device vectors (the output poisoned with NaN, so an element the kernel
  * never writes cannot pass), the pinned probe, and with --pinned the host
- * vectors too. */
-static int allocate_all(struct work *w, size_t probe_bytes)
+ * vectors too.  Pageable vectors can do without the probe: out of
+ * page-locked memory for it, their copies go straight from pageable memory
+ * and the host link is not probed; *no_probe says why. */
+static int allocate_all(struct work *w, size_t probe_bytes, cudyn_error *no_probe)
 {
     size_t bytes = w->n * sizeof(float);
     int st = cudyn_mem_alloc(&w->dx, bytes);
@@ -228,8 +243,12 @@ static int allocate_all(struct work *w, size_t probe_bytes)
         st = cudyn_mem_alloc(&w->dout, bytes);
     if (st == CUDYN_OK)
         st = cudyn_memset_d32(w->dout, 0xFFFFFFFFu, w->n);
-    if (st == CUDYN_OK)
-        st = cudyn_host_alloc(&w->probe, probe_bytes);
+    if (st == CUDYN_OK && (st = cudyn_host_alloc(&w->probe, probe_bytes)) == CUDYN_ERROR_OUT_OF_MEMORY &&
+        !w->pinned) {
+        cudyn_last_error(no_probe);
+        cudyn_clear_error();
+        st = CUDYN_OK;
+    }
     if (st == CUDYN_OK && w->pinned) {
         w->own_out = true;
         st = cudyn_host_alloc((void **)&w->hx, bytes);
@@ -245,11 +264,23 @@ static bool allocate(struct device_run *run, struct work *w)
 {
     size_t bytes = w->n * sizeof(float);
     run->probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
+    cudyn_error no_probe = {.size = sizeof no_probe};
     double t0 = phase_begin(&run->phases, "allocate");
-    if (!step(run, "allocate", allocate_all(w, run->probe_bytes), t0))
+    if (!step(run, "allocate", allocate_all(w, run->probe_bytes, &no_probe), t0))
         return false;
-    phase_note(&run->phases, "3 x %.1f MiB on the device, host %s; %.1f MiB pinned probe", bytes / 1048576.0,
-               w->pinned ? "pinned" : "pageable", run->probe_bytes / 1048576.0);
+    if (!w->probe) {
+        run->probe_bytes = 0;
+        phase_note(&run->phases, "3 x %.1f MiB on the device, host pageable; no pinned memory (%s): copies unstaged, "
+                   "host link not probed", bytes / 1048576.0, no_probe.native_name[0] ? no_probe.native_name
+                                                                                     : cudyn_status_name(no_probe.status));
+        return true;
+    }
+    w->staged = !w->pinned;
+    if (w->staged)
+        stage_buffer_init(&w->stage, w->probe, run->probe_bytes);
+    phase_note(&run->phases, "3 x %.1f MiB on the device, host %s; %.1f MiB pinned probe%s", bytes / 1048576.0,
+               w->pinned ? "pinned" : "pageable", run->probe_bytes / 1048576.0,
+               w->staged ? ", staging the copies" : "");
     return true;
 }
 
@@ -284,17 +315,48 @@ static bool host_inputs(struct device_run *run, struct work *w)
     return true;
 }
 
+/* How a copy went: staged (through how much pinned memory, by how many
+ * threads) or straight from the vectors, and its bandwidth. */
+static void copy_note(struct device_run *run, const struct work *w, const char *what, int threads, double gbps)
+{
+    if (!w->staged) {
+        phase_note(&run->phases, "%s%s: %.1f GB/s", what, w->pinned ? "pinned" : "pageable", gbps);
+        return;
+    }
+    char slot[32], by[32];
+    if (w->stage.slot >= 1048576)
+        snprintf(slot, sizeof slot, "%.1f MiB", w->stage.slot / 1048576.0);
+    else if (w->stage.slot >= 1024)
+        snprintf(slot, sizeof slot, "%.1f KiB", w->stage.slot / 1024.0);
+    else
+        snprintf(slot, sizeof slot, "%zu bytes", w->stage.slot);
+    if (threads)
+        snprintf(by, sizeof by, "%d thread%s", threads, threads == 1 ? "" : "s");
+    else
+        snprintf(by, sizeof by, "by the device thread");
+    phase_note(&run->phases, "%sstaged through %d x %s pinned, %s: %.1f GB/s", what, w->stage.slots, slot, by, gbps);
+}
+
+/* x and y to the device: staged when they are pageable, else (--pinned,
+ * or no pinned memory to stage through) copied straight. */
 static bool copy_in(struct device_run *run, struct work *w)
 {
     size_t bytes = w->n * sizeof(float);
+    int st, threads = 0;
+    cudyn_error e;
     double t0 = phase_begin(&run->phases, "host-to-device");
-    int st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
-    if (st == CUDYN_OK)
-        st = cudyn_memcpy_htod(w->dy, w->hy, bytes);
-    if (!step(run, "host-to-device", st, t0))
+    if (w->staged) {
+        struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
+        st = stage_copy(&w->stage, true, v, 2, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
+    } else {
+        st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
+        if (st == CUDYN_OK)
+            st = cudyn_memcpy_htod(w->dy, w->hy, bytes);
+    }
+    if (!step_with(run, "host-to-device", st, t0, w->staged ? &e : NULL))
         return false;
     run->bw.h2d = 2.0 * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    phase_note(&run->phases, "x and y, %s: %.1f GB/s", w->pinned ? "pinned" : "pageable", run->bw.h2d);
+    copy_note(run, w, "x and y, ", threads, run->bw.h2d);
     return true;
 }
 
@@ -330,14 +392,23 @@ static bool launch(struct device_run *run, struct work *w, bool naive)
     return step(run, "synchronize", cudyn_synchronize(), t0);
 }
 
+/* The result to the host, staged or straight as copy_in. */
 static bool copy_out(struct device_run *run, struct work *w)
 {
     size_t bytes = w->n * sizeof(float);
+    int st, threads = 0;
+    cudyn_error e;
     double t0 = phase_begin(&run->phases, "device-to-host");
-    if (!step(run, "device-to-host", cudyn_memcpy_dtoh(w->hout, w->dout, bytes), t0))
+    if (w->staged) {
+        struct stage_vector v = {w->hout, w->dout};
+        st = stage_copy(&w->stage, false, &v, 1, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
+    } else {
+        st = cudyn_memcpy_dtoh(w->hout, w->dout, bytes);
+    }
+    if (!step_with(run, "device-to-host", st, t0, w->staged ? &e : NULL))
         return false;
     run->bw.d2h = bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    phase_note(&run->phases, "%s: %.1f GB/s", w->pinned ? "pinned" : "pageable", run->bw.d2h);
+    copy_note(run, w, "", threads, run->bw.d2h);
     return true;
 }
 
