@@ -31,8 +31,9 @@ for phase in "load driver" init generate device context compile "module load" al
     expect_match "$out" "^  $phase +ok "
 done
 # the inputs are made while the driver starts, the kernel compiled while
-# the context is created, and the data copied from pageable memory through
-# a small pinned buffer, which also measures the host link
+# the context is created, the data copied from pageable memory through a
+# small pinned buffer, which also measures the host link, and the result
+# verified while the device is timed
 staged="staged through 4 x 97.6 KiB pinned, ([0-9]+ threads?|by the device thread): [0-9.]+ GB/s"
 expect_match "$out" "^  generate +ok .*while the driver started\)$"
 expect_match "$out" "compile +ok .*\(cache (hit|miss), sm_90; alongside the context\)"
@@ -41,6 +42,7 @@ expect_match "$out" "allocate +ok .*\(3 x 0\.4 MiB on the device, host pageable;
 expect_match "$out" "host-to-device +ok .*\(x and y, $staged\)"
 expect_match "$out" "device-to-host +ok .*\($staged\)"
 expect_match "$out" "verify +ok .*100003 exact, [0-9]+ threads"
+expect_match "$out" "timing +ok .*\(3 iterations, overlapped with verify\)"
 expect_match "$out" "^Kernel \(vectorised grid-stride\): .* GB/s; device-to-device copy .* GB/s"
 expect_match "$out" "^Host link \(pinned 0\.4 MiB\): host-to-device [0-9.]+ GB/s, device-to-host [0-9.]+ GB/s$"
 # application time, then how to measure the whole process, then the result
@@ -136,9 +138,12 @@ expect_match "$out" "device '2' not found"
 expect_no_match "$out" "^Device 1"
 MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
 
-# a wrong element: exit 1, with its index and values
+# a wrong element: exit 1, with its index and values; the timing that ran
+# alongside is not reported
 MOCK_CUDA_CORRUPT=4242 expect_exit 1 "$saxpy" $small
 expect_match "$out" "verify +WRONG .*1 of 100003 wrong, first at \[4242\]: expected 316, got 317"
+expect_match "$out" "timing +ok .*; not reported: the result is wrong\)"
+expect_no_match "$out" "^Kernel "
 expect_match "$out" "^Result = FAIL$"
 MOCK_CUDA_CORRUPT=4242 run_json 1 $small
 expect_match "$json" "\"first_bad_index\":4242"

@@ -14,7 +14,8 @@
  *    pinned buffer, which several threads fill (or empty) while the device
  *    copies the chunk before; the same buffer measures what the host link
  *    can do;
- *  - the result is verified by several threads;
+ *  - the result is verified by several threads while the device times the
+ *    kernel and the copies;
  *  - everything is freed, and each context released, inside main, after
  *    the result is printed.
  */

@@ -440,7 +440,25 @@ static int cmp_float(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-enum timed_op { TIME_KERNEL, TIME_COPY, TIME_PROBE_H2D, TIME_PROBE_D2H };
+/* What is timed, in this order: the kernel, a device-to-device copy of a
+ * vector, and the pinned probe both ways. */
+enum timed_op { TIME_KERNEL, TIME_COPY, TIME_PROBE_H2D, TIME_PROBE_D2H, TIMED_OPS };
+
+/* Operations queued at once, each between two events, before the host
+ * waits for them: the default 20 iterations (50 operations) are one batch,
+ * which the device runs back to back while the host verifies. */
+#define TIMING_BATCH 64
+
+struct timing {
+    const struct work *w;
+    size_t probe_bytes;
+    int runs[TIMED_OPS];
+    float *samples[TIMED_OPS]; /* milliseconds of each run */
+    int total, next;           /* operations in all; the first of the batch queued */
+    int batch;                 /* operations in that batch */
+    cudyn_event ev[TIMING_BATCH + 1];
+    int events;                /* created */
+};
 
 static int run_op(const struct work *w, enum timed_op op, size_t probe_bytes)
 {
@@ -449,39 +467,52 @@ static int run_op(const struct work *w, enum timed_op op, size_t probe_bytes)
     case TIME_COPY: return cudyn_memcpy_dtod_async(w->dout, w->dx, w->n * sizeof(float), NULL);
     case TIME_PROBE_H2D: return cudyn_memcpy_htod_async(w->dout, w->probe, probe_bytes, NULL);
     case TIME_PROBE_D2H: return cudyn_memcpy_dtoh_async(w->probe, w->dout, probe_bytes, NULL);
+    case TIMED_OPS: break;
     }
     return CUDYN_ERROR_INVALID_ARGUMENT;
 }
 
-/* Median milliseconds of `iters` runs of op, each between two events. */
-static int median_ms(const struct work *w, enum timed_op op, size_t probe_bytes, int iters, double *ms)
+/* The operation at position i of the order, and which of its runs it is. */
+static enum timed_op op_at(const struct timing *t, int i, int *run)
 {
-    cudyn_event a = NULL, b = NULL;
-    float *samples = calloc((size_t)iters, sizeof *samples);
-    int st = samples ? cudyn_event_create(&a, 0) : CUDYN_ERROR_OUT_OF_MEMORY;
-    if (st == CUDYN_OK)
-        st = cudyn_event_create(&b, 0);
-    for (int i = 0; i < iters && st == CUDYN_OK; i++) {
-        st = cudyn_event_record(a, NULL);
+    int op = TIME_KERNEL;
+    while (i >= t->runs[op])
+        i -= t->runs[op++];
+    *run = i;
+    return (enum timed_op)op;
+}
+
+/* Queues the batch from t->next: an event, then each operation and an
+ * event after it, so each pair of events brackets one operation. */
+static int queue_batch(struct timing *t)
+{
+    t->batch = t->total - t->next < TIMING_BATCH ? t->total - t->next : TIMING_BATCH;
+    int st = cudyn_event_record(t->ev[0], NULL);
+    for (int j = 0; j < t->batch && st == CUDYN_OK; j++) {
+        int run;
+        st = run_op(t->w, op_at(t, t->next + j, &run), t->probe_bytes);
         if (st == CUDYN_OK)
-            st = run_op(w, op, probe_bytes);
-        if (st == CUDYN_OK)
-            st = cudyn_event_record(b, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_synchronize(b);
-        if (st == CUDYN_OK)
-            st = cudyn_event_elapsed_ms(&samples[i], a, b);
+            st = cudyn_event_record(t->ev[j + 1], NULL);
     }
-    if (st == CUDYN_OK) {
-        qsort(samples, (size_t)iters, sizeof *samples, cmp_float);
-        *ms = samples[iters / 2];
-    }
-    if (a)
-        cudyn_event_destroy(a);
-    if (b)
-        cudyn_event_destroy(b);
-    free(samples);
     return st;
+}
+
+/* Queues the first batch, which runs while the host does other work:
+ * `iters` runs of the kernel and the copy, and up to PROBE_ITERS_MAX of
+ * the probe each way (none without a probe). */
+static int timing_start(struct timing *t, const struct work *w, size_t probe_bytes, int iters)
+{
+    int probe_iters = !probe_bytes ? 0 : iters < PROBE_ITERS_MAX ? iters : PROBE_ITERS_MAX;
+    *t = (struct timing){.w = w, .probe_bytes = probe_bytes, .runs = {iters, iters, probe_iters, probe_iters}};
+    for (int op = 0; op < TIMED_OPS; op++) {
+        t->total += t->runs[op];
+        if (t->runs[op] && !(t->samples[op] = calloc((size_t)t->runs[op], sizeof(float))))
+            return CUDYN_ERROR_OUT_OF_MEMORY;
+    }
+    int want = (t->total < TIMING_BATCH ? t->total : TIMING_BATCH) + 1, st = CUDYN_OK;
+    while (t->events < want && (st = cudyn_event_create(&t->ev[t->events], CUDYN_EVENT_DEFAULT)) == CUDYN_OK)
+        t->events++;
+    return st == CUDYN_OK ? queue_batch(t) : st;
 }
 
 static double gbps(double bytes, double ms)
@@ -489,40 +520,86 @@ static double gbps(double bytes, double ms)
     return ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
-/* Bandwidths, all devices at once: the kernel (it moves 12 n bytes)
- * against a device-to-device copy (reads and writes its bytes once each),
- * and the host link with the pinned probe. */
-static int time_all(struct device_run *run, const struct work *w, int iters)
+/* Waits for each batch and takes its times, queueing the next, then the
+ * bandwidths from the medians: the kernel moves 12 n bytes, the copy
+ * reads and writes 4 n bytes once each. */
+static int timing_finish(struct timing *t, struct bandwidth *bw)
 {
-    int probe_iters = iters < PROBE_ITERS_MAX ? iters : PROBE_ITERS_MAX;
-    double bytes = (double)w->n * sizeof(float), copy_ms = 0, h2d_ms = 0, d2h_ms = 0;
-    int st = median_ms(w, TIME_KERNEL, 0, iters, &run->bw.kernel_ms);
-    if (st == CUDYN_OK)
-        st = median_ms(w, TIME_COPY, 0, iters, &copy_ms);
-    if (st == CUDYN_OK)
-        st = median_ms(w, TIME_PROBE_H2D, run->probe_bytes, probe_iters, &h2d_ms);
-    if (st == CUDYN_OK)
-        st = median_ms(w, TIME_PROBE_D2H, run->probe_bytes, probe_iters, &d2h_ms);
-    run->bw.kernel = gbps(3 * bytes, run->bw.kernel_ms);
-    run->bw.copy = gbps(2 * bytes, copy_ms);
-    run->bw.probe_h2d = gbps((double)run->probe_bytes, h2d_ms);
-    run->bw.probe_d2h = gbps((double)run->probe_bytes, d2h_ms);
-    return st;
+    int st = CUDYN_OK;
+    for (;;) {
+        st = cudyn_event_synchronize(t->ev[t->batch]);
+        for (int j = 0; j < t->batch && st == CUDYN_OK; j++) {
+            int run;
+            enum timed_op op = op_at(t, t->next + j, &run);
+            st = cudyn_event_elapsed_ms(&t->samples[op][run], t->ev[j], t->ev[j + 1]);
+        }
+        if (st != CUDYN_OK || (t->next += t->batch) == t->total)
+            break;
+        if ((st = queue_batch(t)) != CUDYN_OK)
+            break;
+    }
+    if (st != CUDYN_OK)
+        return st;
+    double ms[TIMED_OPS] = {0}, bytes = (double)t->w->n * sizeof(float);
+    for (int op = 0; op < TIMED_OPS; op++)
+        if (t->runs[op]) {
+            qsort(t->samples[op], (size_t)t->runs[op], sizeof(float), cmp_float);
+            ms[op] = t->samples[op][t->runs[op] / 2];
+        }
+    bw->kernel_ms = ms[TIME_KERNEL];
+    bw->kernel = gbps(3 * bytes, ms[TIME_KERNEL]);
+    bw->copy = gbps(2 * bytes, ms[TIME_COPY]);
+    bw->probe_h2d = gbps((double)t->probe_bytes, ms[TIME_PROBE_H2D]);
+    bw->probe_d2h = gbps((double)t->probe_bytes, ms[TIME_PROBE_D2H]);
+    return CUDYN_OK;
 }
 
-static bool time_device(struct device_run *run, const struct work *w, int iters)
+static void timing_end(struct timing *t)
 {
-    if (!run->alone) {
-        phase_begin(&run->phases, "waiting for the other devices");
-        rendezvous_arrive(run->timing);
-        run->at_rendezvous = true;
+    for (int i = 0; i < t->events; i++)
+        cudyn_event_destroy(t->ev[i]);
+    for (int op = 0; op < TIMED_OPS; op++)
+        free(t->samples[op]);
+}
+
+/*
+ * Verifies the result while the device times the kernel and the copies,
+ * all devices at once: the timed work touches only device memory and the
+ * probe, and what is verified is the host's copy of the result, which the
+ * device no longer writes.  A wrong result is not timed: the times are
+ * taken, then dropped.
+ */
+static void check_and_time(struct device_run *run, const struct work *w, int iters)
+{
+    struct timing t = {0};
+    int st = CUDYN_OK;
+    double t0 = 0;
+    if (iters > 0) {
+        if (!run->alone) {
+            phase_begin(&run->phases, "waiting for the other devices");
+            rendezvous_arrive(run->timing);
+            run->at_rendezvous = true;
+        }
+        t0 = phase_begin(&run->phases, "timing");
+        st = timing_start(&t, w, run->probe_bytes, iters);
     }
-    double t0 = phase_begin(&run->phases, "timing");
-    if (!step(run, "timing", time_all(run, w, iters), t0))
-        return false;
-    run->timed = true;
-    phase_note(&run->phases, "%d iterations", iters);
-    return true;
+    bool right = check_result(run, w);
+    if (iters <= 0)
+        return;
+    atomic_store(&run->phases.now, "timing");
+    if (st == CUDYN_OK)
+        st = timing_finish(&t, &run->bw);
+    cudyn_error e = {.size = sizeof e};
+    if (st != CUDYN_OK) {
+        cudyn_last_error(&e);
+        (void)cudyn_synchronize(); /* nothing queued may still use what is freed next */
+    }
+    timing_end(&t);
+    if (!step_with(run, "timing", st, t0, &e))
+        return;
+    run->timed = right;
+    phase_note(&run->phases, "%d iterations, overlapped with verify%s", iters,
+               right ? "" : "; not reported: the result is wrong");
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -569,9 +646,9 @@ void run_device(struct device_run *run)
     struct work w = {.n = opt->n, .a = SAXPY_A, .pinned = opt->pinned};
     bool ok = describe(run) && context_and_compile(run, &w) && load_module(run, &w, opt->naive) &&
               allocate(run, &w) && host_inputs(run, &w) && copy_in(run, &w) && launch(run, &w, opt->naive) &&
-              copy_out(run, &w) && check_result(run, &w);
-    if (ok && opt->iters > 0)
-        time_device(run, &w, opt->iters);
+              copy_out(run, &w);
+    if (ok)
+        check_and_time(run, &w, opt->iters);
     if (!run->at_rendezvous && !run->alone)
         rendezvous_leave(run->timing);
     double t0 = phase_begin(&run->phases, "free");
