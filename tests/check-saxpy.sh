@@ -31,13 +31,18 @@ for phase in "load driver" init generate device context compile "module load" al
     expect_match "$out" "^  $phase +ok "
 done
 # the inputs are made while the driver starts, the kernel compiled while
-# the context is created, the data moved once from pageable memory and a
-# small pinned buffer measures the host link
+# the context is created, the data copied from pageable memory through a
+# small pinned buffer, which also measures the host link, and the result
+# verified while the device is timed
+staged="staged through 4 x 97.6 KiB pinned, ([0-9]+ threads?|by the device thread): [0-9.]+ GB/s"
 expect_match "$out" "^  generate +ok .*while the driver started\)$"
 expect_match "$out" "compile +ok .*\(cache (hit|miss), sm_90; alongside the context\)"
 expect_match "$out" "host memory pageable$"
-expect_match "$out" "host-to-device +ok .*\(x and y, pageable: [0-9.]+ GB/s\)"
+expect_match "$out" "allocate +ok .*\(3 x 0\.4 MiB on the device, host pageable; 0\.4 MiB pinned probe, staging the copies\)"
+expect_match "$out" "host-to-device +ok .*\(x and y, $staged\)"
+expect_match "$out" "device-to-host +ok .*\($staged\)"
 expect_match "$out" "verify +ok .*100003 exact, [0-9]+ threads"
+expect_match "$out" "timing +ok .*\(3 iterations, overlapped with verify\)"
 expect_match "$out" "^Kernel \(vectorised grid-stride\): .* GB/s; device-to-device copy .* GB/s"
 expect_match "$out" "^Host link \(pinned 0\.4 MiB\): host-to-device [0-9.]+ GB/s, device-to-host [0-9.]+ GB/s$"
 # application time, then how to measure the whole process, then the result
@@ -58,6 +63,31 @@ expect_exit 0 "$saxpy" $small --pinned
 expect_match "$out" "host memory pinned$"
 expect_match "$out" "inputs +ok .*generated into pinned memory"
 expect_match "$out" "host-to-device +ok .*\(x and y, pinned: "
+expect_match "$out" "device-to-host +ok .*\(pinned: "
+# staged in chunks of a slot, several to a vector and one to a tiny one;
+# threads copy where the slots are large enough and there are cores
+expect_exit 0 "$saxpy" -n 3000017 --iters 2
+expect_match "$out" "host-to-device +ok .*\(x and y, staged through 4 x 2\.9 MiB pinned, ([0-9]+ threads?|by the device thread): "
+expect_match "$out" "verify +ok .*3000017 exact"
+expect_exit 0 "$saxpy" -n 7 --iters 2
+expect_match "$out" "device-to-host +ok .*\(staged through 1 x 28 bytes pinned, by the device thread: "
+# out of pinned memory: the copies go straight from pageable memory, as
+# they would without staging, the host link is not probed, and it passes
+for args in "" "-d all"; do
+    MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuMemHostAlloc:1:2 expect_exit 0 "$saxpy" $small $args
+    expect_match "$out" "allocate +ok .*no pinned memory \(CUDA_ERROR_OUT_OF_MEMORY\): copies unstaged, host link not probed\)"
+    expect_match "$out" "host-to-device +ok .*\(x and y, pageable: [0-9.]+ GB/s\)"
+    expect_match "$out" "device-to-host +ok .*\(pageable: [0-9.]+ GB/s\)"
+    expect_match "$out" "^Host link: not probed \(no pinned memory\)$"
+    expect_match "$out" "^Result = PASS$"
+done
+MOCK_CUDA_FAIL=cuMemHostAlloc:1:2 run_json 0 $small
+expect_match "$json" "\"pinned_probe_bytes\":0,\"pinned_host_to_device_gbps\":null,\"pinned_device_to_host_gbps\":null"
+MOCK_CUDA_FAIL=cuMemHostAlloc:1:2,cuMemcpyHtoD_v2:1:999 expect_exit 8 "$saxpy" $small
+expect_match "$out" "^  host-to-device +FAILED "
+# with --pinned, out of pinned memory is a failure, as before
+MOCK_CUDA_FAIL=cuMemHostAlloc:1:2 expect_exit 8 "$saxpy" $small --pinned
+expect_match "$out" "^  allocate +FAILED "
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d GPU-2021
 expect_no_match "$out" "^Device 0"
 
@@ -108,25 +138,33 @@ expect_match "$out" "device '2' not found"
 expect_no_match "$out" "^Device 1"
 MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
 
-# a wrong element: exit 1, with its index and values
+# a wrong element: exit 1, with its index and values; the timing that ran
+# alongside is not reported
 MOCK_CUDA_CORRUPT=4242 expect_exit 1 "$saxpy" $small
 expect_match "$out" "verify +WRONG .*1 of 100003 wrong, first at \[4242\]: expected 316, got 317"
+expect_match "$out" "timing +ok .*; not reported: the result is wrong\)"
+expect_no_match "$out" "^Kernel "
 expect_match "$out" "^Result = FAIL$"
 MOCK_CUDA_CORRUPT=4242 run_json 1 $small
 expect_match "$json" "\"first_bad_index\":4242"
 
 # a CUDA error in each phase: exit 8, the phase named, the error translated
-# and the library's hint below it
-for case in "context:cuDevicePrimaryCtxRetain" "module load:cuModuleLoadDataEx" "allocate:cuMemAlloc_v2" \
-            "allocate:cuMemHostAlloc" "host-to-device:cuMemcpyHtoD_v2" "launch:cuLaunchKernel" \
-            "synchronize:cuCtxSynchronize" "device-to-host:cuMemcpyDtoH_v2" "timing:cuEventRecord" \
-            "free:cuMemFree_v2"; do
-    phase=${case%%:*}; fn=${case#*:}
-    MOCK_CUDA_FAIL="$fn:1:999" expect_exit 8 "$saxpy" $small
+# and the library's hint below it (the nth call: a staged copy failing
+# halfway, and the straight copies of --pinned)
+for case in "context:cuDevicePrimaryCtxRetain:1" "module load:cuModuleLoadDataEx:1" "allocate:cuMemAlloc_v2:1" \
+            "allocate:cuMemHostAlloc:1" "host-to-device:cuMemcpyHtoDAsync_v2:1" \
+            "host-to-device:cuMemcpyHtoDAsync_v2:7" "host-to-device:cuEventSynchronize:2" \
+            "launch:cuLaunchKernel:1" "synchronize:cuCtxSynchronize:1" "device-to-host:cuMemcpyDtoHAsync_v2:1" \
+            "device-to-host:cuMemcpyDtoHAsync_v2:5" "timing:cuMemcpyDtoDAsync_v2:1" "free:cuMemFree_v2:1" \
+            "host-to-device:cuMemcpyHtoD_v2:1:--pinned" "device-to-host:cuMemcpyDtoH_v2:1:--pinned"; do
+    phase=${case%%:*}; rest=${case#*:}; fn=${rest%%:*}; rest=${rest#*:}; nth=${rest%%:*}
+    args=; [ "$rest" = "$nth" ] || args=${rest#*:}
+    MOCK_CUDA_FAIL="$fn:$nth:999" expect_exit 8 "$saxpy" $small $args
     expect_match "$out" "^  $phase +FAILED "
     expect_match "$out" "CUDA_ERROR_UNKNOWN"
     expect_match "$out" "^    hint: .*Xid"
-    MOCK_CUDA_FAIL="$fn:1:2" run_json 8 $small
+    code=2; [ "$fn" = cuMemHostAlloc ] && code=3 # out of pinned memory is no failure (above)
+    MOCK_CUDA_FAIL="$fn:$nth:$code" run_json 8 $small $args
     expect_match "$json" "\"message\":\"device 0 failed in phase '$phase': "
 done
 
@@ -134,7 +172,7 @@ done
 if [ -n "${VALGRIND:-}" ]; then
     real="$top_builddir/tools/.libs/cudyn-saxpy"
     [ -x "$real" ] || real="$saxpy"
-    for fn in cuMemAlloc_v2:3 cuMemcpyDtoH_v2:1 cuLaunchKernel:1; do
+    for fn in cuMemAlloc_v2:3 cuMemcpyHtoDAsync_v2:7 cuMemcpyDtoHAsync_v2:1 cuLaunchKernel:1; do
         LD_LIBRARY_PATH="$top_builddir/lib/.libs" MOCK_CUDA_FAIL="$fn:2" \
             $VALGRIND --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
             "$real" -n 1000 --iters 0 > "$tmp/vg.log" 2>&1

@@ -10,9 +10,12 @@
  *  - each device runs in its own thread (-d all runs them all at once), and
  *    there the kernel is compiled (a cache hit) while the primary context
  *    is being created, which is the slow part (saxpy_device.c);
- *  - the data moves once, from pageable memory; a small pinned buffer
- *    measures what the host link can do;
- *  - the result is verified by several threads;
+ *  - the data stays in pageable memory and is copied through a small
+ *    pinned buffer, which several threads fill (or empty) while the device
+ *    copies the chunk before; the same buffer measures what the host link
+ *    can do;
+ *  - the result is verified by several threads while the device times the
+ *    kernel and the copies;
  *  - everything is freed, and each context released, inside main, after
  *    the result is printed.
  */
@@ -43,7 +46,8 @@ static const char usage_text[] =
     "                     every device at once, one thread each (default 0)\n"
     "  -n ELEMS           number of floats (default 16777216 = 512 x 32768)\n"
     "      --iters K      kernel and copy timings: median of K runs (default 20; 0: none)\n"
-    "      --pageable     the data in ordinary host memory (the default: it moves once)\n"
+    "      --pageable     the data in ordinary host memory, copied through a small\n"
+    "                     pinned buffer (the default)\n"
     "      --pinned       the data in page-locked host memory\n"
     "      --naive        the documentation's kernel, one element per thread\n"
     "      --timeout SEC  give up after SEC seconds, naming the phase (default 60)\n"
@@ -319,8 +323,11 @@ static void print_run(const struct device_run *run, const struct options *opt)
     printf("Kernel (%s): %.4f ms median of %d, %.0f GB/s; device-to-device copy %.0f GB/s: %.1f %%\n",
            opt->naive ? "documentation's" : "vectorised grid-stride", b->kernel_ms, opt->iters, b->kernel, b->copy,
            b->copy > 0 ? 100.0 * b->kernel / b->copy : 0);
-    printf("Host link (pinned %.1f MiB): host-to-device %.1f GB/s, device-to-host %.1f GB/s\n",
-           run->probe_bytes / 1048576.0, b->probe_h2d, b->probe_d2h);
+    if (run->probe_bytes)
+        printf("Host link (pinned %.1f MiB): host-to-device %.1f GB/s, device-to-host %.1f GB/s\n",
+               run->probe_bytes / 1048576.0, b->probe_h2d, b->probe_d2h);
+    else
+        printf("Host link: not probed (no pinned memory)\n");
 }
 
 /* The sum over the devices that were timed together; false if fewer
@@ -411,8 +418,13 @@ static void json_bandwidth(struct json *j, const struct device_run *run, const s
         json_double(j, "device_to_device_copy_gbps", b->copy);
         json_double(j, "kernel_fraction_of_copy", b->copy > 0 ? b->kernel / b->copy : 0);
         json_uint(j, "pinned_probe_bytes", run->probe_bytes);
-        json_double(j, "pinned_host_to_device_gbps", b->probe_h2d);
-        json_double(j, "pinned_device_to_host_gbps", b->probe_d2h);
+        if (run->probe_bytes) {
+            json_double(j, "pinned_host_to_device_gbps", b->probe_h2d);
+            json_double(j, "pinned_device_to_host_gbps", b->probe_d2h);
+        } else { /* not probed */
+            json_null(j, "pinned_host_to_device_gbps");
+            json_null(j, "pinned_device_to_host_gbps");
+        }
     }
     json_object_end(j);
 }
