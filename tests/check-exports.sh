@@ -2,7 +2,8 @@
 # The built library exports exactly the functions of lib/libcudyn.map, all
 # at CUDYN_1.0; its soname is libcudyn.so.1; it needs only the C library
 # (and the dynamic loader, for thread-local storage; in sanitizer builds the
-# sanitizers' runtimes), no CUDA library, and carries no RPATH/RUNPATH.
+# sanitizers' runtimes), no CUDA library, carries no RPATH/RUNPATH and
+# needs no static TLS.
 . "$top_srcdir/tests/common.sh"
 for tool in nm readelf; do
     command -v $tool >/dev/null || { echo "SKIP: $tool not found"; exit 77; }
@@ -32,6 +33,10 @@ bad=$(printf '%s\n' "$versioned" | grep -v '@@CUDYN_1\.0$' || true)
 dyn=$(readelf -d "$lib")
 expect_match "$dyn" "Library soname: \[libcudyn\.so\.1\]"
 expect_no_match "$dyn" "\((RPATH|RUNPATH)\)"
+# no static TLS (initial-exec thread-locals): a library loaded with dlopen
+# (Python's ctypes, JNI) could then fail with "cannot allocate memory in
+# static TLS block"
+expect_no_match "$dyn" "STATIC_TLS"
 expect_no_match "$dyn" "NEEDED.*(libcuda|libnvrtc)"
 # a sanitizer build (configure --enable-sanitizer=LIST, passed here as
 # CUDYN_SANITIZER) may also need those sanitizers' runtimes, and only those
