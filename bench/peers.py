@@ -34,6 +34,7 @@ COLUMNS = ["direct C", "cudyn", "cuda-python", "CuPy"]
 PEERS = {"cuda-python": "cuda-python", "CuPy": "cupy"}  # column -> the name the workers take
 ROWS = [  # key, title, unit, decimals
     ("saxpy_process", "SAXPY application, whole process", "ms", 1),
+    ("floor", "driver floor, whole process", "ms", 1),
     ("launch", "empty-kernel launch loop", "us/launch", 3),
     ("call", "trivial call (idle stream query)", "ns/call", 1),
 ]
@@ -43,6 +44,9 @@ HOW = {
                      " runs after one untimed warm-up run each. direct C: bench/saxpy_direct, NVRTC on every run as in"
                      " the documentation; cudyn: cudyn-saxpy -q --naive --iters 0, warm kernel cache; cuda-python and"
                      " CuPy: bench/peers_saxpy.py in a fresh interpreter, imports included (CuPy's kernel cache warm)",
+    "floor": "bench/saxpy_direct --floor: cuInit, the primary context, three allocations of {saxpy_elements}"
+             " floats and exit, nothing else; what the driver's start-up and teardown cost any SAXPY process, timed"
+             " as the row above, interleaved with it",
     "launch": "{launches} launches of an empty kernel on the default stream and one synchronisation, timed whole;"
               " median of {rounds} rounds. cuLaunchKernel / cudyn_launch / driver.cuLaunchKernel / a RawKernel call",
     "call": "a query of the idle default stream, {calls} calls per round, median of {rounds} rounds. cuStreamQuery /"
@@ -268,27 +272,32 @@ def collect(args):
         env["CUDYN_LIBCUDA"] = m["driver_path"]
     if report["nvrtc_path"]:
         direct += ["--libnvrtc", report["nvrtc_path"]]  # the NVRTC cudyn uses
-    programs = {"direct C": direct, "cudyn": [args.cudyn_saxpy, "-q", "--naive", "--iters", "0"] + size}
+    programs = {"direct C": direct, "cudyn": [args.cudyn_saxpy, "-q", "--naive", "--iters", "0"] + size,
+                "floor": direct + ["--floor"]}
     for column in peers:
         programs[column] = [sys.executable, os.path.join(HERE, "peers_saxpy.py"), PEERS[column]] + size
     times = {c: [] for c in programs}
+    def row_of(column):  # the floor is a row of its own, in the direct C column
+        return ("floor", "direct C") if column == "floor" else ("saxpy_process", column)
+
     for column, argv in list(programs.items()):
         note(f"SAXPY application: warm-up run of {column}")
         _, error = run_timed(argv, env)
         if error:
-            cell("saxpy_process", column, None, error)
+            cell(*row_of(column), None, error)
             del programs[column]
     for r in range(args.runs):
         note(f"SAXPY application: round {r + 1} of {args.runs}")
         for column, argv in programs.items():
             ms, error = run_timed(argv, env)
             if error:
-                rows["saxpy_process"]["errors"][column] = error
+                key, where = row_of(column)
+                rows[key]["errors"][where] = error
             else:
                 times[column].append(ms)
     for column in programs:
         if times[column]:
-            cell("saxpy_process", column, statistics.median(times[column]))
+            cell(*row_of(column), statistics.median(times[column]))
     return finish(report)
 
 
@@ -373,9 +382,11 @@ def self_test():
             {"key": "saxpy_process", "title": ROWS[0][1], "unit": "ms",
              "values": {"direct C": 1076.0, "cudyn": 301.5, "cuda-python": 1080.0, "CuPy": None},
              "errors": {}},
-            {"key": "launch", "title": ROWS[1][1], "unit": "us/launch",
+            {"key": "floor", "title": ROWS[1][1], "unit": "ms",
+             "values": {"direct C": 250.0, "cudyn": None, "cuda-python": None, "CuPy": None}, "errors": {}},
+            {"key": "launch", "title": ROWS[2][1], "unit": "us/launch",
              "values": {"direct C": 2.9, "cudyn": 2.91, "cuda-python": 5.5, "CuPy": None}, "errors": {}},
-            {"key": "call", "title": ROWS[2][1], "unit": "ns/call",
+            {"key": "call", "title": ROWS[3][1], "unit": "ns/call",
              "values": {"direct C": 50.0, "cudyn": 90.0, "cuda-python": 80.0, "CuPy": None},
              "errors": {"cudyn": "made-up failure"}},
         ],
@@ -393,7 +404,7 @@ def self_test():
     expect(back["schema"] == SCHEMA, "the JSON's schema")
     expect(back["columns"] == COLUMNS, "the JSON's columns")
     expect([r["key"] for r in back["rows"]] == [k for k, _, _, _ in ROWS], "the JSON's rows")
-    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, True, False], "cudyn_ahead")
+    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, None, True, False], "cudyn_ahead")
     expect("CuPy         skipped: cupy not importable" in table, "the skip line")
     expect(all(r["how"] for r in back["rows"]), "the JSON's how")
     expect("1076.0" in table and "301.5" in table and "2.910" in table, "the values")
@@ -402,7 +413,7 @@ def self_test():
         expect(title in table and unit in table, f"the row '{title}'")
     verdicts = [line.split()[-1] for line in table.splitlines() for _, title, unit, _ in ROWS
                 if line.startswith(title) and line[len(title):].split()[:1] == [unit]]
-    expect(verdicts == ["yes", "yes", "NO"], "the verdicts")
+    expect(verdicts == ["yes", "-", "yes", "NO"], "the verdicts")
     if problems:
         sys.stdout.write(table)
         print("self-test FAILED: " + "; ".join(problems))

@@ -17,7 +17,12 @@
  * CUDA 13; and inputs that can be checked exactly (x[i] = i mod 1024,
  * y[i] = i mod 37, a = 2, as cudyn-saxpy uses) instead of random ones.
  *
- * Usage: saxpy_direct [--libcuda PATH] [--libnvrtc PATH] [-n ELEMS]
+ * With --floor it does only what no SAXPY program can avoid: cuInit, the
+ * primary context, the three allocations, then exit; its whole-process
+ * time is the floor the others stand on (the driver's start-up and
+ * teardown).
+ *
+ * Usage: saxpy_direct [--floor] [--libcuda PATH] [--libnvrtc PATH] [-n ELEMS]
  * Prints "Result = PASS" and exits 0 when every element is right; 1 for a
  * wrong result, 2 for a usage error, 8 for a failed CUDA or NVRTC call.
  */
@@ -25,6 +30,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,12 +221,33 @@ static char *compile(int major, int minor)
     return ptx;
 }
 
+/* --floor: the driver's share of any SAXPY process. */
+static int driver_floor(size_t n)
+{
+    check_cu(cu.cuInit(0), "cuInit");
+    CUdevice dev;
+    check_cu(cu.cuDeviceGet(&dev, 0), "cuDeviceGet");
+    CUcontext ctx;
+    check_cu(cu.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check_cu(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    CUdeviceptr p[3];
+    for (int i = 0; i < 3; i++)
+        check_cu(cu.cuMemAlloc_v2(&p[i], n * sizeof(float)), "cuMemAlloc");
+    for (int i = 0; i < 3; i++)
+        check_cu(cu.cuMemFree_v2(p[i]), "cuMemFree");
+    printf("Result = PASS (the floor: cuInit, primary context, 3 allocations)\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *libcuda = "libcuda.so.1", *libnvrtc = NULL;
     size_t n = (size_t)NUM_THREADS * 32768;
+    bool floor_only = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--libcuda") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--floor") == 0) {
+            floor_only = true;
+        } else if (strcmp(argv[i], "--libcuda") == 0 && i + 1 < argc) {
             libcuda = argv[++i];
         } else if (strcmp(argv[i], "--libnvrtc") == 0 && i + 1 < argc) {
             libnvrtc = argv[++i];
@@ -233,11 +260,13 @@ int main(int argc, char **argv)
             }
             n = (size_t)v;
         } else {
-            fprintf(stderr, "usage: saxpy_direct [--libcuda PATH] [--libnvrtc PATH] [-n ELEMS]\n");
+            fprintf(stderr, "usage: saxpy_direct [--floor] [--libcuda PATH] [--libnvrtc PATH] [-n ELEMS]\n");
             return EXIT_USAGE;
         }
     }
     load_driver(libcuda);
+    if (floor_only)
+        return driver_floor(n);
     load_nvrtc(libnvrtc);
 
     check_cu(cu.cuInit(0), "cuInit");
