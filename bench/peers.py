@@ -37,6 +37,8 @@ ROWS = [  # key, title, unit, decimals
     ("floor", "driver floor, whole process", "ms", 1),
     ("launch", "empty-kernel launch loop", "us/launch", 3),
     ("call", "trivial call (idle stream query)", "ns/call", 1),
+    ("elementwise", "elementwise SAXPY, 2^24 floats", "us", 1),
+    ("reduction", "reduction (dot), 2^24 floats", "us", 1),
 ]
 # What each row measures, for the table's notes and the JSON's "how".
 HOW = {
@@ -53,6 +55,11 @@ HOW = {
             " cudyn_stream_query / driver.cuStreamQuery / cupy.cuda.runtime.streamQuery; the Python columns"
             " include the interpreter's loop",
 }
+HOW["elementwise"] = ("a kernel generated from the expression y[i] = a * x[i] + y[i] (in place: reads x and y,"
+                      " writes y): cudyn_elementwise_* / CuPy's ElementwiseKernel; one launch timed with events,"
+                      " median of 21 after a warm-up")
+HOW["reduction"] = ("the dot product of two vectors into device memory, deterministic in cudyn (two launches, no"
+                    " atomics): cudyn_reduction_* / CuPy's ReductionKernel; timed as the row above")
 HERE = os.path.dirname(os.path.abspath(__file__))
 EMPTY_SOURCE = 'extern "C" __global__ void empty() {}\n'
 
@@ -117,6 +124,28 @@ def worker_cupy(args, put):
             query(0)
 
     measure(args, put, launches, calls)
+    cupy_expressions(cp, put)
+
+
+def cupy_expressions(cp, put):
+    """The elementwise and reduction rows: the same work as peers_c's."""
+    n = 1 << 24
+    x = (cp.arange(n, dtype=cp.uint32) % 1024 + 1).astype(cp.float32)
+    y = x.copy()
+    saxpy = cp.ElementwiseKernel("float32 a, float32 x", "float32 y", "y = a * x + y", "saxpy")
+    dot = cp.ReductionKernel("float32 x, float32 y", "float32 z", "x * y", "a + b", "z = a", "0", "dot")
+    two = cp.float32(2.0)
+    for key, run in (("elementwise_us", lambda: saxpy(two, x, y)), ("reduction_us", lambda: dot(x, y))):
+        run()  # warm up: compiles or loads from CuPy's cache
+        times = []
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(21):
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end) * 1e3)
+        put(key, f"{statistics.median(times):.2f}")
 
 
 def measure(args, put, launches, calls):
@@ -244,6 +273,11 @@ def collect(args):
         for column, side in (("direct C", "direct"), ("cudyn", "cudyn")):
             value = facts.get(f"{fact}.{side}")
             cell(key, column, float(value) if value else None, None if value else error or "not measured")
+    for key in ("elementwise", "reduction"):  # cudyn's and CuPy's APIs; not timed on the mock
+        value = facts.get(f"{key}_us.cudyn")
+        if value or not mock:
+            cell(key, "cudyn", float(value) if value else None,
+                 None if value else facts.get("expressions_error") or error or "not measured")
 
     # the peers, each in a process of its own
     peers = []
@@ -262,6 +296,10 @@ def collect(args):
         for key, fact in (("launch", "launch_us"), ("call", "call_ns")):
             value = facts.get(fact)
             cell(key, column, float(value) if value else None, None if value else error or "not measured")
+        if column == "CuPy":  # the only peer with kernels from expressions
+            for key in ("elementwise", "reduction"):
+                value = facts.get(f"{key}_us")
+                cell(key, column, float(value) if value else None, None if value else error or "not measured")
 
     # the SAXPY application, whole processes, interleaved
     env = dict(os.environ)
@@ -389,6 +427,10 @@ def self_test():
             {"key": "call", "title": ROWS[3][1], "unit": "ns/call",
              "values": {"direct C": 50.0, "cudyn": 90.0, "cuda-python": 80.0, "CuPy": None},
              "errors": {"cudyn": "made-up failure"}},
+            {"key": "elementwise", "title": ROWS[4][1], "unit": "us",
+             "values": {"direct C": None, "cudyn": 76.0, "cuda-python": None, "CuPy": 80.0}, "errors": {}},
+            {"key": "reduction", "title": ROWS[5][1], "unit": "us",
+             "values": {"direct C": None, "cudyn": 54.0, "cuda-python": None, "CuPy": None}, "errors": {}},
         ],
         "skipped": [{"peer": "CuPy", "reason": "cupy not importable (ModuleNotFoundError: No module named 'cupy')"}],
     }
@@ -404,7 +446,7 @@ def self_test():
     expect(back["schema"] == SCHEMA, "the JSON's schema")
     expect(back["columns"] == COLUMNS, "the JSON's columns")
     expect([r["key"] for r in back["rows"]] == [k for k, _, _, _ in ROWS], "the JSON's rows")
-    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, None, True, False], "cudyn_ahead")
+    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, None, True, False, True, None], "cudyn_ahead")
     expect("CuPy         skipped: cupy not importable" in table, "the skip line")
     expect(all(r["how"] for r in back["rows"]), "the JSON's how")
     expect("1076.0" in table and "301.5" in table and "2.910" in table, "the values")
@@ -413,7 +455,7 @@ def self_test():
         expect(title in table and unit in table, f"the row '{title}'")
     verdicts = [line.split()[-1] for line in table.splitlines() for _, title, unit, _ in ROWS
                 if line.startswith(title) and line[len(title):].split()[:1] == [unit]]
-    expect(verdicts == ["yes", "-", "yes", "NO"], "the verdicts")
+    expect(verdicts == ["yes", "-", "yes", "NO", "yes", "-"], "the verdicts")
     if problems:
         sys.stdout.write(table)
         print("self-test FAILED: " + "; ".join(problems))

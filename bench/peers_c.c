@@ -124,6 +124,101 @@ static void trivial_call(const struct direct *d, int calls, int rounds)
     printf("call_ns.direct\t%.2f\ncall_ns.cudyn\t%.2f\n", median(direct, rounds), median(lib, rounds));
 }
 
+/* Kernels from expressions on 2^24 floats, beside CuPy's ElementwiseKernel
+ * and ReductionKernel on the same data: SAXPY in place (y = a x + y) and a
+ * dot product into device memory, each timed with events around one run,
+ * median of 21 after a warm-up.  Not on the mock: it cannot time kernels. */
+#define EXPR_ELEMENTS ((size_t)1 << 24)
+#define EXPR_RUNS 21
+
+static double event_median_us(int (*run)(void *), void *ctx)
+{
+    double us[EXPR_RUNS];
+    cudyn_event a = NULL, b = NULL;
+    int st = cudyn_event_create(&a, 0);
+    if (st == CUDYN_OK)
+        st = cudyn_event_create(&b, 0);
+    for (int r = 0; st == CUDYN_OK && r < EXPR_RUNS; r++) {
+        float ms = 0;
+        st = cudyn_event_record(a, NULL);
+        if (st == CUDYN_OK)
+            st = run(ctx);
+        if (st == CUDYN_OK)
+            st = cudyn_event_record(b, NULL);
+        if (st == CUDYN_OK)
+            st = cudyn_event_synchronize(b);
+        if (st == CUDYN_OK)
+            st = cudyn_event_elapsed_ms(&ms, a, b);
+        us[r] = ms * 1e3;
+    }
+    cudyn_event_destroy(a);
+    cudyn_event_destroy(b);
+    return st == CUDYN_OK ? median(us, EXPR_RUNS) : -1;
+}
+
+struct expr_work {
+    cudyn_elementwise *saxpy;
+    cudyn_reduction *dot;
+    cudyn_devptr x, y, result;
+};
+
+static int run_saxpy(void *ctx)
+{
+    struct expr_work *w = ctx;
+    return cudyn_elementwise_launch(w->saxpy, EXPR_ELEMENTS, NULL, 2.0f, w->x, w->y);
+}
+
+static int run_dot(void *ctx)
+{
+    struct expr_work *w = ctx;
+    return cudyn_reduction_run(w->dot, NULL, w->result, EXPR_ELEMENTS, NULL, w->x, w->y);
+}
+
+static void expressions(void)
+{
+    struct expr_work w = {0};
+    size_t bytes = EXPR_ELEMENTS * sizeof(float);
+    float *host = malloc(bytes);
+    int st = host ? CUDYN_OK : CUDYN_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; host && i < EXPR_ELEMENTS; i++) /* as bench/peers.py's CuPy worker makes them */
+        host[i] = (float)(i % 1024 + 1);
+    if (st == CUDYN_OK)
+        st = cudyn_elementwise_create(&w.saxpy, "float a, const float *x, float *y", "y[i] = a * x[i] + y[i]",
+                                      "saxpy", NULL);
+    if (st == CUDYN_OK)
+        st = cudyn_reduction_create(&w.dot, "float", "0", "a + b", "x[i] * y[i]", "const float *x, const float *y",
+                                    "dot", NULL);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&w.x, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&w.y, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&w.result, sizeof(float));
+    if (st == CUDYN_OK)
+        st = cudyn_memcpy_htod(w.x, host, bytes);
+    if (st == CUDYN_OK)
+        st = cudyn_memcpy_htod(w.y, host, bytes);
+    if (st == CUDYN_OK) /* warm up: the modules load */
+        st = run_saxpy(&w);
+    if (st == CUDYN_OK)
+        st = run_dot(&w);
+    double saxpy_us = st == CUDYN_OK ? event_median_us(run_saxpy, &w) : -1;
+    double dot_us = st == CUDYN_OK ? event_median_us(run_dot, &w) : -1;
+    if (saxpy_us >= 0 && dot_us >= 0) {
+        printf("elementwise_us.cudyn\t%.2f\nreduction_us.cudyn\t%.2f\n", saxpy_us, dot_us);
+    } else {
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        printf("expressions_error\t%s\n", e.message);
+    }
+    cudyn_mem_free(w.x);
+    cudyn_mem_free(w.y);
+    cudyn_mem_free(w.result);
+    cudyn_elementwise_free(w.saxpy);
+    cudyn_reduction_free(w.dot);
+    free(host);
+}
+
 static int positive(const char *text, int max)
 {
     char *end;
@@ -194,6 +289,8 @@ int main(int argc, char **argv)
         return fail("cudyn_synchronize");
     launch_loop(&d, f, launches, rounds);
     trivial_call(&d, calls, rounds);
+    if (!mock)
+        expressions();
     printf("launches\t%d\ncalls\t%d\nrounds\t%d\n", launches, calls, rounds);
     cudyn_module_unload(mod);
     return 0;
