@@ -75,7 +75,7 @@ expect_match "$out" "device-to-host +ok .*\(staged through 1 x 28 bytes pinned, 
 # they would without staging, the host link is not probed, and it passes
 for args in "" "-d all"; do
     MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuMemHostAlloc:1:2 expect_exit 0 "$saxpy" $small $args
-    expect_match "$out" "allocate +ok .*no pinned memory \(CUDA_ERROR_OUT_OF_MEMORY\): copies unstaged, host link not probed\)"
+    expect_match "$out" "allocate +ok .*pinned memory unavailable \(the driver is out of it\): copies unstaged, host link not probed\)"
     expect_match "$out" "host-to-device +ok .*\(x and y, pageable: [0-9.]+ GB/s\)"
     expect_match "$out" "device-to-host +ok .*\(pageable: [0-9.]+ GB/s\)"
     expect_match "$out" "^Host link: not probed \(no pinned memory\)$"
