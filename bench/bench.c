@@ -34,31 +34,6 @@ typedef unsigned int (*stream_query_fn)(void *stream);
 typedef unsigned int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                   unsigned bz, unsigned shared, void *stream, void **params, void **extra);
 
-/* Two ways of doing the same work, measured in alternating rounds (so
- * drift in clocks or queue state affects both alike): the median over
- * rounds of the mean cost of one call in a round, for each. */
-#define ROUNDS 21
-#define MEDIAN_PAIR_NS(result_a, result_b, per_round, body_a, body_b)        \
-    do {                                                                     \
-        double a_[ROUNDS], b_[ROUNDS];                                       \
-        for (int r_ = 0; r_ < ROUNDS; r_++) {                                \
-            double t0_ = now_ns();                                           \
-            for (int i_ = 0; i_ < (per_round); i_++) {                       \
-                body_a;                                                      \
-            }                                                                \
-            double t1_ = now_ns();                                           \
-            for (int i_ = 0; i_ < (per_round); i_++) {                       \
-                body_b;                                                      \
-            }                                                                \
-            a_[r_] = (t1_ - t0_) / (per_round);                              \
-            b_[r_] = (now_ns() - t1_) / (per_round);                         \
-        }                                                                    \
-        qsort(a_, ROUNDS, sizeof a_[0], cmp_double);                         \
-        qsort(b_, ROUNDS, sizeof b_[0], cmp_double);                         \
-        (result_a) = a_[ROUNDS / 2];                                         \
-        (result_b) = b_[ROUNDS / 2];                                         \
-    } while (0)
-
 static const char empty_source[] =
     "extern \"C\" __global__ void empty() {}\n"
     "extern \"C\" __global__ void five(float a, const float *x, const float *y, float *out, size_t n) {}\n";
@@ -623,8 +598,9 @@ int main(int argc, char **argv)
         double cold = (now_ns() - t0) / 1e6;
         if (st2 == CUDYN_OK) {
             cudyn_module_unload(m2);
-            double warm[ROUNDS];
-            for (int r = 0; r < ROUNDS; r++) {
+            enum { WARM_ROUNDS = 21 };
+            double warm[WARM_ROUNDS];
+            for (int r = 0; r < WARM_ROUNDS; r++) {
                 t0 = now_ns();
                 cudyn_module_load_source(&m2, src, NULL, 0);
                 warm[r] = (now_ns() - t0) / 1e6;
@@ -632,7 +608,7 @@ int main(int argc, char **argv)
             }
             printf("%-44s %9.2f ms\n", "cudyn_module_load_source, cold NVRTC", cold);
             printf("%-44s %9.3f ms %12s %10s   (target <= 0.3 ms)\n", "cudyn_module_load_source, warm cache",
-                   median(warm, ROUNDS), "-", "-");
+                   median(warm, WARM_ROUNDS), "-", "-");
             bench_fresh_process(src);
         }
     }
