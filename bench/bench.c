@@ -25,52 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cudyn.h"
 
 typedef unsigned int (*stream_query_fn)(void *stream);
 typedef unsigned int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                   unsigned bz, unsigned shared, void *stream, void **params, void **extra);
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Two ways of doing the same work, measured in alternating rounds (so
- * drift in clocks or queue state affects both alike): the median over
- * rounds of the mean cost of one call in a round, for each. */
-#define ROUNDS 21
-#define MEDIAN_PAIR_NS(result_a, result_b, per_round, body_a, body_b)        \
-    do {                                                                     \
-        double a_[ROUNDS], b_[ROUNDS];                                       \
-        for (int r_ = 0; r_ < ROUNDS; r_++) {                                \
-            double t0_ = now_ns();                                           \
-            for (int i_ = 0; i_ < (per_round); i_++) {                       \
-                body_a;                                                      \
-            }                                                                \
-            double t1_ = now_ns();                                           \
-            for (int i_ = 0; i_ < (per_round); i_++) {                       \
-                body_b;                                                      \
-            }                                                                \
-            a_[r_] = (t1_ - t0_) / (per_round);                              \
-            b_[r_] = (now_ns() - t1_) / (per_round);                         \
-        }                                                                    \
-        qsort(a_, ROUNDS, sizeof a_[0], cmp_double);                         \
-        qsort(b_, ROUNDS, sizeof b_[0], cmp_double);                         \
-        (result_a) = a_[ROUNDS / 2];                                         \
-        (result_b) = b_[ROUNDS / 2];                                         \
-    } while (0)
 
 static const char empty_source[] =
     "extern \"C\" __global__ void empty() {}\n"
@@ -91,11 +53,9 @@ static void report_pair(const char *what, double *c, double *d, int rounds, doub
     double diff[rounds];
     for (int r = 0; r < rounds; r++)
         diff[r] = c[r] - d[r];
-    qsort(c, (size_t)rounds, sizeof c[0], cmp_double);
-    qsort(d, (size_t)rounds, sizeof d[0], cmp_double);
     qsort(diff, (size_t)rounds, sizeof diff[0], cmp_double);
     printf("%-44s %9.1f ns %9.1f ns %+8.1f ns   (middle half %+.0f..%+.0f; target <= +%.0f ns)\n", what,
-           c[rounds / 2], d[rounds / 2], diff[rounds / 2], diff[rounds / 4], diff[3 * rounds / 4], target_ns);
+           median(c, rounds), median(d, rounds), diff[rounds / 2], diff[rounds / 4], diff[3 * rounds / 4], target_ns);
 }
 
 static void compare_launches(const char *what, launch_body body, void *ctx, double target_ns)
@@ -152,6 +112,15 @@ static void body_pack(int use_cudyn, void *p)
         c->direct((void *)c->f, 1, 1, 1, 1, 1, 1, 0, NULL, c->params, NULL);
 }
 
+/* The last error's message, for rows that cannot run. */
+static const char *last_message(void)
+{
+    static cudyn_error e;
+    e.size = sizeof e;
+    cudyn_last_error(&e);
+    return e.message;
+}
+
 /* ---- kernels from expressions against a device-to-device copy ---- */
 
 typedef unsigned int (*copy_fn)(cudyn_devptr dst, cudyn_devptr src, size_t bytes, void *stream);
@@ -164,39 +133,38 @@ struct expr_bench {
     size_t n;
 };
 
-/* Median milliseconds of one run of `what` (0 copy, 1 saxpy, 2 dot),
- * timed with events around each run. */
-static double expr_median_ms(struct expr_bench *b, int what)
+/* Each time is the median of EXPR_RUNS runs, timed with events
+ * (event_median_ms) around one of these. */
+#define EXPR_RUNS 21
+
+static int run_copy(void *p)
 {
-    enum { RUNS = 21 };
-    double ms[RUNS];
-    cudyn_event e0 = NULL, e1 = NULL;
-    cudyn_event_create(&e0, 0);
-    cudyn_event_create(&e1, 0);
-    for (int r = 0; r < RUNS; r++) {
-        cudyn_event_record(e0, NULL);
-        if (what == 0)
-            b->copy(b->copy_dst, b->x, b->n * sizeof(float), NULL);
-        else if (what == 1)
-            cudyn_elementwise_launch(b->saxpy, b->n, NULL, 2.0f, b->x, b->y);
-        else
-            cudyn_reduction_run(b->dot, NULL, b->result, b->n, NULL, b->x, b->y);
-        cudyn_event_record(e1, NULL);
-        cudyn_event_synchronize(e1);
-        float t = 0;
-        cudyn_event_elapsed_ms(&t, e0, e1);
-        ms[r] = t;
-    }
-    cudyn_event_destroy(e0);
-    cudyn_event_destroy(e1);
-    qsort(ms, RUNS, sizeof ms[0], cmp_double);
-    return ms[RUNS / 2];
+    struct expr_bench *b = p;
+    /* a direct driver call: a CUresult, not a cudyn status */
+    return b->copy(b->copy_dst, b->x, b->n * sizeof(float), NULL) == 0 ? CUDYN_OK : CUDYN_ERROR_DRIVER;
+}
+
+static int run_saxpy(void *p)
+{
+    struct expr_bench *b = p;
+    return cudyn_elementwise_launch(b->saxpy, b->n, NULL, 2.0f, b->x, b->y);
+}
+
+static int run_dot(void *p)
+{
+    struct expr_bench *b = p;
+    return cudyn_reduction_run(b->dot, NULL, b->result, b->n, NULL, b->x, b->y);
 }
 
 /* One row: the kernel's bandwidth (bytes it moves per run) against the
- * copy's (its bytes read and written), as the brief's targets count them. */
+ * copy's (its bytes read and written), as the brief's targets count them;
+ * ms or copy_gbps below 0: a run failed. */
 static void expr_row(const char *what, double bytes, double ms, double copy_gbps, double target)
 {
+    if (ms < 0 || copy_gbps < 0) { /* a direct call leaves no last error */
+        printf("%-44s skipped: %s\n", what, copy_gbps < 0 ? "the direct cuMemcpyDtoDAsync failed" : last_message());
+        return;
+    }
     double gbps = bytes / (ms * 1e6);
     printf("%-44s %7.0f GB/s %7.0f GB/s %9.1f%%   (%.3f ms; target >= %.0f%% of the copy)\n", what, gbps, copy_gbps,
            100 * gbps / copy_gbps, ms, target);
@@ -233,14 +201,15 @@ static void bench_expressions(void)
             host[i] = (float)(i % 1024 + 1);
         if (st == CUDYN_OK && cudyn_memcpy_htod(b.x, host, bytes) == CUDYN_OK &&
             cudyn_memcpy_htod(b.y, host, bytes) == CUDYN_OK) {
-            expr_median_ms(&b, 1); /* warm up: first launch loads the module */
-            double copy_ms = expr_median_ms(&b, 0), copy_gbps = 2.0 * bytes / (copy_ms * 1e6);
+            event_median_ms(EXPR_RUNS, run_saxpy, &b); /* warm up: first launch loads the module */
+            double copy_ms = event_median_ms(EXPR_RUNS, run_copy, &b), copy_gbps = 2.0 * bytes / (copy_ms * 1e6);
             char what[64];
             snprintf(what, sizeof what, "elementwise saxpy, 2^%d floats", shifts[s]);
-            expr_row(what, 3.0 * bytes, expr_median_ms(&b, 1), copy_gbps, 95);
+            expr_row(what, 3.0 * bytes, event_median_ms(EXPR_RUNS, run_saxpy, &b), copy_gbps, 95);
             if (shifts[s] == 24) {
-                expr_median_ms(&b, 2);
-                expr_row("reduction dot product, 2^24 floats", 2.0 * bytes, expr_median_ms(&b, 2), copy_gbps, 85);
+                event_median_ms(EXPR_RUNS, run_dot, &b);
+                expr_row("reduction dot product, 2^24 floats", 2.0 * bytes, event_median_ms(EXPR_RUNS, run_dot, &b),
+                         copy_gbps, 85);
             }
         } else {
             printf("elementwise saxpy, 2^%d floats: no memory for three vectors\n", shifts[s]);
@@ -254,15 +223,6 @@ static void bench_expressions(void)
     }
     cudyn_elementwise_free(b.saxpy);
     cudyn_reduction_free(b.dot);
-}
-
-/* The last error's message, for rows that cannot run. */
-static const char *last_message(void)
-{
-    static cudyn_error e;
-    e.size = sizeof e;
-    cudyn_last_error(&e);
-    return e.message;
 }
 
 /* ---- empty kernels one by one against the same kernels in a graph ---- */
@@ -315,15 +275,12 @@ static void bench_graph(cudyn_function f)
                     graph[r] = (now_ns() - t0) / GRAPH_KERNELS;
                 }
             }
-        qsort(single, GRAPH_ROUNDS, sizeof single[0], cmp_double);
-        qsort(graph, GRAPH_ROUNDS, sizeof graph[0], cmp_double);
-        qsort(call, GRAPH_ROUNDS, sizeof call[0], cmp_double);
-        double us1 = single[GRAPH_ROUNDS / 2] / 1e3, usg = graph[GRAPH_ROUNDS / 2] / 1e3;
+        double us1 = median(single, GRAPH_ROUNDS) / 1e3, usg = median(graph, GRAPH_ROUNDS) / 1e3;
         printf("%-44s %9.3f us   per launch: %.2f M launches/s (%d cudyn_launch, one stream sync)\n",
                "empty kernels, launched one by one", us1, 1 / us1, GRAPH_KERNELS);
         printf("%-44s %9.3f us   per launch: %.2f M launches/s (one cudyn_graph_launch of %d, one stream sync;"
                " the call %.1f us); %.2fx the rate one by one\n",
-               "the same kernels replayed from a graph", usg, 1 / usg, GRAPH_KERNELS, call[GRAPH_ROUNDS / 2] / 1e3,
+               "the same kernels replayed from a graph", usg, 1 / usg, GRAPH_KERNELS, median(call, GRAPH_ROUNDS) / 1e3,
                us1 / usg);
     }
     cudyn_graph_exec_destroy(exec);
@@ -433,52 +390,39 @@ static void bench_fresh_process(const char *source)
         printf("warm cache, fresh process: skipped (the child processes failed; see above)\n");
         return;
     }
-    qsort(load, (size_t)ran, sizeof load[0], cmp_double);
-    qsort(ctx, (size_t)ran, sizeof ctx[0], cmp_double);
     char nvrtc[32] = "no";
     if (with_nvrtc)
         snprintf(nvrtc, sizeof nvrtc, "YES (%d of %d)", with_nvrtc, ran);
     printf("%-44s %9.3f ms %12s %10s   (target <= 0.3 ms, no NVRTC; NVRTC loaded: %s)\n",
-           "warm cache, fresh process", load[ran / 2], "-", "-", nvrtc);
+           "warm cache, fresh process", median(load, ran), "-", "-", nvrtc);
     printf("%-44s %9.1f ms   (median of %d processes; driver load, cuInit and context, before the load)\n",
-           "  context first", ctx[ran / 2], ran);
+           "  context first", median(ctx, ran), ran);
 }
 
 /* ---- device-to-device copies between two GPUs ---- */
 
-/* Median GB/s of copies of `bytes` from src to dst, queued on device 0's
- * default stream and timed with events there. */
+struct copy_job {
+    cudyn_devptr dst, src;
+    size_t bytes;
+};
+
+static int run_copy_job(void *p)
+{
+    const struct copy_job *c = p;
+    return cudyn_memcpy_dtod_async(c->dst, c->src, c->bytes, NULL);
+}
+
+/* Median GB/s of 11 copies of `bytes` from src to dst, after one to warm
+ * up, queued on device 0's default stream and timed with events there. */
 static double copy_gbps(cudyn_devptr dst, cudyn_devptr src, size_t bytes, const char **error)
 {
-    enum { RUNS = 11 };
-    double ms[RUNS];
-    cudyn_event e0 = NULL, e1 = NULL;
-    int st = cudyn_event_create(&e0, 0);
-    if (st == CUDYN_OK)
-        st = cudyn_event_create(&e1, 0);
-    if (st == CUDYN_OK) /* warm up */
-        st = cudyn_memcpy_dtod_async(dst, src, bytes, NULL);
-    for (int r = 0; r < RUNS && st == CUDYN_OK; r++) {
-        float t = 0;
-        st = cudyn_event_record(e0, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_memcpy_dtod_async(dst, src, bytes, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_record(e1, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_synchronize(e1);
-        if (st == CUDYN_OK)
-            st = cudyn_event_elapsed_ms(&t, e0, e1);
-        ms[r] = t;
-    }
-    if (st != CUDYN_OK)
+    struct copy_job c = {dst, src, bytes};
+    double ms = run_copy_job(&c) == CUDYN_OK ? event_median_ms(11, run_copy_job, &c) : -1;
+    if (ms < 0) {
         *error = last_message();
-    cudyn_event_destroy(e0);
-    cudyn_event_destroy(e1);
-    if (st != CUDYN_OK)
         return 0;
-    qsort(ms, RUNS, sizeof ms[0], cmp_double);
-    return ms[RUNS / 2] > 0 ? bytes / (ms[RUNS / 2] * 1e6) : 0;
+    }
+    return ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
 /* Bytes copied per second from device 1 to device 0 (256 MiB; 16 MiB on
@@ -654,17 +598,17 @@ int main(int argc, char **argv)
         double cold = (now_ns() - t0) / 1e6;
         if (st2 == CUDYN_OK) {
             cudyn_module_unload(m2);
-            double warm[ROUNDS];
-            for (int r = 0; r < ROUNDS; r++) {
+            enum { WARM_ROUNDS = 21 };
+            double warm[WARM_ROUNDS];
+            for (int r = 0; r < WARM_ROUNDS; r++) {
                 t0 = now_ns();
                 cudyn_module_load_source(&m2, src, NULL, 0);
                 warm[r] = (now_ns() - t0) / 1e6;
                 cudyn_module_unload(m2); /* the next call must go to the cache */
             }
-            qsort(warm, ROUNDS, sizeof warm[0], cmp_double);
             printf("%-44s %9.2f ms\n", "cudyn_module_load_source, cold NVRTC", cold);
             printf("%-44s %9.3f ms %12s %10s   (target <= 0.3 ms)\n", "cudyn_module_load_source, warm cache",
-                   warm[ROUNDS / 2], "-", "-");
+                   median(warm, WARM_ROUNDS), "-", "-");
             bench_fresh_process(src);
         }
     }

@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cudyn.h"
 
 typedef unsigned int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -33,25 +33,6 @@ static const char empty_source[] = "extern \"C\" __global__ void empty() {}\n";
 /* What the mock driver loads without NVRTC. */
 static const char mock_image[] = ".version 8.0\n.visible .entry empty(\n)\n{\n}\n";
 static const cudyn_dim3 one = {1, 1, 1};
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return v[n / 2];
-}
 
 static int fail(const char *what)
 {
@@ -131,31 +112,6 @@ static void trivial_call(const struct direct *d, int calls, int rounds)
 #define EXPR_ELEMENTS ((size_t)1 << 24)
 #define EXPR_RUNS 21
 
-static double event_median_us(int (*run)(void *), void *ctx)
-{
-    double us[EXPR_RUNS];
-    cudyn_event a = NULL, b = NULL;
-    int st = cudyn_event_create(&a, 0);
-    if (st == CUDYN_OK)
-        st = cudyn_event_create(&b, 0);
-    for (int r = 0; st == CUDYN_OK && r < EXPR_RUNS; r++) {
-        float ms = 0;
-        st = cudyn_event_record(a, NULL);
-        if (st == CUDYN_OK)
-            st = run(ctx);
-        if (st == CUDYN_OK)
-            st = cudyn_event_record(b, NULL);
-        if (st == CUDYN_OK)
-            st = cudyn_event_synchronize(b);
-        if (st == CUDYN_OK)
-            st = cudyn_event_elapsed_ms(&ms, a, b);
-        us[r] = ms * 1e3;
-    }
-    cudyn_event_destroy(a);
-    cudyn_event_destroy(b);
-    return st == CUDYN_OK ? median(us, EXPR_RUNS) : -1;
-}
-
 struct expr_work {
     cudyn_elementwise *saxpy;
     cudyn_reduction *dot;
@@ -202,10 +158,10 @@ static void expressions(void)
         st = run_saxpy(&w);
     if (st == CUDYN_OK)
         st = run_dot(&w);
-    double saxpy_us = st == CUDYN_OK ? event_median_us(run_saxpy, &w) : -1;
-    double dot_us = st == CUDYN_OK ? event_median_us(run_dot, &w) : -1;
-    if (saxpy_us >= 0 && dot_us >= 0) {
-        printf("elementwise_us.cudyn\t%.2f\nreduction_us.cudyn\t%.2f\n", saxpy_us, dot_us);
+    double saxpy_ms = st == CUDYN_OK ? event_median_ms(EXPR_RUNS, run_saxpy, &w) : -1;
+    double dot_ms = st == CUDYN_OK ? event_median_ms(EXPR_RUNS, run_dot, &w) : -1;
+    if (saxpy_ms >= 0 && dot_ms >= 0) {
+        printf("elementwise_us.cudyn\t%.2f\nreduction_us.cudyn\t%.2f\n", saxpy_ms * 1e3, dot_ms * 1e3);
     } else {
         cudyn_error e = {.size = sizeof e};
         cudyn_last_error(&e);

@@ -15,19 +15,10 @@
 #include <string.h>
 
 #include "cache.h"
+#include "fuzz_common.h"
 #include "internal.h"
 
 static const unsigned char key[CUDYN_SHA256_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-
-static void reseal(unsigned char *buf, size_t size)
-{
-    if (size < CUDYN_SHA256_BYTES)
-        return;
-    struct cudyn__sha256 h;
-    cudyn__sha256_init(&h);
-    cudyn__sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
-    cudyn__sha256_final(&h, buf + size - CUDYN_SHA256_BYTES);
-}
 
 static int parse(const unsigned char *data, size_t size)
 {
@@ -55,34 +46,21 @@ static int parse(const unsigned char *data, size_t size)
     return rc;
 }
 
+/* The key in its place in the header (bytes 24-55): an entry stored under
+ * another key is refused before anything else is read. */
+static void put_key(unsigned char *buf)
+{
+    memcpy(buf + 24, key, sizeof key);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    parse(data, size);
-    if (size >= CUDYN_CACHE_HEADER_BYTES + CUDYN_SHA256_BYTES) {
-        unsigned char *copy = malloc(size);
-        memcpy(copy, data, size);
-        memcpy(copy + 24, key, sizeof key); /* the key's place in the header */
-        size_t n = size; /* and the announced size: the file's own */
-        for (int i = 0; i < 8; i++)
-            copy[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
-        reseal(copy, size);
-        parse(copy, size);
-        free(copy);
-    }
+    fuzz_one(data, size, CUDYN_CACHE_HEADER_BYTES, parse, put_key);
     return 0;
 }
 
 #ifndef CUDYN_LIBFUZZER
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static struct cudyn__name_pair pairs[] = {{"scale<float>", "_Z5scaleIfEvPT_S0_m"}, {"&counter", "counter"}};
 static struct cudyn__dep deps[] = {
     {"include/saxpy.h", true, 2049, 131, 512, 1700000000123456789, 1700000000123456789, {7, 7, 7}},
@@ -107,19 +85,19 @@ static unsigned char *valid_entry(int which, size_t *size)
 
 static void mutate(unsigned char *buf, size_t *n, size_t cap)
 {
-    int edits = 1 + (int)(next() % 4);
+    int edits = 1 + (int)(fuzz_next() % 4);
     for (int k = 0; k < edits; k++) {
-        switch (next() % 5) {
-        case 0: buf[next() % *n] ^= (unsigned char)(1u << (next() % 8)); break;
-        case 1: buf[next() % *n] = (unsigned char)next(); break;
-        case 2: *n = 1 + next() % *n; break;                              /* truncate */
+        switch (fuzz_next() % 5) {
+        case 0: buf[fuzz_next() % *n] ^= (unsigned char)(1u << (fuzz_next() % 8)); break;
+        case 1: buf[fuzz_next() % *n] = (unsigned char)fuzz_next(); break;
+        case 2: *n = 1 + fuzz_next() % *n; break;                         /* truncate */
         case 3: {                                                         /* a huge length field */
-            size_t at = CUDYN_CACHE_HEADER_BYTES + 4 + next() % 16;
+            size_t at = CUDYN_CACHE_HEADER_BYTES + 4 + fuzz_next() % 16;
             if (at + 8 <= *n)
-                memset(buf + at, 0xFF, 1 + next() % 8);
+                memset(buf + at, 0xFF, 1 + fuzz_next() % 8);
             break;
         }
-        default: if (*n + 16 <= cap) *n += next() % 16; break;             /* grow */
+        default: if (*n + 16 <= cap) *n += fuzz_next() % 16; break;       /* grow */
         }
     }
 }
@@ -133,18 +111,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fuzz_cache: a valid entry does not parse\n");
         return 1;
     }
-    unsigned char *buf = malloc(size + 64);
-    long accepted = 0;
-    for (long it = 0; it < iterations; it++) {
-        memcpy(buf, valid, size);
-        size_t n = size;
-        mutate(buf, &n, size + 64);
-        if (next() % 2)
-            reseal(buf, n);
-        accepted += parse(buf, n) == 0;
-    }
+    long accepted = fuzz_rounds(0x9E3779B97F4A7C15ull, valid, size, size + 64, iterations, mutate, parse);
     printf("fuzz_cache: %ld damaged entries, %ld accepted as consistent, no fault\n", iterations, accepted);
-    free(buf);
     free(valid);
     return 0;
 }

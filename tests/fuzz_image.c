@@ -12,18 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "image.h"
-#include "sha256.h"
-
-static void reseal(unsigned char *buf, size_t size)
-{
-    if (size < CUDYN_SHA256_BYTES)
-        return;
-    struct cudyn__sha256 h;
-    cudyn__sha256_init(&h);
-    cudyn__sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
-    cudyn__sha256_final(&h, buf + size - CUDYN_SHA256_BYTES);
-}
 
 static int parse(const unsigned char *data, size_t size)
 {
@@ -46,27 +36,21 @@ static int parse(const unsigned char *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    parse(data, size);
-    if (size >= CUDYN_IMAGE_HEADER_BYTES + CUDYN_SHA256_BYTES) {
-        unsigned char *copy = malloc(size);
-        memcpy(copy, data, size);
-        for (int i = 0; i < 8; i++) /* the announced size: the input's own */
-            copy[16 + i] = (unsigned char)((uint64_t)size >> (8 * i));
-        reseal(copy, size);
-        parse(copy, size);
-        free(copy);
-    }
+    fuzz_one(data, size, CUDYN_IMAGE_HEADER_BYTES, parse, NULL);
     return 0;
 }
 
 #ifndef CUDYN_LIBFUZZER
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static uint64_t next(void)
+/* Bytes overwritten, mostly in the header and the entry table; the size
+ * stays. */
+static void mutate(unsigned char *buf, size_t *n, size_t cap)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    (void)cap;
+    int edits = 1 + (int)(fuzz_next() % 4);
+    for (int k = 0; k < edits; k++) {
+        size_t at = fuzz_next() % 4 ? 8 + fuzz_next() % 80 : fuzz_next() % *n;
+        buf[at] = fuzz_next() % 2 ? (unsigned char)fuzz_next() : 0xFF;
+    }
 }
 
 int main(int argc, char **argv)
@@ -84,21 +68,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fuzz_image: a valid image does not parse\n");
         return 1;
     }
-    unsigned char *buf = malloc(size);
-    long accepted = 0;
-    for (long it = 0; it < iterations; it++) {
-        memcpy(buf, valid, size);
-        int edits = 1 + (int)(next() % 4);
-        for (int k = 0; k < edits; k++) {
-            size_t at = next() % 4 ? 8 + next() % 80 : next() % size; /* mostly the header and entries */
-            buf[at] = next() % 2 ? (unsigned char)next() : 0xFF;
-        }
-        if (next() % 2)
-            reseal(buf, size);
-        accepted += parse(buf, size) == 0;
-    }
+    long accepted = fuzz_rounds(0x2545F4914F6CDD1Dull, valid, size, size, iterations, mutate, parse);
     printf("fuzz_image: %ld damaged images, %ld accepted as consistent, no fault\n", iterations, accepted);
-    free(buf);
     free(valid);
     return 0;
 }

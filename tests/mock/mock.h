@@ -80,6 +80,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calls.h"
 #include "cuda_abi.h"
 
 #ifndef MOCK_PROC_ADDRESS
@@ -90,8 +91,6 @@
 #define MOCK_INTERNAL __attribute__((visibility("hidden")))
 
 #define MAX_DEVICES 8
-#define MAX_RULES 256
-#define MAX_COUNTERS 256
 #define MOCK_MAX_PARAMS 64 /* a kernel's parameters the mock reads */
 
 /* CUresult values the mock returns that cudyn itself does not name
@@ -177,17 +176,6 @@ struct mock_device {
     int cc;
 };
 
-struct fail_rule {
-    char fn[64];
-    long nth; /* 0 = every call */
-    unsigned int code;
-};
-
-struct counter {
-    char fn[64];
-    long calls;
-};
-
 /* The mock's state; `lock` guards it and every registry (contexts, memory,
  * modules, streams, events), taken for short stretches only. */
 struct mock_state {
@@ -200,15 +188,12 @@ struct mock_state {
     struct mock_device devices[MAX_DEVICES];
     unsigned char p2p[MAX_DEVICES][MAX_DEVICES]; /* [from][to]: can access */
     char missing[1024];
-    struct fail_rule rules[MAX_RULES];
-    int n_rules;
     size_t mem_limit;
     char reject[16];
     long corrupt; /* -1: none */
     char hang_fn[64];
     unsigned int hang_seconds;
-    struct counter counters[MAX_COUNTERS];
-    int n_counters;
+    struct calls calls; /* counted calls and MOCK_CUDA_FAIL's rules */
     char proc_log[16384];
     unsigned int sticky_error; /* set by a kernel fault; nothing clears it */
     char fail_next_fn[64];

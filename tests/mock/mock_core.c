@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,21 +61,6 @@ static void parse_p2p(const char *spec)
     }
 }
 
-static void parse_rules(const char *spec)
-{
-    static char buf[16384];
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok && mock.n_rules < MAX_RULES; tok = strtok_r(NULL, ",", &save)) {
-        struct fail_rule *r = &mock.rules[mock.n_rules];
-        char nth[32] = "";
-        if (sscanf(tok, "%63[^:]:%31[^:]:%u", r->fn, nth, &r->code) != 3)
-            continue;
-        r->nth = strcmp(nth, "*") == 0 ? 0 : atol(nth);
-        mock.n_rules++;
-    }
-}
-
 static void mock_setup(void)
 {
     const char *v = getenv("MOCK_CUDA_VERSION");
@@ -94,7 +80,7 @@ static void mock_setup(void)
     snprintf(mock.missing, sizeof mock.missing, ",%s,", v ? v : "");
     v = getenv("MOCK_CUDA_FAIL");
     if (v)
-        parse_rules(v);
+        calls_add_rules(&mock.calls, v, INT_MAX); /* an item it cannot read is skipped */
     v = getenv("MOCK_CUDA_MEM_LIMIT");
     mock.mem_limit = v ? strtoull(v, NULL, 10) : (size_t)256 << 20;
     v = getenv("MOCK_CUDA_REJECT");
@@ -114,25 +100,14 @@ unsigned int mock_enter(const char *fn)
     if (mock.stub)
         return CU_ERR_STUB_LIBRARY;
     pthread_mutex_lock(&mock.lock);
-    long calls = 0;
-    int i;
-    for (i = 0; i < mock.n_counters; i++)
-        if (strcmp(mock.counters[i].fn, fn) == 0)
-            break;
-    if (i == mock.n_counters && i < MAX_COUNTERS) {
-        snprintf(mock.counters[i].fn, sizeof mock.counters[i].fn, "%s", fn);
-        mock.n_counters++;
-    }
-    if (i < MAX_COUNTERS)
-        calls = ++mock.counters[i].calls;
+    long calls = calls_count(&mock.calls, fn);
     unsigned int code = 0;
     if (mock.fail_next_code && strcmp(mock.fail_next_fn, fn) == 0 && mock.fail_next_skip-- == 0) {
         code = mock.fail_next_code;
         mock.fail_next_code = 0;
     }
-    for (int r = 0; r < mock.n_rules && !code; r++)
-        if (strcmp(mock.rules[r].fn, fn) == 0 && (mock.rules[r].nth == 0 || mock.rules[r].nth == calls))
-            code = mock.rules[r].code;
+    if (!code)
+        code = (unsigned int)calls_rule_code(&mock.calls, fn, calls);
     pthread_mutex_unlock(&mock.lock);
     if (mock.hang_fn[0] && strcmp(mock.hang_fn, fn) == 0)
         sleep(mock.hang_seconds);
@@ -141,33 +116,16 @@ unsigned int mock_enter(const char *fn)
 
 long mock_calls(const char *fn)
 {
-    long n = 0;
     pthread_mutex_lock(&mock.lock);
-    for (int i = 0; i < mock.n_counters; i++)
-        if (strcmp(mock.counters[i].fn, fn) == 0)
-            n = mock.counters[i].calls;
+    long n = calls_of(&mock.calls, fn);
     pthread_mutex_unlock(&mock.lock);
     return n;
 }
 
-/* MOCK_CUDA_COUNTS=FILE: at exit, "fn calls" for every function called,
- * one a line, so a fault-injection sweep (tests/fault-sweep.sh) learns
- * which calls a run makes without changing the program it runs. */
+/* MOCK_CUDA_COUNTS=FILE: the calls, at exit (calls.h). */
 __attribute__((destructor)) static void write_counts(void)
 {
-    const char *path = getenv("MOCK_CUDA_COUNTS");
-    if (!path || !path[0])
-        return;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "mock libcuda: MOCK_CUDA_COUNTS: cannot write %s\n", path);
-        return;
-    }
-    pthread_mutex_lock(&mock.lock);
-    for (int i = 0; i < mock.n_counters; i++)
-        fprintf(f, "%s %ld\n", mock.counters[i].fn, mock.counters[i].calls);
-    pthread_mutex_unlock(&mock.lock);
-    fclose(f);
+    calls_write(&mock.calls, &mock.lock, "MOCK_CUDA_COUNTS", "mock libcuda");
 }
 
 /* The next call of fn (exported name) returns code. */

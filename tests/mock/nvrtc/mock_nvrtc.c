@@ -43,11 +43,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../calls.h"
 #include "mock_nvrtc.h"
 
 #define MAX_ARCHS 64
-#define MAX_RULES 64
-#define MAX_COUNTERS 64
 #define MAX_PENDING 32
 #define PROGRAM_MAGIC 0x6e767274u
 
@@ -61,17 +60,6 @@
 
 /* ------------------------------------------------------------ config */
 
-struct fail_rule {
-    char fn[64];
-    long nth; /* 0: every call */
-    int code;
-};
-
-struct counter {
-    char fn[64];
-    long calls;
-};
-
 static struct {
     pthread_once_t once;
     pthread_mutex_t lock;
@@ -80,26 +68,12 @@ static struct {
     int archs[MAX_ARCHS];
     int n_archs;
     long delay_ms;
-    struct fail_rule rules[MAX_RULES];
-    int n_rules;
     /* under lock */
-    struct counter counters[MAX_COUNTERS];
-    int n_counters;
+    struct calls calls; /* its rules (MOCK_NVRTC_FAIL) are set once, at setup */
     struct fail_rule pending[MAX_PENDING]; /* from mock_nvrtc_fail_next */
     int n_pending;
     long live_programs;
 } mock = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
-
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
 
 static bool parse_archs(const char *spec)
 {
@@ -109,30 +83,11 @@ static bool parse_archs(const char *spec)
     mock.n_archs = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         long arch;
-        if (mock.n_archs == MAX_ARCHS || !parse_long(tok, 10, 10000, &arch))
+        if (mock.n_archs == MAX_ARCHS || !mock_parse_long(tok, 10, 10000, &arch))
             return false;
         mock.archs[mock.n_archs++] = (int)arch;
     }
     return mock.n_archs > 0;
-}
-
-static bool parse_rules(const char *spec)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char fn[64], nth[32], code[32];
-        long n = 0, c;
-        if (mock.n_rules == MAX_RULES || sscanf(tok, "%63[^:]:%31[^:]:%31s", fn, nth, code) != 3 ||
-            (strcmp(nth, "*") != 0 && !parse_long(nth, 1, 1L << 30, &n)) || !parse_long(code, 1, 1000, &c))
-            return false;
-        struct fail_rule *r = &mock.rules[mock.n_rules++];
-        snprintf(r->fn, sizeof r->fn, "%s", fn);
-        r->nth = n;
-        r->code = (int)c;
-    }
-    return true;
 }
 
 static void setup(void)
@@ -140,7 +95,7 @@ static void setup(void)
     const char *v = getenv("MOCK_NVRTC_VERSION");
     long version = DEFAULT_VERSION;
     const char *bad = NULL;
-    if (v && !parse_long(v, 1000, 1000000, &version))
+    if (v && !mock_parse_long(v, 1000, 1000000, &version))
         bad = "MOCK_NVRTC_VERSION is not a version like 12040";
     else if (MOCK_NVRTC_LEGACY ? version >= 11020 : version < 11020)
         bad = MOCK_NVRTC_LEGACY ? "MOCK_NVRTC_VERSION is 11.2 or newer, but this build lacks nvrtcGetSupportedArchs "
@@ -152,10 +107,10 @@ static void setup(void)
     if (!bad && !parse_archs(v ? v : DEFAULT_ARCHS))
         bad = "MOCK_NVRTC_ARCHS is not a list like 75,80,90";
     v = getenv("MOCK_NVRTC_FAIL");
-    if (!bad && v && !parse_rules(v))
+    if (!bad && v && !calls_add_rules(&mock.calls, v, 1000))
         bad = "MOCK_NVRTC_FAIL is not a list like nvrtcCompileProgram:1:6,nvrtcGetPTX:*:11";
     v = getenv("MOCK_NVRTC_DELAY_MS");
-    if (!bad && v && !parse_long(v, 0, 600000, &mock.delay_ms))
+    if (!bad && v && !mock_parse_long(v, 0, 600000, &mock.delay_ms))
         bad = "MOCK_NVRTC_DELAY_MS is not a number of milliseconds";
     if (bad) {
         snprintf(mock.config_error, sizeof mock.config_error, "%s", bad);
@@ -170,21 +125,15 @@ static int enter(const char *fn)
     if (mock.config_error[0])
         return NVRTC_ERROR_INTERNAL_ERROR;
     pthread_mutex_lock(&mock.lock);
-    int i = 0;
-    while (i < mock.n_counters && strcmp(mock.counters[i].fn, fn) != 0)
-        i++;
-    if (i == mock.n_counters && i < MAX_COUNTERS)
-        snprintf(mock.counters[mock.n_counters++].fn, sizeof mock.counters[i].fn, "%s", fn);
-    long calls = i < MAX_COUNTERS ? ++mock.counters[i].calls : 0;
+    long calls = calls_count(&mock.calls, fn);
     int code = 0;
     for (int p = 0; p < mock.n_pending && !code; p++)
         if (strcmp(mock.pending[p].fn, fn) == 0) {
             code = mock.pending[p].code;
             mock.pending[p] = mock.pending[--mock.n_pending];
         }
-    for (int r = 0; r < mock.n_rules && !code; r++)
-        if (strcmp(mock.rules[r].fn, fn) == 0 && (mock.rules[r].nth == 0 || mock.rules[r].nth == calls))
-            code = mock.rules[r].code;
+    if (!code)
+        code = calls_rule_code(&mock.calls, fn, calls);
     pthread_mutex_unlock(&mock.lock);
     return code;
 }
@@ -200,32 +149,16 @@ static int enter(const char *fn)
 
 MOCK_EXPORT long mock_nvrtc_calls(const char *fn)
 {
-    long n = 0;
     pthread_mutex_lock(&mock.lock);
-    for (int i = 0; i < mock.n_counters; i++)
-        if (!fn || strcmp(mock.counters[i].fn, fn) == 0)
-            n += mock.counters[i].calls;
+    long n = calls_of(&mock.calls, fn);
     pthread_mutex_unlock(&mock.lock);
     return n;
 }
 
-/* MOCK_NVRTC_COUNTS=FILE: at exit, "fn calls" for every function called,
- * one a line (for tests/fault-sweep.sh). */
+/* MOCK_NVRTC_COUNTS=FILE: the calls, at exit (../calls.h). */
 __attribute__((destructor)) static void write_counts(void)
 {
-    const char *path = getenv("MOCK_NVRTC_COUNTS");
-    if (!path || !path[0])
-        return;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "mock NVRTC: MOCK_NVRTC_COUNTS: cannot write %s\n", path);
-        return;
-    }
-    pthread_mutex_lock(&mock.lock);
-    for (int i = 0; i < mock.n_counters; i++)
-        fprintf(f, "%s %ld\n", mock.counters[i].fn, mock.counters[i].calls);
-    pthread_mutex_unlock(&mock.lock);
-    fclose(f);
+    calls_write(&mock.calls, &mock.lock, "MOCK_NVRTC_COUNTS", "mock NVRTC");
 }
 
 MOCK_EXPORT void mock_nvrtc_fail_next(const char *fn, int code)
