@@ -543,7 +543,9 @@ int main(int argc, char **argv)
         ratio_c += qc[r];
         ratio_d += qd[r];
     }
-    report_pair("trivial call (stream query)", qc, qd, CALL_ROUNDS, 0.05 * qd[CALL_ROUNDS / 2]);
+    double direct_sorted[CALL_ROUNDS]; /* median() sorts: the pairs must stay in order */
+    memcpy(direct_sorted, qd, sizeof direct_sorted);
+    report_pair("trivial call (stream query)", qc, qd, CALL_ROUNDS, 0.05 * median(direct_sorted, CALL_ROUNDS));
     printf("%-44s %9.3fx   (target <= 1.05x)\n", "  as a ratio of the means", ratio_c / ratio_d);
 
     /* launch of an empty kernel */
