@@ -41,7 +41,7 @@ struct cudyn__cache_entry {
                            (never stored: only its interface is) */
     size_t ptx_size;
     char *log;
-    char *interface; /* the kernels' PTX parameter lists (interface.c), or NULL */
+    char *interface; /* the kernels' PTX parameter lists (ptx_interface.c), or NULL */
     struct cudyn__names names; /* name expression -> lowered name */
     struct cudyn__deps deps;   /* files the compile read besides its source */
 };

@@ -84,11 +84,6 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
     return prog && prog->from_cache;
 }
 
-const char *cudyn__program_interface(const cudyn_program *prog)
-{
-    return prog ? prog->out.interface : NULL;
-}
-
 /* ------------------------------------------------------------ arguments */
 
 /* An argument named as the caller knows it: "options" for cudyn_compile,

@@ -210,9 +210,6 @@ struct cudyn__deps;
  * interface (NULL: none).  On failure the handle is unloaded. */
 int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
                        cudyn_module *out);
-/* The kernels' PTX parameter lists of the module's program (one
- * "NAME(PARAMS)" line per kernel, see interface.c), or NULL. */
-const char *cudyn__module_interface(cudyn_module mod);
 /*
  * cudyn_module_load_source's registry: one module per key and context.
  * Either *found is the registered module for key in the current context
@@ -227,10 +224,7 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
 int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
                           const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
 
-/* ---- compile.c, interface.c, image.c ---- */
-/* The kernels' PTX parameter lists of a program, or NULL when it has no
- * PTX (NVRTC before 12 with a CUBIN target). */
-const char *cudyn__program_interface(const cudyn_program *prog);
+/* ---- image.c ---- */
 /* For cudyn_module_load_image: when image is cudyn's multi-architecture
  * container, *code is the entry for the current device (else the image
  * itself); *interface receives the kernels' PTX interface when the image

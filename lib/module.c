@@ -120,11 +120,6 @@ int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__na
     return CUDYN_OK;
 }
 
-const char *cudyn__module_interface(cudyn_module mod)
-{
-    return mod ? mod->interface : NULL;
-}
-
 static struct cudyn_module_st *shared_by(cu_context ctx, const unsigned char *key)
 {
     for (struct cudyn_module_st *m = registry; m; m = m->next)
