@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "little_endian.h"
 
 #define CACHE_MAGIC "CUDYNKC"
 #define CACHE_FORMAT 2u
@@ -111,14 +112,16 @@ static void put(struct writer *w, const void *data, size_t n)
 
 static void put_u32(struct writer *w, uint32_t v)
 {
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
-    put(w, b, 4);
+    unsigned char b[4];
+    cudyn__set_u32(b, v);
+    put(w, b, sizeof b);
 }
 
 static void put_u64(struct writer *w, uint64_t v)
 {
-    put_u32(w, (uint32_t)v);
-    put_u32(w, (uint32_t)(v >> 32));
+    unsigned char b[8];
+    cudyn__set_u64(b, v);
+    put(w, b, sizeof b);
 }
 
 /* A section header; its `n` bytes follow through put(). */
@@ -169,12 +172,6 @@ static void put_sections(struct writer *w, const struct cudyn__cache_entry *e)
     }
 }
 
-static void set_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e,
                                      size_t *size)
 {
@@ -192,9 +189,8 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
         free(w.buf);
         return NULL;
     }
-    set_u32(w.buf + 12, w.sections);
-    set_u32(w.buf + 16, (uint32_t)total);
-    set_u32(w.buf + 20, (uint32_t)((uint64_t)total >> 32));
+    cudyn__set_u32(w.buf + 12, w.sections);
+    cudyn__set_u64(w.buf + 16, total);
     struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
     cudyn__sha256_init(&h);
@@ -210,16 +206,6 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
 }
 
 /* ---------------------------------------------------------------- parse */
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
 
 /* A NUL-terminated copy of n bytes. */
 static char *copy_text(const unsigned char *p, size_t n)
@@ -260,17 +246,17 @@ static int add_dep(const unsigned char *p, size_t n, struct cudyn__cache_entry *
 {
     if (n < DEP_FIXED_BYTES + 2 || p[n - 1] != '\0' || memchr(p + DEP_FIXED_BYTES, '\0', n - DEP_FIXED_BYTES) != p + n - 1)
         return -1;
-    uint32_t present = get_u32(p);
+    uint32_t present = cudyn__get_u32(p);
     if (present > 1 || e->deps.n >= CUDYN_MAX_DEPS)
         return -1;
     struct cudyn__dep d = {
         .path = (char *)(p + DEP_FIXED_BYTES),
         .present = present == 1,
-        .dev = get_u64(p + 4),
-        .ino = get_u64(p + 12),
-        .size = get_u64(p + 20),
-        .mtime_ns = (int64_t)get_u64(p + 28),
-        .ctime_ns = (int64_t)get_u64(p + 36),
+        .dev = cudyn__get_u64(p + 4),
+        .ino = cudyn__get_u64(p + 12),
+        .size = cudyn__get_u64(p + 20),
+        .mtime_ns = (int64_t)cudyn__get_u64(p + 28),
+        .ctime_ns = (int64_t)cudyn__get_u64(p + 36),
     };
     memcpy(d.sha256, p + 44, CUDYN_SHA256_BYTES);
     return cudyn__deps_add(&e->deps, &d);
@@ -312,10 +298,11 @@ static int parse_section(uint32_t tag, const unsigned char *p, size_t n, struct 
 int cudyn__cache_header(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
                        size_t *total)
 {
-    if (size < CUDYN_CACHE_HEADER_BYTES || memcmp(buf, CACHE_MAGIC, 8) != 0 || get_u32(buf + 8) != CACHE_FORMAT ||
-        get_u32(buf + 12) > MAX_SECTIONS || memcmp(buf + 24, key, CUDYN_SHA256_BYTES) != 0)
+    if (size < CUDYN_CACHE_HEADER_BYTES || memcmp(buf, CACHE_MAGIC, 8) != 0 ||
+        cudyn__get_u32(buf + 8) != CACHE_FORMAT || cudyn__get_u32(buf + 12) > MAX_SECTIONS ||
+        memcmp(buf + 24, key, CUDYN_SHA256_BYTES) != 0)
         return -1;
-    uint64_t announced = get_u64(buf + 16);
+    uint64_t announced = cudyn__get_u64(buf + 16);
     if (announced < CUDYN_CACHE_HEADER_BYTES + CUDYN_SHA256_BYTES || announced > CUDYN_CACHE_MAX_ENTRY_BYTES)
         return -1;
     *total = (size_t)announced;
@@ -338,14 +325,14 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     if (memcmp(digest, buf + body_end, sizeof digest) != 0)
         return -1;
 
-    uint32_t sections = get_u32(buf + 12);
+    uint32_t sections = cudyn__get_u32(buf + 12);
     size_t pos = CUDYN_CACHE_HEADER_BYTES;
     bool have_target = false;
     for (uint32_t s = 0; s < sections; s++) {
         if (body_end - pos < 12)
             goto bad;
-        uint32_t tag = get_u32(buf + pos);
-        uint64_t n = get_u64(buf + pos + 4);
+        uint32_t tag = cudyn__get_u32(buf + pos);
+        uint64_t n = cudyn__get_u64(buf + pos + 4);
         pos += 12;
         if (n > body_end - pos || parse_section(tag, buf + pos, (size_t)n, e, &have_target) != 0)
             goto bad;

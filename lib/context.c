@@ -35,6 +35,8 @@ int cudyn__get_device(const char *api, int ordinal, cu_device *dev)
     int count = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES) {
+        /* plain getenv on purpose: the value is only quoted in this
+         * message (the driver reads it itself), see SECURITY.md */
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: device %d does not exist: %d device%s visible (valid ordinals 0..%d)%s%s%s", api,

@@ -24,6 +24,11 @@
 #define CUDYN_PRINTF(f, a)
 #endif
 
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The stream handle the driver takes: cudyn_stream is CUstream. */
+#define CU_STREAM(s) ((cu_stream)(void *)(s))
+
 /* ---- symbol tables (driver_symbols.h, nvrtc_symbols.h) ---- */
 enum { NOSTREAM = 0, PTDS = 1, PTSZ = 2 };
 enum { OPTIONAL = 0, REQUIRED = 1 };

@@ -11,8 +11,6 @@
 #include "hints.h"
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
-
 CUDYN_API int cudyn_mem_alloc_managed(cudyn_devptr *out, size_t bytes, unsigned int flags)
 {
     static const char api[] = "cudyn_mem_alloc_managed";

@@ -10,7 +10,6 @@
 
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
 #define CU_EVENT(e) ((cu_event)(void *)(e))
 
 /* The context each event cudyn made belongs to, so a record on another
