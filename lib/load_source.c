@@ -58,17 +58,16 @@ static void append_load_context(const struct cudyn_program *prog, const char *tr
         return;
     }
     int nv = cudyn__nvrtc_version_loaded();
-    char list[200] = "";
+    char nvrtc[240] = "no NVRTC to rebuild it";
     if (nv) {
         int archs[CUDYN_MAX_ARCHS];
         size_t n = cudyn__nvrtc_archs(prog->cc, archs);
-        for (size_t i = 0; i < n; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? " " : "", archs[i]);
+        int len = snprintf(nvrtc, sizeof nvrtc, "NVRTC %d.%d supports", nv / 1000, nv % 1000 / 10);
+        for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof nvrtc; i++)
+            len += snprintf(nvrtc + len, sizeof nvrtc - (size_t)len, " %d", archs[i]);
     }
-    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s; %s%d.%d%s%s)", prog->device,
-                        prog->cc / 10, prog->cc % 10, prog->target.name, tried,
-                        nv ? "NVRTC " : "no NVRTC to rebuild it", nv / 1000, nv % 1000 / 10,
-                        nv ? " supports " : "", list);
+    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s; %s)", prog->device, prog->cc / 10,
+                        prog->cc % 10, prog->target.name, tried, nvrtc);
 }
 
 /* The rebuild a rejected image calls for; -1 when none can help. */
