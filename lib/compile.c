@@ -607,7 +607,7 @@ int cudyn__program_build(const char *api, struct cudyn_program *prog, const char
     struct cudyn__flight *f = cudyn__flight_join(id, &leader);
     if (f && !leader) {
         cudyn__cache_entry_free(&prog->out);
-        int st = cudyn__flight_wait(f, &prog->out);
+        int st = cudyn__flight_wait(api, f, &prog->out);
         prog->from_cache = false;
         if (prog->out.image) {
             snprintf(prog->target.name, sizeof prog->target.name, "%s", prog->out.target);
