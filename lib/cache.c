@@ -288,7 +288,8 @@ static void remove_stale_tmp(int dfd, const char *name, const struct stat *st)
         unlinkat(dfd, name, 0);
 }
 
-/* The directory's entries (regular files of ours, by name); -1 on error.
+/* The directory's entries (regular files of ours, by name); -1 with errno
+ * on error (ENOMEM when the list cannot grow).
  * tidy: also remove temporary files whose writer died long ago. */
 static int list_entries(int dfd, struct listing *out, bool tidy)
 {
@@ -313,8 +314,11 @@ static int list_entries(int dfd, struct listing *out, bool tidy)
         if (out->n == out->cap) {
             size_t cap = out->cap ? 2 * out->cap : 64;
             struct entry_file *v = realloc(out->v, cap * sizeof *v);
-            if (!v)
-                break;
+            if (!v) { /* a partial list would under-count, or clear only part */
+                closedir(d);
+                errno = ENOMEM;
+                return -1;
+            }
             out->v = v;
             out->cap = cap;
         }
@@ -401,6 +405,15 @@ void cudyn__cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struc
 
 /* -------------------------------------------------------------- public */
 
+/* list_entries failed: errno says why. */
+static int listing_failed(const char *api)
+{
+    if (errno == ENOMEM)
+        return cudyn__fail_oom(api);
+    return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL, "%s: cannot list %s: %s",
+                       api, cache.dir, strerror(errno));
+}
+
 CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out)
 {
     static const char api[] = "cudyn_cache_info";
@@ -418,8 +431,7 @@ CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out)
     struct listing l = {0};
     if (dfd >= 0 && list_entries(dfd, &l, false) != 0) {
         free(l.v);
-        return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
-                           "%s: cannot list %s: %s", api, cache.dir, strerror(errno));
+        return listing_failed(api);
     }
     info.entries = l.n;
     info.bytes = l.bytes;
@@ -440,8 +452,7 @@ CUDYN_API int cudyn_cache_clear(uint64_t *removed)
     struct listing l = {0};
     if (list_entries(dfd, &l, true) != 0) {
         free(l.v);
-        return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
-                           "%s: cannot list %s: %s", api, cache.dir, strerror(errno));
+        return listing_failed(api);
     }
     int st = CUDYN_OK;
     for (size_t i = 0; i < l.n; i++) {
