@@ -213,8 +213,12 @@ static enum read_result read_entry(int fd, const struct stat *st, const unsigned
         return READ_FAILED;
     memcpy(buf, header, sizeof header);
     enum read_result r = READ_FAILED;
-    if (read_at(fd, buf + sizeof header, total - sizeof header, (off_t)sizeof header))
-        r = cudyn__cache_parse(buf, total, key, e) == 0 ? READ_OK : READ_DAMAGED;
+    if (read_at(fd, buf + sizeof header, total - sizeof header, (off_t)sizeof header)) {
+        int parsed = cudyn__cache_parse(buf, total, key, e);
+        r = parsed == 0 ? READ_OK : parsed == CACHE_PARSE_NO_MEMORY ? READ_FAILED : READ_DAMAGED;
+        if (parsed == CACHE_PARSE_NO_MEMORY)
+            errno = ENOMEM; /* for the debug line */
+    }
     free(buf);
     return r;
 }

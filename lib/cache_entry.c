@@ -222,13 +222,13 @@ static int parse_target(const unsigned char *p, size_t n, struct cudyn__cache_en
 {
     char text[96];
     if (n == 0 || n >= sizeof text || memchr(p, '\0', n))
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     memcpy(text, p, n);
     text[n] = '\0';
     int cubin = -1;
     if (sscanf(text, "%31s %d %d %d", e->target, &e->arch, &cubin, &e->nvrtc_version) != 4 ||
         (cubin != 0 && cubin != 1))
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     e->cubin = cubin == 1;
     return 0;
 }
@@ -238,17 +238,17 @@ static int add_name(const unsigned char *p, size_t n, struct cudyn__cache_entry 
     const unsigned char *nul = memchr(p, '\0', n);
     if (!nul || nul == p || p[n - 1] != '\0' || (size_t)(nul - p) + 1 >= n ||
         memchr(nul + 1, '\0', n - (size_t)(nul - p) - 1) != p + n - 1)
-        return -1;
-    return cudyn__names_add(&e->names, (const char *)p, (const char *)nul + 1);
+        return CACHE_PARSE_DAMAGED;
+    return cudyn__names_add(&e->names, (const char *)p, (const char *)nul + 1) == 0 ? 0 : CACHE_PARSE_NO_MEMORY;
 }
 
 static int add_dep(const unsigned char *p, size_t n, struct cudyn__cache_entry *e)
 {
     if (n < DEP_FIXED_BYTES + 2 || p[n - 1] != '\0' || memchr(p + DEP_FIXED_BYTES, '\0', n - DEP_FIXED_BYTES) != p + n - 1)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     uint32_t present = cudyn__get_u32(p);
     if (present > 1 || e->deps.n >= CUDYN_MAX_DEPS)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     struct cudyn__dep d = {
         .path = (char *)(p + DEP_FIXED_BYTES),
         .present = present == 1,
@@ -259,14 +259,16 @@ static int add_dep(const unsigned char *p, size_t n, struct cudyn__cache_entry *
         .ctime_ns = (int64_t)cudyn__get_u64(p + 36),
     };
     memcpy(d.sha256, p + 44, CUDYN_SHA256_BYTES);
-    return cudyn__deps_add(&e->deps, &d);
+    return cudyn__deps_add(&e->deps, &d) == 0 ? 0 : CACHE_PARSE_NO_MEMORY;
 }
 
 /* Copies a once-only byte section into *dst. */
 static int take_once(unsigned char **dst, size_t *dst_size, const unsigned char *p, size_t n)
 {
-    if (*dst || !(*dst = (unsigned char *)copy_text(p, n)))
-        return -1;
+    if (*dst)
+        return CACHE_PARSE_DAMAGED;
+    if (!(*dst = (unsigned char *)copy_text(p, n)))
+        return CACHE_PARSE_NO_MEMORY;
     if (dst_size)
         *dst_size = n;
     return 0;
@@ -277,11 +279,11 @@ static int parse_section(uint32_t tag, const unsigned char *p, size_t n, struct 
     switch (tag) {
     case TAG_TARGET:
         if (*target)
-            return -1;
+            return CACHE_PARSE_DAMAGED;
         *target = true;
         return parse_target(p, n, e);
     case TAG_IMAGE:
-        return n == 0 ? -1 : take_once(&e->image, &e->image_size, p, n);
+        return n == 0 ? CACHE_PARSE_DAMAGED : take_once(&e->image, &e->image_size, p, n);
     case TAG_LOG:
         return take_once((unsigned char **)&e->log, NULL, p, n);
     case TAG_NAME:
@@ -291,7 +293,7 @@ static int parse_section(uint32_t tag, const unsigned char *p, size_t n, struct 
     case TAG_INTERFACE:
         return take_once((unsigned char **)&e->interface, NULL, p, n);
     default:
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     }
 }
 
@@ -315,7 +317,7 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     memset(e, 0, sizeof *e);
     size_t total = 0;
     if (cudyn__cache_header(buf, size, key, &total) != 0 || total != size)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     size_t body_end = size - CUDYN_SHA256_BYTES;
     struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
@@ -323,19 +325,25 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     cudyn__sha256_update(&h, buf, body_end);
     cudyn__sha256_final(&h, digest);
     if (memcmp(digest, buf + body_end, sizeof digest) != 0)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
 
     uint32_t sections = cudyn__get_u32(buf + 12);
     size_t pos = CUDYN_CACHE_HEADER_BYTES;
     bool have_target = false;
+    int result = CACHE_PARSE_DAMAGED;
     for (uint32_t s = 0; s < sections; s++) {
         if (body_end - pos < 12)
             goto bad;
         uint32_t tag = cudyn__get_u32(buf + pos);
         uint64_t n = cudyn__get_u64(buf + pos + 4);
         pos += 12;
-        if (n > body_end - pos || parse_section(tag, buf + pos, (size_t)n, e, &have_target) != 0)
+        if (n > body_end - pos)
             goto bad;
+        int parsed = parse_section(tag, buf + pos, (size_t)n, e, &have_target);
+        if (parsed != 0) {
+            result = parsed;
+            goto bad;
+        }
         pos += (size_t)n;
     }
     if (pos != body_end || !have_target || !e->image)
@@ -350,5 +358,5 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     return 0;
 bad:
     cudyn__cache_entry_free(e);
-    return -1;
+    return result;
 }
