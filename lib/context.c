@@ -200,12 +200,14 @@ static int drop_primary(const char *api, int ordinal, bool reset)
     cu_context dying = primary[ordinal];
     cu_result r = CU_OK;
     const char *failed = NULL;
+    bool reset_done = false;
     if (reset) {
         /* Reset first: after a kernel fault the context holds a sticky
          * error that every other call, the release included, would return. */
         r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
                                                     : cudyn__drv.cuDevicePrimaryCtxReset(dev);
-        failed = r != CU_OK ? "cuDevicePrimaryCtxReset" : NULL;
+        reset_done = r == CU_OK;
+        failed = reset_done ? NULL : "cuDevicePrimaryCtxReset";
     }
     if (!failed && dying) {
         r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev)
@@ -215,11 +217,12 @@ static int drop_primary(const char *api, int ordinal, bool reset)
         else
             failed = "cuDevicePrimaryCtxRelease";
     }
-    /* a reset destroys the context's modules and kernels; so does the last
-     * release, which the driver answers by resetting the context */
+    /* a reset destroys the context's modules and kernels (a refused one
+     * destroys nothing); so does the last release, which the driver
+     * answers by resetting the context */
     unsigned int flags = 0;
     int active = 1;
-    bool gone = reset ? (!failed || dying)
+    bool gone = reset ? reset_done
                       : (!failed && dying && cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK &&
                          !active);
     (void)cudyn__take_missing_symbol();

@@ -2,10 +2,11 @@
  * test_sharing.c - cudyn among other CUDA users, on the mock driver with
  * three devices (0 and 1 are peers, 2 is not): a foreign context adopted
  * and then popped or destroyed, native handles both ways, peer access,
- * launch limits named with their numbers, device reset retiring modules,
- * modules, kernels and events used from another device's thread, and
- * fork.  "Another library" is played by raw driver calls made through
- * cudyn_driver_proc, as a program using <cuda.h> would make them.
+ * launch limits named with their numbers, device reset retiring modules
+ * (a refused reset retiring none), modules, kernels and events used from
+ * another device's thread, and fork.  "Another library" is played by raw
+ * driver calls made through cudyn_driver_proc, as a program using
+ * <cuda.h> would make them.
  */
 #include "config.h"
 
@@ -279,6 +280,28 @@ static void test_device_current_reports_the_driver(void)
     CHECK_STATUS(cudyn_device_current(&dev), CUDYN_OK);
 }
 
+/* A reset the driver refuses destroys nothing: modules loaded before it
+ * still work, and unloading one unloads it from the driver. */
+static void test_failed_reset_keeps_modules(void)
+{
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_module mod = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
+    CHECK_EQ_INT(mock_fail_next("cuDevicePrimaryCtxReset_v2", 999), 0);
+    CHECK_STATUS(cudyn_device_reset(1), CUDYN_ERROR_DRIVER);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK(strcmp(e.function, "cuDevicePrimaryCtxReset") == 0);
+    CHECK(cudyn_module_native(mod) != NULL);
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_function(&f, mod, "empty"), CUDYN_OK);
+    CHECK_STATUS(cudyn_launch(f, one, one, 0, NULL, NULL), CUDYN_OK);
+    long unloads = mock_call_count("cuModuleUnload");
+    CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
+    CHECK_EQ_INT(mock_call_count("cuModuleUnload"), unloads + 1);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+}
+
 /* A reset whose release fails says so and keeps cudyn's retain, so the
  * next reset can drop it; modules loaded before a reset are dead handles:
  * using one says why, unloading it only frees it. */
@@ -370,6 +393,7 @@ int main(void)
     test_launch_limits_named();
     test_wrong_context_named();
     test_device_current_reports_the_driver();
+    test_failed_reset_keeps_modules();
     test_device_reset();
     test_fork_after_init();
     return test_result("test_sharing");
