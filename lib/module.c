@@ -40,7 +40,9 @@ struct cudyn_module_st {
     bool shareable;  /* found by key (cudyn_module_load_source) */
     bool loading;    /* a thread is loading it; others wait for it */
     bool failed;     /* that load failed: each waiter gets its error */
-    bool dead;       /* a reset destroyed its context */
+    /* a reset destroyed its context: written under registry_lock, read
+     * without it by every lookup in the module (is_dead) */
+    atomic_bool dead;
     cudyn_error error;
     unsigned char key[CUDYN_SHA256_BYTES];
     struct cudyn__deps deps; /* files its program included, checked on reuse */
@@ -49,6 +51,11 @@ struct cudyn_module_st {
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool is_dead(const struct cudyn_module_st *m)
+{
+    return atomic_load_explicit(&m->dead, memory_order_acquire);
+}
 static pthread_cond_t registry_loaded = PTHREAD_COND_INITIALIZER;
 static struct cudyn_module_st *registry;
 
@@ -153,7 +160,7 @@ static void drop_locked_ref(struct cudyn_module_st *m)
     pthread_mutex_unlock(&registry_lock);
     if (!last)
         return;
-    if (m->handle && !m->dead && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
+    if (m->handle && !is_dead(m) && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
         cudyn__kernel_forget_module(m->handle); /* its function handles may be reused */
     free_module(m);
 }
@@ -180,7 +187,7 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
             return e.status;
         }
         bool refreshed;
-        if (!m->dead && cudyn__deps_check(&m->deps, &refreshed) == 0) {
+        if (!is_dead(m) && cudyn__deps_check(&m->deps, &refreshed) == 0) {
             pthread_mutex_unlock(&registry_lock);
             *found = m;
             return CUDYN_OK;
@@ -235,7 +242,8 @@ void cudyn__module_forget_context(cu_context ctx)
     for (struct cudyn_module_st **link = &registry; *link;) {
         struct cudyn_module_st *m = *link;
         if (m->ctx == ctx && !m->loading) {
-            m->dead = true; /* its owners still free it with cudyn_module_unload */
+            /* its owners still free it with cudyn_module_unload */
+            atomic_store_explicit(&m->dead, true, memory_order_release);
             m->shareable = false;
             *link = m->next;
         } else {
@@ -250,7 +258,7 @@ void cudyn__module_forget_context(cu_context ctx)
  * cannot launch (the driver would only say "invalid handle" at launch). */
 static int check_usable(const char *api, const struct cudyn_module_st *m)
 {
-    if (CUDYN_UNLIKELY(m->dead))
+    if (CUDYN_UNLIKELY(is_dead(m)))
         return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_RELOAD_AFTER_RESET,
                            "%s: the module was destroyed by cudyn_device_reset", api);
     int st = cudyn__need_context(api);
@@ -327,13 +335,14 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         pthread_mutex_unlock(&registry_lock);
         return CUDYN_OK;
     }
-    cu_result r = mod->dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
+    bool dead = is_dead(mod);
+    cu_result r = dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
     if (r == CU_OK)
         unlist(mod);
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleUnload", api);
-    if (!mod->dead)
+    if (!dead)
         cudyn__kernel_forget_module(mod->handle); /* its function handles may be reused */
     free_module(mod);
     return CUDYN_OK;
@@ -494,5 +503,5 @@ CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_f
 
 CUDYN_API void *cudyn_module_native(cudyn_module mod)
 {
-    return mod && !mod->dead ? (void *)mod->handle : NULL;
+    return mod && !is_dead(mod) ? (void *)mod->handle : NULL;
 }
