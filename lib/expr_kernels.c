@@ -6,9 +6,11 @@
  * same text in a context.  Each object keeps, per context it was used in,
  * the kernels and what their launch shape needs (expr_shape.c): looked up
  * once, then read without a lock on every launch.  Entries are only ever
- * added (a list with an atomic head) and freed with the object.  A device
- * reset destroys modules; the context generation it bumps makes the next
- * launch look the kernels up again.
+ * added (a list with an atomic head) and freed with the object.  A reset
+ * or release of any device moves the context generation; the next launch
+ * then checks its entry's module: one that survived (another device was
+ * reset) keeps serving under the new generation, one a reset destroyed is
+ * replaced by a new entry.
  */
 #include "config.h"
 
@@ -119,7 +121,7 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
     if (!c)
         return cudyn__fail_oom(api);
     c->ctx = ctx;
-    c->generation = generation;
+    atomic_init(&c->generation, generation);
     int device = 0;
     int st = cudyn_module_load_source(&c->mod, k->source, NULL, 0);
     if (st == CUDYN_ERROR_COMPILE)
@@ -148,7 +150,17 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
 static struct cudyn__expr_context *find(struct cudyn__expr_kernels *k, void *ctx, unsigned int generation)
 {
     for (struct cudyn__expr_context *c = atomic_load_explicit(&k->contexts, memory_order_acquire); c; c = c->next)
-        if (c->ctx == ctx && c->generation == generation)
+        if (c->ctx == ctx && atomic_load_explicit(&c->generation, memory_order_acquire) == generation)
+            return c;
+    return NULL;
+}
+
+/* The entry of ctx whose module a reset did not destroy, or NULL (k->lock
+ * held: only then do generations change). */
+static struct cudyn__expr_context *surviving(struct cudyn__expr_kernels *k, void *ctx)
+{
+    for (struct cudyn__expr_context *c = atomic_load_explicit(&k->contexts, memory_order_acquire); c; c = c->next)
+        if (c->ctx == ctx && cudyn_module_native(c->mod) != NULL)
             return c;
     return NULL;
 }
@@ -163,7 +175,10 @@ int cudyn__expr_context(const char *api, struct cudyn__expr_kernels *k, struct c
     if (CUDYN_LIKELY((*out = find(k, ctx, generation)) != NULL))
         return CUDYN_OK;
     pthread_mutex_lock(&k->lock);
-    if (!(*out = find(k, ctx, generation))) { /* not made by another thread meanwhile */
+    *out = find(k, ctx, generation); /* made or renewed by another thread meanwhile */
+    if (!*out && (*out = surviving(k, ctx)) != NULL)
+        atomic_store_explicit(&(*out)->generation, generation, memory_order_release);
+    if (!*out) {
         st = make_context(api, k, ctx, generation, out);
         if (st == CUDYN_OK) {
             (*out)->next = atomic_load_explicit(&k->contexts, memory_order_relaxed);
