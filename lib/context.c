@@ -217,9 +217,9 @@ static int drop_primary(const char *api, int ordinal, bool reset)
         else
             failed = "cuDevicePrimaryCtxRelease";
     }
-    /* a reset destroys the context's modules and kernels (a refused one
-     * destroys nothing); so does the last release, which the driver
-     * answers by resetting the context */
+    /* a reset destroys the context's modules, kernels and events (a
+     * refused one destroys nothing); so does the last release, which the
+     * driver answers by resetting the context */
     unsigned int flags = 0;
     int active = 1;
     bool gone = reset ? reset_done
@@ -227,8 +227,10 @@ static int drop_primary(const char *api, int ordinal, bool reset)
                          !active);
     (void)cudyn__take_missing_symbol();
     if (gone) {
-        if (dying)
+        if (dying) {
             cudyn__module_forget_context(dying);
+            cudyn__events_forget_context(dying);
+        }
         cudyn__kernel_forget_all();
     }
     atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);

@@ -152,6 +152,8 @@ static inline int cudyn__need_context(const char *api)
 /* CUDYN_ERROR_WRONG_CONTEXT: `what` ("the module", "kernel saxpy") belongs to
  * context owner, the thread works in `used`; the message names devices. */
 int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used);
+/* stream.c: a reset or the last release destroyed ctx and its events. */
+void cudyn__events_forget_context(cu_context ctx);
 /* launch.c: the context a stream's work runs in (the current one for
  * NULL), or NULL if the driver cannot say. */
 cu_context cudyn__stream_context(cudyn_stream stream);

@@ -3,10 +3,10 @@
  * three devices (0 and 1 are peers, 2 is not): a foreign context adopted
  * and then popped or destroyed, native handles both ways, peer access,
  * launch limits named with their numbers, device reset retiring modules
- * (a refused reset retiring none), modules, kernels and events used from
- * another device's thread, and fork.  "Another library" is played by raw
- * driver calls made through cudyn_driver_proc, as a program using
- * <cuda.h> would make them.
+ * and events (a refused reset retiring none), modules, kernels and events
+ * used from another device's thread, and fork.  "Another library" is
+ * played by raw driver calls made through cudyn_driver_proc, as a program
+ * using <cuda.h> would make them.
  */
 #include "config.h"
 
@@ -335,6 +335,25 @@ static void test_device_reset(void)
     CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
 }
 
+/* Events go with the context a reset destroys: using one afterwards is
+ * what the driver says of it (an invalid handle), not a claim that it
+ * belongs to the reset device's context.  (The mock never hands a freed
+ * event's address to a new event, so a reused handle naming its new
+ * context cannot be shown here.) */
+static void test_reset_forgets_events(void)
+{
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_event e = NULL;
+    CHECK_STATUS(cudyn_event_create(&e, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_reset(1), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    int st = cudyn_event_record(e, NULL);
+    CHECK(st != CUDYN_OK && st != CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_error err = {.size = sizeof err};
+    cudyn_last_error(&err);
+    CHECK_CONTAINS(err.message, "CUDA_ERROR_INVALID_HANDLE");
+}
+
 /* fork() after CUDA was initialised: the child gets CUDYN_ERROR_FORKED
  * from every call and the parent carries on. */
 static int child_after_init(void)
@@ -395,6 +414,7 @@ int main(void)
     test_device_current_reports_the_driver();
     test_failed_reset_keeps_modules();
     test_device_reset();
+    test_reset_forgets_events();
     test_fork_after_init();
     return test_result("test_sharing");
 }
