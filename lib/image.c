@@ -259,15 +259,21 @@ static int compile_for(const char *api, const struct cudyn_compile_args *a, cons
     return st;
 }
 
+/* Plain sm_XY / compute_XY targets, none twice: checked before anything
+ * compiles. */
 static int check_archs(const char *api, const char *const *archs, int n)
 {
     if (!archs || n < 1 || n > CUDYN_IMAGE_MAX_ENTRIES)
         return cudyn__fail_arg(api, "num_archs", "must be 1 to 64, with archs not NULL");
+    int arch[CUDYN_IMAGE_MAX_ENTRIES];
+    bool cubin[CUDYN_IMAGE_MAX_ENTRIES];
     for (int i = 0; i < n; i++) {
-        int arch;
-        bool cubin;
-        if (!archs[i] || cudyn__image_parse_arch(archs[i], &arch, &cubin) != 0)
+        if (!archs[i] || cudyn__image_parse_arch(archs[i], &arch[i], &cubin[i]) != 0)
             return cudyn__fail_arg(api, "archs", "must name sm_XY or compute_XY targets");
+        for (int k = 0; k < i; k++)
+            if (arch[k] == arch[i] && cubin[k] == cubin[i])
+                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                                   "%s: argument 'archs' names %s twice", api, archs[i]);
     }
     return CUDYN_OK;
 }

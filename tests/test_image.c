@@ -129,6 +129,14 @@ static void test_arguments(void)
     a.num_options = 1;
     CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK(image == NULL && bytes == 0);
+    /* an architecture named twice is refused before anything compiles */
+    const char *twice[] = {"sm_80", "compute_86", "sm_80"};
+    a.options = NULL;
+    a.num_options = 0;
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, twice, 3, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_error twice_e = {.size = sizeof twice_e};
+    cudyn_last_error(&twice_e);
+    CHECK_CONTAINS(twice_e.message, "'archs' names sm_80 twice");
     /* a compile error names the architecture */
     struct cudyn_compile_args broken = {.size = sizeof broken, .source = "__global__ void k() { nope; }"};
     CHECK_STATUS(cudyn_compile_image(&image, &bytes, &broken, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_COMPILE);
