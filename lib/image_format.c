@@ -19,7 +19,7 @@
 #define KIND_CUBIN 1u
 #define KIND_PTX 2u
 
-static size_t align_up(size_t n)
+static uint64_t align_up(uint64_t n)
 {
     return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
@@ -29,20 +29,56 @@ static bool part_ok(const struct cudyn__image_part *p)
     return p->data && p->size > 0 && p->arch > 0 && (p->cubin || p->data[p->size - 1] == '\0');
 }
 
+/* Where the entries' bytes start. */
+static uint64_t first_offset(size_t n)
+{
+    return align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+}
+
+/* The image's size, checksum included (parts of at most 1 GiB each: no
+ * overflow). */
+static uint64_t image_bytes(const struct cudyn__image_part *parts, size_t n)
+{
+    uint64_t total = first_offset(n);
+    for (size_t i = 0; i < n; i++)
+        total = align_up(total + parts[i].size);
+    return total + CUDYN_SHA256_BYTES;
+}
+
+int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *why, size_t cap)
+{
+    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES) {
+        snprintf(why, cap, "%zu entries; an image holds 1 to %d", n, CUDYN_IMAGE_MAX_ENTRIES);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct cudyn__image_part *p = &parts[i];
+        if (p->size > CUDYN_IMAGE_MAX_BYTES) { /* before part_ok, which reads the last byte */
+            snprintf(why, cap, "entry %zu (%s_%d) is %zu bytes, more than the %zu bytes (1 GiB) an image may hold",
+                     i, p->cubin ? "sm" : "compute", p->arch, p->size, CUDYN_IMAGE_MAX_BYTES);
+            return -1;
+        }
+        if (!part_ok(p)) {
+            snprintf(why, cap, "entry %zu (%s_%d) is empty, has no architecture or is PTX without its final NUL", i,
+                     p->cubin ? "sm" : "compute", p->arch);
+            return -1;
+        }
+    }
+    uint64_t total = image_bytes(parts, n);
+    if (total > CUDYN_IMAGE_MAX_BYTES) {
+        snprintf(why, cap, "the image would be %llu bytes, more than the %zu bytes (1 GiB) it may hold",
+                 (unsigned long long)total, CUDYN_IMAGE_MAX_BYTES);
+        return -1;
+    }
+    return 0;
+}
+
 int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
                       size_t *size)
 {
-    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES)
-        return -1;
-    size_t total = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
-    for (size_t i = 0; i < n; i++) {
-        if (!part_ok(&parts[i]) || parts[i].size > CUDYN_IMAGE_MAX_BYTES)
-            return -1;
-        total = align_up(total + parts[i].size);
-    }
-    total += CUDYN_SHA256_BYTES;
-    if (total > CUDYN_IMAGE_MAX_BYTES)
-        return -1;
+    if (cudyn__image_check(parts, n, NULL, 0) != 0)
+        return -2;
+    size_t total = (size_t)image_bytes(parts, n); /* at most 1 GiB: checked */
     unsigned char *buf = calloc(1, total);
     if (!buf)
         return -1;
@@ -51,7 +87,7 @@ int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built
     cudyn__set_u32(buf + 12, (uint32_t)n);
     cudyn__set_u64(buf + 16, total);
     cudyn__set_u32(buf + 24, (uint32_t)built_by);
-    size_t offset = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+    size_t offset = (size_t)first_offset(n);
     for (size_t i = 0; i < n; i++) {
         unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
         cudyn__set_u32(e, (uint32_t)parts[i].arch);
@@ -59,7 +95,7 @@ int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built
         cudyn__set_u64(e + 8, offset);
         cudyn__set_u64(e + 16, parts[i].size);
         memcpy(buf + offset, parts[i].data, parts[i].size);
-        offset = align_up(offset + parts[i].size);
+        offset = (size_t)align_up(offset + parts[i].size);
     }
     struct cudyn__sha256 h;
     cudyn__sha256_init(&h);
