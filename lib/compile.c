@@ -446,15 +446,31 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
     return CUDYN_OK;
 }
 
+/* Name expressions need two functions NVRTC has had since 8.0, which its
+ * table still lists as optional. */
+static int need_name_functions(const char *api, const struct cudyn_program *prog)
+{
+    if (prog->in.num_expressions == 0 || (NVRTC_HAS(nvrtcAddNameExpression) && NVRTC_HAS(nvrtcGetLoweredName)))
+        return CUDYN_OK;
+    int v = cudyn__nvrtc_version_loaded();
+    const char *missing = NVRTC_HAS(nvrtcAddNameExpression) ? "nvrtcGetLoweredName" : "nvrtcAddNameExpression";
+    return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, missing, HINT_NEWER_NVRTC_FOR,
+                       "%s: name expressions need nvrtcAddNameExpression and nvrtcGetLoweredName; the loaded NVRTC "
+                       "(%d.%d) does not provide %s",
+                       api, v / 1000, v % 1000 / 10, missing);
+}
+
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
+    int st = need_name_functions(api, prog);
+    if (st != CUDYN_OK)
+        return st;
     nvrtc_program p = NULL;
     nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, in->num_headers,
                                                      INPUT_LIST(in->header_sources), INPUT_LIST(in->header_names));
     if (r != NVRTC_OK)
         return cudyn__fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
-    int st = CUDYN_OK;
     for (int i = 0; i < in->num_expressions && st == CUDYN_OK; i++) {
         r = cudyn__nvrtc.nvrtcAddNameExpression(p, in->expressions[i]);
         if (r != NVRTC_OK)

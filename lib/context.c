@@ -225,7 +225,6 @@ static int drop_primary(const char *api, int ordinal, bool reset)
     bool gone = reset ? reset_done
                       : (!failed && dying && cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK &&
                          !active);
-    (void)cudyn__take_missing_symbol();
     if (gone) {
         if (dying) {
             cudyn__module_forget_context(dying);

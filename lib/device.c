@@ -58,7 +58,7 @@ struct describe_failure {
 
 static void note(struct describe_failure *f, cu_result r, const char *fn)
 {
-    bool absent = r == CU_ERR_INVALID_VALUE || cudyn__take_missing_symbol() != NULL;
+    bool absent = r == CU_ERR_INVALID_VALUE || cudyn__driver_stub_answered(r) != NULL;
     if (r != CU_OK && !absent && f->r == CU_OK) {
         f->r = r;
         f->fn = fn;

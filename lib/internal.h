@@ -86,8 +86,13 @@ struct cudyn__bind_result {
 void cudyn__bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn__text *trace,
                        struct cudyn__bind_result *out);
 void cudyn__bind_nvrtc(void *handle, struct cudyn__text *trace, struct cudyn__bind_result *out);
-/* Set by the stubs; read (and cleared) by cudyn__fail_driver. */
-const char *cudyn__take_missing_symbol(void);
+/* The function whose stub gave r (a stub answers
+ * CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, or NVRTC_ERROR_INTERNAL_ERROR,
+ * and names itself), or NULL when r is the library's own answer.  Clears
+ * the thread's mark either way: cudyn__fail_driver and cudyn__fail_nvrtc
+ * call it, so a stub's answer a caller ignored names no later failure. */
+const char *cudyn__driver_stub_answered(cu_result r);
+const char *cudyn__nvrtc_stub_answered(nvrtc_result r);
 /* 1 if a row named `name` (base or exported) is bound, 0 if rows exist but
  * none is bound, -1 if the table has no such row. */
 int cudyn__table_has(const char *name);

@@ -50,7 +50,6 @@ static void read_limits(cu_function fn, struct launch_limits *l)
         cudyn__copy_string(l->kernel_name, sizeof l->kernel_name, who.name);
     else
         snprintf(l->kernel_name, sizeof l->kernel_name, "the kernel");
-    (void)cudyn__take_missing_symbol();
 }
 
 /* Appends which limit the launch broke, if one did. */
@@ -97,7 +96,6 @@ cu_context cudyn__stream_context(cudyn_stream stream)
     cu_result r = stream ? (DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx((cu_stream)(void *)stream, &ctx)
                                                        : CU_ERR_NOT_SUPPORTED)
                          : cudyn__drv.cuCtxGetCurrent(&ctx);
-    (void)cudyn__take_missing_symbol();
     return r == CU_OK ? ctx : NULL;
 }
 

@@ -2,11 +2,12 @@
  * test_sharing.c - cudyn among other CUDA users, on the mock driver with
  * three devices (0 and 1 are peers, 2 is not): a foreign context adopted
  * and then popped or destroyed, native handles both ways, peer access,
- * launch limits named with their numbers, device reset retiring modules
- * and events (a refused reset retiring none), modules, kernels and events
- * used from another device's thread, and fork.  "Another library" is
- * played by raw driver calls made through cudyn_driver_proc, as a program
- * using <cuda.h> would make them.
+ * launch limits named with their numbers (also by a driver without
+ * cuFuncGetAttribute, whose stub names no later failure), device reset
+ * retiring modules and events (a refused reset retiring none), modules,
+ * kernels and events used from another device's thread, and fork.
+ * "Another library" is played by raw driver calls made through
+ * cudyn_driver_proc, as a program using <cuda.h> would make them.
  */
 #include "config.h"
 
@@ -230,6 +231,30 @@ static void test_launch_limits_named(void)
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }
 
+/* A driver without cuFuncGetAttribute (an optional row: its stub answers
+ * "symbol not found"): a refused launch is still named from what the
+ * driver does report, and the stub's answers, which explaining the
+ * refusal ignores, name no later, unrelated failure. */
+static int scenario_no_function_attributes(void)
+{
+    setenv("MOCK_CUDA_MISSING", "cuFuncGetAttribute", 1);
+    use_mock_driver();
+    cudyn_module mod = NULL;
+    cudyn_function bounded = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&bounded, mod, "bounded_empty"), CUDYN_OK);
+    CHECK(!cudyn_has("cuFuncGetAttribute"));
+    expect_refusal(bounded, one, (cudyn_dim3){2048, 1, 1}, 0, "block 2048x1x1 has 2048 threads; Mock H200 allows");
+    CHECK_EQ_INT(mock_fail_next("cuMemAlloc_v2", 2), 0);
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 64), CUDYN_ERROR_OUT_OF_MEMORY);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK(strcmp(e.function, "cuMemAlloc") == 0);
+    CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
+    return test_result("test_sharing no-function-attributes");
+}
+
 /* Modules, kernels and events belong to their device's context: a thread
  * working on another device is told which is which.  A stream of the
  * kernel's own device may be given (the real driver runs the work there). */
@@ -399,10 +424,12 @@ static int fork_before_init(void)
     return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     setenv("MOCK_CUDA_DEVICES", "Mock H200:90,Mock H200:90,Mock T4:75", 1);
     setenv("MOCK_CUDA_P2P", "0-1,1-0", 1);
+    if (argc == 2 && strcmp(argv[1], "no-function-attributes") == 0)
+        return scenario_no_function_attributes();
     use_mock_driver();
     CHECK_EQ_INT(fork_before_init(), 0); /* first: nothing initialised yet */
     test_foreign_context_popped();
@@ -410,6 +437,7 @@ int main(void)
     test_native_handles();
     test_peer_access();
     test_launch_limits_named();
+    CHECK_EQ_INT(run_self(argv[0], "no-function-attributes"), 0);
     test_wrong_context_named();
     test_device_current_reports_the_driver();
     test_failed_reset_keeps_modules();
