@@ -165,6 +165,14 @@ cu_context cudyn__stream_context(cudyn_stream stream);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 
+/* ---- device.c: attributes the library reads for itself ---- */
+/* Attribute attr of dev (of fn), or 0 where the driver does not report it:
+ * an attribute it does not know (older drivers answer
+ * CUDA_ERROR_INVALID_VALUE) or a function it lacks.  *failure (may be
+ * NULL) receives any other failure of the call, else CU_OK. */
+int cudyn__device_attr_or_zero(cu_device dev, int attr, cu_result *failure);
+int cudyn__func_attr_or_zero(cu_function fn, int attr, cu_result *failure);
+
 /* ---- memory.c: what the allocation functions share ---- */
 /* Clears *out, checks out and bytes, then that the thread has a context. */
 int cudyn__alloc_prologue(const char *api, cudyn_devptr *out, size_t bytes);

@@ -19,32 +19,22 @@ struct launch_limits {
     char kernel_name[64];
 };
 
-static int device_attr(cu_device dev, int attr)
-{
-    int v = 0;
-    return cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) == CU_OK ? v : 0;
-}
-
-static int function_attr(cu_function fn, int attr)
-{
-    int v = 0;
-    return cudyn__drv.cuFuncGetAttribute(&v, (cu_enum)attr, fn) == CU_OK ? v : 0;
-}
-
+/* What the driver tells (0 for what it cannot: a limit that is 0 is not
+ * named). */
 static void read_limits(cu_function fn, struct launch_limits *l)
 {
     cu_device dev = 0;
     bool have_dev = cudyn__drv.cuCtxGetDevice(&dev) == CU_OK;
     for (int i = 0; i < 3; i++) {
-        l->max_block[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i) : 0;
-        l->max_grid[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i) : 0;
+        l->max_block[i] = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i, NULL) : 0;
+        l->max_grid[i] = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i, NULL) : 0;
     }
-    l->device_threads = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK) : 0;
+    l->device_threads = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK, NULL) : 0;
     if (!have_dev || cudyn__drv.cuDeviceGetName(l->device_name, (int)sizeof l->device_name, dev) != CU_OK)
         snprintf(l->device_name, sizeof l->device_name, "this device");
-    l->function_threads = function_attr(fn, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK);
-    l->function_dynamic_shared = function_attr(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    l->function_static_shared = function_attr(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES);
+    l->function_threads = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, NULL);
+    l->function_dynamic_shared = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, NULL);
+    l->function_static_shared = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES, NULL);
     struct cudyn__kernel_identity who;
     if (cudyn__kernel_identify((cudyn_function)(void *)fn, &who) && who.name[0])
         cudyn__copy_string(l->kernel_name, sizeof l->kernel_name, who.name);

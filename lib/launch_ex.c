@@ -44,17 +44,14 @@ static int check_config(const char *api, const struct cudyn_launch_config *c, st
     return CUDYN_OK;
 }
 
-/* The current device's attribute; 0 where the driver does not know it. */
+/* The current device's attribute; 0 where the driver does not report it. */
 static int device_attribute(const char *api, int attr, cu_device *dev, int *value)
 {
     *value = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(dev), "cuCtxGetDevice", api);
-    cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, *dev);
-    if (r == CU_ERR_INVALID_VALUE) /* an older driver: an attribute it does not know is one it lacks */
-        *value = 0;
-    else if (r != CU_OK)
-        return cudyn__fail_driver(r, "cuDeviceGetAttribute", api);
-    return CUDYN_OK;
+    cu_result failure;
+    *value = cudyn__device_attr_or_zero(*dev, attr, &failure);
+    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuDeviceGetAttribute", api);
 }
 
 /* CUDYN_OK if the current device has `attr`, else NOT_SUPPORTED naming it. */
@@ -106,8 +103,9 @@ static int check_support(const char *api, const struct wants *w)
 
 static int function_attribute(const char *api, cu_function fn, int attr, int *value)
 {
-    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncGetAttribute(value, (cu_enum)attr, fn), "cuFuncGetAttribute", api);
-    return CUDYN_OK;
+    cu_result failure;
+    *value = cudyn__func_attr_or_zero(fn, attr, &failure);
+    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuFuncGetAttribute", api);
 }
 
 /* Raises the kernel's dynamic shared memory limit to `shared` when it is
