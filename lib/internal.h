@@ -157,6 +157,11 @@ static inline int cudyn__need_context(const char *api)
 /* CUDYN_ERROR_WRONG_CONTEXT: `what` ("the module", "kernel saxpy") belongs to
  * context owner, the thread works in `used`; the message names devices. */
 int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used);
+/* launch.c: what cudyn_launch reports when cuLaunchKernel answered r:
+ * the failure for api, with the kernel's context or the limit the launch
+ * broke named where cudyn can tell. */
+int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
+                          unsigned int shared_bytes, cudyn_stream stream);
 /* stream.c: a reset or the last release destroyed ctx and its events. */
 void cudyn__events_forget_context(cu_context ctx);
 /* launch.c: the context a stream's work runs in (the current one for

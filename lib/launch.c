@@ -102,6 +102,18 @@ static int explain_invalid_handle(const char *api, cu_function fn, cudyn_stream 
     return cudyn__fail_wrong_context(api, what, who.ctx, in);
 }
 
+int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
+                          unsigned int shared_bytes, cudyn_stream stream)
+{
+    int st;
+    if (r == CU_ERR_INVALID_HANDLE && (st = explain_invalid_handle(api, fn, stream)) != CUDYN_OK)
+        return st;
+    st = cudyn__fail_driver(r, "cuLaunchKernel", api);
+    if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
+        explain_refusal(fn, grid, block, shared_bytes);
+    return st;
+}
+
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args)
 {
@@ -121,13 +133,7 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
                       cudyn__drv.cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
                                                 (cu_stream)(void *)stream, args, NULL),
                       api);
-    if (CUDYN_UNLIKELY(r != CU_OK)) {
-        if (r == CU_ERR_INVALID_HANDLE && (st = explain_invalid_handle(api, fn, stream)) != CUDYN_OK)
-            return st;
-        st = cudyn__fail_driver(r, "cuLaunchKernel", api);
-        if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
-            explain_refusal(fn, grid, block, shared_bytes);
-        return st;
-    }
+    if (CUDYN_UNLIKELY(r != CU_OK))
+        return cudyn__launch_refused(api, r, fn, grid, block, shared_bytes, stream);
     return CUDYN_OK;
 }
