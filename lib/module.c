@@ -349,19 +349,22 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
 }
 
 /* Records what a kernel takes, from the driver and from the module's PTX
- * (found by the name the PTX knows it by), for checking launches. */
+ * (found by the name the PTX knows it by), for checking launches; once
+ * per kernel while its module lives. */
 static void register_kernel(const struct cudyn_module_st *m, cu_function f, const char *name, const char *lowered)
 {
+    cudyn_function kernel = (cudyn_function)(void *)f;
+    if (cudyn__kernel_known(kernel, m->handle))
+        return;
     struct cudyn__kernel_facts facts;
-    int driver_count = cudyn__kernel_driver_facts((cudyn_function)(void *)f, &facts);
+    int driver_count = cudyn__kernel_driver_facts(kernel, m->handle, &facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};
     if (m->interface)
         cudyn__ptx_kernel_params(m->interface, strlen(m->interface), lowered, &ptx);
     cudyn__copy_string(facts.who.name, sizeof facts.who.name, name);
     facts.who.ctx = m->ctx;
-    facts.module = m->handle;
     cudyn__kernel_merge(&facts, driver_count, &ptx);
-    cudyn__kernel_register((cudyn_function)(void *)f, &facts);
+    cudyn__kernel_register(kernel, &facts);
 }
 
 CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const char *name)
