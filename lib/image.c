@@ -36,9 +36,7 @@ static bool is_elf(const unsigned char *p)
 static int pick(const char *api, const struct cudyn__image_part *parts, size_t n, int built_by, const void **code)
 {
     int device = 0, cc = 0;
-    int st = cudyn_device_current(&device);
-    if (st == CUDYN_OK)
-        st = cudyn__device_cc(api, device, &cc);
+    int st = cudyn__current_device_cc(api, &device, &cc);
     if (st != CUDYN_OK)
         return st;
     struct cudyn__image_choice choices[CUDYN_IMAGE_MAX_ENTRIES];
@@ -253,7 +251,7 @@ static int compile_for(const char *api, const struct cudyn_compile_args *a, cons
     one.device = CUDYN_DEVICE_NONE;
     one.options = options;
     one.num_options = a->num_options + 1;
-    int st = cudyn__program_new(api, &one, out);
+    int st = cudyn__program_new(api, &one, 0, out);
     if (st == CUDYN_OK && (st = cudyn__program_build(api, *out, NULL)) != CUDYN_OK) {
         cudyn__error_append(" (compiling for %s)", arch);
         cudyn_program_free(*out);

@@ -165,10 +165,11 @@ static int compile_and_load(const char *api, struct cudyn_program *prog, cudyn_m
 static int load_source(const char *api, cudyn_module *out, const struct cudyn_compile_args *checked)
 {
     struct cudyn_compile_args a = *checked;
-    int st = cudyn_device_current(&a.device);
+    int cc = 0;
+    int st = cudyn__current_device_cc(api, &a.device, &cc);
     struct cudyn_program *prog = NULL;
     if (st == CUDYN_OK)
-        st = cudyn__program_new(api, &a, &prog);
+        st = cudyn__program_new(api, &a, cc, &prog);
     if (st != CUDYN_OK)
         return st;
     cudyn_module claim = NULL;
