@@ -45,7 +45,10 @@ struct cudyn_module_st {
     atomic_bool dead;
     cudyn_error error;
     unsigned char key[CUDYN_SHA256_BYTES];
-    struct cudyn__deps deps; /* files its program included, checked on reuse */
+    /* files its program included, checked on reuse (a stat each, maybe a
+     * reread) under deps_lock, not registry_lock: the check refreshes them */
+    struct cudyn__deps deps;
+    pthread_mutex_t deps_lock;
     int refs;
     struct cudyn_module_st *next;
 };
@@ -59,10 +62,22 @@ static bool is_dead(const struct cudyn_module_st *m)
 static pthread_cond_t registry_loaded = PTHREAD_COND_INITIALIZER;
 static struct cudyn_module_st *registry;
 
+/* A zeroed module with its lock, or NULL when out of memory. */
+static struct cudyn_module_st *new_module(void)
+{
+    struct cudyn_module_st *m = calloc(1, sizeof *m);
+    if (m && pthread_mutex_init(&m->deps_lock, NULL) != 0) {
+        free(m);
+        m = NULL;
+    }
+    return m;
+}
+
 static void free_module(struct cudyn_module_st *m)
 {
     cudyn__names_free(&m->names);
     cudyn__deps_free(&m->deps);
+    pthread_mutex_destroy(&m->deps_lock);
     free(m->interface);
     free(m);
 }
@@ -110,7 +125,7 @@ static bool describe(struct cudyn_module_st *m, const struct cudyn__names *names
 int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
                        cudyn_module *out)
 {
-    struct cudyn_module_st *m = calloc(1, sizeof *m);
+    struct cudyn_module_st *m = new_module();
     if (!m || !describe(m, names, interface)) {
         if (m)
             free_module(m);
@@ -138,7 +153,7 @@ static struct cudyn_module_st *shared_by(cu_context ctx, const unsigned char *ke
 /* A placeholder for the caller to load; others find it and wait. */
 static int place(const char *api, cu_context ctx, const unsigned char *key, cudyn_module *claim)
 {
-    struct cudyn_module_st *p = calloc(1, sizeof *p);
+    struct cudyn_module_st *p = new_module();
     if (!p)
         return cudyn__fail_oom(api);
     p->ctx = ctx;
@@ -186,11 +201,19 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
             cudyn__error_restore(&e);
             return e.status;
         }
-        bool refreshed;
-        if (!is_dead(m) && cudyn__deps_check(&m->deps, &refreshed) == 0) {
+        if (!is_dead(m)) {
+            /* the files it included, checked without the registry's lock
+             * (the reference keeps m) */
             pthread_mutex_unlock(&registry_lock);
-            *found = m;
-            return CUDYN_OK;
+            bool refreshed;
+            pthread_mutex_lock(&m->deps_lock);
+            bool current = cudyn__deps_check(&m->deps, &refreshed) == 0;
+            pthread_mutex_unlock(&m->deps_lock);
+            if (current) {
+                *found = m;
+                return CUDYN_OK;
+            }
+            pthread_mutex_lock(&registry_lock);
         }
         /* an included file changed (or a reset came in between): this
          * module serves its holders only */
