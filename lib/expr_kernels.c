@@ -76,30 +76,25 @@ static void first_user_line(const char *log, char *out, size_t cap)
 }
 
 /* A compile error: the status stays NVRTC's; the message becomes the line
- * of the log that names the user's text.  The log comes from compiling
- * once more (a failed compile is not cached, and cudyn_module_load_source
- * keeps no program); without one the first error stays as it was. */
-static void explain_compile(const char *api, const struct cudyn__expr_kernels *k)
+ * of the compile's log that names the user's text (without one the first
+ * error stays as it was). */
+static void explain_compile(const char *api, const struct cudyn__expr_kernels *k,
+                            const struct cudyn__compile_failure *failure)
 {
     cudyn_error first;
     cudyn__error_save(&first);
-    int device = 0;
-    cudyn_program *p = NULL;
-    if (cudyn_device_current(&device) == CUDYN_OK)
-        cudyn_compile(&p, k->source, "kernel.cu", device, NULL, 0);
-    const char *log = p ? cudyn_program_log(p) : "";
+    const char *log = failure->log ? failure->log : "";
     char line[700];
     first_user_line(log, line, sizeof line);
-    cudyn__error_restore(&first);
     if (line[0])
         cudyn__fail(first.status, first.origin, first.native_code, first.native_name, first.function,
                     "the line number counts from the first line of the text it names; the _source function "
                     "shows the generated lines",
-                    "%s: %s does not compile for %s: %s%s", api, k->what, p ? cudyn_program_target(p) : "this GPU", line,
+                    "%s: %s does not compile for %s: %s%s", api, k->what,
+                    failure->target[0] ? failure->target : "this GPU", line,
                     strstr(log, "cuda_fp16.h") ? "; __half needs cuda_fp16.h, which NVRTC finds when the CUDA "
                                                  "toolkit's include directory sits next to libnvrtc (LIBDIR/../include)"
                                                : "");
-    cudyn_program_free(p);
 }
 
 /* Frees what make_context made; the driver's refusals to free are its own
@@ -123,9 +118,11 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
     c->ctx = ctx;
     atomic_init(&c->generation, generation);
     int device = 0;
-    int st = cudyn_module_load_source(&c->mod, k->source, NULL, 0);
+    struct cudyn__compile_failure failure;
+    int st = cudyn__module_load_generated(&c->mod, k->source, &failure);
     if (st == CUDYN_ERROR_COMPILE)
-        explain_compile(api, k);
+        explain_compile(api, k, &failure);
+    free(failure.log);
     if (st == CUDYN_OK)
         st = cudyn_device_current(&device);
     for (int role = 0; role < KERNEL_ROLES && st == CUDYN_OK; role++)

@@ -249,6 +249,17 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
 int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
                           const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
 
+/* ---- load_source.c ---- */
+/* What a compile error leaves for a caller that explains it itself. */
+struct cudyn__compile_failure {
+    char *log;      /* NVRTC's log (malloc'd; the caller frees it), or NULL */
+    char target[32]; /* what it compiled for ("sm_90"), or "" */
+};
+/* cudyn_module_load_source of a source the library generated (no options,
+ * checked): on CUDYN_ERROR_COMPILE *failure holds the log, so the caller
+ * needs no second compile to read it. */
+int cudyn__module_load_generated(cudyn_module *out, const char *source, struct cudyn__compile_failure *failure);
+
 /* ---- image.c ---- */
 /* For cudyn_module_load_image: when image is cudyn's multi-architecture
  * container, *code is the entry for the current device (else the image

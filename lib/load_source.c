@@ -161,8 +161,10 @@ static int compile_and_load(const char *api, struct cudyn_program *prog, cudyn_m
 
 /* In the thread's context, one module per inputs: found, or loaded once
  * while others asking for the same wait (not with CUDYN_COMPILE_* flags:
- * those ask for a module of one's own). */
-static int load_source(const char *api, cudyn_module *out, const struct cudyn_compile_args *checked)
+ * those ask for a module of one's own).  A compile error fills *failure
+ * when it is not NULL. */
+static int load_source(const char *api, cudyn_module *out, const struct cudyn_compile_args *checked,
+                       struct cudyn__compile_failure *failure)
 {
     struct cudyn_compile_args a = *checked;
     int cc = 0;
@@ -177,8 +179,22 @@ static int load_source(const char *api, cudyn_module *out, const struct cudyn_co
         st = cudyn__module_claim(api, prog->key, out, &claim);
     if (st == CUDYN_OK && !*out)
         st = compile_and_load(api, prog, claim, out);
+    if (st == CUDYN_ERROR_COMPILE && failure) {
+        failure->log = prog->out.log; /* NVRTC's, or the compile this one waited for */
+        prog->out.log = NULL;
+        snprintf(failure->target, sizeof failure->target, "%s", prog->target.name);
+    }
     cudyn_program_free(prog);
     return st;
+}
+
+int cudyn__module_load_generated(cudyn_module *out, const char *source, struct cudyn__compile_failure *failure)
+{
+    static const char api[] = "cudyn_module_load_source";
+    *out = NULL;
+    *failure = (struct cudyn__compile_failure){NULL, ""};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = source};
+    return load_source(api, out, &a, failure);
 }
 
 CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_compile_args *args)
@@ -189,7 +205,7 @@ CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_
     *out = NULL;
     struct cudyn_compile_args a;
     int st = cudyn__compile_args_check(api, args, &a);
-    return st == CUDYN_OK ? load_source(api, out, &a) : st;
+    return st == CUDYN_OK ? load_source(api, out, &a, NULL) : st;
 }
 
 CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, const char *const *options,
@@ -203,5 +219,5 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
         .size = sizeof a, .source = source, .options = options, .num_options = num_options,
     };
     int st = cudyn__compile_fields_check(api, &a, "");
-    return st == CUDYN_OK ? load_source(api, out, &a) : st;
+    return st == CUDYN_OK ? load_source(api, out, &a, NULL) : st;
 }

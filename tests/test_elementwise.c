@@ -203,8 +203,10 @@ static void test_creation(void)
 static void test_expression_errors(void)
 {
     cudyn_elementwise *k = NULL;
+    long runs = mock_nvrtc_call_count("nvrtcCompileProgram");
     CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error the body is wrong", "e1", NULL),
                  CUDYN_ERROR_COMPILE);
+    CHECK_EQ_INT(mock_nvrtc_call_count("nvrtcCompileProgram"), runs + 1); /* its log explains it: no second run */
     CHECK(k == NULL);
     CHECK_MESSAGE("elementwise body(2): catastrophic error: #error directive: the body is wrong");
     CHECK_MESSAGE("elementwise \"e1\"");
