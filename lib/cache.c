@@ -213,8 +213,12 @@ static enum read_result read_entry(int fd, const struct stat *st, const unsigned
         return READ_FAILED;
     memcpy(buf, header, sizeof header);
     enum read_result r = READ_FAILED;
-    if (read_at(fd, buf + sizeof header, total - sizeof header, (off_t)sizeof header))
-        r = cudyn__cache_parse(buf, total, key, e) == 0 ? READ_OK : READ_DAMAGED;
+    if (read_at(fd, buf + sizeof header, total - sizeof header, (off_t)sizeof header)) {
+        int parsed = cudyn__cache_parse(buf, total, key, e);
+        r = parsed == 0 ? READ_OK : parsed == CACHE_PARSE_NO_MEMORY ? READ_FAILED : READ_DAMAGED;
+        if (parsed == CACHE_PARSE_NO_MEMORY)
+            errno = ENOMEM; /* for the debug line */
+    }
     free(buf);
     return r;
 }
@@ -288,7 +292,8 @@ static void remove_stale_tmp(int dfd, const char *name, const struct stat *st)
         unlinkat(dfd, name, 0);
 }
 
-/* The directory's entries (regular files of ours, by name); -1 on error.
+/* The directory's entries (regular files of ours, by name); -1 with errno
+ * on error (ENOMEM when the list cannot grow).
  * tidy: also remove temporary files whose writer died long ago. */
 static int list_entries(int dfd, struct listing *out, bool tidy)
 {
@@ -313,8 +318,11 @@ static int list_entries(int dfd, struct listing *out, bool tidy)
         if (out->n == out->cap) {
             size_t cap = out->cap ? 2 * out->cap : 64;
             struct entry_file *v = realloc(out->v, cap * sizeof *v);
-            if (!v)
-                break;
+            if (!v) { /* a partial list would under-count, or clear only part */
+                closedir(d);
+                errno = ENOMEM;
+                return -1;
+            }
             out->v = v;
             out->cap = cap;
         }
@@ -401,6 +409,15 @@ void cudyn__cache_store(const unsigned char key[CUDYN_SHA256_BYTES], const struc
 
 /* -------------------------------------------------------------- public */
 
+/* list_entries failed: errno says why. */
+static int listing_failed(const char *api)
+{
+    if (errno == ENOMEM)
+        return cudyn__fail_oom(api);
+    return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL, "%s: cannot list %s: %s",
+                       api, cache.dir, strerror(errno));
+}
+
 CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out)
 {
     static const char api[] = "cudyn_cache_info";
@@ -418,8 +435,7 @@ CUDYN_API int cudyn_cache_info(struct cudyn_cache_info *out)
     struct listing l = {0};
     if (dfd >= 0 && list_entries(dfd, &l, false) != 0) {
         free(l.v);
-        return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
-                           "%s: cannot list %s: %s", api, cache.dir, strerror(errno));
+        return listing_failed(api);
     }
     info.entries = l.n;
     info.bytes = l.bytes;
@@ -440,8 +456,7 @@ CUDYN_API int cudyn_cache_clear(uint64_t *removed)
     struct listing l = {0};
     if (list_entries(dfd, &l, true) != 0) {
         free(l.v);
-        return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, errno, NULL, "readdir", NULL,
-                           "%s: cannot list %s: %s", api, cache.dir, strerror(errno));
+        return listing_failed(api);
     }
     int st = CUDYN_OK;
     for (size_t i = 0; i < l.n; i++) {

@@ -41,7 +41,7 @@ struct cudyn__cache_entry {
                            (never stored: only its interface is) */
     size_t ptx_size;
     char *log;
-    char *interface; /* the kernels' PTX parameter lists (interface.c), or NULL */
+    char *interface; /* the kernels' PTX parameter lists (ptx_interface.c), or NULL */
     struct cudyn__names names; /* name expression -> lowered name */
     struct cudyn__deps deps;   /* files the compile read besides its source */
 };
@@ -62,8 +62,10 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
 int cudyn__cache_header(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
                        size_t *total);
 /* Parses and verifies a whole entry (header, lengths, checksum, sections).
- * Returns 0 and fills *e, or -1 for anything wrong; never reads outside
- * buf.  The fuzz target calls this directly. */
+ * Returns 0 and fills *e; CACHE_PARSE_DAMAGED for anything wrong with the
+ * entry, CACHE_PARSE_NO_MEMORY when out of memory (the entry may be good);
+ * never reads outside buf.  The fuzz target calls this directly. */
+enum { CACHE_PARSE_DAMAGED = -1, CACHE_PARSE_NO_MEMORY = -2 };
 int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
                       struct cudyn__cache_entry *e);
 

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "little_endian.h"
 
 #define CACHE_MAGIC "CUDYNKC"
 #define CACHE_FORMAT 2u
@@ -111,14 +112,16 @@ static void put(struct writer *w, const void *data, size_t n)
 
 static void put_u32(struct writer *w, uint32_t v)
 {
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
-    put(w, b, 4);
+    unsigned char b[4];
+    cudyn__set_u32(b, v);
+    put(w, b, sizeof b);
 }
 
 static void put_u64(struct writer *w, uint64_t v)
 {
-    put_u32(w, (uint32_t)v);
-    put_u32(w, (uint32_t)(v >> 32));
+    unsigned char b[8];
+    cudyn__set_u64(b, v);
+    put(w, b, sizeof b);
 }
 
 /* A section header; its `n` bytes follow through put(). */
@@ -169,12 +172,6 @@ static void put_sections(struct writer *w, const struct cudyn__cache_entry *e)
     }
 }
 
-static void set_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES], const struct cudyn__cache_entry *e,
                                      size_t *size)
 {
@@ -192,9 +189,8 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
         free(w.buf);
         return NULL;
     }
-    set_u32(w.buf + 12, w.sections);
-    set_u32(w.buf + 16, (uint32_t)total);
-    set_u32(w.buf + 20, (uint32_t)((uint64_t)total >> 32));
+    cudyn__set_u32(w.buf + 12, w.sections);
+    cudyn__set_u64(w.buf + 16, total);
     struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
     cudyn__sha256_init(&h);
@@ -211,16 +207,6 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
 
 /* ---------------------------------------------------------------- parse */
 
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
 /* A NUL-terminated copy of n bytes. */
 static char *copy_text(const unsigned char *p, size_t n)
 {
@@ -236,13 +222,13 @@ static int parse_target(const unsigned char *p, size_t n, struct cudyn__cache_en
 {
     char text[96];
     if (n == 0 || n >= sizeof text || memchr(p, '\0', n))
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     memcpy(text, p, n);
     text[n] = '\0';
     int cubin = -1;
     if (sscanf(text, "%31s %d %d %d", e->target, &e->arch, &cubin, &e->nvrtc_version) != 4 ||
         (cubin != 0 && cubin != 1))
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     e->cubin = cubin == 1;
     return 0;
 }
@@ -252,35 +238,37 @@ static int add_name(const unsigned char *p, size_t n, struct cudyn__cache_entry 
     const unsigned char *nul = memchr(p, '\0', n);
     if (!nul || nul == p || p[n - 1] != '\0' || (size_t)(nul - p) + 1 >= n ||
         memchr(nul + 1, '\0', n - (size_t)(nul - p) - 1) != p + n - 1)
-        return -1;
-    return cudyn__names_add(&e->names, (const char *)p, (const char *)nul + 1);
+        return CACHE_PARSE_DAMAGED;
+    return cudyn__names_add(&e->names, (const char *)p, (const char *)nul + 1) == 0 ? 0 : CACHE_PARSE_NO_MEMORY;
 }
 
 static int add_dep(const unsigned char *p, size_t n, struct cudyn__cache_entry *e)
 {
     if (n < DEP_FIXED_BYTES + 2 || p[n - 1] != '\0' || memchr(p + DEP_FIXED_BYTES, '\0', n - DEP_FIXED_BYTES) != p + n - 1)
-        return -1;
-    uint32_t present = get_u32(p);
+        return CACHE_PARSE_DAMAGED;
+    uint32_t present = cudyn__get_u32(p);
     if (present > 1 || e->deps.n >= CUDYN_MAX_DEPS)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     struct cudyn__dep d = {
         .path = (char *)(p + DEP_FIXED_BYTES),
         .present = present == 1,
-        .dev = get_u64(p + 4),
-        .ino = get_u64(p + 12),
-        .size = get_u64(p + 20),
-        .mtime_ns = (int64_t)get_u64(p + 28),
-        .ctime_ns = (int64_t)get_u64(p + 36),
+        .dev = cudyn__get_u64(p + 4),
+        .ino = cudyn__get_u64(p + 12),
+        .size = cudyn__get_u64(p + 20),
+        .mtime_ns = (int64_t)cudyn__get_u64(p + 28),
+        .ctime_ns = (int64_t)cudyn__get_u64(p + 36),
     };
     memcpy(d.sha256, p + 44, CUDYN_SHA256_BYTES);
-    return cudyn__deps_add(&e->deps, &d);
+    return cudyn__deps_add(&e->deps, &d) == 0 ? 0 : CACHE_PARSE_NO_MEMORY;
 }
 
 /* Copies a once-only byte section into *dst. */
 static int take_once(unsigned char **dst, size_t *dst_size, const unsigned char *p, size_t n)
 {
-    if (*dst || !(*dst = (unsigned char *)copy_text(p, n)))
-        return -1;
+    if (*dst)
+        return CACHE_PARSE_DAMAGED;
+    if (!(*dst = (unsigned char *)copy_text(p, n)))
+        return CACHE_PARSE_NO_MEMORY;
     if (dst_size)
         *dst_size = n;
     return 0;
@@ -291,11 +279,11 @@ static int parse_section(uint32_t tag, const unsigned char *p, size_t n, struct 
     switch (tag) {
     case TAG_TARGET:
         if (*target)
-            return -1;
+            return CACHE_PARSE_DAMAGED;
         *target = true;
         return parse_target(p, n, e);
     case TAG_IMAGE:
-        return n == 0 ? -1 : take_once(&e->image, &e->image_size, p, n);
+        return n == 0 ? CACHE_PARSE_DAMAGED : take_once(&e->image, &e->image_size, p, n);
     case TAG_LOG:
         return take_once((unsigned char **)&e->log, NULL, p, n);
     case TAG_NAME:
@@ -305,17 +293,18 @@ static int parse_section(uint32_t tag, const unsigned char *p, size_t n, struct 
     case TAG_INTERFACE:
         return take_once((unsigned char **)&e->interface, NULL, p, n);
     default:
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     }
 }
 
 int cudyn__cache_header(const unsigned char *buf, size_t size, const unsigned char key[CUDYN_SHA256_BYTES],
                        size_t *total)
 {
-    if (size < CUDYN_CACHE_HEADER_BYTES || memcmp(buf, CACHE_MAGIC, 8) != 0 || get_u32(buf + 8) != CACHE_FORMAT ||
-        get_u32(buf + 12) > MAX_SECTIONS || memcmp(buf + 24, key, CUDYN_SHA256_BYTES) != 0)
+    if (size < CUDYN_CACHE_HEADER_BYTES || memcmp(buf, CACHE_MAGIC, 8) != 0 ||
+        cudyn__get_u32(buf + 8) != CACHE_FORMAT || cudyn__get_u32(buf + 12) > MAX_SECTIONS ||
+        memcmp(buf + 24, key, CUDYN_SHA256_BYTES) != 0)
         return -1;
-    uint64_t announced = get_u64(buf + 16);
+    uint64_t announced = cudyn__get_u64(buf + 16);
     if (announced < CUDYN_CACHE_HEADER_BYTES + CUDYN_SHA256_BYTES || announced > CUDYN_CACHE_MAX_ENTRY_BYTES)
         return -1;
     *total = (size_t)announced;
@@ -328,7 +317,7 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     memset(e, 0, sizeof *e);
     size_t total = 0;
     if (cudyn__cache_header(buf, size, key, &total) != 0 || total != size)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
     size_t body_end = size - CUDYN_SHA256_BYTES;
     struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
@@ -336,19 +325,25 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     cudyn__sha256_update(&h, buf, body_end);
     cudyn__sha256_final(&h, digest);
     if (memcmp(digest, buf + body_end, sizeof digest) != 0)
-        return -1;
+        return CACHE_PARSE_DAMAGED;
 
-    uint32_t sections = get_u32(buf + 12);
+    uint32_t sections = cudyn__get_u32(buf + 12);
     size_t pos = CUDYN_CACHE_HEADER_BYTES;
     bool have_target = false;
+    int result = CACHE_PARSE_DAMAGED;
     for (uint32_t s = 0; s < sections; s++) {
         if (body_end - pos < 12)
             goto bad;
-        uint32_t tag = get_u32(buf + pos);
-        uint64_t n = get_u64(buf + pos + 4);
+        uint32_t tag = cudyn__get_u32(buf + pos);
+        uint64_t n = cudyn__get_u64(buf + pos + 4);
         pos += 12;
-        if (n > body_end - pos || parse_section(tag, buf + pos, (size_t)n, e, &have_target) != 0)
+        if (n > body_end - pos)
             goto bad;
+        int parsed = parse_section(tag, buf + pos, (size_t)n, e, &have_target);
+        if (parsed != 0) {
+            result = parsed;
+            goto bad;
+        }
         pos += (size_t)n;
     }
     if (pos != body_end || !have_target || !e->image)
@@ -363,5 +358,5 @@ int cudyn__cache_parse(const unsigned char *buf, size_t size, const unsigned cha
     return 0;
 bad:
     cudyn__cache_entry_free(e);
-    return -1;
+    return result;
 }

@@ -84,11 +84,6 @@ CUDYN_API int cudyn_program_from_cache(const cudyn_program *prog)
     return prog && prog->from_cache;
 }
 
-const char *cudyn__program_interface(const cudyn_program *prog)
-{
-    return prog ? prog->out.interface : NULL;
-}
-
 /* ------------------------------------------------------------ arguments */
 
 /* An argument named as the caller knows it: "options" for cudyn_compile,
@@ -205,16 +200,40 @@ static int program_alloc(const char *api, const struct cudyn_compile_args *a, st
 /* The inputs as NVRTC and the scanner take them. */
 #define INPUT_LIST(v) ((const char *const *)(v))
 
-int cudyn__device_cc(const char *api, int device, int *cc)
+/* dev's compute capability as major*10+minor. */
+static int cc_of(const char *api, cu_device dev, int *cc)
 {
     int major = 0, minor = 0;
-    int st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
-    if (st == CUDYN_OK)
-        st = cudyn_device_attribute(device, CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
-    if (st != CUDYN_OK)
-        cudyn__error_append(" (while %s read the device's compute capability)", api);
+    cu_result r = cudyn__drv.cuDeviceGetAttribute(&major, (cu_enum)CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, dev);
+    if (r == CU_OK)
+        r = cudyn__drv.cuDeviceGetAttribute(&minor, (cu_enum)CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, dev);
     *cc = major * 10 + minor;
+    if (r == CU_OK)
+        return CUDYN_OK;
+    int st = cudyn__fail_driver(r, "cuDeviceGetAttribute", api);
+    cudyn__error_append(" (while %s read the device's compute capability)", api);
     return st;
+}
+
+int cudyn__device_cc(const char *api, int device, int *cc)
+{
+    cu_device dev = 0;
+    *cc = 0;
+    int st = cudyn__get_device(api, device, &dev);
+    return st == CUDYN_OK ? cc_of(api, dev, cc) : st;
+}
+
+int cudyn__current_device_cc(const char *api, int *device, int *cc)
+{
+    *device = 0;
+    *cc = 0;
+    int st = cudyn__need_context(api);
+    if (st != CUDYN_OK)
+        return st;
+    cu_device dev = 0;
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
+    *device = (int)dev; /* a CUdevice is its ordinal: what cuDeviceGet gives for it */
+    return cc_of(api, dev, cc);
 }
 
 static void hash_int(struct cudyn__sha256 *h, long long v)
@@ -258,20 +277,17 @@ static void compute_key(struct cudyn_program *prog)
     cudyn__sha256_final(&h, prog->key);
 }
 
-int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, struct cudyn_program **out)
+int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, int cc, struct cudyn_program **out)
 {
     *out = NULL;
-    int cc = 0;
     if (a->device == CUDYN_DEVICE_NONE && !cudyn__forced_target(a->options, a->num_options))
         return cudyn__fail_arg(api, "device",
                                "is CUDYN_DEVICE_NONE, so the options must name the target (--gpu-architecture)");
-    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : cudyn__device_cc(api, a->device, &cc);
-    if (st == CUDYN_OK)
-        st = program_alloc(api, a, out);
+    int st = program_alloc(api, a, out);
     if (st != CUDYN_OK)
         return st;
     (*out)->device = a->device;
-    (*out)->cc = cc;
+    (*out)->cc = a->device == CUDYN_DEVICE_NONE ? 0 : cc;
     compute_key(*out);
     return CUDYN_OK;
 }
@@ -451,15 +467,31 @@ static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *
     return CUDYN_OK;
 }
 
+/* Name expressions need two functions NVRTC has had since 8.0, which its
+ * table still lists as optional. */
+static int need_name_functions(const char *api, const struct cudyn_program *prog)
+{
+    if (prog->in.num_expressions == 0 || (NVRTC_HAS(nvrtcAddNameExpression) && NVRTC_HAS(nvrtcGetLoweredName)))
+        return CUDYN_OK;
+    int v = cudyn__nvrtc_version_loaded();
+    const char *missing = NVRTC_HAS(nvrtcAddNameExpression) ? "nvrtcGetLoweredName" : "nvrtcAddNameExpression";
+    return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, missing, HINT_NEWER_NVRTC_FOR,
+                       "%s: name expressions need nvrtcAddNameExpression and nvrtcGetLoweredName; the loaded NVRTC "
+                       "(%d.%d) does not provide %s",
+                       api, v / 1000, v % 1000 / 10, missing);
+}
+
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
+    int st = need_name_functions(api, prog);
+    if (st != CUDYN_OK)
+        return st;
     nvrtc_program p = NULL;
     nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, in->num_headers,
                                                      INPUT_LIST(in->header_sources), INPUT_LIST(in->header_names));
     if (r != NVRTC_OK)
         return cudyn__fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
-    int st = CUDYN_OK;
     for (int i = 0; i < in->num_expressions && st == CUDYN_OK; i++) {
         r = cudyn__nvrtc.nvrtcAddNameExpression(p, in->expressions[i]);
         if (r != NVRTC_OK)
@@ -612,7 +644,7 @@ int cudyn__program_build(const char *api, struct cudyn_program *prog, const char
     struct cudyn__flight *f = cudyn__flight_join(id, &leader);
     if (f && !leader) {
         cudyn__cache_entry_free(&prog->out);
-        int st = cudyn__flight_wait(f, &prog->out);
+        int st = cudyn__flight_wait(api, f, &prog->out);
         prog->from_cache = false;
         if (prog->out.image) {
             snprintf(prog->target.name, sizeof prog->target.name, "%s", prog->out.target);
@@ -660,7 +692,10 @@ int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, co
 static int compile(const char *api, cudyn_program **out, const struct cudyn_compile_args *a)
 {
     struct cudyn_program *prog = NULL;
-    int st = cudyn__program_new(api, a, &prog);
+    int cc = 0;
+    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : cudyn__device_cc(api, a->device, &cc);
+    if (st == CUDYN_OK)
+        st = cudyn__program_new(api, a, cc, &prog);
     if (st != CUDYN_OK)
         return st;
     st = cudyn__program_build(api, prog, NULL);

@@ -35,6 +35,8 @@ int cudyn__get_device(const char *api, int ordinal, cu_device *dev)
     int count = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuDeviceGetCount(&count), "cuDeviceGetCount", api);
     if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES) {
+        /* plain getenv on purpose: the value is only quoted in this
+         * message (the driver reads it itself), see SECURITY.md */
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                           "%s: device %d does not exist: %d device%s visible (valid ordinals 0..%d)%s%s%s", api,
@@ -198,12 +200,14 @@ static int drop_primary(const char *api, int ordinal, bool reset)
     cu_context dying = primary[ordinal];
     cu_result r = CU_OK;
     const char *failed = NULL;
+    bool reset_done = false;
     if (reset) {
         /* Reset first: after a kernel fault the context holds a sticky
          * error that every other call, the release included, would return. */
         r = DRIVER_HAS(cuDevicePrimaryCtxReset_v2) ? cudyn__drv.cuDevicePrimaryCtxReset_v2(dev)
                                                     : cudyn__drv.cuDevicePrimaryCtxReset(dev);
-        failed = r != CU_OK ? "cuDevicePrimaryCtxReset" : NULL;
+        reset_done = r == CU_OK;
+        failed = reset_done ? NULL : "cuDevicePrimaryCtxReset";
     }
     if (!failed && dying) {
         r = DRIVER_HAS(cuDevicePrimaryCtxRelease_v2) ? cudyn__drv.cuDevicePrimaryCtxRelease_v2(dev)
@@ -213,17 +217,19 @@ static int drop_primary(const char *api, int ordinal, bool reset)
         else
             failed = "cuDevicePrimaryCtxRelease";
     }
-    /* a reset destroys the context's modules and kernels; so does the last
-     * release, which the driver answers by resetting the context */
+    /* a reset destroys the context's modules, kernels and events (a
+     * refused one destroys nothing); so does the last release, which the
+     * driver answers by resetting the context */
     unsigned int flags = 0;
     int active = 1;
-    bool gone = reset ? (!failed || dying)
+    bool gone = reset ? reset_done
                       : (!failed && dying && cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK &&
                          !active);
-    (void)cudyn__take_missing_symbol();
     if (gone) {
-        if (dying)
+        if (dying) {
             cudyn__module_forget_context(dying);
+            cudyn__events_forget_context(dying);
+        }
         cudyn__kernel_forget_all();
     }
     atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);

@@ -12,8 +12,6 @@
 #include "array.h"
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
-
 static size_t at_least_one(size_t n)
 {
     return n ? n : 1;

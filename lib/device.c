@@ -24,6 +24,32 @@ CUDYN_API int cudyn_device_count(int *count)
     return CUDYN_OK;
 }
 
+/* What a driver does not report: an attribute it does not know (drivers
+ * older than the attribute answer CUDA_ERROR_INVALID_VALUE), or a function
+ * it lacks (its stub answers). */
+static bool not_reported(cu_result r)
+{
+    return r == CU_ERR_INVALID_VALUE || cudyn__driver_stub_answered(r) != NULL;
+}
+
+int cudyn__device_attr_or_zero(cu_device dev, int attr, cu_result *failure)
+{
+    int v = 0;
+    cu_result r = cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev);
+    if (failure)
+        *failure = not_reported(r) ? CU_OK : r;
+    return r == CU_OK ? v : 0;
+}
+
+int cudyn__func_attr_or_zero(cu_function fn, int attr, cu_result *failure)
+{
+    int v = 0;
+    cu_result r = cudyn__drv.cuFuncGetAttribute(&v, (cu_enum)attr, fn);
+    if (failure)
+        *failure = not_reported(r) ? CU_OK : r;
+    return r == CU_OK ? v : 0;
+}
+
 CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *value)
 {
     static const char api[] = "cudyn_device_attribute";
@@ -37,7 +63,7 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
     if (st != CUDYN_OK)
         return st;
     cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, dev);
-    if (r == CU_ERR_INVALID_VALUE)
+    if (not_reported(r))
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
                           "cuDeviceGetAttribute", NULL, "%s: the driver (CUDA %d.%d) does not know attribute %d (%s)",
                           api, cudyn__driver_version_loaded() / 1000, cudyn__driver_version_loaded() % 1000 / 10, attr,
@@ -48,9 +74,8 @@ CUDYN_API int cudyn_device_attribute(int ordinal, cudyn_device_attr attr, int *v
 }
 
 /* The first real failure while describing a device.  What a driver does
- * not report is not one: an attribute it does not know (clock rates, which
- * newer drivers dropped, read as 0) or a function it lacks (UUIDs before
- * CUDA 9.2, left empty). */
+ * not report is not one (not_reported): clock rates, which newer drivers
+ * dropped, read as 0; UUIDs before CUDA 9.2 are left empty. */
 struct describe_failure {
     cu_result r;
     const char *fn;
@@ -58,8 +83,7 @@ struct describe_failure {
 
 static void note(struct describe_failure *f, cu_result r, const char *fn)
 {
-    bool absent = r == CU_ERR_INVALID_VALUE || cudyn__take_missing_symbol() != NULL;
-    if (r != CU_OK && !absent && f->r == CU_OK) {
+    if (r != CU_OK && !not_reported(r) && f->r == CU_OK) {
         f->r = r;
         f->fn = fn;
     }
@@ -68,10 +92,10 @@ static void note(struct describe_failure *f, cu_result r, const char *fn)
 /* An attribute for the info struct: 0 where the driver does not report it. */
 static int attribute_or_zero(cu_device dev, int attr, struct describe_failure *f)
 {
-    int v = 0;
-    cu_result r = cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev);
-    note(f, r, "cuDeviceGetAttribute");
-    return r == CU_OK ? v : 0;
+    cu_result failure;
+    int v = cudyn__device_attr_or_zero(dev, attr, &failure);
+    note(f, failure, "cuDeviceGetAttribute");
+    return v;
 }
 
 static void format_uuid(char *out, size_t cap, const unsigned char u[16])

@@ -23,13 +23,25 @@ struct cudyn__nvrtc_table cudyn__nvrtc;
 bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
 
 /* ---- stubs: the parameters exist only to match each slot's type ---- */
+/* The last stub this thread called: taken, and cleared, by the next look
+ * at a failure, so what a caller ignored never names a later failure. */
 static _Thread_local const char *tls_missing_symbol;
 
-const char *cudyn__take_missing_symbol(void)
+static const char *take_missing_symbol(bool stub_answer)
 {
     const char *name = tls_missing_symbol;
     tls_missing_symbol = NULL;
-    return name;
+    return stub_answer ? name : NULL;
+}
+
+const char *cudyn__driver_stub_answered(cu_result r)
+{
+    return take_missing_symbol(r == CU_ERR_CALL_REQUIRES_NEWER_DRIVER);
+}
+
+const char *cudyn__nvrtc_stub_answered(nvrtc_result r)
+{
+    return take_missing_symbol(r == NVRTC_ERR_INTERNAL);
 }
 
 #if defined(__GNUC__)

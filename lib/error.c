@@ -73,21 +73,30 @@ static int fail_native(const struct cudyn__native_code *c, int generic_status, i
                        code, detail ? ": " : "", detail ? detail : "");
 }
 
+/* A stub answered code for `missing`: the loaded library (its CUDA
+ * version) does not provide it. */
+static int fail_missing(const char *api, const char *missing, int code, const char *library, int version,
+                        const char *hint)
+{
+    return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, code, NULL, missing, hint,
+                       "%s: the loaded %s (CUDA %d.%d) does not provide %s", api, library, version / 1000,
+                       version % 1000 / 10, missing);
+}
+
 int cudyn__fail_driver(cu_result r, const char *cufn, const char *api)
 {
-    const char *missing = cudyn__take_missing_symbol();
-    if (missing) {
-        int version = cudyn__driver_version_loaded();
-        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, (int)r, NULL, missing,
-                           HINT_NEWER_DRIVER_FOR, "%s: the loaded driver (CUDA %d.%d) does not provide %s", api,
-                           version / 1000, version % 1000 / 10, missing);
-    }
+    const char *missing = cudyn__driver_stub_answered(r);
+    if (missing)
+        return fail_missing(api, missing, (int)r, "driver", cudyn__driver_version_loaded(), HINT_NEWER_DRIVER_FOR);
     return fail_native(cudyn__cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
                        "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn__cuda_description((int)r));
 }
 
 int cudyn__fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)
 {
+    const char *missing = cudyn__nvrtc_stub_answered(r);
+    if (missing)
+        return fail_missing(api, missing, (int)r, "NVRTC", cudyn__nvrtc_version_loaded(), HINT_NEWER_NVRTC_FOR);
     return fail_native(cudyn__nvrtc_code((int)r), CUDYN_ERROR_NVRTC, CUDYN_ORIGIN_NVRTC, (int)r,
                        "NVRTC_ERROR_UNKNOWN_CODE", fn, api, detail);
 }

@@ -170,7 +170,7 @@ enum cudyn__variant cudyn__expr_variant(bool vector_kernel, int lanes, const str
 /* expr_kernels.c: one context's module of a generated source. */
 struct cudyn__expr_context {
     void *ctx;                  /* the CUcontext it was loaded in */
-    unsigned int generation;    /* cudyn__context_generation then */
+    atomic_uint generation;     /* cudyn__context_generation when last found alive */
     cudyn_module mod;
     cudyn_function f[KERNEL_ROLES]; /* NULL for a role the source lacks */
     struct cudyn__shape_limits limits[KERNEL_ROLES];

@@ -6,9 +6,11 @@
  * same text in a context.  Each object keeps, per context it was used in,
  * the kernels and what their launch shape needs (expr_shape.c): looked up
  * once, then read without a lock on every launch.  Entries are only ever
- * added (a list with an atomic head) and freed with the object.  A device
- * reset destroys modules; the context generation it bumps makes the next
- * launch look the kernels up again.
+ * added (a list with an atomic head) and freed with the object.  A reset
+ * or release of any device moves the context generation; the next launch
+ * then checks its entry's module: one that survived (another device was
+ * reset) keeps serving under the new generation, one a reset destroyed is
+ * replaced by a new entry.
  */
 #include "config.h"
 
@@ -74,30 +76,25 @@ static void first_user_line(const char *log, char *out, size_t cap)
 }
 
 /* A compile error: the status stays NVRTC's; the message becomes the line
- * of the log that names the user's text.  The log comes from compiling
- * once more (a failed compile is not cached, and cudyn_module_load_source
- * keeps no program); without one the first error stays as it was. */
-static void explain_compile(const char *api, const struct cudyn__expr_kernels *k)
+ * of the compile's log that names the user's text (without one the first
+ * error stays as it was). */
+static void explain_compile(const char *api, const struct cudyn__expr_kernels *k,
+                            const struct cudyn__compile_failure *failure)
 {
     cudyn_error first;
     cudyn__error_save(&first);
-    int device = 0;
-    cudyn_program *p = NULL;
-    if (cudyn_device_current(&device) == CUDYN_OK)
-        cudyn_compile(&p, k->source, "kernel.cu", device, NULL, 0);
-    const char *log = p ? cudyn_program_log(p) : "";
+    const char *log = failure->log ? failure->log : "";
     char line[700];
     first_user_line(log, line, sizeof line);
-    cudyn__error_restore(&first);
     if (line[0])
         cudyn__fail(first.status, first.origin, first.native_code, first.native_name, first.function,
                     "the line number counts from the first line of the text it names; the _source function "
                     "shows the generated lines",
-                    "%s: %s does not compile for %s: %s%s", api, k->what, p ? cudyn_program_target(p) : "this GPU", line,
+                    "%s: %s does not compile for %s: %s%s", api, k->what,
+                    failure->target[0] ? failure->target : "this GPU", line,
                     strstr(log, "cuda_fp16.h") ? "; __half needs cuda_fp16.h, which NVRTC finds when the CUDA "
                                                  "toolkit's include directory sits next to libnvrtc (LIBDIR/../include)"
                                                : "");
-    cudyn_program_free(p);
 }
 
 /* Frees what make_context made; the driver's refusals to free are its own
@@ -119,11 +116,13 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
     if (!c)
         return cudyn__fail_oom(api);
     c->ctx = ctx;
-    c->generation = generation;
+    atomic_init(&c->generation, generation);
     int device = 0;
-    int st = cudyn_module_load_source(&c->mod, k->source, NULL, 0);
+    struct cudyn__compile_failure failure;
+    int st = cudyn__module_load_generated(&c->mod, k->source, &failure);
     if (st == CUDYN_ERROR_COMPILE)
-        explain_compile(api, k);
+        explain_compile(api, k, &failure);
+    free(failure.log);
     if (st == CUDYN_OK)
         st = cudyn_device_current(&device);
     for (int role = 0; role < KERNEL_ROLES && st == CUDYN_OK; role++)
@@ -148,7 +147,17 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
 static struct cudyn__expr_context *find(struct cudyn__expr_kernels *k, void *ctx, unsigned int generation)
 {
     for (struct cudyn__expr_context *c = atomic_load_explicit(&k->contexts, memory_order_acquire); c; c = c->next)
-        if (c->ctx == ctx && c->generation == generation)
+        if (c->ctx == ctx && atomic_load_explicit(&c->generation, memory_order_acquire) == generation)
+            return c;
+    return NULL;
+}
+
+/* The entry of ctx whose module a reset did not destroy, or NULL (k->lock
+ * held: only then do generations change). */
+static struct cudyn__expr_context *surviving(struct cudyn__expr_kernels *k, void *ctx)
+{
+    for (struct cudyn__expr_context *c = atomic_load_explicit(&k->contexts, memory_order_acquire); c; c = c->next)
+        if (c->ctx == ctx && cudyn_module_native(c->mod) != NULL)
             return c;
     return NULL;
 }
@@ -163,7 +172,10 @@ int cudyn__expr_context(const char *api, struct cudyn__expr_kernels *k, struct c
     if (CUDYN_LIKELY((*out = find(k, ctx, generation)) != NULL))
         return CUDYN_OK;
     pthread_mutex_lock(&k->lock);
-    if (!(*out = find(k, ctx, generation))) { /* not made by another thread meanwhile */
+    *out = find(k, ctx, generation); /* made or renewed by another thread meanwhile */
+    if (!*out && (*out = surviving(k, ctx)) != NULL)
+        atomic_store_explicit(&(*out)->generation, generation, memory_order_release);
+    if (!*out) {
         st = make_context(api, k, ctx, generation, out);
         if (st == CUDYN_OK) {
             (*out)->next = atomic_load_explicit(&k->contexts, memory_order_relaxed);

@@ -17,7 +17,6 @@
 #include "hints.h"
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
 #define CU_GRAPH(g) ((cu_graph)(void *)(g))
 #define CU_GRAPH_EXEC(e) ((cu_graph_exec)(void *)(e))
 

@@ -42,6 +42,7 @@
     "repository), or pip install nvidia-cuda-nvrtc, and set CUDYN_LIBNVRTC if it is not in a standard place; "   \
     "kernels already in cudyn's cache and everything else work without it"
 #define HINT_REINSTALL_NVRTC "reinstall NVRTC"
+#define HINT_NEWER_NVRTC_FOR "point CUDYN_LIBNVRTC at a newer NVRTC (the CUDA toolkit's libnvrtc)"
 #define HINT_NO_NVFATBIN                                                                                        \
     "nvFatbin is part of the CUDA toolkit 12.4+ (package cuda-nvfatbin of NVIDIA's repository, next to NVRTC); "  \
     "without it, build cudyn's own multi-architecture image (CUDYN_IMAGE_CUDYN, cudyn-cc --format cudyn)"

@@ -36,9 +36,7 @@ static bool is_elf(const unsigned char *p)
 static int pick(const char *api, const struct cudyn__image_part *parts, size_t n, int built_by, const void **code)
 {
     int device = 0, cc = 0;
-    int st = cudyn_device_current(&device);
-    if (st == CUDYN_OK)
-        st = cudyn__device_cc(api, device, &cc);
+    int st = cudyn__current_device_cc(api, &device, &cc);
     if (st != CUDYN_OK)
         return st;
     struct cudyn__image_choice choices[CUDYN_IMAGE_MAX_ENTRIES];
@@ -226,10 +224,14 @@ CUDYN_API int cudyn_image_build(void **image, size_t *bytes, const cudyn_program
     if (st != CUDYN_OK)
         return st;
     unsigned char *out = NULL;
+    char why[200];
     if (format == CUDYN_IMAGE_FATBIN)
         st = fatbin_pack(api, parts, (size_t)num_programs, &out, bytes);
+    else if (cudyn__image_check(parts, (size_t)num_programs, why, sizeof why) != 0)
+        st = cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                         "%s: argument 'programs' does not fit a cudyn image: %s", api, why);
     else if (cudyn__image_pack(parts, (size_t)num_programs, built_by, &out, bytes) != 0)
-        st = cudyn__fail_oom(api);
+        st = cudyn__fail_oom(api); /* the parts fit: only memory can be missing */
     *image = out;
     return st;
 }
@@ -249,7 +251,7 @@ static int compile_for(const char *api, const struct cudyn_compile_args *a, cons
     one.device = CUDYN_DEVICE_NONE;
     one.options = options;
     one.num_options = a->num_options + 1;
-    int st = cudyn__program_new(api, &one, out);
+    int st = cudyn__program_new(api, &one, 0, out);
     if (st == CUDYN_OK && (st = cudyn__program_build(api, *out, NULL)) != CUDYN_OK) {
         cudyn__error_append(" (compiling for %s)", arch);
         cudyn_program_free(*out);
@@ -259,15 +261,21 @@ static int compile_for(const char *api, const struct cudyn_compile_args *a, cons
     return st;
 }
 
+/* Plain sm_XY / compute_XY targets, none twice: checked before anything
+ * compiles. */
 static int check_archs(const char *api, const char *const *archs, int n)
 {
     if (!archs || n < 1 || n > CUDYN_IMAGE_MAX_ENTRIES)
         return cudyn__fail_arg(api, "num_archs", "must be 1 to 64, with archs not NULL");
+    int arch[CUDYN_IMAGE_MAX_ENTRIES];
+    bool cubin[CUDYN_IMAGE_MAX_ENTRIES];
     for (int i = 0; i < n; i++) {
-        int arch;
-        bool cubin;
-        if (!archs[i] || cudyn__image_parse_arch(archs[i], &arch, &cubin) != 0)
+        if (!archs[i] || cudyn__image_parse_arch(archs[i], &arch[i], &cubin[i]) != 0)
             return cudyn__fail_arg(api, "archs", "must name sm_XY or compute_XY targets");
+        for (int k = 0; k < i; k++)
+            if (arch[k] == arch[i] && cubin[k] == cubin[i])
+                return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                                   "%s: argument 'archs' names %s twice", api, archs[i]);
     }
     return CUDYN_OK;
 }

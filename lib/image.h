@@ -36,8 +36,11 @@ struct cudyn__image_part {
     size_t size;
 };
 
-/* Packs parts into a malloc'd image; 0, or -1 when out of memory or the
- * parts do not fit the format (count, sizes, PTX without its NUL). */
+/* Whether parts fit the format (count, sizes, PTX with its NUL): 0, or -1
+ * with the reason in why (cap bytes; why may be NULL when cap is 0). */
+int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *why, size_t cap);
+/* Packs parts into a malloc'd image; 0, -1 when out of memory, -2 when the
+ * parts do not fit the format (cudyn__image_check). */
 int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
                       size_t *size);
 /* Whether the first CUDYN_IMAGE_HEADER_BYTES are a cudyn image header:

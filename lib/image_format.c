@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "little_endian.h"
 #include "sha256.h"
 
 #define IMAGE_VERSION 1u
@@ -18,29 +19,7 @@
 #define KIND_CUBIN 1u
 #define KIND_PTX 2u
 
-static void set_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void set_u64(unsigned char *p, uint64_t v)
-{
-    set_u32(p, (uint32_t)v);
-    set_u32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static size_t align_up(size_t n)
+static uint64_t align_up(uint64_t n)
 {
     return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
@@ -50,37 +29,73 @@ static bool part_ok(const struct cudyn__image_part *p)
     return p->data && p->size > 0 && p->arch > 0 && (p->cubin || p->data[p->size - 1] == '\0');
 }
 
+/* Where the entries' bytes start. */
+static uint64_t first_offset(size_t n)
+{
+    return align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+}
+
+/* The image's size, checksum included (parts of at most 1 GiB each: no
+ * overflow). */
+static uint64_t image_bytes(const struct cudyn__image_part *parts, size_t n)
+{
+    uint64_t total = first_offset(n);
+    for (size_t i = 0; i < n; i++)
+        total = align_up(total + parts[i].size);
+    return total + CUDYN_SHA256_BYTES;
+}
+
+int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *why, size_t cap)
+{
+    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES) {
+        snprintf(why, cap, "%zu entries; an image holds 1 to %d", n, CUDYN_IMAGE_MAX_ENTRIES);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct cudyn__image_part *p = &parts[i];
+        if (p->size > CUDYN_IMAGE_MAX_BYTES) { /* before part_ok, which reads the last byte */
+            snprintf(why, cap, "entry %zu (%s_%d) is %zu bytes, more than the %zu bytes (1 GiB) an image may hold",
+                     i, p->cubin ? "sm" : "compute", p->arch, p->size, CUDYN_IMAGE_MAX_BYTES);
+            return -1;
+        }
+        if (!part_ok(p)) {
+            snprintf(why, cap, "entry %zu (%s_%d) is empty, has no architecture or is PTX without its final NUL", i,
+                     p->cubin ? "sm" : "compute", p->arch);
+            return -1;
+        }
+    }
+    uint64_t total = image_bytes(parts, n);
+    if (total > CUDYN_IMAGE_MAX_BYTES) {
+        snprintf(why, cap, "the image would be %llu bytes, more than the %zu bytes (1 GiB) it may hold",
+                 (unsigned long long)total, CUDYN_IMAGE_MAX_BYTES);
+        return -1;
+    }
+    return 0;
+}
+
 int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
                       size_t *size)
 {
-    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES)
-        return -1;
-    size_t total = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
-    for (size_t i = 0; i < n; i++) {
-        if (!part_ok(&parts[i]) || parts[i].size > CUDYN_IMAGE_MAX_BYTES)
-            return -1;
-        total = align_up(total + parts[i].size);
-    }
-    total += CUDYN_SHA256_BYTES;
-    if (total > CUDYN_IMAGE_MAX_BYTES)
-        return -1;
+    if (cudyn__image_check(parts, n, NULL, 0) != 0)
+        return -2;
+    size_t total = (size_t)image_bytes(parts, n); /* at most 1 GiB: checked */
     unsigned char *buf = calloc(1, total);
     if (!buf)
         return -1;
     memcpy(buf, CUDYN_IMAGE_MAGIC, 8);
-    set_u32(buf + 8, IMAGE_VERSION);
-    set_u32(buf + 12, (uint32_t)n);
-    set_u64(buf + 16, total);
-    set_u32(buf + 24, (uint32_t)built_by);
-    size_t offset = align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+    cudyn__set_u32(buf + 8, IMAGE_VERSION);
+    cudyn__set_u32(buf + 12, (uint32_t)n);
+    cudyn__set_u64(buf + 16, total);
+    cudyn__set_u32(buf + 24, (uint32_t)built_by);
+    size_t offset = (size_t)first_offset(n);
     for (size_t i = 0; i < n; i++) {
         unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
-        set_u32(e, (uint32_t)parts[i].arch);
-        set_u32(e + 4, parts[i].cubin ? KIND_CUBIN : KIND_PTX);
-        set_u64(e + 8, offset);
-        set_u64(e + 16, parts[i].size);
+        cudyn__set_u32(e, (uint32_t)parts[i].arch);
+        cudyn__set_u32(e + 4, parts[i].cubin ? KIND_CUBIN : KIND_PTX);
+        cudyn__set_u64(e + 8, offset);
+        cudyn__set_u64(e + 16, parts[i].size);
         memcpy(buf + offset, parts[i].data, parts[i].size);
-        offset = align_up(offset + parts[i].size);
+        offset = (size_t)align_up(offset + parts[i].size);
     }
     struct cudyn__sha256 h;
     cudyn__sha256_init(&h);
@@ -95,9 +110,9 @@ int cudyn__image_header(const unsigned char *header, size_t *total)
 {
     if (memcmp(header, CUDYN_IMAGE_MAGIC, 8) != 0)
         return 0;
-    uint32_t n = get_u32(header + 12);
-    uint64_t announced = get_u64(header + 16);
-    if (get_u32(header + 8) != IMAGE_VERSION || n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES ||
+    uint32_t n = cudyn__get_u32(header + 12);
+    uint64_t announced = cudyn__get_u64(header + 16);
+    if (cudyn__get_u32(header + 8) != IMAGE_VERSION || n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES ||
         announced < CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES + CUDYN_SHA256_BYTES ||
         announced > CUDYN_IMAGE_MAX_BYTES)
         return -1;
@@ -118,13 +133,13 @@ int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__ima
     cudyn__sha256_final(&h, digest);
     if (memcmp(digest, buf + size - CUDYN_SHA256_BYTES, sizeof digest) != 0)
         return -1;
-    *n = get_u32(buf + 12);
-    *built_by = (int)get_u32(buf + 24);
+    *n = cudyn__get_u32(buf + 12);
+    *built_by = (int)cudyn__get_u32(buf + 24);
     size_t first = CUDYN_IMAGE_HEADER_BYTES + *n * ENTRY_BYTES, end = size - CUDYN_SHA256_BYTES;
     for (size_t i = 0; i < *n; i++) {
         const unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
-        uint32_t arch = get_u32(e), kind = get_u32(e + 4);
-        uint64_t offset = get_u64(e + 8), bytes = get_u64(e + 16);
+        uint32_t arch = cudyn__get_u32(e), kind = cudyn__get_u32(e + 4);
+        uint64_t offset = cudyn__get_u64(e + 8), bytes = cudyn__get_u64(e + 16);
         if ((kind != KIND_CUBIN && kind != KIND_PTX) || arch == 0 || arch > 10000 || offset < first ||
             offset > end || bytes > end - offset)
             return -1;

@@ -79,7 +79,7 @@ void cudyn__flight_land(struct cudyn__flight *f, int status, const struct cudyn_
     leave(f);
 }
 
-int cudyn__flight_wait(struct cudyn__flight *f, struct cudyn__cache_entry *e)
+int cudyn__flight_wait(const char *api, struct cudyn__flight *f, struct cudyn__cache_entry *e)
 {
     pthread_mutex_lock(&flights_lock);
     while (!f->landed)
@@ -90,9 +90,9 @@ int cudyn__flight_wait(struct cudyn__flight *f, struct cudyn__cache_entry *e)
     cudyn__error_restore(&f->error);
     memset(e, 0, sizeof *e);
     if (f->have_entry && cudyn__cache_entry_copy(e, &f->entry) != 0)
-        status = cudyn__fail_oom("cudyn_compile");
+        status = cudyn__fail_oom(api);
     else if (!f->have_entry && status == CUDYN_OK)
-        status = cudyn__fail_oom("cudyn_compile"); /* the leader could not copy its result */
+        status = cudyn__fail_oom(api); /* the leader could not copy its result */
     leave(f);
     return status;
 }

@@ -22,7 +22,8 @@ struct cudyn__flight *cudyn__flight_join(const unsigned char id[CUDYN_SHA256_BYT
  * waiters.  Wakes them; the flight is then closed to newcomers. */
 void cudyn__flight_land(struct cudyn__flight *f, int status, const struct cudyn__cache_entry *e);
 /* Waits for the leader: returns its status, makes its error this thread's
- * and copies its entry (if any) into *e. */
-int cudyn__flight_wait(struct cudyn__flight *f, struct cudyn__cache_entry *e);
+ * and copies its entry (if any) into *e; a copy that runs out of memory
+ * fails for `api`, the caller's public function. */
+int cudyn__flight_wait(const char *api, struct cudyn__flight *f, struct cudyn__cache_entry *e);
 
 #endif

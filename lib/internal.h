@@ -24,6 +24,11 @@
 #define CUDYN_PRINTF(f, a)
 #endif
 
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The stream handle the driver takes: cudyn_stream is CUstream. */
+#define CU_STREAM(s) ((cu_stream)(void *)(s))
+
 /* ---- symbol tables (driver_symbols.h, nvrtc_symbols.h) ---- */
 enum { NOSTREAM = 0, PTDS = 1, PTSZ = 2 };
 enum { OPTIONAL = 0, REQUIRED = 1 };
@@ -81,8 +86,13 @@ struct cudyn__bind_result {
 void cudyn__bind_driver(void *handle, int driver_version, bool per_thread_stream, struct cudyn__text *trace,
                        struct cudyn__bind_result *out);
 void cudyn__bind_nvrtc(void *handle, struct cudyn__text *trace, struct cudyn__bind_result *out);
-/* Set by the stubs; read (and cleared) by cudyn__fail_driver. */
-const char *cudyn__take_missing_symbol(void);
+/* The function whose stub gave r (a stub answers
+ * CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, or NVRTC_ERROR_INTERNAL_ERROR,
+ * and names itself), or NULL when r is the library's own answer.  Clears
+ * the thread's mark either way: cudyn__fail_driver and cudyn__fail_nvrtc
+ * call it, so a stub's answer a caller ignored names no later failure. */
+const char *cudyn__driver_stub_answered(cu_result r);
+const char *cudyn__nvrtc_stub_answered(nvrtc_result r);
 /* 1 if a row named `name` (base or exported) is bound, 0 if rows exist but
  * none is bound, -1 if the table has no such row. */
 int cudyn__table_has(const char *name);
@@ -147,11 +157,26 @@ static inline int cudyn__need_context(const char *api)
 /* CUDYN_ERROR_WRONG_CONTEXT: `what` ("the module", "kernel saxpy") belongs to
  * context owner, the thread works in `used`; the message names devices. */
 int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used);
+/* launch.c: what cudyn_launch reports when cuLaunchKernel answered r:
+ * the failure for api, with the kernel's context or the limit the launch
+ * broke named where cudyn can tell. */
+int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
+                          unsigned int shared_bytes, cudyn_stream stream);
+/* stream.c: a reset or the last release destroyed ctx and its events. */
+void cudyn__events_forget_context(cu_context ctx);
 /* launch.c: the context a stream's work runs in (the current one for
  * NULL), or NULL if the driver cannot say. */
 cu_context cudyn__stream_context(cudyn_stream stream);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
+
+/* ---- device.c: attributes the library reads for itself ---- */
+/* Attribute attr of dev (of fn), or 0 where the driver does not report it:
+ * an attribute it does not know (older drivers answer
+ * CUDA_ERROR_INVALID_VALUE) or a function it lacks.  *failure (may be
+ * NULL) receives any other failure of the call, else CU_OK. */
+int cudyn__device_attr_or_zero(cu_device dev, int attr, cu_result *failure);
+int cudyn__func_attr_or_zero(cu_function fn, int attr, cu_result *failure);
 
 /* ---- memory.c: what the allocation functions share ---- */
 /* Clears *out, checks out and bytes, then that the thread has a context. */
@@ -210,9 +235,6 @@ struct cudyn__deps;
  * interface (NULL: none).  On failure the handle is unloaded. */
 int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
                        cudyn_module *out);
-/* The kernels' PTX parameter lists of the module's program (one
- * "NAME(PARAMS)" line per kernel, see interface.c), or NULL. */
-const char *cudyn__module_interface(cudyn_module mod);
 /*
  * cudyn_module_load_source's registry: one module per key and context.
  * Either *found is the registered module for key in the current context
@@ -227,10 +249,18 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
 int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
                           const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
 
-/* ---- compile.c, interface.c, image.c ---- */
-/* The kernels' PTX parameter lists of a program, or NULL when it has no
- * PTX (NVRTC before 12 with a CUBIN target). */
-const char *cudyn__program_interface(const cudyn_program *prog);
+/* ---- load_source.c ---- */
+/* What a compile error leaves for a caller that explains it itself. */
+struct cudyn__compile_failure {
+    char *log;      /* NVRTC's log (malloc'd; the caller frees it), or NULL */
+    char target[32]; /* what it compiled for ("sm_90"), or "" */
+};
+/* cudyn_module_load_source of a source the library generated (no options,
+ * checked): on CUDYN_ERROR_COMPILE *failure holds the log, so the caller
+ * needs no second compile to read it. */
+int cudyn__module_load_generated(cudyn_module *out, const char *source, struct cudyn__compile_failure *failure);
+
+/* ---- image.c ---- */
 /* For cudyn_module_load_image: when image is cudyn's multi-architecture
  * container, *code is the entry for the current device (else the image
  * itself); *interface receives the kernels' PTX interface when the image

@@ -111,6 +111,15 @@ void cudyn__kernel_register(cudyn_function f, const struct cudyn__kernel_facts *
     pthread_mutex_unlock(&write_lock);
 }
 
+bool cudyn__kernel_known(cudyn_function f, cu_module module)
+{
+    pthread_mutex_lock(&write_lock);
+    struct slot *s = slot_for_writing(f);
+    bool known = s && atomic_load_explicit(&s->f, memory_order_relaxed) == f && s->module == module;
+    pthread_mutex_unlock(&write_lock);
+    return known;
+}
+
 void cudyn__kernel_forget_module(cu_module module)
 {
     pthread_mutex_lock(&write_lock);
@@ -242,14 +251,15 @@ int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__f
     return st;
 }
 
-int cudyn__kernel_driver_facts(cudyn_function f, struct cudyn__kernel_facts *facts)
+int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts)
 {
     memset(facts, 0, sizeof *facts);
     cu_function fn = (cu_function)(void *)f;
     const char *name = NULL;
     if (DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
         cudyn__copy_string(facts->who.name, sizeof facts->who.name, name);
-    if (!DRIVER_HAS(cuFuncGetModule) || cudyn__drv.cuFuncGetModule(&facts->module, fn) != CU_OK)
+    facts->module = module;
+    if (!module && (!DRIVER_HAS(cuFuncGetModule) || cudyn__drv.cuFuncGetModule(&facts->module, fn) != CU_OK))
         facts->module = NULL;
     int count = PARAMS_UNKNOWN;
     for (int i = 0; DRIVER_HAS(cuFuncGetParamInfo) && i <= CUDYN_MAX_ARGS; i++) {
@@ -263,7 +273,6 @@ int cudyn__kernel_driver_facts(cudyn_function f, struct cudyn__kernel_facts *fac
             break; /* the driver cannot say */
         facts->sizes[i] = size;
     }
-    (void)cudyn__take_missing_symbol(); /* an absent row is an answer here, not an error */
     return count;
 }
 
@@ -271,7 +280,7 @@ int cudyn__kernel_driver_facts(cudyn_function f, struct cudyn__kernel_facts *fac
  * look up itself (no lock held: these are driver calls). */
 void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts)
 {
-    int driver_count = cudyn__kernel_driver_facts(f, facts);
+    int driver_count = cudyn__kernel_driver_facts(f, NULL, facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};
     if (facts->module)
         cudyn__module_ptx_params(facts->module, facts->who.name, &ptx, &facts->who.ctx);

@@ -29,9 +29,13 @@ struct cudyn__kernel_facts {
 
 /* Records f's facts (cudyn_module_function knows them first hand). */
 void cudyn__kernel_register(cudyn_function f, const struct cudyn__kernel_facts *facts);
-/* Asks the driver about f: name, module and sizes; returns the count of
- * parameters, or PARAMS_UNKNOWN when the driver cannot say. */
-int cudyn__kernel_driver_facts(cudyn_function f, struct cudyn__kernel_facts *facts);
+/* Whether f is registered as a kernel of module (its facts do not change
+ * while the module lives). */
+bool cudyn__kernel_known(cudyn_function f, cu_module module);
+/* Asks the driver about f: name, sizes and, unless the caller knows it
+ * (module not NULL), its module; returns the count of parameters, or
+ * PARAMS_UNKNOWN when the driver cannot say. */
+int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts);
 /* Asks the driver (and the module f belongs to) about f. */
 void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts);
 /* Combines the driver's count (PARAMS_UNKNOWN if it cannot say; sizes

@@ -19,38 +19,27 @@ struct launch_limits {
     char kernel_name[64];
 };
 
-static int device_attr(cu_device dev, int attr)
-{
-    int v = 0;
-    return cudyn__drv.cuDeviceGetAttribute(&v, (cu_enum)attr, dev) == CU_OK ? v : 0;
-}
-
-static int function_attr(cu_function fn, int attr)
-{
-    int v = 0;
-    return cudyn__drv.cuFuncGetAttribute(&v, (cu_enum)attr, fn) == CU_OK ? v : 0;
-}
-
+/* What the driver tells (0 for what it cannot: a limit that is 0 is not
+ * named). */
 static void read_limits(cu_function fn, struct launch_limits *l)
 {
     cu_device dev = 0;
     bool have_dev = cudyn__drv.cuCtxGetDevice(&dev) == CU_OK;
     for (int i = 0; i < 3; i++) {
-        l->max_block[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i) : 0;
-        l->max_grid[i] = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i) : 0;
+        l->max_block[i] = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_BLOCK_DIM_X + i, NULL) : 0;
+        l->max_grid[i] = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_GRID_DIM_X + i, NULL) : 0;
     }
-    l->device_threads = have_dev ? device_attr(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK) : 0;
+    l->device_threads = have_dev ? cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_THREADS_PER_BLOCK, NULL) : 0;
     if (!have_dev || cudyn__drv.cuDeviceGetName(l->device_name, (int)sizeof l->device_name, dev) != CU_OK)
         snprintf(l->device_name, sizeof l->device_name, "this device");
-    l->function_threads = function_attr(fn, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK);
-    l->function_dynamic_shared = function_attr(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    l->function_static_shared = function_attr(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES);
+    l->function_threads = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, NULL);
+    l->function_dynamic_shared = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, NULL);
+    l->function_static_shared = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES, NULL);
     struct cudyn__kernel_identity who;
     if (cudyn__kernel_identify((cudyn_function)(void *)fn, &who) && who.name[0])
         cudyn__copy_string(l->kernel_name, sizeof l->kernel_name, who.name);
     else
         snprintf(l->kernel_name, sizeof l->kernel_name, "the kernel");
-    (void)cudyn__take_missing_symbol();
 }
 
 /* Appends which limit the launch broke, if one did. */
@@ -97,7 +86,6 @@ cu_context cudyn__stream_context(cudyn_stream stream)
     cu_result r = stream ? (DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx((cu_stream)(void *)stream, &ctx)
                                                        : CU_ERR_NOT_SUPPORTED)
                          : cudyn__drv.cuCtxGetCurrent(&ctx);
-    (void)cudyn__take_missing_symbol();
     return r == CU_OK ? ctx : NULL;
 }
 
@@ -112,6 +100,18 @@ static int explain_invalid_handle(const char *api, cu_function fn, cudyn_stream 
     char what[96];
     snprintf(what, sizeof what, "kernel %s", who.name[0] ? who.name : "(unnamed)");
     return cudyn__fail_wrong_context(api, what, who.ctx, in);
+}
+
+int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
+                          unsigned int shared_bytes, cudyn_stream stream)
+{
+    int st;
+    if (r == CU_ERR_INVALID_HANDLE && (st = explain_invalid_handle(api, fn, stream)) != CUDYN_OK)
+        return st;
+    st = cudyn__fail_driver(r, "cuLaunchKernel", api);
+    if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
+        explain_refusal(fn, grid, block, shared_bytes);
+    return st;
 }
 
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
@@ -133,13 +133,7 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
                       cudyn__drv.cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
                                                 (cu_stream)(void *)stream, args, NULL),
                       api);
-    if (CUDYN_UNLIKELY(r != CU_OK)) {
-        if (r == CU_ERR_INVALID_HANDLE && (st = explain_invalid_handle(api, fn, stream)) != CUDYN_OK)
-            return st;
-        st = cudyn__fail_driver(r, "cuLaunchKernel", api);
-        if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_LAUNCH_OUT_OF_RESOURCES)
-            explain_refusal(fn, grid, block, shared_bytes);
-        return st;
-    }
+    if (CUDYN_UNLIKELY(r != CU_OK))
+        return cudyn__launch_refused(api, r, fn, grid, block, shared_bytes, stream);
     return CUDYN_OK;
 }

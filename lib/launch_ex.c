@@ -1,10 +1,14 @@
 /*
  * launch_ex.c - launches with attributes (cudyn_launch_ex): thread-block
  * clusters, cooperative launches, priority, and dynamic shared memory
- * above a kernel's current limit.  What the device or the driver lacks is
- * found before launching and named.  A driver without cuLaunchKernelEx
- * (before 11.8) still launches cooperative kernels, through
- * cuLaunchCooperativeKernel; clusters and priorities need it.
+ * above a kernel's current limit.  As in launch.c, the launch is made
+ * first and only a refusal is diagnosed: what the device lacks is named
+ * then, and dynamic shared memory above the kernel's limit is allowed (the
+ * limit raised) and the launch made once more.  What the driver lacks is
+ * known without asking it, and refused before launching.  A driver
+ * without cuLaunchKernelEx (before 11.8) still launches cooperative
+ * kernels, through cuLaunchCooperativeKernel; clusters and priorities
+ * need it.
  */
 #include "config.h"
 
@@ -19,6 +23,12 @@
 struct wants {
     bool cluster, cooperative, priority;
 };
+
+/* Nothing beyond cudyn_launch: it launches, and fails, as cudyn_launch. */
+static bool plain(const struct wants *w)
+{
+    return !w->cluster && !w->cooperative && !w->priority;
+}
 
 static int check_config(const char *api, const struct cudyn_launch_config *c, struct wants *w)
 {
@@ -44,26 +54,25 @@ static int check_config(const char *api, const struct cudyn_launch_config *c, st
     return CUDYN_OK;
 }
 
-/* The current device's attribute; 0 where the driver does not know it. */
+/* The current device's attribute; 0 where the driver does not report it. */
 static int device_attribute(const char *api, int attr, cu_device *dev, int *value)
 {
     *value = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(dev), "cuCtxGetDevice", api);
-    cu_result r = cudyn__drv.cuDeviceGetAttribute(value, (cu_enum)attr, *dev);
-    if (r == CU_ERR_INVALID_VALUE) /* an older driver: an attribute it does not know is one it lacks */
-        *value = 0;
-    else if (r != CU_OK)
-        return cudyn__fail_driver(r, "cuDeviceGetAttribute", api);
-    return CUDYN_OK;
+    cu_result failure;
+    *value = cudyn__device_attr_or_zero(*dev, attr, &failure);
+    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuDeviceGetAttribute", api);
 }
 
-/* CUDYN_OK if the current device has `attr`, else NOT_SUPPORTED naming it. */
-static int need_device(const char *api, int attr, const char *what, const char *hint)
+/* After a refused launch: NOT_SUPPORTED naming `attr` when the current
+ * device lacks it, else CUDYN_OK (also when the driver cannot say). */
+static int device_lacks(const char *api, int attr, const char *what, const char *hint)
 {
     cu_device dev = 0;
-    int v = 0, st = device_attribute(api, attr, &dev, &v);
-    if (st != CUDYN_OK || v)
-        return st;
+    cu_result failure = CU_OK;
+    if (cudyn__drv.cuCtxGetDevice(&dev) != CU_OK || cudyn__device_attr_or_zero(dev, attr, &failure) != 0 ||
+        failure != CU_OK)
+        return CUDYN_OK;
     char name[128] = "";
     if (cudyn__drv.cuDeviceGetName(name, (int)sizeof name, dev) != CU_OK)
         name[0] = '\0';
@@ -85,37 +94,36 @@ static int need_driver(const char *api, bool has, const char *fn, int version, c
                        has ? "" : " and does not provide it");
 }
 
-/* The device and driver checks, before anything is launched. */
-static int check_support(const char *api, const struct wants *w)
+/* What the driver lacks, known without a call: checked before launching. */
+static int check_driver(const char *api, const struct wants *w)
 {
     bool ex = DRIVER_HAS(cuLaunchKernelEx);
     int st = CUDYN_OK;
     if (w->cluster)
         st = need_driver(api, ex, "cuLaunchKernelEx", 11080, "thread-block clusters", HINT_LAUNCH_EX_DRIVER);
-    if (st == CUDYN_OK && w->cluster)
-        st = need_device(api, CUDYN_ATTR_CLUSTER_LAUNCH, "thread-block clusters", HINT_CLUSTER_DEVICE);
     if (st == CUDYN_OK && w->priority)
         st = need_driver(api, ex, "cuLaunchKernelEx", 12000, "launch priorities", HINT_PRIORITY_DRIVER);
     if (st == CUDYN_OK && w->cooperative)
         st = need_driver(api, ex || DRIVER_HAS(cuLaunchCooperativeKernel), "cuLaunchCooperativeKernel", 9000,
                          "cooperative launches", HINT_NEWER_DRIVER_FOR);
-    if (st == CUDYN_OK && w->cooperative)
-        st = need_device(api, CUDYN_ATTR_COOPERATIVE_LAUNCH, "cooperative launches", HINT_COOPERATIVE_DEVICE);
     return st;
 }
 
 static int function_attribute(const char *api, cu_function fn, int attr, int *value)
 {
-    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncGetAttribute(value, (cu_enum)attr, fn), "cuFuncGetAttribute", api);
-    return CUDYN_OK;
+    cu_result failure;
+    *value = cudyn__func_attr_or_zero(fn, attr, &failure);
+    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuFuncGetAttribute", api);
 }
 
-/* Raises the kernel's dynamic shared memory limit to `shared` when it is
- * lower, within what the device allows. */
-static int allow_shared(const char *api, cu_function fn, unsigned int shared)
+/* A launch refused with more dynamic shared memory than the kernel allows
+ * now: raises its limit to `shared` (*raised) within what the device
+ * allows.  CUDYN_OK with *raised false when the limit was not the cause. */
+static int allow_shared(const char *api, cu_function fn, unsigned int shared, bool *raised)
 {
     int allowed = 0, static_bytes = 0, optin = 0;
     cu_device dev = 0;
+    *raised = false;
     int st = function_attribute(api, fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &allowed);
     if (st != CUDYN_OK || shared <= (unsigned int)allowed)
         return st;
@@ -131,6 +139,7 @@ static int allow_shared(const char *api, cu_function fn, unsigned int shared)
                            api, shared, static_bytes, optin, (int)dev);
     CUDYN_TRY_DRIVER(cudyn__drv.cuFuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared),
                      "cuFuncSetAttribute", api);
+    *raised = true;
     return CUDYN_OK;
 }
 
@@ -162,6 +171,34 @@ static cu_result launch_ex(const char *api, cu_function fn, const struct cudyn_l
     return r;
 }
 
+/* One attempt: cuLaunchKernel for a plain launch, else cuLaunchKernelEx,
+ * or cuLaunchCooperativeKernel on a driver before 11.8 (check_driver
+ * allowed nothing else there). */
+static cu_result launch_once(const char *api, cu_function fn, const struct cudyn_launch_config *c,
+                             const struct wants *w, void **args, const char **cufn)
+{
+    cu_result r;
+    if (plain(w)) {
+        *cufn = "cuLaunchKernel";
+        CUDYN_DRIVER_CALL(r,
+                          cudyn__drv.cuLaunchKernel(fn, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
+                                                    c->block.z, c->shared_bytes, (cu_stream)(void *)c->stream, args,
+                                                    NULL),
+                          api);
+    } else if (DRIVER_HAS(cuLaunchKernelEx)) {
+        *cufn = "cuLaunchKernelEx";
+        r = launch_ex(api, fn, c, w, args);
+    } else {
+        *cufn = "cuLaunchCooperativeKernel";
+        CUDYN_DRIVER_CALL(r,
+                          cudyn__drv.cuLaunchCooperativeKernel(fn, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+                                                               c->block.y, c->block.z, c->shared_bytes,
+                                                               (cu_stream)(void *)c->stream, args),
+                          api);
+    }
+    return r;
+}
+
 CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config *config, void **args)
 {
     static const char api[] = "cudyn_launch_ex";
@@ -174,29 +211,32 @@ CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config
     if (st == CUDYN_OK)
         st = cudyn__need_context(api);
     if (st == CUDYN_OK)
-        st = check_support(api, &w);
-    cu_function fn = (cu_function)(void *)f;
-    if (st == CUDYN_OK && config->shared_bytes)
-        st = allow_shared(api, fn, config->shared_bytes);
+        st = check_driver(api, &w);
     if (st != CUDYN_OK)
         return st;
     const struct cudyn_launch_config *c = config;
-    if (!w.cluster && !w.cooperative && !w.priority)
-        return cudyn_launch(f, c->grid, c->block, c->shared_bytes, c->stream, args);
-    cu_result r;
-    const char *cufn = "cuLaunchKernelEx";
-    if (DRIVER_HAS(cuLaunchKernelEx)) {
-        r = launch_ex(api, fn, c, &w, args);
-    } else { /* cooperative on a driver before 11.8: check_support allowed nothing else */
-        cufn = "cuLaunchCooperativeKernel";
-        CUDYN_DRIVER_CALL(r,
-                          cudyn__drv.cuLaunchCooperativeKernel(fn, c->grid.x, c->grid.y, c->grid.z, c->block.x,
-                                                               c->block.y, c->block.z, c->shared_bytes,
-                                                               (cu_stream)(void *)c->stream, args),
-                          api);
+    cu_function fn = (cu_function)(void *)f;
+    const char *cufn = NULL;
+    cu_result r = launch_once(api, fn, c, &w, args, &cufn);
+    if (r == CU_ERR_INVALID_VALUE && c->shared_bytes) { /* maybe more than the kernel allows now */
+        bool raised = false;
+        st = allow_shared(api, fn, c->shared_bytes, &raised);
+        if (st != CUDYN_OK)
+            return st;
+        if (raised)
+            r = launch_once(api, fn, c, &w, args, &cufn);
     }
     if (r == CU_OK)
         return CUDYN_OK;
+    if (plain(&w))
+        return cudyn__launch_refused("cudyn_launch", r, fn, c->grid, c->block, c->shared_bytes, c->stream);
+    st = CUDYN_OK; /* refused: what the device lacks is the likely reason */
+    if (w.cluster)
+        st = device_lacks(api, CUDYN_ATTR_CLUSTER_LAUNCH, "thread-block clusters", HINT_CLUSTER_DEVICE);
+    if (st == CUDYN_OK && w.cooperative)
+        st = device_lacks(api, CUDYN_ATTR_COOPERATIVE_LAUNCH, "cooperative launches", HINT_COOPERATIVE_DEVICE);
+    if (st != CUDYN_OK)
+        return st;
     st = cudyn__fail_driver(r, cufn, api);
     cudyn__error_append(" (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u%s, %u bytes of dynamic shared memory)",
                         c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->cluster.x,

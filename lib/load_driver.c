@@ -34,8 +34,6 @@ static const char *const driver_system_dirs[] = {
     "/run/opengl-driver/lib",    /* NixOS */
 };
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
 struct cudyn__driver_state cudyn__driver;
 atomic_int cudyn__driver_ready;
 

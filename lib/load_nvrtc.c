@@ -32,8 +32,6 @@ static const struct {
 
 static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
 struct cudyn__nvrtc_state cudyn__nvrtc_state;
 static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
 

@@ -58,17 +58,16 @@ static void append_load_context(const struct cudyn_program *prog, const char *tr
         return;
     }
     int nv = cudyn__nvrtc_version_loaded();
-    char list[200] = "";
+    char nvrtc[240] = "no NVRTC to rebuild it";
     if (nv) {
         int archs[CUDYN_MAX_ARCHS];
         size_t n = cudyn__nvrtc_archs(prog->cc, archs);
-        for (size_t i = 0; i < n; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? " " : "", archs[i]);
+        int len = snprintf(nvrtc, sizeof nvrtc, "NVRTC %d.%d supports", nv / 1000, nv % 1000 / 10);
+        for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof nvrtc; i++)
+            len += snprintf(nvrtc + len, sizeof nvrtc - (size_t)len, " %d", archs[i]);
     }
-    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s; %s%d.%d%s%s)", prog->device,
-                        prog->cc / 10, prog->cc % 10, prog->target.name, tried,
-                        nv ? "NVRTC " : "no NVRTC to rebuild it", nv / 1000, nv % 1000 / 10,
-                        nv ? " supports " : "", list);
+    cudyn__error_append(" (device %d has compute capability %d.%d; tried %s%s; %s)", prog->device, prog->cc / 10,
+                        prog->cc % 10, prog->target.name, tried, nvrtc);
 }
 
 /* The rebuild a rejected image calls for; -1 when none can help. */
@@ -162,14 +161,17 @@ static int compile_and_load(const char *api, struct cudyn_program *prog, cudyn_m
 
 /* In the thread's context, one module per inputs: found, or loaded once
  * while others asking for the same wait (not with CUDYN_COMPILE_* flags:
- * those ask for a module of one's own). */
-static int load_source(const char *api, cudyn_module *out, const struct cudyn_compile_args *checked)
+ * those ask for a module of one's own).  A compile error fills *failure
+ * when it is not NULL. */
+static int load_source(const char *api, cudyn_module *out, const struct cudyn_compile_args *checked,
+                       struct cudyn__compile_failure *failure)
 {
     struct cudyn_compile_args a = *checked;
-    int st = cudyn_device_current(&a.device);
+    int cc = 0;
+    int st = cudyn__current_device_cc(api, &a.device, &cc);
     struct cudyn_program *prog = NULL;
     if (st == CUDYN_OK)
-        st = cudyn__program_new(api, &a, &prog);
+        st = cudyn__program_new(api, &a, cc, &prog);
     if (st != CUDYN_OK)
         return st;
     cudyn_module claim = NULL;
@@ -177,8 +179,22 @@ static int load_source(const char *api, cudyn_module *out, const struct cudyn_co
         st = cudyn__module_claim(api, prog->key, out, &claim);
     if (st == CUDYN_OK && !*out)
         st = compile_and_load(api, prog, claim, out);
+    if (st == CUDYN_ERROR_COMPILE && failure) {
+        failure->log = prog->out.log; /* NVRTC's, or the compile this one waited for */
+        prog->out.log = NULL;
+        snprintf(failure->target, sizeof failure->target, "%s", prog->target.name);
+    }
     cudyn_program_free(prog);
     return st;
+}
+
+int cudyn__module_load_generated(cudyn_module *out, const char *source, struct cudyn__compile_failure *failure)
+{
+    static const char api[] = "cudyn_module_load_source";
+    *out = NULL;
+    *failure = (struct cudyn__compile_failure){NULL, ""};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = source};
+    return load_source(api, out, &a, failure);
 }
 
 CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_compile_args *args)
@@ -189,7 +205,7 @@ CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_
     *out = NULL;
     struct cudyn_compile_args a;
     int st = cudyn__compile_args_check(api, args, &a);
-    return st == CUDYN_OK ? load_source(api, out, &a) : st;
+    return st == CUDYN_OK ? load_source(api, out, &a, NULL) : st;
 }
 
 CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, const char *const *options,
@@ -203,5 +219,5 @@ CUDYN_API int cudyn_module_load_source(cudyn_module *out, const char *source, co
         .size = sizeof a, .source = source, .options = options, .num_options = num_options,
     };
     int st = cudyn__compile_fields_check(api, &a, "");
-    return st == CUDYN_OK ? load_source(api, out, &a) : st;
+    return st == CUDYN_OK ? load_source(api, out, &a, NULL) : st;
 }

@@ -11,21 +11,14 @@
 #include "hints.h"
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
-
 CUDYN_API int cudyn_mem_alloc_managed(cudyn_devptr *out, size_t bytes, unsigned int flags)
 {
     static const char api[] = "cudyn_mem_alloc_managed";
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = 0;
-    if (bytes == 0)
-        return cudyn__fail_arg(api, "bytes", "must be greater than 0");
-    if (flags != CUDYN_MEM_ATTACH_GLOBAL && flags != CUDYN_MEM_ATTACH_HOST)
-        return cudyn__fail_arg(api, "flags", "must be CUDYN_MEM_ATTACH_GLOBAL or CUDYN_MEM_ATTACH_HOST");
-    int st = cudyn__need_context(api);
+    int st = cudyn__alloc_prologue(api, out, bytes);
     if (st != CUDYN_OK)
         return st;
+    if (flags != CUDYN_MEM_ATTACH_GLOBAL && flags != CUDYN_MEM_ATTACH_HOST)
+        return cudyn__fail_arg(api, "flags", "must be CUDYN_MEM_ATTACH_GLOBAL or CUDYN_MEM_ATTACH_HOST");
     cu_deviceptr p = 0;
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemAllocManaged(&p, bytes, flags), api);

@@ -5,9 +5,6 @@
 
 #include "internal.h"
 
-/* The stream handle the driver takes: cudyn_stream is CUstream. */
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
-
 int cudyn__alloc_prologue(const char *api, cudyn_devptr *out, size_t bytes)
 {
     if (!out)

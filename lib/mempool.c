@@ -8,8 +8,6 @@
 #include "hints.h"
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
-
 /* A driver or device without pools answers CUDA_ERROR_NOT_SUPPORTED; say
  * what to use instead. */
 static int pool_failed(cu_result r, const char *cufn, const char *api)

@@ -40,22 +40,44 @@ struct cudyn_module_st {
     bool shareable;  /* found by key (cudyn_module_load_source) */
     bool loading;    /* a thread is loading it; others wait for it */
     bool failed;     /* that load failed: each waiter gets its error */
-    bool dead;       /* a reset destroyed its context */
+    /* a reset destroyed its context: written under registry_lock, read
+     * without it by every lookup in the module (is_dead) */
+    atomic_bool dead;
     cudyn_error error;
     unsigned char key[CUDYN_SHA256_BYTES];
-    struct cudyn__deps deps; /* files its program included, checked on reuse */
+    /* files its program included, checked on reuse (a stat each, maybe a
+     * reread) under deps_lock, not registry_lock: the check refreshes them */
+    struct cudyn__deps deps;
+    pthread_mutex_t deps_lock;
     int refs;
     struct cudyn_module_st *next;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool is_dead(const struct cudyn_module_st *m)
+{
+    return atomic_load_explicit(&m->dead, memory_order_acquire);
+}
 static pthread_cond_t registry_loaded = PTHREAD_COND_INITIALIZER;
 static struct cudyn_module_st *registry;
+
+/* A zeroed module with its lock, or NULL when out of memory. */
+static struct cudyn_module_st *new_module(void)
+{
+    struct cudyn_module_st *m = calloc(1, sizeof *m);
+    if (m && pthread_mutex_init(&m->deps_lock, NULL) != 0) {
+        free(m);
+        m = NULL;
+    }
+    return m;
+}
 
 static void free_module(struct cudyn_module_st *m)
 {
     cudyn__names_free(&m->names);
     cudyn__deps_free(&m->deps);
+    pthread_mutex_destroy(&m->deps_lock);
     free(m->interface);
     free(m);
 }
@@ -103,7 +125,7 @@ static bool describe(struct cudyn_module_st *m, const struct cudyn__names *names
 int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
                        cudyn_module *out)
 {
-    struct cudyn_module_st *m = calloc(1, sizeof *m);
+    struct cudyn_module_st *m = new_module();
     if (!m || !describe(m, names, interface)) {
         if (m)
             free_module(m);
@@ -120,11 +142,6 @@ int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__na
     return CUDYN_OK;
 }
 
-const char *cudyn__module_interface(cudyn_module mod)
-{
-    return mod ? mod->interface : NULL;
-}
-
 static struct cudyn_module_st *shared_by(cu_context ctx, const unsigned char *key)
 {
     for (struct cudyn_module_st *m = registry; m; m = m->next)
@@ -136,7 +153,7 @@ static struct cudyn_module_st *shared_by(cu_context ctx, const unsigned char *ke
 /* A placeholder for the caller to load; others find it and wait. */
 static int place(const char *api, cu_context ctx, const unsigned char *key, cudyn_module *claim)
 {
-    struct cudyn_module_st *p = calloc(1, sizeof *p);
+    struct cudyn_module_st *p = new_module();
     if (!p)
         return cudyn__fail_oom(api);
     p->ctx = ctx;
@@ -158,7 +175,7 @@ static void drop_locked_ref(struct cudyn_module_st *m)
     pthread_mutex_unlock(&registry_lock);
     if (!last)
         return;
-    if (m->handle && !m->dead && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
+    if (m->handle && !is_dead(m) && cudyn__drv.cuModuleUnload(m->handle) == CU_OK)
         cudyn__kernel_forget_module(m->handle); /* its function handles may be reused */
     free_module(m);
 }
@@ -184,11 +201,19 @@ int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module 
             cudyn__error_restore(&e);
             return e.status;
         }
-        bool refreshed;
-        if (!m->dead && cudyn__deps_check(&m->deps, &refreshed) == 0) {
+        if (!is_dead(m)) {
+            /* the files it included, checked without the registry's lock
+             * (the reference keeps m) */
             pthread_mutex_unlock(&registry_lock);
-            *found = m;
-            return CUDYN_OK;
+            bool refreshed;
+            pthread_mutex_lock(&m->deps_lock);
+            bool current = cudyn__deps_check(&m->deps, &refreshed) == 0;
+            pthread_mutex_unlock(&m->deps_lock);
+            if (current) {
+                *found = m;
+                return CUDYN_OK;
+            }
+            pthread_mutex_lock(&registry_lock);
         }
         /* an included file changed (or a reset came in between): this
          * module serves its holders only */
@@ -240,7 +265,8 @@ void cudyn__module_forget_context(cu_context ctx)
     for (struct cudyn_module_st **link = &registry; *link;) {
         struct cudyn_module_st *m = *link;
         if (m->ctx == ctx && !m->loading) {
-            m->dead = true; /* its owners still free it with cudyn_module_unload */
+            /* its owners still free it with cudyn_module_unload */
+            atomic_store_explicit(&m->dead, true, memory_order_release);
             m->shareable = false;
             *link = m->next;
         } else {
@@ -255,7 +281,7 @@ void cudyn__module_forget_context(cu_context ctx)
  * cannot launch (the driver would only say "invalid handle" at launch). */
 static int check_usable(const char *api, const struct cudyn_module_st *m)
 {
-    if (CUDYN_UNLIKELY(m->dead))
+    if (CUDYN_UNLIKELY(is_dead(m)))
         return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_RELOAD_AFTER_RESET,
                            "%s: the module was destroyed by cudyn_device_reset", api);
     int st = cudyn__need_context(api);
@@ -332,32 +358,36 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
         pthread_mutex_unlock(&registry_lock);
         return CUDYN_OK;
     }
-    cu_result r = mod->dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
+    bool dead = is_dead(mod);
+    cu_result r = dead ? CU_OK : cudyn__drv.cuModuleUnload(mod->handle);
     if (r == CU_OK)
         unlist(mod);
     pthread_mutex_unlock(&registry_lock);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuModuleUnload", api);
-    if (!mod->dead)
+    if (!dead)
         cudyn__kernel_forget_module(mod->handle); /* its function handles may be reused */
     free_module(mod);
     return CUDYN_OK;
 }
 
 /* Records what a kernel takes, from the driver and from the module's PTX
- * (found by the name the PTX knows it by), for checking launches. */
+ * (found by the name the PTX knows it by), for checking launches; once
+ * per kernel while its module lives. */
 static void register_kernel(const struct cudyn_module_st *m, cu_function f, const char *name, const char *lowered)
 {
+    cudyn_function kernel = (cudyn_function)(void *)f;
+    if (cudyn__kernel_known(kernel, m->handle))
+        return;
     struct cudyn__kernel_facts facts;
-    int driver_count = cudyn__kernel_driver_facts((cudyn_function)(void *)f, &facts);
+    int driver_count = cudyn__kernel_driver_facts(kernel, m->handle, &facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};
     if (m->interface)
         cudyn__ptx_kernel_params(m->interface, strlen(m->interface), lowered, &ptx);
     cudyn__copy_string(facts.who.name, sizeof facts.who.name, name);
     facts.who.ctx = m->ctx;
-    facts.module = m->handle;
     cudyn__kernel_merge(&facts, driver_count, &ptx);
-    cudyn__kernel_register((cudyn_function)(void *)f, &facts);
+    cudyn__kernel_register(kernel, &facts);
 }
 
 CUDYN_API int cudyn_module_function(cudyn_function *out, cudyn_module mod, const char *name)
@@ -499,5 +529,5 @@ CUDYN_API int cudyn_occupancy_block_size(int *min_grid, int *block_size, cudyn_f
 
 CUDYN_API void *cudyn_module_native(cudyn_module mod)
 {
-    return mod && !mod->dead ? (void *)mod->handle : NULL;
+    return mod && !is_dead(mod) ? (void *)mod->handle : NULL;
 }

@@ -51,9 +51,10 @@ int cudyn__compile_args_check(const char *api, const struct cudyn_compile_args *
 /* The same for fields already copied (the older entry points, which name
  * arguments without the "args->" prefix). */
 int cudyn__compile_fields_check(const char *api, const struct cudyn_compile_args *a, const char *prefix);
-/* A new program: copies of the inputs, the device's compute capability and
- * the cache key.  Needs no NVRTC. */
-int cudyn__program_new(const char *api, const struct cudyn_compile_args *args, struct cudyn_program **out);
+/* A new program: copies of the inputs, cc (args->device's compute
+ * capability, cudyn__device_cc; ignored for CUDYN_DEVICE_NONE) and the
+ * cache key.  Needs no NVRTC. */
+int cudyn__program_new(const char *api, const struct cudyn_compile_args *args, int cc, struct cudyn_program **out);
 /* The program's image: from the cache (checked against the files it
  * includes), from a compile of the same inputs running in another thread,
  * or from NVRTC (then stored).  `override` forces a target for a rebuild
@@ -66,6 +67,9 @@ int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, co
                            struct cudyn_program **out);
 /* A device's compute capability as major*10+minor. */
 int cudyn__device_cc(const char *api, int device, int *cc);
+/* The calling thread's device (its context's, made current if need be)
+ * and its compute capability: three driver calls. */
+int cudyn__current_device_cc(const char *api, int *device, int *cc);
 /* NVRTC's architectures (NVRTC loaded); before 11.2 only cc itself. */
 size_t cudyn__nvrtc_archs(int cc, int *archs);
 

@@ -6,55 +6,92 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-#define CU_STREAM(s) ((cu_stream)(void *)(s))
 #define CU_EVENT(e) ((cu_event)(void *)(e))
 
-/* The context each event cudyn made belongs to, so a record on another
+/*
+ * The context each event cudyn made belongs to, so a record on another
  * context's stream (the driver says only "invalid handle") can be named.
- * Events are few and made outside hot loops: a locked list will do; an
- * event missing from it (made elsewhere, or the list could not grow) is
- * only described less precisely. */
-static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct event_owner {
+ * The driver cannot tell an event's context (there is no cuEventGetCtx,
+ * and no call answers it without side effects), so cudyn keeps it: taken
+ * at create (a lock and cuCtxGetCurrent; creating events is no hot path,
+ * recording them is and costs nothing here), dropped at destroy (whatever
+ * the driver answers: the caller has given the handle up) and when a reset
+ * or the last release destroys the context.  A handle the driver hands
+ * out again replaces what was known of it.  An event missing here (made
+ * elsewhere, or no memory for its entry) is only described less precisely.
+ */
+#define EVENT_BUCKETS 256
+
+struct event_owner {
     cu_event event;
     cu_context ctx;
-} *event_owners;
-static size_t n_event_owners, cap_event_owners;
+    struct event_owner *next;
+};
+
+static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct event_owner *event_owners[EVENT_BUCKETS];
+
+/* The link to e's entry, or the empty link ending its bucket (events_lock
+ * held). */
+static struct event_owner **event_link(cu_event e)
+{
+    struct event_owner **link = &event_owners[((uintptr_t)e >> 4) % EVENT_BUCKETS];
+    while (*link && (*link)->event != e)
+        link = &(*link)->next;
+    return link;
+}
 
 static void remember_event(cu_event e, cu_context ctx)
 {
     pthread_mutex_lock(&events_lock);
-    if (n_event_owners == cap_event_owners) {
-        size_t cap = cap_event_owners ? 2 * cap_event_owners : 64;
-        struct event_owner *grown = realloc(event_owners, cap * sizeof *grown);
-        if (grown) {
-            event_owners = grown;
-            cap_event_owners = cap;
-        }
-    }
-    if (n_event_owners < cap_event_owners)
-        event_owners[n_event_owners++] = (struct event_owner){e, ctx};
+    struct event_owner **link = event_link(e);
+    if (!*link && (*link = malloc(sizeof **link)))
+        **link = (struct event_owner){e, NULL, NULL};
+    if (*link)
+        (*link)->ctx = ctx;
     pthread_mutex_unlock(&events_lock);
 }
 
-/* e's context, or NULL if unknown; `forget` drops it from the list. */
-static cu_context event_owner(cu_event e, bool forget)
+static void forget_event(cu_event e)
 {
-    cu_context ctx = NULL;
     pthread_mutex_lock(&events_lock);
-    for (size_t i = 0; i < n_event_owners; i++)
-        if (event_owners[i].event == e) {
-            ctx = event_owners[i].ctx;
-            if (forget)
-                event_owners[i] = event_owners[--n_event_owners];
-            break;
-        }
+    struct event_owner **link = event_link(e), *gone = *link;
+    if (gone) {
+        *link = gone->next;
+        free(gone);
+    }
+    pthread_mutex_unlock(&events_lock);
+}
+
+/* e's context, or NULL if unknown. */
+static cu_context event_owner(cu_event e)
+{
+    pthread_mutex_lock(&events_lock);
+    struct event_owner *known = *event_link(e);
+    cu_context ctx = known ? known->ctx : NULL;
     pthread_mutex_unlock(&events_lock);
     return ctx;
+}
+
+void cudyn__events_forget_context(cu_context ctx)
+{
+    pthread_mutex_lock(&events_lock);
+    for (size_t b = 0; b < EVENT_BUCKETS; b++)
+        for (struct event_owner **link = &event_owners[b]; *link;) {
+            struct event_owner *o = *link;
+            if (o->ctx == ctx) {
+                *link = o->next;
+                free(o);
+            } else {
+                link = &o->next;
+            }
+        }
+    pthread_mutex_unlock(&events_lock);
 }
 
 /* Query results: NOT_READY is an answer, not a failure, so the thread's
@@ -164,8 +201,8 @@ CUDYN_API int cudyn_event_destroy(cudyn_event event)
     int st = event_call_ready(api, event);
     if (st != CUDYN_OK)
         return st;
+    forget_event(CU_EVENT(event)); /* first: once destroyed, another thread may get the handle again */
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventDestroy_v2(CU_EVENT(event)), "cuEventDestroy", api);
-    (void)event_owner(CU_EVENT(event), true);
     return CUDYN_OK;
 }
 
@@ -178,7 +215,7 @@ CUDYN_API int cudyn_event_record(cudyn_event event, cudyn_stream stream)
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuEventRecord(CU_EVENT(event), CU_STREAM(stream)), api);
     if (CUDYN_UNLIKELY(r != CU_OK)) {
-        cu_context owner = event_owner(CU_EVENT(event), false), in = cudyn__stream_context(stream);
+        cu_context owner = event_owner(CU_EVENT(event)), in = cudyn__stream_context(stream);
         if (r == CU_ERR_INVALID_HANDLE && owner && in && owner != in)
             return cudyn__fail_wrong_context(api, "the event", owner, in);
         return cudyn__fail_driver(r, "cuEventRecord", api);

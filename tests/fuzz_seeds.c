@@ -11,7 +11,9 @@
  *   fuzz_seeds [DIR]       checks them (default $top_srcdir/tests/corpus;
  *                          make check runs this)
  *
- * Cache seeds are entries for fuzz_cache.c's key, so they parse as they are.
+ * Cache seeds are entries for fuzz_cache.c's key, so they parse as they are;
+ * an invalid one must be refused as damage (CACHE_PARSE_DAMAGED: the cache
+ * removes it), not as a lack of memory (which keeps the entry).
  */
 #include "config.h"
 
@@ -215,9 +217,14 @@ static int check_kind(const char *dir, const char *kind, int *seen)
         bool parsed = false;
         if (data && strcmp(kind, "cache") == 0) {
             struct cudyn__cache_entry e;
-            parsed = cudyn__cache_parse(data, size, key, &e) == 0;
+            int rc = cudyn__cache_parse(data, size, key, &e);
+            parsed = rc == 0;
             if (parsed)
                 cudyn__cache_entry_free(&e);
+            if (!parsed && rc != CACHE_PARSE_DAMAGED) {
+                fprintf(stderr, "fuzz_seeds: %s is refused, but not as damage (%d)\n", path, rc);
+                wrong++;
+            }
         } else if (data && strcmp(kind, "image") == 0) {
             struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES];
             size_t total = 0, n = 0;

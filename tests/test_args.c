@@ -2,8 +2,9 @@
  * test_args.c - typed launches on the mock driver: the bytes each format
  * character produces (the mock's "record" kernel keeps what it received,
  * sized by the PTX's own .param declarations), half rounding, struct
- * layouts, malformed formats, the check against cuFuncGetParamInfo, In/Out
- * buffers with a fault in every step, and reusable packs.
+ * layouts, malformed formats, the check against cuFuncGetParamInfo (asked
+ * once per kernel), In/Out buffers with a fault in every step, and
+ * reusable packs.
  */
 #include "config.h"
 
@@ -186,6 +187,25 @@ static void test_parameter_check(void)
     CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches);
     CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0), CUDYN_OK);
     CHECK_EQ_INT(mock_call_count("cuLaunchKernel"), launches + 1);
+}
+
+/* A kernel looked up again is known: the driver is asked about it once
+ * (and never which module it came from: cudyn knows). */
+static void test_lookup_again(void)
+{
+    long infos = mock_call_count("cuFuncGetParamInfo"), names = mock_call_count("cuFuncGetName"),
+         modules = mock_call_count("cuFuncGetModule");
+    for (int i = 0; i < 3; i++) {
+        cudyn_function again = NULL;
+        CHECK_STATUS(cudyn_module_function(&again, mod, "saxpy"), CUDYN_OK);
+        CHECK(again == saxpy);
+    }
+    CHECK_EQ_INT(mock_call_count("cuFuncGetParamInfo"), infos);
+    CHECK_EQ_INT(mock_call_count("cuFuncGetName"), names);
+    CHECK_EQ_INT(mock_call_count("cuFuncGetModule"), modules);
+    cudyn_devptr d = 0;
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fpp", 2.0, d, d), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
+    CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0), CUDYN_OK);
 }
 
 /* The per-thread memo of cudyn_launchf never outlives what it remembers:
@@ -434,6 +454,7 @@ int main(int argc, char **argv)
     test_half_rounding();
     test_malformed();
     test_parameter_check();
+    test_lookup_again();
     test_launchf_memo();
     test_in_out();
     test_packs();

@@ -177,7 +177,18 @@ static int child_hit(bool nvrtc_missing)
     cudyn_last_error(&e);
     if (!strstr(e.message, "CUDYN_LIBNVRTC") || !strstr(e.message, "not in the kernel cache") || !e.hint[0])
         return 15;
-    return nvrtc_status_now() == CUDYN_ERROR_NVRTC_NOT_FOUND ? 0 : 16;
+    if (nvrtc_status_now() != CUDYN_ERROR_NVRTC_NOT_FOUND)
+        return 16;
+    /* a hit the driver rejects, with no NVRTC to rebuild it: said so,
+     * with no NVRTC version */
+    cudyn_module_unload(m);
+    mock_reject_images("cubin");
+    if (cudyn_module_load_source(&m, test_saxpy_source, NULL, 0) != CUDYN_ERROR_NO_BINARY_FOR_GPU)
+        return 17;
+    cudyn_last_error(&e);
+    if (!strstr(e.message, "; no NVRTC to rebuild it)") || strstr(e.message, "0.0"))
+        return 18;
+    return 0;
 }
 
 static void test_without_nvrtc(void)

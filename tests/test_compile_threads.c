@@ -1,9 +1,10 @@
 /*
  * test_compile_threads.c - one compile per input (issue 13): threads that
  * compile or load the same source at the same moment share one NVRTC run
- * and, in one context, one module; a failure reaches every one of them;
- * different sources still compile side by side.  CI runs it under
- * ThreadSanitizer too.
+ * and, in one context, one module (a warm load asks the driver for the
+ * context's device and its compute capability only); a failure reaches
+ * every one of them; different sources still compile side by side.  CI
+ * runs it under ThreadSanitizer too.
  *
  * It runs on the mock NVRTC, whose call counter says how often NVRTC
  * compiled and whose delay (MOCK_NVRTC_DELAY_MS) keeps each compile going
@@ -90,6 +91,16 @@ static void test_same_module(void)
         CHECK_STATUS(jobs[i].status, CUDYN_OK);
         CHECK(jobs[i].module == jobs[0].module);
     }
+    /* one more, warm: the context's device and its compute capability
+     * are all it asks the driver (no walk over the devices) */
+    long walks = mock_call_count("cuDeviceGetCount") + mock_call_count("cuDeviceGet"),
+         attributes = mock_call_count("cuDeviceGetAttribute");
+    cudyn_module warm = NULL;
+    CHECK_STATUS(cudyn_module_load_source(&warm, src, NULL, 0), CUDYN_OK);
+    CHECK(warm == jobs[0].module);
+    CHECK_EQ_INT(mock_call_count("cuDeviceGetCount") + mock_call_count("cuDeviceGet"), walks);
+    CHECK_EQ_INT(mock_call_count("cuDeviceGetAttribute"), attributes + 2);
+    CHECK_STATUS(cudyn_module_unload(warm), CUDYN_OK);
     long unloads = mock_call_count("cuModuleUnload");
     for (int i = 0; i < THREADS; i++)
         CHECK_STATUS(cudyn_module_unload(jobs[i].module), CUDYN_OK);

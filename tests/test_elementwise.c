@@ -4,7 +4,8 @@
  * skipped without it): NULL and range checks, what creation derives, errors
  * in the user's text named by it, SAXPY and the dot product on the mock's
  * host versions of their generated kernels (both variants), argument
- * counts, determinism, streams, devices and threads, and a fault in each
+ * counts, determinism, streams, devices and threads, resets of another
+ * device (which leave the objects' modules in use), and a fault in each
  * driver and NVRTC call the new code makes, with nothing left behind.
  */
 #include "config.h"
@@ -202,8 +203,10 @@ static void test_creation(void)
 static void test_expression_errors(void)
 {
     cudyn_elementwise *k = NULL;
+    long runs = mock_nvrtc_call_count("nvrtcCompileProgram");
     CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error the body is wrong", "e1", NULL),
                  CUDYN_ERROR_COMPILE);
+    CHECK_EQ_INT(mock_nvrtc_call_count("nvrtcCompileProgram"), runs + 1); /* its log explains it: no second run */
     CHECK(k == NULL);
     CHECK_MESSAGE("elementwise body(2): catastrophic error: #error directive: the body is wrong");
     CHECK_MESSAGE("elementwise \"e1\"");
@@ -398,6 +401,41 @@ static void test_devices_and_threads(void)
     cudyn_elementwise_free(k);
 }
 
+/* Resets of another device leave this device's modules alive: the objects
+ * keep using what they made here (no new module reference, kernel lookup,
+ * partials buffer or event per reset). */
+static void test_other_device_resets(void)
+{
+    cudyn_elementwise *k = NULL;
+    cudyn_reduction *r = NULL;
+    struct buffers b;
+    CHECK_STATUS(make_saxpy(&k), CUDYN_OK);
+    CHECK_STATUS(make_dot(&r), CUDYN_OK);
+    CHECK_STATUS(buffers_make(&b, 100), CUDYN_OK);
+    if (!k || !r) {
+        cudyn_elementwise_free(k);
+        cudyn_reduction_free(r);
+        buffers_free(&b);
+        return;
+    }
+    float dot = 0;
+    CHECK_STATUS(cudyn_elementwise_launch(k, b.n, NULL, 2.0f, b.dx, b.dy), CUDYN_OK);
+    CHECK_STATUS(cudyn_reduction_run(r, &dot, 0, b.n, NULL, b.dx, b.dy), CUDYN_OK);
+    long lookups = mock_call_count("cuModuleGetFunction"), events = mock_call_count("cuEventCreate");
+    size_t memory = mock_device_memory_in_use();
+    for (int i = 0; i < 5; i++) {
+        CHECK_STATUS(cudyn_device_reset(1), CUDYN_OK);
+        CHECK_STATUS(cudyn_elementwise_launch(k, b.n, NULL, 2.0f, b.dx, b.dy), CUDYN_OK);
+        CHECK_STATUS(cudyn_reduction_run(r, &dot, 0, b.n, NULL, b.dx, b.dy), CUDYN_OK);
+    }
+    CHECK_EQ_INT(mock_call_count("cuModuleGetFunction"), lookups);
+    CHECK_EQ_INT(mock_call_count("cuEventCreate"), events);
+    CHECK_EQ_INT(mock_device_memory_in_use(), memory);
+    cudyn_elementwise_free(k);
+    cudyn_reduction_free(r);
+    buffers_free(&b);
+}
+
 /* ------------------------------------------------------------ faults */
 
 /* What the fault operations work on, made before any fault is armed, so
@@ -586,6 +624,7 @@ int main(int argc, char **argv)
     test_dot();
     test_driver_faults();
     test_nvrtc_faults();
+    test_other_device_resets();
     test_devices_and_threads(); /* last: it resets device 0 */
     return test_result("test_elementwise");
 }

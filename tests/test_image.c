@@ -4,11 +4,13 @@
  * sm_80 and compute_86, loaded by cudyn_module_load_image on mock devices
  * of six compute capabilities, each of which must get the entry the rules
  * choose (the kernel's name says which entry it came from); a damaged image
- * is refused; the argument checks of the building functions.
+ * is refused; the argument checks of the building functions, and
+ * programs too large for one image (their sizes faked through program.h).
  */
 #include "config.h"
 
 #include "cudyn.h"
+#include "program.h" /* to fake a program's size: struct cudyn_program */
 #include "testutil.h"
 
 /* The kernel is named after the architecture it was compiled for. */
@@ -76,6 +78,39 @@ static void test_damage(const unsigned char *image, size_t bytes)
     free(copy);
 }
 
+/* Programs more than a cudyn image holds (1 GiB) are refused naming the
+ * limit, not taken for a lack of memory.  The sizes are faked: a CUBIN's
+ * bytes are never read before the sizes are checked, and nothing that
+ * large is allocated.  p[0] is a CUBIN, p[1] PTX. */
+static void test_too_large(cudyn_program *const *p)
+{
+    const char *sm80[] = {"--gpu-architecture=sm_80"};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = test_saxpy_source, .device = CUDYN_DEVICE_NONE,
+                                   .options = sm80, .num_options = 1, .flags = CUDYN_COMPILE_NO_CACHE};
+    cudyn_program *cubins[2] = {p[0], NULL};
+    CHECK_STATUS(cudyn_compile_ex(&cubins[1], &a), CUDYN_OK);
+    if (!cubins[1])
+        return;
+    size_t real[2] = {cubins[0]->out.image_size, cubins[1]->out.image_size};
+    void *image = NULL;
+    size_t bytes = 0;
+    cudyn_error e = {.size = sizeof e};
+    cubins[0]->out.image_size = ((size_t)1 << 30) + 1; /* one entry over the limit */
+    CHECK_STATUS(cudyn_image_build(&image, &bytes, (const cudyn_program *const *)cubins, 2, CUDYN_IMAGE_CUDYN),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "entry 0 (sm_90) is 1073741825 bytes, more than the 1073741824 bytes");
+    cubins[0]->out.image_size = cubins[1]->out.image_size = (size_t)600 << 20; /* together over it */
+    CHECK_STATUS(cudyn_image_build(&image, &bytes, (const cudyn_program *const *)cubins, 2, CUDYN_IMAGE_CUDYN),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "more than the 1073741824 bytes (1 GiB) it may hold");
+    CHECK(image == NULL);
+    cubins[0]->out.image_size = real[0];
+    cubins[1]->out.image_size = real[1];
+    cudyn_program_free(cubins[1]);
+}
+
 static void test_from_programs(void)
 {
     const char *sm90[] = {"--gpu-architecture=sm_90"}, *c90[] = {"-arch", "compute_90"};
@@ -111,6 +146,7 @@ static void test_from_programs(void)
         cudyn_last_error(&e);
         CHECK_CONTAINS(e.message, "libnvfatbin");
     }
+    test_too_large((cudyn_program *const *)p);
     cudyn_program_free(p[0]);
     cudyn_program_free(p[1]);
 }
@@ -129,6 +165,14 @@ static void test_arguments(void)
     a.num_options = 1;
     CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK(image == NULL && bytes == 0);
+    /* an architecture named twice is refused before anything compiles */
+    const char *twice[] = {"sm_80", "compute_86", "sm_80"};
+    a.options = NULL;
+    a.num_options = 0;
+    CHECK_STATUS(cudyn_compile_image(&image, &bytes, &a, twice, 3, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_error twice_e = {.size = sizeof twice_e};
+    cudyn_last_error(&twice_e);
+    CHECK_CONTAINS(twice_e.message, "'archs' names sm_80 twice");
     /* a compile error names the architecture */
     struct cudyn_compile_args broken = {.size = sizeof broken, .source = "__global__ void k() { nope; }"};
     CHECK_STATUS(cudyn_compile_image(&image, &bytes, &broken, archs, 1, CUDYN_IMAGE_CUDYN), CUDYN_ERROR_COMPILE);

@@ -3,11 +3,13 @@
  * clusters (each block's rank in its cluster), cooperative launches (a
  * kernel with a grid sync the mock runs only when launched cooperatively),
  * priorities, and dynamic shared memory above the kernel's limit (cudyn
- * raises it).  What a device or driver lacks is NOT_SUPPORTED naming it:
- * clusters on a compute capability 7.5 device; on CUDA 11.4, which has no
- * cuLaunchKernelEx, cooperative launches go through
- * cuLaunchCooperativeKernel while clusters and priorities are refused; on
- * 11.8 priorities are refused.  Every driver call fails in turn.
+ * raises it when the driver refuses the launch, and launches again); a
+ * launch that runs asks the device nothing.  What a device or driver
+ * lacks is NOT_SUPPORTED naming it: clusters on a compute capability 7.5
+ * device; on CUDA 11.4, which has no cuLaunchKernelEx, cooperative
+ * launches go through cuLaunchCooperativeKernel while clusters and
+ * priorities are refused; on 11.8 priorities are refused.  Every driver
+ * call fails in turn.
  */
 #include "config.h"
 
@@ -93,7 +95,9 @@ static int launch_cooperative(unsigned int blocks)
 
 static void test_clusters(void)
 {
+    long asked = mock_call_count("cuDeviceGetAttribute") + mock_call_count("cuCtxGetDevice");
     CHECK_STATUS(launch_clusters(), CUDYN_OK);
+    CHECK_EQ_INT(mock_call_count("cuDeviceGetAttribute") + mock_call_count("cuCtxGetDevice"), asked);
     struct cudyn_launch_config c = config(8, 2, 32);
     c.cluster = (cudyn_dim3){3, 1, 1};
     CHECK_STATUS(cudyn_launch_ex(cluster_rank, &c, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
@@ -115,9 +119,10 @@ static void test_clusters(void)
 
 static void test_cooperative(void)
 {
-    long before = mock_call_count("cuLaunchKernelEx");
+    long before = mock_call_count("cuLaunchKernelEx"), asked = mock_call_count("cuDeviceGetAttribute");
     CHECK_STATUS(launch_cooperative(4), CUDYN_OK);
     CHECK_EQ_INT(mock_call_count("cuLaunchKernelEx"), before + 1);
+    CHECK_EQ_INT(mock_call_count("cuDeviceGetAttribute"), asked); /* diagnosed only when refused */
     /* more blocks than fit at once (8 per multiprocessor x 4) */
     CHECK_STATUS(launch_cooperative(40), CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES);
     expect_message("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE");
@@ -140,8 +145,10 @@ static void test_shared_and_priority(void)
     long sets = mock_call_count("cuFuncSetAttribute");
     CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_OK);
     CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), sets + 1);
-    CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_OK); /* raised already */
+    long reads = mock_call_count("cuFuncGetAttribute");
+    CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_OK); /* raised already: nothing asked */
     CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), sets + 1);
+    CHECK_EQ_INT(mock_call_count("cuFuncGetAttribute"), reads);
     /* the device's opt-in maximum less the kernel's 1024 static bytes */
     c.shared_bytes = 232448 - 1024 + 1;
     CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
@@ -225,10 +232,12 @@ static int op_shared(void)
 
 static void test_fault_injection(void)
 {
+    /* a launch that runs asks the device nothing: the attribute calls come
+     * only after the driver refused one (op_shared's first attempt) */
     static const struct fault_case cases[] = {
-        {"cuLaunchKernelEx", op_cluster},   {"cuCtxGetDevice", op_cluster},       {"cuDeviceGetAttribute", op_cluster},
-        {"cuLaunchKernelEx", op_cooperative}, {"cuDeviceGetAttribute", op_cooperative},
-        {"cuFuncGetAttribute", op_shared},  {"cuFuncSetAttribute", op_shared},
+        {"cuLaunchKernelEx", op_cluster},  {"cuLaunchKernelEx", op_cooperative}, {"cuLaunchKernel", op_shared},
+        {"cuFuncGetAttribute", op_shared}, {"cuCtxGetDevice", op_shared},         {"cuDeviceGetAttribute", op_shared},
+        {"cuFuncSetAttribute", op_shared},
     };
     static const struct fault_code codes[] = {
         {2, CUDYN_ERROR_OUT_OF_MEMORY}, {999, CUDYN_ERROR_DRIVER}, {719, CUDYN_ERROR_LAUNCH_FAILED},

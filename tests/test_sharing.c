@@ -2,9 +2,11 @@
  * test_sharing.c - cudyn among other CUDA users, on the mock driver with
  * three devices (0 and 1 are peers, 2 is not): a foreign context adopted
  * and then popped or destroyed, native handles both ways, peer access,
- * launch limits named with their numbers, device reset retiring modules,
- * modules, kernels and events used from another device's thread, and
- * fork.  "Another library" is played by raw driver calls made through
+ * launch limits named with their numbers (also by a driver without
+ * cuFuncGetAttribute, whose stub names no later failure), device reset
+ * retiring modules and events (a refused reset retiring none), modules,
+ * kernels and events used from another device's thread, and fork.
+ * "Another library" is played by raw driver calls made through
  * cudyn_driver_proc, as a program using <cuda.h> would make them.
  */
 #include "config.h"
@@ -229,6 +231,30 @@ static void test_launch_limits_named(void)
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }
 
+/* A driver without cuFuncGetAttribute (an optional row: its stub answers
+ * "symbol not found"): a refused launch is still named from what the
+ * driver does report, and the stub's answers, which explaining the
+ * refusal ignores, name no later, unrelated failure. */
+static int scenario_no_function_attributes(void)
+{
+    setenv("MOCK_CUDA_MISSING", "cuFuncGetAttribute", 1);
+    use_mock_driver();
+    cudyn_module mod = NULL;
+    cudyn_function bounded = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&bounded, mod, "bounded_empty"), CUDYN_OK);
+    CHECK(!cudyn_has("cuFuncGetAttribute"));
+    expect_refusal(bounded, one, (cudyn_dim3){2048, 1, 1}, 0, "block 2048x1x1 has 2048 threads; Mock H200 allows");
+    CHECK_EQ_INT(mock_fail_next("cuMemAlloc_v2", 2), 0);
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 64), CUDYN_ERROR_OUT_OF_MEMORY);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK(strcmp(e.function, "cuMemAlloc") == 0);
+    CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
+    return test_result("test_sharing no-function-attributes");
+}
+
 /* Modules, kernels and events belong to their device's context: a thread
  * working on another device is told which is which.  A stream of the
  * kernel's own device may be given (the real driver runs the work there). */
@@ -279,6 +305,28 @@ static void test_device_current_reports_the_driver(void)
     CHECK_STATUS(cudyn_device_current(&dev), CUDYN_OK);
 }
 
+/* A reset the driver refuses destroys nothing: modules loaded before it
+ * still work, and unloading one unloads it from the driver. */
+static void test_failed_reset_keeps_modules(void)
+{
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_module mod = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&mod, image), CUDYN_OK);
+    CHECK_EQ_INT(mock_fail_next("cuDevicePrimaryCtxReset_v2", 999), 0);
+    CHECK_STATUS(cudyn_device_reset(1), CUDYN_ERROR_DRIVER);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK(strcmp(e.function, "cuDevicePrimaryCtxReset") == 0);
+    CHECK(cudyn_module_native(mod) != NULL);
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_function(&f, mod, "empty"), CUDYN_OK);
+    CHECK_STATUS(cudyn_launch(f, one, one, 0, NULL, NULL), CUDYN_OK);
+    long unloads = mock_call_count("cuModuleUnload");
+    CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
+    CHECK_EQ_INT(mock_call_count("cuModuleUnload"), unloads + 1);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+}
+
 /* A reset whose release fails says so and keeps cudyn's retain, so the
  * next reset can drop it; modules loaded before a reset are dead handles:
  * using one says why, unloading it only frees it. */
@@ -310,6 +358,25 @@ static void test_device_reset(void)
     CHECK_STATUS(cudyn_launch(f, one, one, 0, NULL, NULL), CUDYN_OK);
     CHECK_STATUS(cudyn_module_unload(after), CUDYN_OK);
     CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+}
+
+/* Events go with the context a reset destroys: using one afterwards is
+ * what the driver says of it (an invalid handle), not a claim that it
+ * belongs to the reset device's context.  (The mock never hands a freed
+ * event's address to a new event, so a reused handle naming its new
+ * context cannot be shown here.) */
+static void test_reset_forgets_events(void)
+{
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_event e = NULL;
+    CHECK_STATUS(cudyn_event_create(&e, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_reset(1), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    int st = cudyn_event_record(e, NULL);
+    CHECK(st != CUDYN_OK && st != CUDYN_ERROR_WRONG_CONTEXT);
+    cudyn_error err = {.size = sizeof err};
+    cudyn_last_error(&err);
+    CHECK_CONTAINS(err.message, "CUDA_ERROR_INVALID_HANDLE");
 }
 
 /* fork() after CUDA was initialised: the child gets CUDYN_ERROR_FORKED
@@ -357,10 +424,12 @@ static int fork_before_init(void)
     return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     setenv("MOCK_CUDA_DEVICES", "Mock H200:90,Mock H200:90,Mock T4:75", 1);
     setenv("MOCK_CUDA_P2P", "0-1,1-0", 1);
+    if (argc == 2 && strcmp(argv[1], "no-function-attributes") == 0)
+        return scenario_no_function_attributes();
     use_mock_driver();
     CHECK_EQ_INT(fork_before_init(), 0); /* first: nothing initialised yet */
     test_foreign_context_popped();
@@ -368,9 +437,12 @@ int main(void)
     test_native_handles();
     test_peer_access();
     test_launch_limits_named();
+    CHECK_EQ_INT(run_self(argv[0], "no-function-attributes"), 0);
     test_wrong_context_named();
     test_device_current_reports_the_driver();
+    test_failed_reset_keeps_modules();
     test_device_reset();
+    test_reset_forgets_events();
     test_fork_after_init();
     return test_result("test_sharing");
 }

@@ -2,7 +2,8 @@
  * test_threads.c - 32 threads race the first call: the driver is loaded,
  * bound and initialised once, and every thread sees the same result; then
  * typed launches from many threads while other threads load, look up and
- * unload modules (the kernel-parameter registry is read without locks).
+ * unload modules (the kernel-parameter registry is read without locks);
+ * a module read while another thread resets its device.
  * CI also runs this under ThreadSanitizer (configure --enable-sanitizer=thread).
  */
 #include "config.h"
@@ -92,6 +93,38 @@ static void test_launches_while_modules_come_and_go(void)
     CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
 }
 
+/* A module asked about from one thread while another thread resets its
+ * device: what the reset marks is read without the registry's lock
+ * (cudyn_module_native, and each lookup in the module), so ThreadSanitizer
+ * checks that it is read and written atomically. */
+enum { READS = 2000 };
+
+static void *native_reader(void *arg)
+{
+    cudyn_module m = arg;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < READS; i++)
+        (void)cudyn_module_native(m);
+    return NULL;
+}
+
+static void test_module_read_while_its_device_resets(void)
+{
+    CHECK_STATUS(cudyn_device_use(1), CUDYN_OK);
+    cudyn_module m = NULL;
+    CHECK_STATUS(cudyn_module_load_image(&m, launch_image), CUDYN_OK);
+    pthread_barrier_init(&start, NULL, 2);
+    pthread_t t;
+    pthread_create(&t, NULL, native_reader, m);
+    pthread_barrier_wait(&start);
+    CHECK_STATUS(cudyn_device_reset(1), CUDYN_OK);
+    pthread_join(t, NULL);
+    pthread_barrier_destroy(&start);
+    CHECK(cudyn_module_native(m) == NULL);
+    CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+    CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+}
+
 int main(void)
 {
     setenv("MOCK_CUDA_DEVICES", "A:90,B:80", 1);
@@ -118,5 +151,6 @@ int main(void)
     CHECK(first && !strstr(first + 1, "cuMemAlloc@3020;"));
 
     test_launches_while_modules_come_and_go();
+    test_module_read_while_its_device_resets();
     return test_result("test_threads");
 }
