@@ -5,11 +5,13 @@
 # tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 
+# JSON is UTF-8 (RFC 8259); jq and python would quietly replace bad bytes
+utf8_ok() { ! command -v iconv >/dev/null || printf '%s\n' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; }
 if command -v jq >/dev/null; then
-    json_ok() { printf '%s\n' "$1" | jq -e . >/dev/null 2>&1; }
+    json_ok() { utf8_ok "$1" && printf '%s\n' "$1" | jq -e . >/dev/null 2>&1; }
     json_get() { printf '%s\n' "$1" | jq -r "$2"; }
 elif command -v python3 >/dev/null; then
-    json_ok() { printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; }
+    json_ok() { utf8_ok "$1" && printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; }
     json_get() {
         printf '%s\n' "$1" | python3 -c 'import json,sys
 v=json.load(sys.stdin)
@@ -55,6 +57,15 @@ expect_line "$(json_get "$json" '.devices[1].name')" "Tesla T4"
 expect_line "$(json_get "$json" '.devices[0].total_memory_bytes')" "268435456"
 expect_line "$(json_get "$json" '.devices[0].free_memory_bytes')" "null"
 expect_line "$(json_get "$json" '.loader.driver.version')" "13000"
+
+# bytes that are not UTF-8 (an environment value, an argument) stay valid
+# JSON: each invalid byte is U+FFFD, valid sequences are kept as they are
+CUDA_HOME=$'/opt/\xff' run_json 0
+expect_line "$(json_get "$json" '.environment.CUDA_HOME')" $'/opt/\xef\xbf\xbd'
+CUDA_HOME=$'caf\xc3\xa9 \xf0\x9f\x98\x80 a\xc0\xafb\xed\xa0\x80c\xf4\x90\x80\x80d\xe2\x82' run_json 0
+expect_match "$json" '"CUDA_HOME":"caf'$'\xc3\xa9'' '$'\xf0\x9f\x98\x80'' a(\\ufffd){2}b(\\ufffd){3}c(\\ufffd){4}d(\\ufffd){2}"'
+run_json 2 $'--bogus\xfe'
+expect_line "$(json_get "$json" '.result.message')" $'unrecognized option \'--bogus\xef\xbf\xbd\' (see cudainfo --help)'
 
 # no NVRTC is a machine without the toolkit (exit 0); one found and refused
 # is a partial failure that says why

@@ -9,6 +9,10 @@ saxpy="$top_builddir/tools/cudyn-saxpy"
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
 [ "$nvrtc" = CUDYN_OK ] || { echo "SKIP: cudyn-saxpy needs NVRTC to compile its kernel"; exit 77; }
 json_ok() {
+    # JSON is UTF-8 (RFC 8259); jq and python would quietly replace bad bytes
+    if command -v iconv >/dev/null && ! printf '%s\n' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
+        return 1
+    fi
     if command -v jq >/dev/null; then printf '%s\n' "$1" | jq -e . >/dev/null 2>&1
     else printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; fi
 }
@@ -197,6 +201,8 @@ expect_exit 2 "$saxpy" --bogus
 expect_line "$out" "cudyn-saxpy: unrecognized option '--bogus' (see cudyn-saxpy --help)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
 run_json 2 --bogus
+run_json 2 $'--bogus\xfe'   # not UTF-8: still valid JSON
+expect_match "$json" "unrecognized option '--bogus\\\\ufffd'"
 
 # the watchdog: a synchronize that hangs
 MOCK_CUDA_HANG=cuCtxSynchronize:30 expect_exit 9 "$saxpy" $small --timeout 1
