@@ -186,8 +186,13 @@ static bool describe_devices(struct report *r)
 {
     r->rows = calloc((size_t)r->count, sizeof *r->rows);
     r->selected = calloc((size_t)r->count, sizeof *r->selected);
-    if (!r->rows || !r->selected)
+    if (!r->rows || !r->selected) { /* no rows: the report says no devices */
+        free(r->rows);
+        free(r->selected);
+        r->rows = NULL;
+        r->selected = NULL;
         return false;
+    }
     for (int i = 0; i < r->count; i++) {
         struct device_row *row = &r->rows[i];
         row->ordinal = i;
@@ -307,7 +312,9 @@ static bool read_links(struct report *r)
     int n = r->count;
     r->links = calloc((size_t)n * (size_t)n, sizeof *r->links);
     const char **ids = calloc((size_t)n, sizeof *ids);
-    if (!r->links || !ids) {
+    if (!r->links || !ids) { /* no links: the report leaves them out */
+        free(r->links);
+        r->links = NULL;
         free(ids);
         return false;
     }
@@ -805,10 +812,9 @@ int main(int argc, char **argv)
     }
     if (code >= 0)
         return code;
-    if (!gather(&r)) {
-        fprintf(stderr, "cudainfo: out of memory\n");
-        free_report(&r);
-        return EXIT_PARTIAL;
-    }
+    /* out of memory, what was gathered is reported, and the failure
+     * (as text or JSON), unless an earlier one is the first */
+    if (!gather(&r) && r.failure.exit_code == EXIT_OK)
+        failure_set(&r.failure, EXIT_PARTIAL, "out of host memory");
     return finish(&r);
 }
