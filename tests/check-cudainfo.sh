@@ -178,6 +178,18 @@ expect_match "$out" "device '2' not found: 2 devices are visible \(ordinals 0\.\
 expect_no_match "$out" "Tesla T4"
 run_json 6 -d 2
 expect_exit 6 "$cudainfo" -d 2021
+# a device that cannot be described might be the one a UUID or PCI id
+# names: its failure is reported (7); an ordinal needs no description, so
+# one out of range is not found (6) and one in range is that device's failure
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 7 "$cudainfo" -d GPU-ffff
+expect_match "$out" "^cudainfo: device 'GPU-ffff' not among those described; device 1 could not be: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 7 -d 18:00.0
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d 7
+expect_match "$out" "device '7' not found: 2 devices are visible"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 6 -d 7
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 7 "$cudainfo" -d 1
+expect_match "$out" "^cudainfo: device 1: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$cudainfo" -d 0
 
 # 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option

@@ -141,6 +141,10 @@ MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 6 "$saxpy" $small -d 2
 expect_match "$out" "device '2' not found"
 expect_no_match "$out" "^Device 1"
 MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
+# an ordinal never depends on the other devices' descriptions
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$saxpy" $small -d 7
+expect_match "$out" "device '7' not found"
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$saxpy" $small -d 0
 
 # a wrong element: exit 1, with its index and values; the timing that ran
 # alongside is not reported

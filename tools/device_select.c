@@ -80,11 +80,14 @@ int device_select_or_fail(const char *sel, const struct cudyn_device_info *const
                           const struct failure *const *why, int n, struct failure *f)
 {
     int found = device_select(sel, infos, n);
+    /* A UUID or PCI id that matched nothing may name a device that could
+     * not be described: its failure is the one to report.  An ordinal
+     * needs no description. */
     int undescribed = -1;
-    for (int i = 0; i < n && undescribed < 0; i++)
+    for (int i = 0; found == DEVICE_SELECT_NONE && !all_digits(sel) && i < n && undescribed < 0; i++)
         if (!infos[i] && why[i] && why[i]->exit_code != EXIT_OK)
             undescribed = i;
-    if (found == DEVICE_SELECT_NONE && undescribed >= 0) {
+    if (undescribed >= 0) {
         *f = *why[undescribed];
         char what[sizeof f->what];
         snprintf(what, sizeof what, "device '%s' not among those described; device %d could not be: %s", sel,

@@ -23,8 +23,9 @@ int device_select(const char *selector, const struct cudyn_device_info *const *i
 /* As device_select; on no match fills *f (EXIT_DEVICE_NOT_FOUND) with a
  * message that names the selector and says how devices can be named.  A
  * device that could not be described (infos[i] NULL) might have been the
- * one: then *f is why[i], the failure that left it undescribed, with the
- * selector named first. */
+ * one a UUID or PCI id names: then *f is why[i], the failure that left it
+ * undescribed, with the selector named first.  An ordinal never depends
+ * on the descriptions. */
 int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos,
                           const struct failure *const *why, int n, struct failure *f);
 
