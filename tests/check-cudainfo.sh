@@ -190,6 +190,10 @@ MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 6 -d 7
 MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 7 "$cudainfo" -d 1
 expect_match "$out" "^cudainfo: device 1: .*CUDA_ERROR_UNKNOWN"
 MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$cudainfo" -d 0
+# an empty selector names no device (it is a prefix of every UUID)
+expect_exit 6 "$cudainfo" -d ''
+expect_match "$out" "device '' not found"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d ''
 
 # 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option

@@ -145,6 +145,11 @@ MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
 MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$saxpy" $small -d 7
 expect_match "$out" "device '7' not found"
 MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$saxpy" $small -d 0
+# an empty selector names no device (it is a prefix of every UUID)
+expect_exit 6 "$saxpy" $small -d ''
+expect_match "$out" "device '' not found"
+expect_no_match "$out" "^Device 0"
+run_json 6 $small -d ''
 
 # a wrong element: exit 1, with its index and values; the timing that ran
 # alongside is not reported

@@ -138,9 +138,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     }
     case 'd':
-        if (!arg[0])
-            failure_set(f, EXIT_USAGE, "empty device selector for -d");
-        else if (opt->n_select == MAX_SELECT)
+        if (opt->n_select == MAX_SELECT)
             failure_set(f, EXIT_USAGE, "more than %d -d options", MAX_SELECT);
         else
             opt->select[opt->n_select++] = arg;

@@ -50,8 +50,17 @@ static bool all_digits(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+/* A UUID (or prefix) or PCI id: matched against the descriptions. */
+static bool by_description(const char *sel)
+{
+    return sel[0] && !all_digits(sel);
+}
+
 int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
 {
+    /* empty is no device, though it is a prefix of every UUID */
+    if (!sel[0])
+        return DEVICE_SELECT_NONE;
     /* Digits are an ordinal and nothing else: "2" on a machine with two
      * devices must not pick the one whose UUID happens to start with 2. */
     if (all_digits(sel)) {
@@ -84,7 +93,7 @@ int device_select_or_fail(const char *sel, const struct cudyn_device_info *const
      * not be described: its failure is the one to report.  An ordinal
      * needs no description. */
     int undescribed = -1;
-    for (int i = 0; found == DEVICE_SELECT_NONE && !all_digits(sel) && i < n && undescribed < 0; i++)
+    for (int i = 0; found == DEVICE_SELECT_NONE && by_description(sel) && i < n && undescribed < 0; i++)
         if (!infos[i] && why[i] && why[i]->exit_code != EXIT_OK)
             undescribed = i;
     if (undescribed >= 0) {
