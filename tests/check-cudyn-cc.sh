@@ -22,6 +22,10 @@ expect_exit 2 "$cc" --arch sm_80 k.cu
 expect_match "$out" "no output given"
 expect_exit 2 "$cc" -o out.img --arch sm_90a k.cu
 expect_match "$out" "'sm_90a' is not sm_XY or compute_XY"
+expect_exit 2 "$cc" -o out.img --arch sm_80,sm_80 k.cu
+expect_match "$out" "--arch: 'sm_80' given twice"
+expect_exit 2 "$cc" -o out.img --arch sm_80 --arch compute_90,sm_80 k.cu
+expect_match "$out" "--arch: 'sm_80' given twice"
 expect_exit 2 "$cc" -o out.img --arch sm_80 --format elf k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80,sm_90 --format cubin k.cu
 expect_exit 2 "$cc" -o out.img --arch compute_80 --format cubin k.cu
@@ -63,6 +67,10 @@ EOF
 expect_exit 0 env CUDYN_LIBCUDA=/nonexistent "$cc" -o k.img --arch sm_80,sm_90,compute_90 -I inc \
     --header offset.h=offset.txt k.cu
 [ "$(head -c 8 k.img)" = CUDYNIMG ] || { echo "FAIL: k.img is not a cudyn image"; fail=1; }
+# --arch repeated: the targets add up, each once
+expect_exit 0 "$cc" -o k3.img --arch sm_80 --arch sm_90,compute_90 -I inc --header offset.h=offset.txt k.cu
+entries=$(od -An -tu4 -w24 -j32 -N72 k3.img | awk '{printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2}')
+[ "$entries" = "80:1 90:1 90:2" ] || { echo "FAIL: k3.img holds $entries, not 80:1 90:1 90:2 (arch:kind)"; fail=1; }
 expect_exit 0 "$cc" -o k.cubin --arch sm_80 --format cubin -Iinc --header offset.h=offset.txt k.cu
 [ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ] || { echo "FAIL: k.cubin is not ELF"; fail=1; }
 expect_exit 0 "$cc" -o - --arch compute_90 --format ptx -I inc --header offset.h=offset.txt k.cu

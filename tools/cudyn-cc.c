@@ -39,7 +39,8 @@ static const char usage_text[] =
     "for cudyn_module_load_image (no NVRTC needed where it is loaded).\n"
     "\n"
     "  -o FILE             write the image to FILE (- for standard output)\n"
-    "  --arch LIST         targets, comma-separated: sm_XY (CUBIN), compute_XY (PTX)\n"
+    "  --arch LIST         targets, comma-separated: sm_XY (CUBIN), compute_XY (PTX);\n"
+    "                      repeatable\n"
     "  --format FORMAT     cudyn (default), fatbin (needs nvFatbin), or for one\n"
     "                      target only, cubin or ptx\n"
     "  -I DIR              search DIR for included files (also -IDIR)\n"
@@ -58,7 +59,7 @@ static const char usage_text[] =
 struct request {
     const char *output, *source_path;
     const char *format;
-    const char *archs[MAX_ARCHS];
+    char *archs[MAX_ARCHS]; /* each target once, from every --arch; freed at exit */
     int n_archs;
     const char *options[MAX_OPTIONS];
     char *owned_options[MAX_OPTIONS]; /* "-I" "DIR" joined, freed at exit */
@@ -66,7 +67,6 @@ struct request {
     const char *header_names[MAX_HEADERS];
     const char *header_files[MAX_HEADERS];
     int n_headers;
-    char arch_list[4096];
     enum { DO_COMPILE, DO_CACHE_INFO, DO_CACHE_CLEAR, DO_HELP, DO_VERSION } action;
 };
 
@@ -97,20 +97,38 @@ static int add_option(struct request *r, const char *flag, const char *value)
     return EXIT_OK;
 }
 
+/* One target of --arch: well-formed, and not given before. */
+static int add_arch(struct request *r, const char *tok)
+{
+    bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
+    const char *digits = sm ? tok + 3 : tok + 8;
+    if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits))
+        return usage_error("--arch: '%s' is not sm_XY or compute_XY", tok);
+    for (int i = 0; i < r->n_archs; i++)
+        if (strcmp(r->archs[i], tok) == 0)
+            return usage_error("--arch: '%s' given twice", tok);
+    if (r->n_archs >= MAX_ARCHS)
+        return usage_error("--arch: more than %d targets", MAX_ARCHS);
+    if (!(r->archs[r->n_archs] = strdup(tok)))
+        return usage_error("--arch: %s", "out of memory");
+    r->n_archs++;
+    return EXIT_OK;
+}
+
+/* A comma-separated list of targets; --arch may be given again. */
 static int split_archs(struct request *r, const char *list)
 {
-    snprintf(r->arch_list, sizeof r->arch_list, "%s", list);
+    char *copy = strdup(list);
+    if (!copy)
+        return usage_error("--arch: %s", "out of memory");
+    int rc = EXIT_OK, before = r->n_archs;
     char *save = NULL;
-    for (char *tok = strtok_r(r->arch_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
-        const char *digits = sm ? tok + 3 : tok + 8;
-        if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits))
-            return usage_error("--arch: '%s' is not sm_XY or compute_XY", tok);
-        if (r->n_archs >= MAX_ARCHS)
-            return usage_error("--arch: more than %d targets", MAX_ARCHS);
-        r->archs[r->n_archs++] = tok;
-    }
-    return r->n_archs ? EXIT_OK : usage_error("--arch: %s", "no target given");
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == EXIT_OK; tok = strtok_r(NULL, ",", &save))
+        rc = add_arch(r, tok);
+    free(copy);
+    if (rc == EXIT_OK && r->n_archs == before)
+        rc = usage_error("--arch: %s", "no target given");
+    return rc;
 }
 
 static int add_header(struct request *r, const char *spec)
@@ -379,5 +397,7 @@ int main(int argc, char **argv)
         free(r.owned_options[i]);
     for (int i = 0; i < r.n_headers; i++)
         free((char *)r.header_names[i]);
+    for (int i = 0; i < r.n_archs; i++)
+        free(r.archs[i]);
     return rc;
 }
