@@ -217,6 +217,11 @@ expect_match "$json" "unrecognized option '--bogus\\\\ufffd'"
 MOCK_CUDA_HANG=cuCtxSynchronize:30 expect_exit 9 "$saxpy" $small --timeout 1
 expect_match "$out" "timed out after 1 s in phase 'synchronize'"
 MOCK_CUDA_HANG=cuCtxSynchronize:30 run_json 9 $small --timeout 1
+# its message goes to stderr, so -q leaves only the Result line (man page)
+out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 2>/dev/null)
+[ "$out" = "Result = FAIL" ] || { echo "FAIL: after a timeout, stdout holds more than the result: $out"; fail=1; }
+out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 -q 2>&1)
+[ "$out" = "Result = FAIL" ] || { echo "FAIL: -q printed more than the result after a timeout: $out"; fail=1; }
 
 # -q: just the result
 expect_exit 0 "$saxpy" $small -q

@@ -121,7 +121,9 @@ static void *watchdog(void *arg)
         json_object_end(&j);
         json_finish(&j);
     } else {
-        printf("cudyn-saxpy: %s\nResult = FAIL\n", f.what);
+        if (!s->tool.quiet) /* -q: only the Result line */
+            failure_print(s->tool.name, &f);
+        printf("Result = FAIL\n");
         fflush(stdout);
     }
     _exit(EXIT_TIMEOUT); /* the stuck call cannot be interrupted */
