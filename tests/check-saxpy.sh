@@ -223,6 +223,31 @@ out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 2>/dev/null
 out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 -q 2>&1)
 [ "$out" = "Result = FAIL" ] || { echo "FAIL: -q printed more than the result after a timeout: $out"; fail=1; }
 
+# the watchdog firing while the result is being written waits for it: a
+# document longer than a one-page pipe, read only after the timeout, is
+# whole (it used to be cut where the pipe was full)
+if command -v python3 >/dev/null; then
+    MOCK_CUDA_DEVICES="A:90,B:90,C:90,D:90,E:90,F:90,G:90,H:90" python3 - "$saxpy" > "$tmp/slow-reader.log" 2>&1 <<'EOF'
+import fcntl, json, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+p = subprocess.Popen([sys.argv[1], "-n", "1000", "--iters", "1", "-d", "all", "--json", "--timeout", "2"],
+                     stdout=w, stderr=subprocess.DEVNULL)
+os.close(w)
+time.sleep(4)  # past the timeout, the run long done: the result is being written
+data = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    data += chunk
+rc = p.wait()
+doc = json.loads(data)
+assert doc["result"]["exit_code"] == rc == 0, (rc, doc["result"])
+EOF
+    [ $? = 0 ] || { echo "FAIL: the watchdog cut the result short:"; sed 's/^/    | /' "$tmp/slow-reader.log" | tail -5; fail=1; }
+fi
+
 # -q: just the result
 expect_exit 0 "$saxpy" $small -q
 [ "$out" = "Result = PASS" ] || { echo "FAIL: -q printed: $out"; fail=1; }

@@ -74,8 +74,12 @@ struct saxpy {
 
 /* -------------------------------------------------------------- watchdog */
 
-static atomic_bool output_claimed; /* by main's report or by the watchdog */
-static atomic_int result_code;
+/* The result is written once, whole: by main's report, or by the watchdog
+ * if it times out first.  Whichever takes the lock with nothing written
+ * writes; the watchdog keeps it until it ends the process. */
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool result_written; /* under output_lock */
+static int result_code;     /* under output_lock, once written */
 static _Atomic int runs_started; /* runs the watchdog may look at */
 
 /* Where the run is stuck: the phase, per device when there are several. */
@@ -102,10 +106,13 @@ static void *watchdog(void *arg)
     struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) != 0)
         continue;
-    if (atomic_exchange(&output_claimed, true)) {
-        /* the result is out; only freeing and releasing the devices hang */
-        fprintf(stderr, "cudyn-saxpy: timed out after %g s releasing the devices; the result stands\n", seconds);
-        _exit(atomic_load(&result_code));
+    /* a result being written is finished first (a reader that never
+     * reads it would keep the watchdog waiting too) */
+    pthread_mutex_lock(&output_lock);
+    if (result_written) { /* what hangs is main's freeing after it */
+        if (!s->tool.quiet)
+            fprintf(stderr, "cudyn-saxpy: timed out after %g s, after the result was written; it stands\n", seconds);
+        _exit(result_code);
     }
     struct failure f = {0};
     char where[1024];
@@ -495,13 +502,8 @@ static void write_json(const struct saxpy *s)
     json_finish(&j);
 }
 
-/* The result, once: the watchdog may be printing its own instead. */
-static void report(struct saxpy *s)
+static void write_result(const struct saxpy *s)
 {
-    atomic_store(&result_code, s->failure.exit_code);
-    if (atomic_exchange(&output_claimed, true))
-        for (;;)
-            pause(); /* the watchdog has the output and ends the process */
     if (s->tool.json) {
         write_json(s);
         return;
@@ -518,7 +520,18 @@ static void report(struct saxpy *s)
             failure_print(s->tool.name, &s->failure);
     }
     printf("Result = %s\n", s->failure.exit_code == EXIT_OK ? "PASS" : "FAIL");
+}
+
+/* The result, once and whole: it counts as written only once flushed.
+ * If the watchdog wrote its own, this waits for it to end the process. */
+static void report(const struct saxpy *s)
+{
+    pthread_mutex_lock(&output_lock);
+    write_result(s);
     fflush(stdout);
+    result_code = s->failure.exit_code;
+    result_written = true;
+    pthread_mutex_unlock(&output_lock);
 }
 
 /* -------------------------------------------------------------- teardown */
