@@ -202,7 +202,10 @@ expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudain
 expect_exit 2 "$cudainfo" -az
 expect_line "$out" "cudainfo: invalid option '-z' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require many
-expect_line "$out" "cudainfo: --require takes a number of devices from 0 to 1024, not 'many' (see cudainfo --help)"
+expect_line "$out" "cudainfo: --require takes a number of devices from 1 to 1024, not 'many' (see cudainfo --help)"
+# no device is always exit 5: --require 0 would promise what cannot be
+expect_exit 2 "$cudainfo" --require 0
+expect_line "$out" "cudainfo: --require takes a number of devices from 1 to 1024, not '0' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require
 expect_line "$out" "cudainfo: missing value for option '--require' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" stray-argument

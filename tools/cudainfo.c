@@ -148,8 +148,9 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
     case OPT_REQUIRE: {
         char *end;
         long v = strtol(arg, &end, 10);
-        if (!arg[0] || *end || v < 0 || v > 1024)
-            failure_set(f, EXIT_USAGE, "--require takes a number of devices from 0 to 1024, not '%s'", arg);
+        /* no device at all is exit 5 in any case: 0 would promise otherwise */
+        if (!arg[0] || *end || v < 1 || v > 1024)
+            failure_set(f, EXIT_USAGE, "--require takes a number of devices from 1 to 1024, not '%s'", arg);
         else
             opt->require = (int)v;
         break;
