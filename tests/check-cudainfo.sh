@@ -199,6 +199,8 @@ MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d ''
 expect_exit 2 "$cudainfo" --no-such-option
 expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudainfo --help)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
+expect_exit 2 "$cudainfo" --all=3
+expect_line "$out" "cudainfo: option '--all' takes no value (see cudainfo --help)"
 expect_exit 2 "$cudainfo" -az
 expect_line "$out" "cudainfo: invalid option '-z' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require many

@@ -206,6 +206,8 @@ run_json 6 -d 7
 expect_exit 2 "$saxpy" -n 0
 expect_line "$out" "cudyn-saxpy: -n takes a number of floats from 1 to 4294967296, not '0' (see cudyn-saxpy --help)"
 expect_exit 2 "$saxpy" --iters=-1
+expect_exit 2 "$saxpy" --naive=yes
+expect_line "$out" "cudyn-saxpy: option '--naive' takes no value (see cudyn-saxpy --help)"
 expect_exit 2 "$saxpy" --bogus
 expect_line "$out" "cudyn-saxpy: unrecognized option '--bogus' (see cudyn-saxpy --help)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }

@@ -73,10 +73,17 @@ static void bad_option(char *out, size_t cap, const char *arg, int option_char)
 }
 
 /* Records the first usage error only: it is the one to fix first. */
-static void usage_error(struct failure *f, const char *what, const char *arg)
+static void usage_error(struct failure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void usage_error(struct failure *f, const char *fmt, ...)
 {
-    if (f->exit_code == EXIT_OK)
-        failure_set(f, EXIT_USAGE, "%s '%s'", what, arg);
+    if (f->exit_code != EXIT_OK)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    f->exit_code = EXIT_USAGE;
+    vsnprintf(f->what, sizeof f->what, fmt, ap);
+    f->hint[0] = '\0';
+    va_end(ap);
 }
 
 /* What the command line asks for besides running. */
@@ -97,11 +104,16 @@ static void take_one(struct tool *t, int c, const char *from, option_fn take, vo
     case OPT_VERSION: req->version = true; break;
     case '?':
         bad_option(arg, sizeof arg, from, optopt);
-        usage_error(f, optopt ? "invalid option" : "unrecognized option", arg);
+        if (!optopt)
+            usage_error(f, "unrecognized option '%s'", arg);
+        else if (strncmp(from, "--", 2) == 0) /* known, but given a value: "--all=3" */
+            usage_error(f, "option '%s' takes no value", arg);
+        else
+            usage_error(f, "invalid option '%s'", arg);
         break;
     case ':':
         bad_option(arg, sizeof arg, from, optopt);
-        usage_error(f, "missing value for option", arg);
+        usage_error(f, "missing value for option '%s'", arg);
         break;
     default:
         if (f->exit_code == EXIT_OK)
@@ -125,7 +137,7 @@ int tool_parse(struct tool *t, int argc, char **argv, const char *short_options,
         take_one(t, c, argv[optind > last ? optind - 1 : last], take, options, f, &req);
     }
     if (optind < argc)
-        usage_error(f, "unexpected argument", argv[optind]);
+        usage_error(f, "unexpected argument '%s'", argv[optind]);
     if (f->exit_code != EXIT_OK) {
         size_t len = strlen(f->what);
         snprintf(f->what + len, sizeof f->what - len, " (see %s --help)", t->name);
