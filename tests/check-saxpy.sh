@@ -31,9 +31,11 @@ small="-n 100003 --iters 3"
 # the full flow passes, every phase reported
 expect_exit 0 "$saxpy" $small
 for phase in "load driver" init generate device context compile "module load" allocate inputs host-to-device \
-             launch synchronize device-to-host verify timing free; do
+             launch synchronize device-to-host verify timing; do
     expect_match "$out" "^  $phase +ok "
 done
+# nothing is freed before the result (below)
+expect_no_match "$out" "^  free "
 # the inputs are made while the driver starts, the kernel compiled while
 # the context is created, the data copied from pageable memory through a
 # small pinned buffer, which also measures the host link, and the result
@@ -94,6 +96,18 @@ MOCK_CUDA_FAIL=cuMemHostAlloc:1:2 expect_exit 8 "$saxpy" $small --pinned
 expect_match "$out" "^  allocate +FAILED "
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d GPU-2021
 expect_no_match "$out" "^Device 0"
+
+# nothing is freed before the result: the module is unloaded after it,
+# device and page-locked memory go with the context when the process
+# exits; a module unload that hangs or fails cannot change the result
+MOCK_CUDA_COUNTS="$tmp/saxpy.counts" "$saxpy" $small > /dev/null 2>&1
+expect_line "$(awk '$1 == "cuModuleUnload" {print $1}' "$tmp/saxpy.counts")" "cuModuleUnload"
+expect_no_match "$(cat "$tmp/saxpy.counts")" "^cuMem(Free_v2|FreeHost) "
+MOCK_CUDA_HANG=cuModuleUnload:30 expect_exit 0 "$saxpy" $small --timeout 2
+expect_match "$out" "^Result = PASS$"
+expect_match "$out" "^cudyn-saxpy: timed out after 2 s, after the result was written; it stands$"
+MOCK_CUDA_FAIL=cuModuleUnload:1:999 expect_exit 0 "$saxpy" $small
+expect_match "$out" "^Result = PASS$"
 
 # -d all: every device at once, one thread each, and their sum
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d all
@@ -168,7 +182,7 @@ for case in "context:cuDevicePrimaryCtxRetain:1" "module load:cuModuleLoadDataEx
             "allocate:cuMemHostAlloc:1" "host-to-device:cuMemcpyHtoDAsync_v2:1" \
             "host-to-device:cuMemcpyHtoDAsync_v2:7" "host-to-device:cuEventSynchronize:2" \
             "launch:cuLaunchKernel:1" "synchronize:cuCtxSynchronize:1" "device-to-host:cuMemcpyDtoHAsync_v2:1" \
-            "device-to-host:cuMemcpyDtoHAsync_v2:5" "timing:cuMemcpyDtoDAsync_v2:1" "free:cuMemFree_v2:1" \
+            "device-to-host:cuMemcpyDtoHAsync_v2:5" "timing:cuMemcpyDtoDAsync_v2:1" \
             "host-to-device:cuMemcpyHtoD_v2:1:--pinned" "device-to-host:cuMemcpyDtoH_v2:1:--pinned"; do
     phase=${case%%:*}; rest=${case#*:}; fn=${rest%%:*}; rest=${rest#*:}; nth=${rest%%:*}
     args=; [ "$rest" = "$nth" ] || args=${rest#*:}

@@ -86,10 +86,18 @@ struct device_run {
     size_t probe_bytes;
     bool from_cache;
     char target[32];
+    /* what holds host memory, for run_release */
+    cudyn_program *prog;
+    cudyn_module mod;
+    float *own_out; /* an output buffer made for this run (another has the background one) */
 };
 
 /* Runs SAXPY on the device, on the calling thread, which it makes the
- * device's: every phase from the context to freeing. */
+ * device's: every phase from the context to the timing.  Nothing is freed
+ * before the result. */
 void run_device(struct device_run *run);
+/* After the result: frees what holds host memory, and leaves device and
+ * page-locked memory to the driver, which frees them with the context. */
+void run_release(struct device_run *run);
 
 #endif
