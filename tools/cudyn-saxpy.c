@@ -550,10 +550,11 @@ static void teardown(struct saxpy *s)
     free(s->runs);
 }
 
-/* "generate": the background work, shown with the driver's phases. */
+/* "generate": the background work, shown with the driver's phases when a
+ * device used it (then it is done: that device waited for it). */
 static void add_generate_phase(struct saxpy *s)
 {
-    if (s->opt.pinned || s->n_runs == 0) /* nothing used it: no need to wait */
+    if (!s->inputs.used) /* --pinned, or no device got that far: no need to wait */
         return;
     bool ok = inputs_wait(&s->inputs);
     phase_add(&s->phases, "generate", ok ? CUDYN_OK : CUDYN_ERROR_OUT_OF_MEMORY, s->inputs.ms);
