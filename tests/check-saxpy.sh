@@ -109,6 +109,21 @@ expect_match "$out" "^cudyn-saxpy: timed out after 2 s, after the result was wri
 MOCK_CUDA_FAIL=cuModuleUnload:1:999 expect_exit 0 "$saxpy" $small
 expect_match "$out" "^Result = PASS$"
 
+# only what is needed: the selected device alone is described (all of them
+# for a UUID or PCI id, to match it), and --naive asks for no occupancy
+# (its grid is one thread per element)
+for case in ":1" "-d 1:1" "-d GPU-2021:2" "-d 18:00.0:2" "-d all:2"; do
+    args=${case%:*}
+    MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_COUNTS="$tmp/describe.counts" expect_exit 0 "$saxpy" $small $args
+    named=$(awk '$1 == "cuDeviceGetName" {print $2}' "$tmp/describe.counts")
+    [ "$named" = "${case##*:}" ] || { echo "FAIL: cudyn-saxpy $args described $named devices, not ${case##*:}"; fail=1; }
+    expect_match "$out" "^  device +ok "
+done
+MOCK_CUDA_COUNTS="$tmp/naive.counts" expect_exit 0 "$saxpy" $small --naive
+expect_no_match "$(cat "$tmp/naive.counts")" "^cuOccupancy"
+MOCK_CUDA_COUNTS="$tmp/grid.counts" expect_exit 0 "$saxpy" $small
+expect_match "$(cat "$tmp/grid.counts")" "^cuOccupancyMaxActiveBlocksPerMultiprocessor "
+
 # -d all: every device at once, one thread each, and their sum
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d all
 expect_match "$out" "^Device 0: A"

@@ -211,46 +211,45 @@ static bool start_driver(struct saxpy *s, int *count)
 }
 
 /* The runs: every device for -d all, else the one selected (0 by
- * default).  Every device is described first, to match a UUID or PCI id. */
+ * default).  Devices are described in their runs, but every one first for
+ * a UUID or PCI id, to match it. */
 static bool choose_devices(struct saxpy *s, int count)
 {
-    struct device_run *all = calloc((size_t)count, sizeof *all);
+    const char *sel = s->opt.device;
+    bool all = sel && strcmp(sel, "all") == 0;
+    bool describe_all = sel && !all && device_selector_by_description(sel);
+    struct device_run *runs = calloc((size_t)count, sizeof *runs);
     const struct cudyn_device_info **infos = calloc((size_t)count, sizeof *infos);
-    if (!all || !infos) {
-        free(all);
+    const struct failure **why = calloc((size_t)count, sizeof *why);
+    if (!runs || !infos || !why) {
+        free(runs);
         free(infos);
+        free(why);
         failure_set(&s->failure, EXIT_CUDA_ERROR, "out of host memory");
         return false;
     }
     for (int i = 0; i < count; i++) {
-        struct device_run *run = &all[i];
+        struct device_run *run = &runs[i];
         run->ordinal = i;
         run->opt = &s->opt;
         run->inputs = &s->inputs;
         run->timing = &s->timing;
-        run->info.size = sizeof run->info;
-        run->describe_status = cudyn_device_info(i, &run->info);
-        if (run->describe_status != CUDYN_OK)
-            failure_from_last_error(&run->described, EXIT_CUDA_ERROR, NULL);
-        infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
+        if (describe_all) {
+            describe_device(run);
+            infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
+        }
+        why[i] = &run->undescribed;
     }
-    s->runs = all;
+    s->runs = runs;
     s->n_runs = count;
-    if (!s->opt.device || strcmp(s->opt.device, "all") != 0) {
-        const struct failure **why = calloc((size_t)count, sizeof *why);
-        for (int i = 0; why && i < count; i++)
-            why[i] = &all[i].described;
-        int one = !why ? DEVICE_SELECT_NONE
-                  : s->opt.device ? device_select_or_fail(s->opt.device, infos, why, count, &s->failure)
-                                  : 0;
-        if (!why)
-            failure_set(&s->failure, EXIT_CUDA_ERROR, "out of host memory");
-        free(why);
+    if (!all) {
+        int one = sel ? device_select_or_fail(sel, infos, why, count, &s->failure) : 0;
         if (one > 0) /* no thread runs yet: a plain copy */
-            memcpy(&all[0], &all[one], sizeof all[0]);
+            memcpy(&runs[0], &runs[one], sizeof runs[0]);
         s->n_runs = one >= 0 ? 1 : 0;
     }
     free(infos);
+    free(why);
     return s->n_runs > 0;
 }
 

@@ -50,8 +50,7 @@ static bool all_digits(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
-/* A UUID (or prefix) or PCI id: matched against the descriptions. */
-static bool by_description(const char *sel)
+bool device_selector_by_description(const char *sel)
 {
     return sel[0] && !all_digits(sel);
 }
@@ -93,7 +92,7 @@ int device_select_or_fail(const char *sel, const struct cudyn_device_info *const
      * not be described: its failure is the one to report.  An ordinal
      * needs no description. */
     int undescribed = -1;
-    for (int i = 0; found == DEVICE_SELECT_NONE && by_description(sel) && i < n && undescribed < 0; i++)
+    for (int i = 0; found == DEVICE_SELECT_NONE && device_selector_by_description(sel) && i < n && undescribed < 0; i++)
         if (!infos[i] && why[i] && why[i]->exit_code != EXIT_OK)
             undescribed = i;
     if (undescribed >= 0) {

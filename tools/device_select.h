@@ -29,6 +29,11 @@ int device_select(const char *selector, const struct cudyn_device_info *const *i
 int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos,
                           const struct failure *const *why, int n, struct failure *f);
 
+/* Whether the selector names a device by its description (a UUID or PCI
+ * id), so that every device must be described to find it; an ordinal (or
+ * an empty selector, which names none) needs no description. */
+bool device_selector_by_description(const char *selector);
+
 /* Whether two PCI bus ids name the same device, whatever the width of the
  * domain ("0000:17:00.0", "00000000:17:00.0") and the case of the hex. */
 bool pci_bus_id_equal(const char *a, const char *b);

@@ -69,15 +69,17 @@ struct bandwidth {
 struct device_run {
     /* set before the run */
     int ordinal;
-    int describe_status;      /* of cudyn_device_info */
-    struct cudyn_device_info info;
-    struct failure described; /* why it could not be described */
     const struct options *opt;
     struct inputs *inputs;      /* generated in the background (pageable) */
     struct rendezvous *timing;
     bool alone;               /* no thread of its own: runs without the others */
     pthread_t thread;
     /* what the run found */
+    bool described;             /* describe_device ran (before the run, to match a UUID or PCI id) */
+    int describe_status;        /* of cudyn_device_info */
+    double describe_ms;
+    struct cudyn_device_info info;
+    struct failure undescribed; /* why it could not be described */
     struct phases phases;
     struct failure failure;   /* the first failing phase; exit_code EXIT_OK if none */
     struct mismatches wrong;
@@ -92,6 +94,8 @@ struct device_run {
     float *own_out; /* an output buffer made for this run (another has the background one) */
 };
 
+/* cudyn_device_info for the run's device, once, timed. */
+void describe_device(struct device_run *run);
 /* Runs SAXPY on the device, on the calling thread, which it makes the
  * device's: every phase from the context to the timing.  Nothing is freed
  * before the result. */

@@ -360,12 +360,16 @@ static bool copy_in(struct device_run *run, struct work *w)
  * documentation's kernel one thread per element. */
 static void choose_grid(const struct device_run *run, struct work *w, bool naive)
 {
+    if (naive) {
+        w->grid = (cudyn_dim3){(unsigned)((w->n + 511) / 512), 1, 1};
+        w->block = (cudyn_dim3){512, 1, 1};
+        return;
+    }
     int blocks_per_sm = 0;
     if (cudyn_occupancy_max_blocks(&blocks_per_sm, w->f, 256, 0) != CUDYN_OK || blocks_per_sm <= 0)
         blocks_per_sm = 4;
-    unsigned filling = (unsigned)(run->info.multiprocessors * blocks_per_sm);
-    w->grid = (cudyn_dim3){naive ? (unsigned)((w->n + 511) / 512) : filling, 1, 1};
-    w->block = (cudyn_dim3){naive ? 512u : 256u, 1, 1};
+    w->grid = (cudyn_dim3){(unsigned)(run->info.multiprocessors * blocks_per_sm), 1, 1};
+    w->block = (cudyn_dim3){256, 1, 1};
 }
 
 static int launch_kernel(const struct work *w)
@@ -618,16 +622,32 @@ void run_release(struct device_run *run)
     free(run->own_out);
 }
 
+void describe_device(struct device_run *run)
+{
+    if (run->described)
+        return;
+    double t0 = now_ms();
+    run->info.size = sizeof run->info;
+    run->describe_status = cudyn_device_info(run->ordinal, &run->info);
+    run->describe_ms = now_ms() - t0;
+    if (run->describe_status != CUDYN_OK)
+        failure_from_last_error(&run->undescribed, EXIT_CUDA_ERROR, NULL);
+    run->described = true;
+}
+
+/* The "device" phase: described here, or before the run to match a UUID
+ * or PCI id. */
 static bool describe(struct device_run *run)
 {
-    double t0 = phase_begin(&run->phases, "device");
-    struct phase *p = phase_add(&run->phases, "device", run->describe_status, now_ms() - t0);
+    phase_begin(&run->phases, "device");
+    describe_device(run);
+    struct phase *p = phase_add(&run->phases, "device", run->describe_status, run->describe_ms);
     if (run->describe_status == CUDYN_OK) {
         phase_note(&run->phases, "%s", run->info.name);
         return true;
     }
-    snprintf(p->error, sizeof p->error, "%s", run->described.what);
-    snprintf(p->hint, sizeof p->hint, "%s", run->described.hint);
+    snprintf(p->error, sizeof p->error, "%s", run->undescribed.what);
+    snprintf(p->hint, sizeof p->hint, "%s", run->undescribed.hint);
     fail_run(run, p);
     return false;
 }
