@@ -68,6 +68,7 @@ struct saxpy {
     struct device_run *runs;
     int n_runs;
     struct rendezvous timing;
+    int cores, threads; /* online cores (at least 1), and min(8, cores) threads for host work */
     struct failure failure;
     int failed_run; /* index of the run the failure comes from, or -1 */
     double app_ms;
@@ -259,13 +260,18 @@ static void *device_thread(void *arg)
     return NULL;
 }
 
-/* One thread per device, all at once; each makes its device current. */
+/* One thread per device, all at once; each makes its device current, and
+ * counts on its share of the cores. */
 static void run_devices(struct saxpy *s)
 {
     rendezvous_init(&s->timing, s->n_runs);
     atomic_store(&runs_started, s->n_runs);
+    int share = s->cores / s->n_runs;
     for (int i = 0; i < s->n_runs; i++) {
         struct device_run *run = &s->runs[i];
+        run->threads = s->threads;
+        run->cores = s->cores;
+        run->cores_shared = share > 0 ? share : 1;
         if (pthread_create(&run->thread, NULL, device_thread, run) != 0) {
             run->alone = true; /* runs below, in turn: others must not wait for it */
             rendezvous_leave(&s->timing);
@@ -578,8 +584,11 @@ int main(int argc, char **argv)
     if (code >= 0)
         return code;
     start_watchdog(&s);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* once: every part works with it */
+    s.cores = cores < 1 ? 1 : (int)cores;
+    s.threads = s.cores < HOST_THREADS_MAX ? s.cores : HOST_THREADS_MAX;
     if (!s.opt.pinned)
-        inputs_start(&s.inputs, s.opt.n);
+        inputs_start(&s.inputs, s.opt.n, s.threads);
     int count = 0;
     if (start_driver(&s, &count) && choose_devices(&s, count))
         run_devices(&s);

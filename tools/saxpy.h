@@ -72,6 +72,9 @@ struct device_run {
     const struct options *opt;
     struct inputs *inputs;      /* generated in the background (pageable) */
     struct rendezvous *timing;
+    int threads;              /* for host loops and staged copies: min(8, cores) */
+    int cores;                /* online, at least 1 */
+    int cores_shared;         /* cores / devices running at once, at least 1 */
     bool alone;               /* no thread of its own: runs without the others */
     pthread_t thread;
     /* what the run found */

@@ -285,7 +285,7 @@ static bool allocate(struct device_run *run, struct work *w)
  * background threads made while the driver started. */
 static bool host_inputs(struct device_run *run, struct work *w)
 {
-    int threads = host_threads();
+    int threads = run->threads;
     double t0 = phase_begin(&run->phases, "inputs");
     if (w->pinned) {
         fill_inputs(w->hx, w->hy, w->n, threads);
@@ -343,7 +343,8 @@ static bool copy_in(struct device_run *run, struct work *w)
     double t0 = phase_begin(&run->phases, "host-to-device");
     if (w->staged) {
         struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
-        st = stage_copy(&w->stage, true, v, 2, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
+        st = stage_copy(&w->stage, true, v, 2, bytes, stage_threads(&w->stage, run->threads, run->cores),
+                        run->cores_shared, &threads, &e);
     } else {
         st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
         if (st == CUDYN_OK)
@@ -401,7 +402,8 @@ static bool copy_out(struct device_run *run, struct work *w)
     double t0 = phase_begin(&run->phases, "device-to-host");
     if (w->staged) {
         struct stage_vector v = {w->hout, w->dout};
-        st = stage_copy(&w->stage, false, &v, 1, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
+        st = stage_copy(&w->stage, false, &v, 1, bytes, stage_threads(&w->stage, run->threads, run->cores),
+                        run->cores_shared, &threads, &e);
     } else {
         st = cudyn_memcpy_dtoh(w->hout, w->dout, bytes);
     }
@@ -414,7 +416,7 @@ static bool copy_out(struct device_run *run, struct work *w)
 
 static bool check_result(struct device_run *run, const struct work *w)
 {
-    int threads = host_threads();
+    int threads = run->threads;
     double t0 = phase_begin(&run->phases, "verify");
     verify(w->hx, w->hy, w->hout, w->n, threads, &run->wrong);
     run->verified = true;

@@ -13,12 +13,6 @@
 #include "common.h"
 #include "saxpy_host.h"
 
-int host_threads(void)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cores;
-}
-
 /* ------------------------------------------------------- parallel loops */
 
 /* Work on elements [begin, end) as part `part` of a loop. */
@@ -172,10 +166,10 @@ static void *generate(void *arg)
     return NULL;
 }
 
-void inputs_start(struct inputs *in, size_t n)
+void inputs_start(struct inputs *in, size_t n, int threads)
 {
     in->n = n;
-    in->threads = host_threads();
+    in->threads = threads;
     pthread_mutex_init(&in->lock, NULL);
     pthread_cond_init(&in->ready, NULL);
     in->started = true;

@@ -10,10 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Threads for host work: min(8, online cores); more do not help a
- * memory-bound loop. */
+/* Threads for host work: min(8, online cores), which cudyn-saxpy counts
+ * once; more do not help a memory-bound loop. */
 #define HOST_THREADS_MAX 8
-int host_threads(void);
 
 /* The scale factor a of out = a*x + y. */
 #define SAXPY_A 2.0f
@@ -50,7 +49,7 @@ struct inputs {
     pthread_mutex_t lock;
     pthread_cond_t ready;
 };
-void inputs_start(struct inputs *in, size_t n);
+void inputs_start(struct inputs *in, size_t n, int threads);
 /* Waits for the inputs (and marks them used); false if they could not be
  * made. */
 bool inputs_wait(struct inputs *in);
