@@ -11,11 +11,14 @@ export CUDYN_CACHE_DIR="$tmp/cache"
 expect_exit 0 "$cc" --help
 expect_match "$out" "^Usage: cudyn-cc"
 expect_exit 0 "$cc" --version
-expect_match "$out" "^cudyn-cc [0-9]+\.[0-9]+"
+expect_match "$out" "^cudyn-cc \(cudyn\) [0-9]+\.[0-9]+"
+# a usage error is one line naming what is wrong, as the other tools say it
 expect_exit 2 "$cc"
-expect_match "$out" "no source file given"
+expect_line "$out" "cudyn-cc: no source file given (see cudyn-cc --help)"
 expect_exit 2 "$cc" --no-such-option
-expect_match "$out" "unknown option '--no-such-option'"
+expect_line "$out" "cudyn-cc: unrecognized option '--no-such-option' (see cudyn-cc --help)"
+expect_exit 2 "$cc" --cache-info=yes
+expect_line "$out" "cudyn-cc: option '--cache-info' takes no value (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img k.cu
 expect_match "$out" "no target given"
 expect_exit 2 "$cc" --arch sm_80 k.cu
@@ -31,7 +34,11 @@ expect_exit 2 "$cc" -o out.img --arch sm_80,sm_90 --format cubin k.cu
 expect_exit 2 "$cc" -o out.img --arch compute_80 --format cubin k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80 --header nofile k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80 k.cu -I
-expect_match "$out" "-I needs a value"
+expect_line "$out" "cudyn-cc: missing value for option '-I' (see cudyn-cc --help)"
+expect_exit 2 "$cc" -o out.img --arch sm_80 k.cu -Xnvrtc
+expect_line "$out" "cudyn-cc: missing value for option '-Xnvrtc' (see cudyn-cc --help)"
+expect_exit 2 "$cc" -o out.img --arch sm_80 -Xptxas -v k.cu
+expect_line "$out" "cudyn-cc: invalid option '-Xptxas' (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img --arch sm_80 a.cu b.cu
 
 # ---- the cache commands

@@ -72,6 +72,12 @@ static void bad_option(char *out, size_t cap, const char *arg, int option_char)
         snprintf(out, cap, "%.*s", (int)strcspn(arg, "="), arg);
 }
 
+void failure_see_help(const struct tool *t, struct failure *f)
+{
+    size_t len = strlen(f->what);
+    snprintf(f->what + len, sizeof f->what - len, " (see %s --help)", t->name);
+}
+
 /* Records the first usage error only: it is the one to fix first. */
 static void usage_error(struct failure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void usage_error(struct failure *f, const char *fmt, ...)
@@ -139,8 +145,7 @@ int tool_parse(struct tool *t, int argc, char **argv, const char *short_options,
     if (optind < argc)
         usage_error(f, "unexpected argument '%s'", argv[optind]);
     if (f->exit_code != EXIT_OK) {
-        size_t len = strlen(f->what);
-        snprintf(f->what + len, sizeof f->what - len, " (see %s --help)", t->name);
+        failure_see_help(t, f);
         return EXIT_USAGE;
     }
     if (req.help)

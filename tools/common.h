@@ -1,9 +1,10 @@
 /*
- * common.h - what cudainfo and cudyn-saxpy share, stated once: exit codes,
- * option parsing (--json, --quiet, --help, --version and usage errors), how a
- * failure is reported (what went wrong, and the library's hint on its own
- * line), the start-up sequence (load the driver, cuInit, count devices) and
- * the loader's JSON object.
+ * common.h - what the tools share, stated once: exit codes (cudainfo's and
+ * cudyn-saxpy's; cudyn-cc has its own beside 0 and 2), option parsing
+ * (--json, --quiet, --help, --version and usage errors), how a failure is
+ * reported (what went wrong, and the library's hint on its own line), the
+ * start-up sequence (load the driver, cuInit, count devices) and the
+ * loader's JSON object.
  */
 #ifndef CUDYN_TOOLS_COMMON_H
 #define CUDYN_TOOLS_COMMON_H
@@ -74,6 +75,9 @@ typedef void (*option_fn)(void *options, int option, const char *arg, struct fai
  */
 int tool_parse(struct tool *t, int argc, char **argv, const char *short_options, const struct option *long_options,
                option_fn take, void *options, struct failure *f);
+/* Ends a usage error's message with " (see TOOL --help)", as tool_parse
+ * does, for one found after it (a required argument missing). */
+void failure_see_help(const struct tool *t, struct failure *f);
 
 /* ---- start-up ---- */
 
