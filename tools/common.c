@@ -210,12 +210,11 @@ void kernel_module_version(char *out, size_t cap)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_version(struct json *j, const char *key, int version)
+void json_document_begin(struct json *j, const char *schema)
 {
-    if (version)
-        json_int(j, key, version);
-    else
-        json_null(j, key);
+    json_object_begin(j, NULL);
+    json_string(j, "schema", schema);
+    json_string(j, "cudyn_version", cudyn_version());
 }
 
 static void json_driver(struct json *j, const struct cudyn_loader_info *l)
@@ -228,7 +227,7 @@ static void json_driver(struct json *j, const struct cudyn_loader_info *l)
     json_string(j, "init_status", cudyn_status_name(l->init_status));
     json_string(j, "path", l->driver_path);
     json_string(j, "found_by", l->driver_found_by);
-    json_version(j, "version", l->driver_version);
+    json_int_or_null(j, "version", l->driver_version != 0, l->driver_version);
     json_string(j, "entry_mechanism", ok ? l->entry_mechanism_name : NULL);
     json_int(j, "symbols_bound", l->symbols_bound);
     json_int(j, "symbols_missing", l->symbols_missing);
@@ -246,12 +245,9 @@ static void json_nvrtc(struct json *j, const struct cudyn_loader_info *l)
     json_string(j, "status", cudyn_status_name(l->nvrtc_status));
     json_string(j, "path", l->nvrtc_path);
     json_string(j, "found_by", l->nvrtc_found_by);
-    json_version(j, "version", l->nvrtc_version);
+    json_int_or_null(j, "version", l->nvrtc_version != 0, l->nvrtc_version);
     json_string(j, "builtins_path", l->nvrtc_builtins_path);
-    if (l->nvrtc_status == CUDYN_ERROR_NOT_READY)
-        json_null(j, "load_ms");
-    else
-        json_double(j, "load_ms", l->nvrtc_load_ms);
+    json_double_or_null(j, "load_ms", l->nvrtc_status != CUDYN_ERROR_NOT_READY, l->nvrtc_load_ms);
     json_object_end(j);
 }
 

@@ -95,6 +95,8 @@ void kernel_module_version(char *out, size_t cap);
 
 /* ---- JSON ---- */
 
+/* Opens the document: its object, "schema" and "cudyn_version". */
+void json_document_begin(struct json *j, const char *schema);
 /* The "loader" object: driver and NVRTC as found; traces too if asked. */
 void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces);
 /* The "result" object: exit_code, status (the tool's word), message, hint. */

@@ -391,24 +391,13 @@ static void json_attributes(struct json *j, const struct device_row *row)
     for (int i = 0; i < row->n_attrs; i++) {
         const struct attribute *v = &row->attrs[i];
         json_object_begin(j, cudyn_device_attr_name(v->attr));
-        if (v->status == CUDYN_OK)
-            json_int(j, "value", v->value);
-        else
-            json_null(j, "value");
+        json_int_or_null(j, "value", v->status == CUDYN_OK, v->value);
         json_string(j, "unit", cudyn_device_attr_unit(v->attr));
         json_string(j, "status", cudyn_status_name(v->status));
         json_string(j, "error", v->error);
         json_object_end(j);
     }
     json_object_end(j);
-}
-
-static void json_int_or_null(struct json *j, const char *key, bool known, long long value)
-{
-    if (known)
-        json_int(j, key, value);
-    else
-        json_null(j, key);
 }
 
 static void json_device(struct json *j, const struct device_row *row)
@@ -432,10 +421,7 @@ static void json_device(struct json *j, const struct device_row *row)
     json_string(j, "compute_capability", cc);
     json_string(j, "arch", arch);
     json_uint(j, "total_memory_bytes", d->total_memory);
-    if (row->have_free)
-        json_uint(j, "free_memory_bytes", row->free_bytes);
-    else
-        json_null(j, "free_memory_bytes");
+    json_int_or_null(j, "free_memory_bytes", row->have_free, (long long)row->free_bytes);
     json_int(j, "multiprocessors", d->multiprocessors);
     json_int_or_null(j, "clock_khz", d->clock_khz != 0, d->clock_khz);
     json_int_or_null(j, "memory_clock_khz", d->memory_clock_khz != 0, d->memory_clock_khz);
@@ -533,9 +519,7 @@ static void write_json(const struct report *r)
 {
     struct json j;
     json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", SCHEMA);
-    json_string(&j, "cudyn_version", cudyn_version());
+    json_document_begin(&j, SCHEMA);
     json_loader(&j, &r->loader, r->opt.explain);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)

@@ -123,9 +123,7 @@ static void *watchdog(void *arg)
     if (s->tool.json) {
         struct json j;
         json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_string(&j, "schema", SCHEMA);
-        json_string(&j, "cudyn_version", cudyn_version());
+        json_document_begin(&j, SCHEMA);
         json_result(&j, EXIT_TIMEOUT, "FAIL", &f);
         json_object_end(&j);
         json_finish(&j);
@@ -408,12 +406,10 @@ static void json_verify(struct json *j, const struct device_run *run)
     json_bool(j, "done", run->verified);
     json_uint(j, "checked", run->verified ? run->opt->n : 0);
     json_uint(j, "mismatches", m->count);
+    json_int_or_null(j, "first_bad_index", m->count != 0, (long long)m->first);
     if (m->count) {
-        json_uint(j, "first_bad_index", m->first);
         json_double(j, "expected", m->expected);
         json_double(j, "actual", m->actual);
-    } else {
-        json_null(j, "first_bad_index");
     }
     json_object_end(j);
 }
@@ -433,13 +429,8 @@ static void json_bandwidth(struct json *j, const struct device_run *run, const s
         json_double(j, "device_to_device_copy_gbps", b->copy);
         json_double(j, "kernel_fraction_of_copy", b->copy > 0 ? b->kernel / b->copy : 0);
         json_uint(j, "pinned_probe_bytes", run->probe_bytes);
-        if (run->probe_bytes) {
-            json_double(j, "pinned_host_to_device_gbps", b->probe_h2d);
-            json_double(j, "pinned_device_to_host_gbps", b->probe_d2h);
-        } else { /* not probed */
-            json_null(j, "pinned_host_to_device_gbps");
-            json_null(j, "pinned_device_to_host_gbps");
-        }
+        json_double_or_null(j, "pinned_host_to_device_gbps", run->probe_bytes != 0, b->probe_h2d);
+        json_double_or_null(j, "pinned_device_to_host_gbps", run->probe_bytes != 0, b->probe_d2h);
     }
     json_object_end(j);
 }
@@ -483,9 +474,7 @@ static void write_json(const struct saxpy *s)
     int code = s->failure.exit_code;
     struct json j;
     json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", SCHEMA);
-    json_string(&j, "cudyn_version", cudyn_version());
+    json_document_begin(&j, SCHEMA);
     json_loader(&j, &s->loader, false);
     json_uint(&j, "elements", s->opt.n);
     json_string(&j, "host_memory", s->opt.pinned ? "pinned" : "pageable");
@@ -495,10 +484,7 @@ static void write_json(const struct saxpy *s)
         json_run(&j, &s->runs[i], &s->opt);
     json_array_end(&j);
     json_aggregate(&j, s);
-    if (s->app_ms >= 0)
-        json_double(&j, "application_ms", s->app_ms);
-    else
-        json_null(&j, "application_ms");
+    json_double_or_null(&j, "application_ms", s->app_ms >= 0, s->app_ms);
     json_object_begin(&j, "whole_process");
     json_null(&j, "ms");
     json_string(&j, "how", "measured from outside the process, driver teardown included: time cudyn-saxpy");

@@ -148,6 +148,22 @@ void json_null(struct json *j, const char *key)
     fputs("null", j->out);
 }
 
+void json_int_or_null(struct json *j, const char *key, bool known, long long value)
+{
+    if (known)
+        json_int(j, key, value);
+    else
+        json_null(j, key);
+}
+
+void json_double_or_null(struct json *j, const char *key, bool known, double value)
+{
+    if (known)
+        json_double(j, key, value);
+    else
+        json_null(j, key);
+}
+
 void json_finish(struct json *j)
 {
     fputc('\n', j->out);
