@@ -30,16 +30,21 @@ void error_what(const cudyn_error *e, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)len, e->message);
 }
 
+void failure_from_error(struct failure *f, int exit_code, const char *context, const cudyn_error *e)
+{
+    char what[sizeof e->message];
+    error_what(e, what, sizeof what);
+    f->exit_code = exit_code;
+    snprintf(f->what, sizeof f->what, "%s%s%s", context ? context : "", context ? ": " : "",
+             what[0] ? what : cudyn_status_string(e->status));
+    snprintf(f->hint, sizeof f->hint, "%s", e->hint);
+}
+
 void failure_from_last_error(struct failure *f, int exit_code, const char *context)
 {
     cudyn_error e = {.size = sizeof e};
     cudyn_last_error(&e);
-    char what[sizeof e.message];
-    error_what(&e, what, sizeof what);
-    f->exit_code = exit_code;
-    snprintf(f->what, sizeof f->what, "%s%s%s", context ? context : "", context ? ": " : "",
-             what[0] ? what : cudyn_status_string(e.status));
-    snprintf(f->hint, sizeof f->hint, "%s", e.hint);
+    failure_from_error(f, exit_code, context, &e);
 }
 
 void failure_set(struct failure *f, int exit_code, const char *fmt, ...)

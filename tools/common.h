@@ -41,6 +41,9 @@ struct failure {
 /* From the calling thread's last cudyn error; `context` ("device 1"), if
  * not NULL, goes before what the library says. */
 void failure_from_last_error(struct failure *f, int exit_code, const char *context);
+/* As failure_from_last_error, from an error kept earlier (another
+ * thread's, or one from before other calls). */
+void failure_from_error(struct failure *f, int exit_code, const char *context, const cudyn_error *e);
 /* A failure of the tool's own, with no hint. */
 void failure_set(struct failure *f, int exit_code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "TOOL: what" and "TOOL: hint: hint" on stderr, each once. */

@@ -76,40 +76,34 @@ void phase_note(struct phases *ph, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A phase that failed with `error` (a thread's last cudyn error). */
-static void phase_error(struct phase *p, const cudyn_error *error)
+/* Phase p failed for `why` (what, and the library's hint), and so does
+ * the run; its first failure is the one reported.  Returns false. */
+static bool phase_fail(struct device_run *run, struct phase *p, const struct failure *why)
 {
-    error_what(error, p->error, sizeof p->error);
-    snprintf(p->hint, sizeof p->hint, "%s", error->hint);
+    snprintf(p->error, sizeof p->error, "%s", why->what);
+    snprintf(p->hint, sizeof p->hint, "%s", why->hint);
+    if (run->failure.exit_code == EXIT_OK) {
+        run->failure.exit_code = EXIT_CUDA_ERROR;
+        snprintf(run->failure.what, sizeof run->failure.what, "device %d failed in phase '%s': %s", run->ordinal,
+                 p->name, p->error);
+        snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
+    }
+    return false;
 }
 
-/* The run fails at phase p; the first failure is the one reported. */
-static void fail_run(struct device_run *run, const struct phase *p)
-{
-    if (run->failure.exit_code != EXIT_OK)
-        return;
-    run->failure.exit_code = EXIT_CUDA_ERROR;
-    snprintf(run->failure.what, sizeof run->failure.what, "device %d failed in phase '%s': %s", run->ordinal,
-             p->name, p->error);
-    snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
-}
-
-/* Ends a device phase begun at t0; a failure takes `error`, or if NULL
- * this thread's last cudyn error, and fails the run.  True if it
- * succeeded. */
+/* Ends a device phase begun at t0; a failure is `error`, or if NULL this
+ * thread's last cudyn error, and fails the run.  True if it succeeded. */
 static bool step_with(struct device_run *run, const char *name, int status, double t0, const cudyn_error *error)
 {
     struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
     if (status == CUDYN_OK)
         return true;
-    cudyn_error e = {.size = sizeof e};
-    if (!error) {
-        cudyn_last_error(&e);
-        error = &e;
-    }
-    phase_error(p, error);
-    fail_run(run, p);
-    return false;
+    struct failure why;
+    if (error)
+        failure_from_error(&why, EXIT_CUDA_ERROR, NULL, error);
+    else
+        failure_from_last_error(&why, EXIT_CUDA_ERROR, NULL);
+    return phase_fail(run, p, &why);
 }
 
 static bool step(struct device_run *run, const char *name, int status, double t0)
@@ -120,10 +114,9 @@ static bool step(struct device_run *run, const char *name, int status, double t0
 /* A device phase that failed for a reason of the tool's own. */
 static bool step_fail(struct device_run *run, const char *name, int status, double t0, const char *what)
 {
-    struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
-    snprintf(p->error, sizeof p->error, "%s", what);
-    fail_run(run, p);
-    return false;
+    struct failure why;
+    failure_set(&why, EXIT_CUDA_ERROR, "%s", what);
+    return phase_fail(run, phase_add(&run->phases, name, status, now_ms() - t0), &why);
 }
 
 /* ------------------------------------------------------------ rendezvous */
@@ -208,9 +201,9 @@ static bool context_and_compile(struct device_run *run)
     run->prog = job.prog;
     struct phase *p = phase_add(&run->phases, "compile", job.status, job.ms);
     if (job.status != CUDYN_OK) {
-        phase_error(p, &job.error);
-        fail_run(run, p);
-        return false;
+        struct failure why;
+        failure_from_error(&why, EXIT_CUDA_ERROR, NULL, &job.error);
+        return phase_fail(run, p, &why);
     }
     run->from_cache = cudyn_program_from_cache(job.prog);
     snprintf(run->target, sizeof run->target, "%s", cudyn_program_target(job.prog));
@@ -333,27 +326,34 @@ static void copy_note(struct device_run *run, const struct work *w, const char *
     phase_note(&run->phases, "%sstaged through %d x %s pinned, %s: %.1f GB/s", what, w->stage.slots, slot, by, gbps);
 }
 
-/* x and y to the device: staged when they are pageable, else (--pinned,
- * or no pinned memory to stage through) copied straight. */
-static bool copy_in(struct device_run *run, struct work *w)
+/* x and y to the device, or the result back: staged when the host vectors
+ * are pageable, else (--pinned, or no pinned memory to stage through)
+ * copied straight. */
+static bool copy(struct device_run *run, struct work *w, bool to_device)
 {
+    const char *name = to_device ? "host-to-device" : "device-to-host";
+    struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
+    if (!to_device)
+        v[0] = (struct stage_vector){w->hout, w->dout};
+    int count = to_device ? 2 : 1, st = CUDYN_OK, threads = 0;
     size_t bytes = w->n * sizeof(float);
-    int st, threads = 0;
     cudyn_error e;
-    double t0 = phase_begin(&run->phases, "host-to-device");
-    if (w->staged) {
-        struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
-        st = stage_copy(&w->stage, true, v, 2, bytes, stage_threads(&w->stage, run->threads, run->cores),
+    double t0 = phase_begin(&run->phases, name);
+    if (w->staged)
+        st = stage_copy(&w->stage, to_device, v, count, bytes, stage_threads(&w->stage, run->threads, run->cores),
                         run->cores_shared, &threads, &e);
-    } else {
-        st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
-        if (st == CUDYN_OK)
-            st = cudyn_memcpy_htod(w->dy, w->hy, bytes);
-    }
-    if (!step_with(run, "host-to-device", st, t0, w->staged ? &e : NULL))
+    else
+        for (int i = 0; i < count && st == CUDYN_OK; i++)
+            st = to_device ? cudyn_memcpy_htod(v[i].dev, v[i].host, bytes)
+                           : cudyn_memcpy_dtoh(v[i].host, v[i].dev, bytes);
+    if (!step_with(run, name, st, t0, w->staged ? &e : NULL))
         return false;
-    run->bw.h2d = 2.0 * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    copy_note(run, w, "x and y, ", threads, run->bw.h2d);
+    double gbps = (double)count * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
+    if (to_device)
+        run->bw.h2d = gbps;
+    else
+        run->bw.d2h = gbps;
+    copy_note(run, w, to_device ? "x and y, " : "", threads, gbps);
     return true;
 }
 
@@ -391,27 +391,6 @@ static bool launch(struct device_run *run, struct work *w, bool naive)
     phase_note(&run->phases, "%u x %u threads", w->grid.x, w->block.x);
     t0 = phase_begin(&run->phases, "synchronize");
     return step(run, "synchronize", cudyn_synchronize(), t0);
-}
-
-/* The result to the host, staged or straight as copy_in. */
-static bool copy_out(struct device_run *run, struct work *w)
-{
-    size_t bytes = w->n * sizeof(float);
-    int st, threads = 0;
-    cudyn_error e;
-    double t0 = phase_begin(&run->phases, "device-to-host");
-    if (w->staged) {
-        struct stage_vector v = {w->hout, w->dout};
-        st = stage_copy(&w->stage, false, &v, 1, bytes, stage_threads(&w->stage, run->threads, run->cores),
-                        run->cores_shared, &threads, &e);
-    } else {
-        st = cudyn_memcpy_dtoh(w->hout, w->dout, bytes);
-    }
-    if (!step_with(run, "device-to-host", st, t0, w->staged ? &e : NULL))
-        return false;
-    run->bw.d2h = bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    copy_note(run, w, "", threads, run->bw.d2h);
-    return true;
 }
 
 static bool check_result(struct device_run *run, const struct work *w)
@@ -644,14 +623,10 @@ static bool describe(struct device_run *run)
     phase_begin(&run->phases, "device");
     describe_device(run);
     struct phase *p = phase_add(&run->phases, "device", run->describe_status, run->describe_ms);
-    if (run->describe_status == CUDYN_OK) {
-        phase_note(&run->phases, "%s", run->info.name);
-        return true;
-    }
-    snprintf(p->error, sizeof p->error, "%s", run->undescribed.what);
-    snprintf(p->hint, sizeof p->hint, "%s", run->undescribed.hint);
-    fail_run(run, p);
-    return false;
+    if (run->describe_status != CUDYN_OK)
+        return phase_fail(run, p, &run->undescribed);
+    phase_note(&run->phases, "%s", run->info.name);
+    return true;
 }
 
 void run_device(struct device_run *run)
@@ -659,8 +634,8 @@ void run_device(struct device_run *run)
     const struct options *opt = run->opt;
     struct work w = {.n = opt->n, .a = SAXPY_A, .pinned = opt->pinned};
     bool ok = describe(run) && context_and_compile(run) && load_module(run, &w, opt->naive) &&
-              allocate(run, &w) && host_inputs(run, &w) && copy_in(run, &w) && launch(run, &w, opt->naive) &&
-              copy_out(run, &w);
+              allocate(run, &w) && host_inputs(run, &w) && copy(run, &w, true) && launch(run, &w, opt->naive) &&
+              copy(run, &w, false);
     if (ok)
         check_and_time(run, &w, opt->iters);
     if (!run->at_rendezvous && !run->alone)
