@@ -220,9 +220,7 @@ static bool select_devices(struct report *r)
     bool ok = infos && why;
     free(infos);
     free(why);
-    if (!ok)
-        return false;
-    return true;
+    return ok;
 }
 
 static bool wants_attribute(const struct options *opt, int a)

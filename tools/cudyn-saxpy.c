@@ -70,7 +70,7 @@ struct saxpy {
     struct rendezvous timing;
     int cores, threads; /* online cores (at least 1), and min(8, cores) threads for host work */
     struct failure failure;
-    int failed_run; /* index of the run the failure comes from, or -1 */
+    bool device_failed; /* the failure is a device's (shown under its phase) */
     double app_ms;
 };
 
@@ -286,7 +286,6 @@ static void run_devices(struct saxpy *s)
  * result), and never a pass for a run that verified no device. */
 static void judge(struct saxpy *s)
 {
-    s->failed_run = -1;
     for (int i = 0; i < s->n_runs; i++) {
         struct device_run *run = &s->runs[i];
         int code = run->failure.exit_code, now = s->failure.exit_code;
@@ -294,7 +293,7 @@ static void judge(struct saxpy *s)
             failure_set(&run->failure, code = EXIT_CUDA_ERROR, "device %d was not verified", run->ordinal);
         if (code != EXIT_OK && (now == EXIT_OK || (now == EXIT_WRONG && code != EXIT_WRONG))) {
             s->failure = run->failure;
-            s->failed_run = i;
+            s->device_failed = true;
         }
     }
     if (s->n_runs == 0 && s->failure.exit_code == EXIT_OK)
@@ -508,7 +507,7 @@ static void write_result(const struct saxpy *s)
     if (!s->tool.quiet) {
         print_text(s);
         fflush(stdout);
-        if (s->failed_run < 0) /* a device's failure is shown under its phase */
+        if (!s->device_failed) /* a device's failure is shown under its phase */
             failure_print(s->tool.name, &s->failure);
     }
     printf("Result = %s\n", s->failure.exit_code == EXIT_OK ? "PASS" : "FAIL");
@@ -557,7 +556,6 @@ int main(int argc, char **argv)
     static struct saxpy s = {
         .tool = {.name = "cudyn-saxpy", .usage = usage_text},
         .opt = {.n = (size_t)512 * 32768, .iters = 20, .timeout_s = 60},
-        .failed_run = -1,
         .app_ms = -1,
     };
     int code = parse_options(&s, argc, argv);

@@ -50,12 +50,16 @@ static bool all_digits(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+#define DEVICE_SELECT_NONE (-1)
+#define DEVICE_SELECT_AMBIGUOUS (-2)
+
 bool device_selector_by_description(const char *sel)
 {
     return sel[0] && !all_digits(sel);
 }
 
-int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
+/* The ordinal, DEVICE_SELECT_NONE or DEVICE_SELECT_AMBIGUOUS. */
+static int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
 {
     /* empty is no device, though it is a prefix of every UUID */
     if (!sel[0])

@@ -13,15 +13,11 @@
 
 struct failure; /* common.h */
 
-#define DEVICE_SELECT_NONE (-1)
-#define DEVICE_SELECT_AMBIGUOUS (-2)
-
-/* infos[i] describes device i, or is NULL if it could not be described.
- * Returns the ordinal, DEVICE_SELECT_NONE or DEVICE_SELECT_AMBIGUOUS. */
-int device_select(const char *selector, const struct cudyn_device_info *const *infos, int n);
-
-/* As device_select; on no match fills *f (EXIT_DEVICE_NOT_FOUND) with a
- * message that names the selector and says how devices can be named.  A
+/* The ordinal of the device the selector names among n, or a negative
+ * value with *f filled: EXIT_DEVICE_NOT_FOUND, with a message that names
+ * the selector and says how devices can be named.  infos[i] describes
+ * device i, or is NULL if it could not be described (or was not: an
+ * ordinal needs no description, see below), why[i] says why.  A
  * device that could not be described (infos[i] NULL) might have been the
  * one a UUID or PCI id names: then *f is why[i], the failure that left it
  * undescribed, with the selector named first.  An ordinal never depends

@@ -158,12 +158,17 @@ struct work {
     float *hx, *hy, *hout;
     bool pinned;
     void *probe;  /* pinned; NULL if none could be had */
-    bool staged;  /* pageable vectors copied through the probe */
-    struct stage_buffer stage;
+    struct stage_buffer stage; /* the probe, when staged() */
     cudyn_dim3 grid, block;
     float a;
     size_t n;
 };
+
+/* Pageable vectors are copied through the probe, when there is one. */
+static bool staged(const struct work *w)
+{
+    return w->probe && !w->pinned;
+}
 
 /* The kernel is compiled on its own thread while the device thread
  * creates the context: compiling needs only the device's attributes. */
@@ -254,23 +259,22 @@ static int allocate_all(struct work *w, size_t probe_bytes)
 static bool allocate(struct device_run *run, struct work *w)
 {
     size_t bytes = w->n * sizeof(float);
-    run->probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
+    size_t probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
     double t0 = phase_begin(&run->phases, "allocate");
-    if (!step(run, "allocate", allocate_all(w, run->probe_bytes), t0))
+    if (!step(run, "allocate", allocate_all(w, probe_bytes), t0))
         return false;
+    run->probe_bytes = w->probe ? probe_bytes : 0;
     if (!w->probe) {
-        run->probe_bytes = 0;
         /* a fallback, not an error: said in words (the run still passes) */
         phase_note(&run->phases, "3 x %.1f MiB on the device, host pageable; pinned memory unavailable (the driver "
                    "is out of it): copies unstaged, host link not probed", bytes / 1048576.0);
         return true;
     }
-    w->staged = !w->pinned;
-    if (w->staged)
+    if (staged(w))
         stage_buffer_init(&w->stage, w->probe, run->probe_bytes);
     phase_note(&run->phases, "3 x %.1f MiB on the device, host %s; %.1f MiB pinned probe%s", bytes / 1048576.0,
                w->pinned ? "pinned" : "pageable", run->probe_bytes / 1048576.0,
-               w->staged ? ", staging the copies" : "");
+               staged(w) ? ", staging the copies" : "");
     return true;
 }
 
@@ -308,7 +312,7 @@ static bool host_inputs(struct device_run *run, struct work *w)
  * threads) or straight from the vectors, and its bandwidth. */
 static void copy_note(struct device_run *run, const struct work *w, const char *what, int threads, double gbps)
 {
-    if (!w->staged) {
+    if (!staged(w)) {
         phase_note(&run->phases, "%s%s: %.1f GB/s", what, w->pinned ? "pinned" : "pageable", gbps);
         return;
     }
@@ -339,14 +343,14 @@ static bool copy(struct device_run *run, struct work *w, bool to_device)
     size_t bytes = w->n * sizeof(float);
     cudyn_error e;
     double t0 = phase_begin(&run->phases, name);
-    if (w->staged)
+    if (staged(w))
         st = stage_copy(&w->stage, to_device, v, count, bytes, stage_threads(&w->stage, run->threads, run->cores),
                         run->cores_shared, &threads, &e);
     else
         for (int i = 0; i < count && st == CUDYN_OK; i++)
             st = to_device ? cudyn_memcpy_htod(v[i].dev, v[i].host, bytes)
                            : cudyn_memcpy_dtoh(v[i].host, v[i].dev, bytes);
-    if (!step_with(run, name, st, t0, w->staged ? &e : NULL))
+    if (!step_with(run, name, st, t0, staged(w) ? &e : NULL))
         return false;
     double gbps = (double)count * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
     if (to_device)
@@ -408,7 +412,6 @@ static bool check_result(struct device_run *run, const struct work *w)
     phase_note(&run->phases, "%zu of %zu wrong, first at [%zu]: expected %g, got %g", m->count, w->n, m->first,
                m->expected, m->actual);
     p->wrong = true;
-    run->failure.exit_code = EXIT_WRONG;
     failure_set(&run->failure, EXIT_WRONG, "device %d: %s", run->ordinal, p->note);
     return false;
 }
