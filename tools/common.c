@@ -222,10 +222,8 @@ void json_document_begin(struct json *j, const char *schema)
     json_string(j, "cudyn_version", cudyn_version());
 }
 
-static void json_driver(struct json *j, const struct cudyn_loader_info *l)
+static void json_driver(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module)
 {
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
     bool ok = l->driver_status == CUDYN_OK;
     json_object_begin(j, "driver");
     json_string(j, "status", cudyn_status_name(l->driver_status));
@@ -237,7 +235,7 @@ static void json_driver(struct json *j, const struct cudyn_loader_info *l)
     json_int(j, "symbols_bound", l->symbols_bound);
     json_int(j, "symbols_missing", l->symbols_missing);
     json_bool(j, "per_thread_stream", l->per_thread_stream != 0);
-    json_string(j, "kernel_module_version", kmod[0] ? kmod : NULL);
+    json_string(j, "kernel_module_version", kernel_module[0] ? kernel_module : NULL);
     json_double(j, "load_ms", l->driver_load_ms);
     json_double(j, "init_ms", l->init_ms);
     json_object_end(j);
@@ -256,10 +254,10 @@ static void json_nvrtc(struct json *j, const struct cudyn_loader_info *l)
     json_object_end(j);
 }
 
-void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces)
+void json_loader(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module, bool traces)
 {
     json_object_begin(j, "loader");
-    json_driver(j, l);
+    json_driver(j, l, kernel_module);
     json_nvrtc(j, l);
     if (traces) {
         json_string(j, "driver_trace", l->driver_trace);

@@ -100,8 +100,9 @@ void kernel_module_version(char *out, size_t cap);
 
 /* Opens the document: its object, "schema" and "cudyn_version". */
 void json_document_begin(struct json *j, const char *schema);
-/* The "loader" object: driver and NVRTC as found; traces too if asked. */
-void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces);
+/* The "loader" object: driver and NVRTC as found, and the kernel module's
+ * version as kernel_module_version read it; traces too if asked. */
+void json_loader(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module, bool traces);
 /* The "result" object: exit_code, status (the tool's word), message, hint. */
 void json_result(struct json *j, int exit_code, const char *status, const struct failure *f);
 

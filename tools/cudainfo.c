@@ -102,6 +102,7 @@ struct report {
     struct tool tool;
     struct options opt;
     struct cudyn_loader_info loader;
+    char kernel_module[64]; /* its version, "" if not loaded (read once) */
     int count;
     struct device_row *rows;
     bool *selected;
@@ -174,7 +175,17 @@ static int parse_options(struct report *r, int argc, char **argv)
 
 /* ---------------------------------------------------------- gathering */
 
-/* Records a failure of part of what was asked; the first one is reported. */
+/* Records a failure of part of what was asked, f in `context`; the first
+ * one is reported. */
+static void partial_failure_of(struct report *r, const char *context, const struct failure *f)
+{
+    if (r->failure.exit_code != EXIT_OK)
+        return;
+    r->failure = *f;
+    snprintf(r->failure.what, sizeof r->failure.what, "%s: %s", context, f->what);
+}
+
+/* As partial_failure_of, for the library's last error. */
 static void partial_failure(struct report *r, const char *context)
 {
     if (r->failure.exit_code == EXIT_OK)
@@ -248,10 +259,10 @@ static bool read_attributes(struct report *r, struct device_row *row)
             continue;
         char context[128];
         snprintf(context, sizeof context, "device %d, attribute %s", row->ordinal, cudyn_device_attr_name(a));
-        struct failure f = {0};
+        struct failure f;
         failure_from_last_error(&f, EXIT_PARTIAL, NULL);
         v->error = strdup(f.what);
-        partial_failure(r, context);
+        partial_failure_of(r, context, &f);
     }
     return true;
 }
@@ -276,10 +287,9 @@ static bool read_devices(struct report *r)
         if (!r->selected[i])
             continue;
         if (row->status != CUDYN_OK) {
-            if (r->failure.exit_code == EXIT_OK) {
-                r->failure = row->why;
-                snprintf(r->failure.what, sizeof r->failure.what, "device %d: %s", i, row->why.what);
-            }
+            char context[32];
+            snprintf(context, sizeof context, "device %d", i);
+            partial_failure_of(r, context, &row->why);
             continue;
         }
         if (r->opt.mem)
@@ -518,7 +528,7 @@ static void write_json(const struct report *r)
     struct json j;
     json_init(&j, stdout);
     json_document_begin(&j, SCHEMA);
-    json_loader(&j, &r->loader, r->opt.explain);
+    json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -592,8 +602,7 @@ static void print_attributes(const struct device_row *row)
 static void print_header(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
+    const char *kmod = r->kernel_module;
     printf("cudainfo %s (cudyn)\n", cudyn_version());
     if (l->driver_status == CUDYN_OK)
         printf("Driver:  CUDA %d.%d%s%s, %s [%s; %s, %d entry points bound, %d absent]\n", l->driver_version / 1000,
@@ -716,8 +725,7 @@ static void print_device_nodes(void)
 static void print_explain(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
+    const char *kmod = r->kernel_module;
     printf("\nLoader search (libcuda):\n%s", l->driver_trace ? l->driver_trace : "");
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
     printf("\nDiagnosis:\n");
@@ -787,6 +795,7 @@ int main(int argc, char **argv)
     static struct report r = {.tool = {.name = "cudainfo", .usage = usage_text}};
     int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
+    kernel_module_version(r.kernel_module, sizeof r.kernel_module);
     if (code == EXIT_USAGE) {
         cudyn_loader_info_ex(&r.loader, CUDYN_LOAD_NOTHING); /* described, nothing loaded */
         return finish(&r);

@@ -474,7 +474,9 @@ static void write_json(const struct saxpy *s)
     struct json j;
     json_init(&j, stdout);
     json_document_begin(&j, SCHEMA);
-    json_loader(&j, &s->loader, false);
+    char kernel_module[64];
+    kernel_module_version(kernel_module, sizeof kernel_module);
+    json_loader(&j, &s->loader, kernel_module, false);
     json_uint(&j, "elements", s->opt.n);
     json_string(&j, "host_memory", s->opt.pinned ? "pinned" : "pageable");
     json_phases(&j, &s->phases);
