@@ -341,8 +341,6 @@ static bool read_links(struct report *r)
     return ok;
 }
 
-/* Loader, devices, what was asked about them: the whole report, and the
- * exit code in r->failure.  False only when out of memory. */
 /* Why the NVRTC found was refused (the search trace's last "rejected: "
  * line), into why; false when none was found at all. */
 static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
@@ -355,6 +353,8 @@ static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
     return last != NULL;
 }
 
+/* Loader, devices, what was asked about them: the whole report, and the
+ * exit code in r->failure.  False only when out of memory. */
 static bool gather(struct report *r)
 {
     if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)

@@ -1,8 +1,9 @@
 /*
  * saxpy_device.c - one device's SAXPY run, on a thread of its own: the
  * context (with the kernel compiled alongside), the module, memory, the
- * copies, the launch, exact verification, the bandwidths, and freeing.
- * Each phase is timed and recorded; the first failure fails the run.
+ * copies, the launch, exact verification and the bandwidths; and what is
+ * freed after the result.  Each phase is timed and recorded; the first
+ * failure fails the run.
  */
 #include "config.h"
 
@@ -20,7 +21,8 @@
 
 /* The kernel: float4 loads and stores, a grid-stride loop sized to fill the
  * device, and a scalar tail.  --naive runs the documentation's kernel, one
- * element per thread, for comparison. */static const char kernel_source[] =
+ * element per thread, for comparison. */
+static const char kernel_source[] =
     "extern \"C\" __global__ void saxpy(float a, const float *__restrict__ x, const float *__restrict__ y,\n"
     "                                   float *__restrict__ out, size_t n)\n"
     "{\n"
