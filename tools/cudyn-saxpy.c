@@ -530,10 +530,10 @@ static void report(const struct saxpy *s)
 /* -------------------------------------------------------------- teardown */
 
 /* After the result.  The contexts are left to the driver's exit handler,
- * and with them the device and page-locked memory (run_release): releasing
- * them here first measured about 20 ms more per process on an H100 (the
- * release, then a teardown that still runs), for nothing the tool
- * reports. */
+ * and with them the device and page-locked memory (see run_release):
+ * releasing the contexts here first measured about 20 ms more per process
+ * on an H100 (the release, then a teardown that still runs), for nothing
+ * the tool reports. */
 static void teardown(struct saxpy *s)
 {
     for (int i = 0; i < s->n_runs; i++)
