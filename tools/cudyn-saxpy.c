@@ -209,9 +209,20 @@ static bool start_driver(struct saxpy *s, int *count)
     return code == EXIT_OK;
 }
 
+/* cudyn_device_info for the run's device, timed: its "device" phase. */
+static void describe_device(struct device_run *run)
+{
+    double t0 = now_ms();
+    run->info.size = sizeof run->info;
+    run->describe_status = cudyn_device_info(run->ordinal, &run->info);
+    run->describe_ms = now_ms() - t0;
+    if (run->describe_status != CUDYN_OK)
+        failure_from_last_error(&run->undescribed, EXIT_CUDA_ERROR, NULL);
+}
+
 /* The runs: every device for -d all, else the one selected (0 by
- * default).  Devices are described in their runs, but every one first for
- * a UUID or PCI id, to match it. */
+ * default), each described here, in order.  Only a UUID or PCI id needs
+ * every device described to be matched. */
 static bool choose_devices(struct saxpy *s, int count)
 {
     const char *sel = s->opt.device;
@@ -233,7 +244,7 @@ static bool choose_devices(struct saxpy *s, int count)
         run->opt = &s->opt;
         run->inputs = &s->inputs;
         run->timing = &s->timing;
-        if (describe_all) {
+        if (all || describe_all) {
             describe_device(run);
             infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
         }
@@ -243,6 +254,8 @@ static bool choose_devices(struct saxpy *s, int count)
     s->n_runs = count;
     if (!all) {
         int one = sel ? device_select_or_fail(sel, infos, why, count, &s->failure) : 0;
+        if (one >= 0 && !describe_all)
+            describe_device(&runs[one]);
         if (one > 0) /* no thread runs yet: a plain copy */
             memcpy(&runs[0], &runs[one], sizeof runs[0]);
         s->n_runs = one >= 0 ? 1 : 0;

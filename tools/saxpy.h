@@ -77,12 +77,11 @@ struct device_run {
     int cores_shared;         /* cores / devices running at once, at least 1 */
     bool alone;               /* no thread of its own: runs without the others */
     pthread_t thread;
-    /* what the run found */
-    bool described;             /* describe_device ran (before the run, to match a UUID or PCI id) */
     int describe_status;        /* of cudyn_device_info */
     double describe_ms;
     struct cudyn_device_info info;
     struct failure undescribed; /* why it could not be described */
+    /* what the run found */
     struct phases phases;
     struct failure failure;   /* the first failing phase; exit_code EXIT_OK if none */
     struct mismatches wrong;
@@ -97,8 +96,6 @@ struct device_run {
     float *own_out; /* an output buffer made for this run (another has the background one) */
 };
 
-/* cudyn_device_info for the run's device, once, timed. */
-void describe_device(struct device_run *run);
 /* Runs SAXPY on the device, on the calling thread, which it makes the
  * device's: every phase from the context to the timing.  Nothing is freed
  * before the result. */

@@ -608,25 +608,9 @@ void run_release(struct device_run *run)
     free(run->own_out);
 }
 
-void describe_device(struct device_run *run)
-{
-    if (run->described)
-        return;
-    double t0 = now_ms();
-    run->info.size = sizeof run->info;
-    run->describe_status = cudyn_device_info(run->ordinal, &run->info);
-    run->describe_ms = now_ms() - t0;
-    if (run->describe_status != CUDYN_OK)
-        failure_from_last_error(&run->undescribed, EXIT_CUDA_ERROR, NULL);
-    run->described = true;
-}
-
-/* The "device" phase: described here, or before the run to match a UUID
- * or PCI id. */
+/* The "device" phase: how describing it went (before the run). */
 static bool describe(struct device_run *run)
 {
-    phase_begin(&run->phases, "device");
-    describe_device(run);
     struct phase *p = phase_add(&run->phases, "device", run->describe_status, run->describe_ms);
     if (run->describe_status != CUDYN_OK)
         return phase_fail(run, p, &run->undescribed);
