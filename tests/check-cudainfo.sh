@@ -1,8 +1,9 @@
 #!/bin/bash
 # cudainfo: every exit code with the library's hint, device selection by
-# ordinal, UUID and PCI id, attributes with units, how GPUs are linked, and
-# --json valid on every path with the expected keys.  "defect N" marks the
-# tests of issue 11's audit findings.
+# ordinal, UUID and PCI id (and a device that could not be described),
+# attributes with units, how GPUs are linked, and --json valid (UTF-8,
+# whatever bytes the environment holds) on every path with the expected
+# keys.  "defect N" marks the tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 
 # JSON is UTF-8 (RFC 8259); jq and python would quietly replace bad bytes

@@ -1,8 +1,9 @@
 #!/bin/bash
-# cudyn-cc: usage errors and every exit code, an image for several
-# architectures made with no driver at all, the single-target formats,
-# --header and -I, the cache commands, and a man page man(1) reads without
-# warnings.  Compiling needs the real NVRTC (those parts skip without it).
+# cudyn-cc: usage errors (in the other tools' words) and every exit code,
+# an image for several architectures made with no driver at all, --arch
+# repeated, the single-target formats, --header and -I, the cache
+# commands, and a man page man(1) reads without warnings.  Compiling needs
+# the real NVRTC (those parts skip without it).
 . "$top_srcdir/tests/common.sh"
 cc="$top_builddir/tools/cudyn-cc"
 export CUDYN_CACHE_DIR="$tmp/cache"

@@ -2,8 +2,11 @@
 # cudyn-saxpy on the mock driver (which runs saxpy on the host): the full
 # flow passes, a corrupted element is reported with its index, a failure in
 # each phase is named with exit 8, no driver gives 3, a hang trips the
-# watchdog (9), -d all runs the devices at once, and --json is valid on
-# every path.  "defect N" marks the tests of issue 11's audit findings.
+# watchdog (9; its message on stderr, a result being written left whole),
+# -d all runs the devices at once, --json is valid (UTF-8) on every path,
+# and no work is done that the result does not need: nothing freed before
+# it, only the devices that run described, no wait for unused inputs.
+# "defect N" marks the tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 saxpy="$top_builddir/tools/cudyn-saxpy"
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
