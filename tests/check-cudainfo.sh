@@ -1,15 +1,18 @@
 #!/bin/bash
 # cudainfo: every exit code with the library's hint, device selection by
-# ordinal, UUID and PCI id, attributes with units, how GPUs are linked, and
-# --json valid on every path with the expected keys.  "defect N" marks the
-# tests of issue 11's audit findings.
+# ordinal, UUID and PCI id (and a device that could not be described),
+# attributes with units, how GPUs are linked, and --json valid (UTF-8,
+# whatever bytes the environment holds) on every path with the expected
+# keys.  "defect N" marks the tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 
+# JSON is UTF-8 (RFC 8259); jq and python would quietly replace bad bytes
+utf8_ok() { ! command -v iconv >/dev/null || printf '%s\n' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; }
 if command -v jq >/dev/null; then
-    json_ok() { printf '%s\n' "$1" | jq -e . >/dev/null 2>&1; }
+    json_ok() { utf8_ok "$1" && printf '%s\n' "$1" | jq -e . >/dev/null 2>&1; }
     json_get() { printf '%s\n' "$1" | jq -r "$2"; }
 elif command -v python3 >/dev/null; then
-    json_ok() { printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; }
+    json_ok() { utf8_ok "$1" && printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; }
     json_get() {
         printf '%s\n' "$1" | python3 -c 'import json,sys
 v=json.load(sys.stdin)
@@ -55,6 +58,15 @@ expect_line "$(json_get "$json" '.devices[1].name')" "Tesla T4"
 expect_line "$(json_get "$json" '.devices[0].total_memory_bytes')" "268435456"
 expect_line "$(json_get "$json" '.devices[0].free_memory_bytes')" "null"
 expect_line "$(json_get "$json" '.loader.driver.version')" "13000"
+
+# bytes that are not UTF-8 (an environment value, an argument) stay valid
+# JSON: each invalid byte is U+FFFD, valid sequences are kept as they are
+CUDA_HOME=$'/opt/\xff' run_json 0
+expect_line "$(json_get "$json" '.environment.CUDA_HOME')" $'/opt/\xef\xbf\xbd'
+CUDA_HOME=$'caf\xc3\xa9 \xf0\x9f\x98\x80 a\xc0\xafb\xed\xa0\x80c\xf4\x90\x80\x80d\xe2\x82' run_json 0
+expect_match "$json" '"CUDA_HOME":"caf'$'\xc3\xa9'' '$'\xf0\x9f\x98\x80'' a(\\ufffd){2}b(\\ufffd){3}c(\\ufffd){4}d(\\ufffd){2}"'
+run_json 2 $'--bogus\xfe'
+expect_line "$(json_get "$json" '.result.message')" $'unrecognized option \'--bogus\xef\xbf\xbd\' (see cudainfo --help)'
 
 # no NVRTC is a machine without the toolkit (exit 0); one found and refused
 # is a partial failure that says why
@@ -167,15 +179,36 @@ expect_match "$out" "device '2' not found: 2 devices are visible \(ordinals 0\.\
 expect_no_match "$out" "Tesla T4"
 run_json 6 -d 2
 expect_exit 6 "$cudainfo" -d 2021
+# a device that cannot be described might be the one a UUID or PCI id
+# names: its failure is reported (7); an ordinal needs no description, so
+# one out of range is not found (6) and one in range is that device's failure
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 7 "$cudainfo" -d GPU-ffff
+expect_match "$out" "^cudainfo: device 'GPU-ffff' not among those described; device 1 could not be: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 7 -d 18:00.0
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d 7
+expect_match "$out" "device '7' not found: 2 devices are visible"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 run_json 6 -d 7
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 7 "$cudainfo" -d 1
+expect_match "$out" "^cudainfo: device 1: .*CUDA_ERROR_UNKNOWN"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$cudainfo" -d 0
+# an empty selector names no device (it is a prefix of every UUID)
+expect_exit 6 "$cudainfo" -d ''
+expect_match "$out" "device '' not found"
+MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d ''
 
 # 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option
 expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudainfo --help)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
+expect_exit 2 "$cudainfo" --all=3
+expect_line "$out" "cudainfo: option '--all' takes no value (see cudainfo --help)"
 expect_exit 2 "$cudainfo" -az
 expect_line "$out" "cudainfo: invalid option '-z' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require many
-expect_line "$out" "cudainfo: --require takes a number of devices from 0 to 1024, not 'many' (see cudainfo --help)"
+expect_line "$out" "cudainfo: --require takes a number of devices from 1 to 1024, not 'many' (see cudainfo --help)"
+# no device is always exit 5: --require 0 would promise what cannot be
+expect_exit 2 "$cudainfo" --require 0
+expect_line "$out" "cudainfo: --require takes a number of devices from 1 to 1024, not '0' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" --require
 expect_line "$out" "cudainfo: missing value for option '--require' (see cudainfo --help)"
 expect_exit 2 "$cudainfo" stray-argument

@@ -1,8 +1,9 @@
 #!/bin/bash
-# cudyn-cc: usage errors and every exit code, an image for several
-# architectures made with no driver at all, the single-target formats,
-# --header and -I, the cache commands, and a man page man(1) reads without
-# warnings.  Compiling needs the real NVRTC (those parts skip without it).
+# cudyn-cc: usage errors (in the other tools' words) and every exit code,
+# an image for several architectures made with no driver at all, --arch
+# repeated, the single-target formats, --header and -I, the cache
+# commands, and a man page man(1) reads without warnings.  Compiling needs
+# the real NVRTC (those parts skip without it).
 . "$top_srcdir/tests/common.sh"
 cc="$top_builddir/tools/cudyn-cc"
 export CUDYN_CACHE_DIR="$tmp/cache"
@@ -11,23 +12,34 @@ export CUDYN_CACHE_DIR="$tmp/cache"
 expect_exit 0 "$cc" --help
 expect_match "$out" "^Usage: cudyn-cc"
 expect_exit 0 "$cc" --version
-expect_match "$out" "^cudyn-cc [0-9]+\.[0-9]+"
+expect_match "$out" "^cudyn-cc \(cudyn\) [0-9]+\.[0-9]+"
+# a usage error is one line naming what is wrong, as the other tools say it
 expect_exit 2 "$cc"
-expect_match "$out" "no source file given"
+expect_line "$out" "cudyn-cc: no source file given (see cudyn-cc --help)"
 expect_exit 2 "$cc" --no-such-option
-expect_match "$out" "unknown option '--no-such-option'"
+expect_line "$out" "cudyn-cc: unrecognized option '--no-such-option' (see cudyn-cc --help)"
+expect_exit 2 "$cc" --cache-info=yes
+expect_line "$out" "cudyn-cc: option '--cache-info' takes no value (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img k.cu
 expect_match "$out" "no target given"
 expect_exit 2 "$cc" --arch sm_80 k.cu
 expect_match "$out" "no output given"
 expect_exit 2 "$cc" -o out.img --arch sm_90a k.cu
 expect_match "$out" "'sm_90a' is not sm_XY or compute_XY"
+expect_exit 2 "$cc" -o out.img --arch sm_80,sm_80 k.cu
+expect_match "$out" "--arch: 'sm_80' given twice"
+expect_exit 2 "$cc" -o out.img --arch sm_80 --arch compute_90,sm_80 k.cu
+expect_match "$out" "--arch: 'sm_80' given twice"
 expect_exit 2 "$cc" -o out.img --arch sm_80 --format elf k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80,sm_90 --format cubin k.cu
 expect_exit 2 "$cc" -o out.img --arch compute_80 --format cubin k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80 --header nofile k.cu
 expect_exit 2 "$cc" -o out.img --arch sm_80 k.cu -I
-expect_match "$out" "-I needs a value"
+expect_line "$out" "cudyn-cc: missing value for option '-I' (see cudyn-cc --help)"
+expect_exit 2 "$cc" -o out.img --arch sm_80 k.cu -Xnvrtc
+expect_line "$out" "cudyn-cc: missing value for option '-Xnvrtc' (see cudyn-cc --help)"
+expect_exit 2 "$cc" -o out.img --arch sm_80 -Xptxas -v k.cu
+expect_line "$out" "cudyn-cc: invalid option '-Xptxas' (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img --arch sm_80 a.cu b.cu
 
 # ---- the cache commands
@@ -63,6 +75,10 @@ EOF
 expect_exit 0 env CUDYN_LIBCUDA=/nonexistent "$cc" -o k.img --arch sm_80,sm_90,compute_90 -I inc \
     --header offset.h=offset.txt k.cu
 [ "$(head -c 8 k.img)" = CUDYNIMG ] || { echo "FAIL: k.img is not a cudyn image"; fail=1; }
+# --arch repeated: the targets add up, each once
+expect_exit 0 "$cc" -o k3.img --arch sm_80 --arch sm_90,compute_90 -I inc --header offset.h=offset.txt k.cu
+entries=$(od -An -tu4 -w24 -j32 -N72 k3.img | awk '{printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2}')
+[ "$entries" = "80:1 90:1 90:2" ] || { echo "FAIL: k3.img holds $entries, not 80:1 90:1 90:2 (arch:kind)"; fail=1; }
 expect_exit 0 "$cc" -o k.cubin --arch sm_80 --format cubin -Iinc --header offset.h=offset.txt k.cu
 [ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ] || { echo "FAIL: k.cubin is not ELF"; fail=1; }
 expect_exit 0 "$cc" -o - --arch compute_90 --format ptx -I inc --header offset.h=offset.txt k.cu

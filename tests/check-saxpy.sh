@@ -2,13 +2,20 @@
 # cudyn-saxpy on the mock driver (which runs saxpy on the host): the full
 # flow passes, a corrupted element is reported with its index, a failure in
 # each phase is named with exit 8, no driver gives 3, a hang trips the
-# watchdog (9), -d all runs the devices at once, and --json is valid on
-# every path.  "defect N" marks the tests of issue 11's audit findings.
+# watchdog (9; its message on stderr, a result being written left whole),
+# -d all runs the devices at once, --json is valid (UTF-8) on every path,
+# and no work is done that the result does not need: nothing freed before
+# it, only the devices that run described, no wait for unused inputs.
+# "defect N" marks the tests of issue 11's audit findings.
 . "$top_srcdir/tests/common.sh"
 saxpy="$top_builddir/tools/cudyn-saxpy"
 nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//p')
 [ "$nvrtc" = CUDYN_OK ] || { echo "SKIP: cudyn-saxpy needs NVRTC to compile its kernel"; exit 77; }
 json_ok() {
+    # JSON is UTF-8 (RFC 8259); jq and python would quietly replace bad bytes
+    if command -v iconv >/dev/null && ! printf '%s\n' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
+        return 1
+    fi
     if command -v jq >/dev/null; then printf '%s\n' "$1" | jq -e . >/dev/null 2>&1
     else printf '%s\n' "$1" | python3 -m json.tool >/dev/null 2>&1; fi
 }
@@ -27,9 +34,11 @@ small="-n 100003 --iters 3"
 # the full flow passes, every phase reported
 expect_exit 0 "$saxpy" $small
 for phase in "load driver" init generate device context compile "module load" allocate inputs host-to-device \
-             launch synchronize device-to-host verify timing free; do
+             launch synchronize device-to-host verify timing; do
     expect_match "$out" "^  $phase +ok "
 done
+# nothing is freed before the result (below)
+expect_no_match "$out" "^  free "
 # the inputs are made while the driver starts, the kernel compiled while
 # the context is created, the data copied from pageable memory through a
 # small pinned buffer, which also measures the host link, and the result
@@ -91,6 +100,33 @@ expect_match "$out" "^  allocate +FAILED "
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d GPU-2021
 expect_no_match "$out" "^Device 0"
 
+# nothing is freed before the result: the module is unloaded after it,
+# device and page-locked memory go with the context when the process
+# exits; a module unload that hangs or fails cannot change the result
+MOCK_CUDA_COUNTS="$tmp/saxpy.counts" "$saxpy" $small > /dev/null 2>&1
+expect_line "$(awk '$1 == "cuModuleUnload" {print $1}' "$tmp/saxpy.counts")" "cuModuleUnload"
+expect_no_match "$(cat "$tmp/saxpy.counts")" "^cuMem(Free_v2|FreeHost) "
+MOCK_CUDA_HANG=cuModuleUnload:30 expect_exit 0 "$saxpy" $small --timeout 2
+expect_match "$out" "^Result = PASS$"
+expect_match "$out" "^cudyn-saxpy: timed out after 2 s, after the result was written; it stands$"
+MOCK_CUDA_FAIL=cuModuleUnload:1:999 expect_exit 0 "$saxpy" $small
+expect_match "$out" "^Result = PASS$"
+
+# only what is needed: the selected device alone is described (all of them
+# for a UUID or PCI id, to match it), and --naive asks for no occupancy
+# (its grid is one thread per element)
+for case in ":1" "-d 1:1" "-d GPU-2021:2" "-d 18:00.0:2" "-d all:2"; do
+    args=${case%:*}
+    MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_COUNTS="$tmp/describe.counts" expect_exit 0 "$saxpy" $small $args
+    named=$(awk '$1 == "cuDeviceGetName" {print $2}' "$tmp/describe.counts")
+    [ "$named" = "${case##*:}" ] || { echo "FAIL: cudyn-saxpy $args described $named devices, not ${case##*:}"; fail=1; }
+    expect_match "$out" "^  device +ok "
+done
+MOCK_CUDA_COUNTS="$tmp/naive.counts" expect_exit 0 "$saxpy" $small --naive
+expect_no_match "$(cat "$tmp/naive.counts")" "^cuOccupancy"
+MOCK_CUDA_COUNTS="$tmp/grid.counts" expect_exit 0 "$saxpy" $small
+expect_match "$(cat "$tmp/grid.counts")" "^cuOccupancyMaxActiveBlocksPerMultiprocessor "
+
 # -d all: every device at once, one thread each, and their sum
 MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 0 "$saxpy" $small -d all
 expect_match "$out" "^Device 0: A"
@@ -137,6 +173,15 @@ MOCK_CUDA_DEVICES="A:90,B:80" expect_exit 6 "$saxpy" $small -d 2
 expect_match "$out" "device '2' not found"
 expect_no_match "$out" "^Device 1"
 MOCK_CUDA_DEVICES="A:90,B:80" run_json 6 $small -d 2
+# an ordinal never depends on the other devices' descriptions
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$saxpy" $small -d 7
+expect_match "$out" "device '7' not found"
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 0 "$saxpy" $small -d 0
+# an empty selector names no device (it is a prefix of every UUID)
+expect_exit 6 "$saxpy" $small -d ''
+expect_match "$out" "device '' not found"
+expect_no_match "$out" "^Device 0"
+run_json 6 $small -d ''
 
 # a wrong element: exit 1, with its index and values; the timing that ran
 # alongside is not reported
@@ -155,7 +200,7 @@ for case in "context:cuDevicePrimaryCtxRetain:1" "module load:cuModuleLoadDataEx
             "allocate:cuMemHostAlloc:1" "host-to-device:cuMemcpyHtoDAsync_v2:1" \
             "host-to-device:cuMemcpyHtoDAsync_v2:7" "host-to-device:cuEventSynchronize:2" \
             "launch:cuLaunchKernel:1" "synchronize:cuCtxSynchronize:1" "device-to-host:cuMemcpyDtoHAsync_v2:1" \
-            "device-to-host:cuMemcpyDtoHAsync_v2:5" "timing:cuMemcpyDtoDAsync_v2:1" "free:cuMemFree_v2:1" \
+            "device-to-host:cuMemcpyDtoHAsync_v2:5" "timing:cuMemcpyDtoDAsync_v2:1" \
             "host-to-device:cuMemcpyHtoD_v2:1:--pinned" "device-to-host:cuMemcpyDtoH_v2:1:--pinned"; do
     phase=${case%%:*}; rest=${case#*:}; fn=${rest%%:*}; rest=${rest#*:}; nth=${rest%%:*}
     args=; [ "$rest" = "$nth" ] || args=${rest#*:}
@@ -188,20 +233,71 @@ CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 run_json 3
 MOCK_CUDA_DEVICES=none expect_exit 5 "$saxpy"
 MOCK_CUDA_DEVICES=none run_json 5
 MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$saxpy"
+# a run that fails before any device used the inputs does not wait for
+# them: without a driver, 3 x 512 MiB of them cost no time (the fastest of
+# three runs each; leaks are checked elsewhere, not what costs time here)
+fastest_ms() {
+    local best= t0 ms
+    for _ in 1 2 3; do
+        t0=$(date +%s%N)
+        env CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+            "$saxpy" -q "$@" > /dev/null 2>&1
+        ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        [ -n "$best" ] && [ "$best" -le "$ms" ] || best=$ms
+    done
+    echo "$best"
+}
+tiny_ms=$(fastest_ms -n 1000) big_ms=$(fastest_ms -n 134217728)
+[ $((big_ms - tiny_ms)) -lt 50 ] ||
+    { echo "FAIL: without a driver, -n 134217728 took $big_ms ms, -n 1000 $tiny_ms ms: it waited for the inputs"; fail=1; }
 expect_exit 6 "$saxpy" -d 7
 run_json 6 -d 7
 expect_exit 2 "$saxpy" -n 0
 expect_line "$out" "cudyn-saxpy: -n takes a number of floats from 1 to 4294967296, not '0' (see cudyn-saxpy --help)"
 expect_exit 2 "$saxpy" --iters=-1
+expect_exit 2 "$saxpy" --naive=yes
+expect_line "$out" "cudyn-saxpy: option '--naive' takes no value (see cudyn-saxpy --help)"
 expect_exit 2 "$saxpy" --bogus
 expect_line "$out" "cudyn-saxpy: unrecognized option '--bogus' (see cudyn-saxpy --help)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL: a usage error printed more than one line"; fail=1; }
 run_json 2 --bogus
+run_json 2 $'--bogus\xfe'   # not UTF-8: still valid JSON
+expect_match "$json" "unrecognized option '--bogus\\\\ufffd'"
 
 # the watchdog: a synchronize that hangs
 MOCK_CUDA_HANG=cuCtxSynchronize:30 expect_exit 9 "$saxpy" $small --timeout 1
 expect_match "$out" "timed out after 1 s in phase 'synchronize'"
 MOCK_CUDA_HANG=cuCtxSynchronize:30 run_json 9 $small --timeout 1
+# its message goes to stderr, so -q leaves only the Result line (man page)
+out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 2>/dev/null)
+[ "$out" = "Result = FAIL" ] || { echo "FAIL: after a timeout, stdout holds more than the result: $out"; fail=1; }
+out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 -q 2>&1)
+[ "$out" = "Result = FAIL" ] || { echo "FAIL: -q printed more than the result after a timeout: $out"; fail=1; }
+
+# the watchdog firing while the result is being written waits for it: a
+# document longer than a one-page pipe, read only after the timeout, is
+# whole (it used to be cut where the pipe was full)
+if command -v python3 >/dev/null; then
+    MOCK_CUDA_DEVICES="A:90,B:90,C:90,D:90,E:90,F:90,G:90,H:90" python3 - "$saxpy" > "$tmp/slow-reader.log" 2>&1 <<'EOF'
+import fcntl, json, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+p = subprocess.Popen([sys.argv[1], "-n", "1000", "--iters", "1", "-d", "all", "--json", "--timeout", "2"],
+                     stdout=w, stderr=subprocess.DEVNULL)
+os.close(w)
+time.sleep(4)  # past the timeout, the run long done: the result is being written
+data = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    data += chunk
+rc = p.wait()
+doc = json.loads(data)
+assert doc["result"]["exit_code"] == rc == 0, (rc, doc["result"])
+EOF
+    [ $? = 0 ] || { echo "FAIL: the watchdog cut the result short:"; sed 's/^/    | /' "$tmp/slow-reader.log" | tail -5; fail=1; }
+fi
 
 # -q: just the result
 expect_exit 0 "$saxpy" $small -q

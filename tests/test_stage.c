@@ -5,8 +5,8 @@
  * queued, so it cannot tell a slot refilled before the device read it, or
  * emptied before the device wrote it.  Every byte is compared, for sizes
  * that do and do not fill a slot, one slot or several, no copying thread
- * or several, and a copy that fails halfway (no hang, the error kept, the
- * device idle after).
+ * or several, threads that wait asleep or spinning, and a copy that fails
+ * halfway (no hang, the error kept, the device idle after).
  */
 #include "config.h"
 
@@ -183,8 +183,9 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
         p[i] = (unsigned char)(i * 131 + seed * 7 + (i >> 8));
 }
 
-/* Both ways with `count` vectors of `bytes` through `pinned_bytes`. */
-static void round_trip(size_t bytes, int count, size_t pinned_bytes, int threads)
+/* Both ways with `count` vectors of `bytes` through `pinned_bytes`, with
+ * `cores` to count on (1: waiting asleep). */
+static void round_trip(size_t bytes, int count, size_t pinned_bytes, int threads, int cores)
 {
     unsigned char *host[2], *devmem[2], *back[2];
     unsigned char *pinned = malloc(pinned_bytes);
@@ -206,22 +207,22 @@ static void round_trip(size_t bytes, int count, size_t pinned_bytes, int threads
     CHECK(b.slot > 0 && (size_t)b.slots * b.slot <= pinned_bytes);
     int used = -1;
     cudyn_error e;
-    CHECK_EQ_INT(stage_copy(&b, true, to, count, bytes, threads, &used, &e), CUDYN_OK);
+    CHECK_EQ_INT(stage_copy(&b, true, to, count, bytes, threads, cores, &used, &e), CUDYN_OK);
     CHECK_EQ_INT(used, threads > STAGE_THREADS ? STAGE_THREADS : threads);
     CHECK(device_idle());
     for (int v = 0; v < count; v++)
         if (memcmp(devmem[v], host[v], bytes) != 0) {
-            fprintf(stderr, "to the device: %zu bytes x %d through %zu, %d threads: vector %d differs\n", bytes,
-                    count, pinned_bytes, threads, v);
+            fprintf(stderr, "to the device: %zu bytes x %d through %zu, %d threads, %d cores: vector %d differs\n",
+                    bytes, count, pinned_bytes, threads, cores, v);
             test_failures++;
         }
     memset(pinned, 0xCC, pinned_bytes); /* stale slots must never reach the host */
-    CHECK_EQ_INT(stage_copy(&b, false, from, count, bytes, threads, &used, &e), CUDYN_OK);
+    CHECK_EQ_INT(stage_copy(&b, false, from, count, bytes, threads, cores, &used, &e), CUDYN_OK);
     CHECK(device_idle());
     for (int v = 0; v < count; v++) {
         if (memcmp(back[v], host[v], bytes) != 0) {
-            fprintf(stderr, "to the host: %zu bytes x %d through %zu, %d threads: vector %d differs\n", bytes,
-                    count, pinned_bytes, threads, v);
+            fprintf(stderr, "to the host: %zu bytes x %d through %zu, %d threads, %d cores: vector %d differs\n",
+                    bytes, count, pinned_bytes, threads, cores, v);
             test_failures++;
         }
         free(host[v]);
@@ -246,7 +247,7 @@ static void failing(bool to_device, long nth, int threads)
     pthread_mutex_unlock(&dev.lock);
     int used;
     cudyn_error e;
-    CHECK_EQ_INT(stage_copy(&b, to_device, &v, 1, bytes, threads, &used, &e), CUDYN_ERROR_LAUNCH_FAILED);
+    CHECK_EQ_INT(stage_copy(&b, to_device, &v, 1, bytes, threads, 1, &used, &e), CUDYN_ERROR_LAUNCH_FAILED);
     CHECK_EQ_INT(e.status, CUDYN_ERROR_LAUNCH_FAILED);
     CHECK(device_idle());
     pthread_mutex_lock(&dev.lock);
@@ -271,20 +272,21 @@ int main(void)
             for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
                 if (sizes[s] / (pinned[p] / STAGE_SLOTS + 1) > 300) /* hundreds of tiny chunks: slow, no news */
                     continue;
-                for (int count = 1; count <= 2; count++)
-                    round_trip(sizes[s], count, pinned[p], threads[t]);
+                for (int count = 1; count <= 2; count++) /* waiting asleep (1 core), then spinning */
+                    round_trip(sizes[s], count, pinned[p], threads[t], count == 1 ? 1 : STAGE_THREADS + 1);
             }
     /* how many copy: never more than asked, STAGE_THREADS or the spare
      * cores, one per 64 KiB of a slot */
     struct stage_buffer big, tiny;
     stage_buffer_init(&big, NULL, (size_t)16 << 20);
     stage_buffer_init(&tiny, NULL, 1000);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     CHECK_EQ_INT(big.slots, STAGE_SLOTS);
     CHECK_EQ_INT(big.slot, (size_t)4 << 20);
-    CHECK(stage_threads(&big, 100) <= STAGE_THREADS && stage_threads(&big, 100) <= cores - 1);
-    CHECK_EQ_INT(stage_threads(&big, 1), cores > 1 ? 1 : 0);
-    CHECK_EQ_INT(stage_threads(&tiny, 8), 0);
+    CHECK_EQ_INT(stage_threads(&big, 100, 64), STAGE_THREADS);
+    CHECK_EQ_INT(stage_threads(&big, 8, 4), 3);
+    CHECK_EQ_INT(stage_threads(&big, 1, 2), 1);
+    CHECK_EQ_INT(stage_threads(&big, 1, 1), 0);
+    CHECK_EQ_INT(stage_threads(&tiny, 8, 64), 0);
     for (long nth = 1; nth <= 6; nth++)
         for (int t = 0; t <= 3; t += 3) {
             failing(true, nth, t);

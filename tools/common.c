@@ -30,16 +30,21 @@ void error_what(const cudyn_error *e, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)len, e->message);
 }
 
+void failure_from_error(struct failure *f, int exit_code, const char *context, const cudyn_error *e)
+{
+    char what[sizeof e->message];
+    error_what(e, what, sizeof what);
+    f->exit_code = exit_code;
+    snprintf(f->what, sizeof f->what, "%s%s%s", context ? context : "", context ? ": " : "",
+             what[0] ? what : cudyn_status_string(e->status));
+    snprintf(f->hint, sizeof f->hint, "%s", e->hint);
+}
+
 void failure_from_last_error(struct failure *f, int exit_code, const char *context)
 {
     cudyn_error e = {.size = sizeof e};
     cudyn_last_error(&e);
-    char what[sizeof e.message];
-    error_what(&e, what, sizeof what);
-    f->exit_code = exit_code;
-    snprintf(f->what, sizeof f->what, "%s%s%s", context ? context : "", context ? ": " : "",
-             what[0] ? what : cudyn_status_string(e.status));
-    snprintf(f->hint, sizeof f->hint, "%s", e.hint);
+    failure_from_error(f, exit_code, context, &e);
 }
 
 void failure_set(struct failure *f, int exit_code, const char *fmt, ...)
@@ -72,11 +77,24 @@ static void bad_option(char *out, size_t cap, const char *arg, int option_char)
         snprintf(out, cap, "%.*s", (int)strcspn(arg, "="), arg);
 }
 
-/* Records the first usage error only: it is the one to fix first. */
-static void usage_error(struct failure *f, const char *what, const char *arg)
+void failure_see_help(const struct tool *t, struct failure *f)
 {
-    if (f->exit_code == EXIT_OK)
-        failure_set(f, EXIT_USAGE, "%s '%s'", what, arg);
+    size_t len = strlen(f->what);
+    snprintf(f->what + len, sizeof f->what - len, " (see %s --help)", t->name);
+}
+
+/* Records the first usage error only: it is the one to fix first. */
+static void usage_error(struct failure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void usage_error(struct failure *f, const char *fmt, ...)
+{
+    if (f->exit_code != EXIT_OK)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    f->exit_code = EXIT_USAGE;
+    vsnprintf(f->what, sizeof f->what, fmt, ap);
+    f->hint[0] = '\0';
+    va_end(ap);
 }
 
 /* What the command line asks for besides running. */
@@ -97,11 +115,16 @@ static void take_one(struct tool *t, int c, const char *from, option_fn take, vo
     case OPT_VERSION: req->version = true; break;
     case '?':
         bad_option(arg, sizeof arg, from, optopt);
-        usage_error(f, optopt ? "invalid option" : "unrecognized option", arg);
+        if (!optopt)
+            usage_error(f, "unrecognized option '%s'", arg);
+        else if (strncmp(from, "--", 2) == 0) /* known, but given a value: "--all=3" */
+            usage_error(f, "option '%s' takes no value", arg);
+        else
+            usage_error(f, "invalid option '%s'", arg);
         break;
     case ':':
         bad_option(arg, sizeof arg, from, optopt);
-        usage_error(f, "missing value for option", arg);
+        usage_error(f, "missing value for option '%s'", arg);
         break;
     default:
         if (f->exit_code == EXIT_OK)
@@ -125,10 +148,9 @@ int tool_parse(struct tool *t, int argc, char **argv, const char *short_options,
         take_one(t, c, argv[optind > last ? optind - 1 : last], take, options, f, &req);
     }
     if (optind < argc)
-        usage_error(f, "unexpected argument", argv[optind]);
+        usage_error(f, "unexpected argument '%s'", argv[optind]);
     if (f->exit_code != EXIT_OK) {
-        size_t len = strlen(f->what);
-        snprintf(f->what + len, sizeof f->what - len, " (see %s --help)", t->name);
+        failure_see_help(t, f);
         return EXIT_USAGE;
     }
     if (req.help)
@@ -193,30 +215,27 @@ void kernel_module_version(char *out, size_t cap)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_version(struct json *j, const char *key, int version)
+void json_document_begin(struct json *j, const char *schema)
 {
-    if (version)
-        json_int(j, key, version);
-    else
-        json_null(j, key);
+    json_object_begin(j, NULL);
+    json_string(j, "schema", schema);
+    json_string(j, "cudyn_version", cudyn_version());
 }
 
-static void json_driver(struct json *j, const struct cudyn_loader_info *l)
+static void json_driver(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module)
 {
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
     bool ok = l->driver_status == CUDYN_OK;
     json_object_begin(j, "driver");
     json_string(j, "status", cudyn_status_name(l->driver_status));
     json_string(j, "init_status", cudyn_status_name(l->init_status));
     json_string(j, "path", l->driver_path);
     json_string(j, "found_by", l->driver_found_by);
-    json_version(j, "version", l->driver_version);
+    json_int_or_null(j, "version", l->driver_version != 0, l->driver_version);
     json_string(j, "entry_mechanism", ok ? l->entry_mechanism_name : NULL);
     json_int(j, "symbols_bound", l->symbols_bound);
     json_int(j, "symbols_missing", l->symbols_missing);
     json_bool(j, "per_thread_stream", l->per_thread_stream != 0);
-    json_string(j, "kernel_module_version", kmod[0] ? kmod : NULL);
+    json_string(j, "kernel_module_version", kernel_module[0] ? kernel_module : NULL);
     json_double(j, "load_ms", l->driver_load_ms);
     json_double(j, "init_ms", l->init_ms);
     json_object_end(j);
@@ -229,19 +248,16 @@ static void json_nvrtc(struct json *j, const struct cudyn_loader_info *l)
     json_string(j, "status", cudyn_status_name(l->nvrtc_status));
     json_string(j, "path", l->nvrtc_path);
     json_string(j, "found_by", l->nvrtc_found_by);
-    json_version(j, "version", l->nvrtc_version);
+    json_int_or_null(j, "version", l->nvrtc_version != 0, l->nvrtc_version);
     json_string(j, "builtins_path", l->nvrtc_builtins_path);
-    if (l->nvrtc_status == CUDYN_ERROR_NOT_READY)
-        json_null(j, "load_ms");
-    else
-        json_double(j, "load_ms", l->nvrtc_load_ms);
+    json_double_or_null(j, "load_ms", l->nvrtc_status != CUDYN_ERROR_NOT_READY, l->nvrtc_load_ms);
     json_object_end(j);
 }
 
-void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces)
+void json_loader(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module, bool traces)
 {
     json_object_begin(j, "loader");
-    json_driver(j, l);
+    json_driver(j, l, kernel_module);
     json_nvrtc(j, l);
     if (traces) {
         json_string(j, "driver_trace", l->driver_trace);

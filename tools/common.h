@@ -1,9 +1,10 @@
 /*
- * common.h - what cudainfo and cudyn-saxpy share, stated once: exit codes,
- * option parsing (--json, --quiet, --help, --version and usage errors), how a
- * failure is reported (what went wrong, and the library's hint on its own
- * line), the start-up sequence (load the driver, cuInit, count devices) and
- * the loader's JSON object.
+ * common.h - what the tools share, stated once: exit codes (cudainfo's and
+ * cudyn-saxpy's; cudyn-cc has its own beside 0 and 2), option parsing
+ * (--json, --quiet, --help, --version and usage errors), how a failure is
+ * reported (what went wrong, and the library's hint on its own line), the
+ * start-up sequence (load the driver, cuInit, count devices) and the
+ * loader's JSON object.
  */
 #ifndef CUDYN_TOOLS_COMMON_H
 #define CUDYN_TOOLS_COMMON_H
@@ -40,6 +41,9 @@ struct failure {
 /* From the calling thread's last cudyn error; `context` ("device 1"), if
  * not NULL, goes before what the library says. */
 void failure_from_last_error(struct failure *f, int exit_code, const char *context);
+/* As failure_from_last_error, from an error kept earlier (another
+ * thread's, or one from before other calls). */
+void failure_from_error(struct failure *f, int exit_code, const char *context, const cudyn_error *e);
 /* A failure of the tool's own, with no hint. */
 void failure_set(struct failure *f, int exit_code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "TOOL: what" and "TOOL: hint: hint" on stderr, each once. */
@@ -74,6 +78,9 @@ typedef void (*option_fn)(void *options, int option, const char *arg, struct fai
  */
 int tool_parse(struct tool *t, int argc, char **argv, const char *short_options, const struct option *long_options,
                option_fn take, void *options, struct failure *f);
+/* Ends a usage error's message with " (see TOOL --help)", as tool_parse
+ * does, for one found after it (a required argument missing). */
+void failure_see_help(const struct tool *t, struct failure *f);
 
 /* ---- start-up ---- */
 
@@ -91,8 +98,11 @@ void kernel_module_version(char *out, size_t cap);
 
 /* ---- JSON ---- */
 
-/* The "loader" object: driver and NVRTC as found; traces too if asked. */
-void json_loader(struct json *j, const struct cudyn_loader_info *l, bool traces);
+/* Opens the document: its object, "schema" and "cudyn_version". */
+void json_document_begin(struct json *j, const char *schema);
+/* The "loader" object: driver and NVRTC as found, and the kernel module's
+ * version as kernel_module_version read it; traces too if asked. */
+void json_loader(struct json *j, const struct cudyn_loader_info *l, const char *kernel_module, bool traces);
 /* The "result" object: exit_code, status (the tool's word), message, hint. */
 void json_result(struct json *j, int exit_code, const char *status, const struct failure *f);
 

@@ -102,6 +102,7 @@ struct report {
     struct tool tool;
     struct options opt;
     struct cudyn_loader_info loader;
+    char kernel_module[64]; /* its version, "" if not loaded (read once) */
     int count;
     struct device_row *rows;
     bool *selected;
@@ -138,9 +139,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     }
     case 'd':
-        if (!arg[0])
-            failure_set(f, EXIT_USAGE, "empty device selector for -d");
-        else if (opt->n_select == MAX_SELECT)
+        if (opt->n_select == MAX_SELECT)
             failure_set(f, EXIT_USAGE, "more than %d -d options", MAX_SELECT);
         else
             opt->select[opt->n_select++] = arg;
@@ -150,8 +149,9 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
     case OPT_REQUIRE: {
         char *end;
         long v = strtol(arg, &end, 10);
-        if (!arg[0] || *end || v < 0 || v > 1024)
-            failure_set(f, EXIT_USAGE, "--require takes a number of devices from 0 to 1024, not '%s'", arg);
+        /* no device at all is exit 5 in any case: 0 would promise otherwise */
+        if (!arg[0] || *end || v < 1 || v > 1024)
+            failure_set(f, EXIT_USAGE, "--require takes a number of devices from 1 to 1024, not '%s'", arg);
         else
             opt->require = (int)v;
         break;
@@ -175,7 +175,17 @@ static int parse_options(struct report *r, int argc, char **argv)
 
 /* ---------------------------------------------------------- gathering */
 
-/* Records a failure of part of what was asked; the first one is reported. */
+/* Records a failure of part of what was asked, f in `context`; the first
+ * one is reported. */
+static void partial_failure_of(struct report *r, const char *context, const struct failure *f)
+{
+    if (r->failure.exit_code != EXIT_OK)
+        return;
+    r->failure = *f;
+    snprintf(r->failure.what, sizeof r->failure.what, "%s: %s", context, f->what);
+}
+
+/* As partial_failure_of, for the library's last error. */
 static void partial_failure(struct report *r, const char *context)
 {
     if (r->failure.exit_code == EXIT_OK)
@@ -186,8 +196,13 @@ static bool describe_devices(struct report *r)
 {
     r->rows = calloc((size_t)r->count, sizeof *r->rows);
     r->selected = calloc((size_t)r->count, sizeof *r->selected);
-    if (!r->rows || !r->selected)
+    if (!r->rows || !r->selected) { /* no rows: the report says no devices */
+        free(r->rows);
+        free(r->selected);
+        r->rows = NULL;
+        r->selected = NULL;
         return false;
+    }
     for (int i = 0; i < r->count; i++) {
         struct device_row *row = &r->rows[i];
         row->ordinal = i;
@@ -216,9 +231,7 @@ static bool select_devices(struct report *r)
     bool ok = infos && why;
     free(infos);
     free(why);
-    if (!ok)
-        return false;
-    return true;
+    return ok;
 }
 
 static bool wants_attribute(const struct options *opt, int a)
@@ -246,10 +259,10 @@ static bool read_attributes(struct report *r, struct device_row *row)
             continue;
         char context[128];
         snprintf(context, sizeof context, "device %d, attribute %s", row->ordinal, cudyn_device_attr_name(a));
-        struct failure f = {0};
+        struct failure f;
         failure_from_last_error(&f, EXIT_PARTIAL, NULL);
         v->error = strdup(f.what);
-        partial_failure(r, context);
+        partial_failure_of(r, context, &f);
     }
     return true;
 }
@@ -274,10 +287,9 @@ static bool read_devices(struct report *r)
         if (!r->selected[i])
             continue;
         if (row->status != CUDYN_OK) {
-            if (r->failure.exit_code == EXIT_OK) {
-                r->failure = row->why;
-                snprintf(r->failure.what, sizeof r->failure.what, "device %d: %s", i, row->why.what);
-            }
+            char context[32];
+            snprintf(context, sizeof context, "device %d", i);
+            partial_failure_of(r, context, &row->why);
             continue;
         }
         if (r->opt.mem)
@@ -307,7 +319,9 @@ static bool read_links(struct report *r)
     int n = r->count;
     r->links = calloc((size_t)n * (size_t)n, sizeof *r->links);
     const char **ids = calloc((size_t)n, sizeof *ids);
-    if (!r->links || !ids) {
+    if (!r->links || !ids) { /* no links: the report leaves them out */
+        free(r->links);
+        r->links = NULL;
         free(ids);
         return false;
     }
@@ -327,8 +341,6 @@ static bool read_links(struct report *r)
     return ok;
 }
 
-/* Loader, devices, what was asked about them: the whole report, and the
- * exit code in r->failure.  False only when out of memory. */
 /* Why the NVRTC found was refused (the search trace's last "rejected: "
  * line), into why; false when none was found at all. */
 static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
@@ -341,6 +353,8 @@ static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
     return last != NULL;
 }
 
+/* Loader, devices, what was asked about them: the whole report, and the
+ * exit code in r->failure.  False only when out of memory. */
 static bool gather(struct report *r)
 {
     if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)
@@ -385,24 +399,13 @@ static void json_attributes(struct json *j, const struct device_row *row)
     for (int i = 0; i < row->n_attrs; i++) {
         const struct attribute *v = &row->attrs[i];
         json_object_begin(j, cudyn_device_attr_name(v->attr));
-        if (v->status == CUDYN_OK)
-            json_int(j, "value", v->value);
-        else
-            json_null(j, "value");
+        json_int_or_null(j, "value", v->status == CUDYN_OK, v->value);
         json_string(j, "unit", cudyn_device_attr_unit(v->attr));
         json_string(j, "status", cudyn_status_name(v->status));
         json_string(j, "error", v->error);
         json_object_end(j);
     }
     json_object_end(j);
-}
-
-static void json_int_or_null(struct json *j, const char *key, bool known, long long value)
-{
-    if (known)
-        json_int(j, key, value);
-    else
-        json_null(j, key);
 }
 
 static void json_device(struct json *j, const struct device_row *row)
@@ -426,10 +429,7 @@ static void json_device(struct json *j, const struct device_row *row)
     json_string(j, "compute_capability", cc);
     json_string(j, "arch", arch);
     json_uint(j, "total_memory_bytes", d->total_memory);
-    if (row->have_free)
-        json_uint(j, "free_memory_bytes", row->free_bytes);
-    else
-        json_null(j, "free_memory_bytes");
+    json_int_or_null(j, "free_memory_bytes", row->have_free, (long long)row->free_bytes);
     json_int(j, "multiprocessors", d->multiprocessors);
     json_int_or_null(j, "clock_khz", d->clock_khz != 0, d->clock_khz);
     json_int_or_null(j, "memory_clock_khz", d->memory_clock_khz != 0, d->memory_clock_khz);
@@ -527,10 +527,8 @@ static void write_json(const struct report *r)
 {
     struct json j;
     json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", SCHEMA);
-    json_string(&j, "cudyn_version", cudyn_version());
-    json_loader(&j, &r->loader, r->opt.explain);
+    json_document_begin(&j, SCHEMA);
+    json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -604,8 +602,7 @@ static void print_attributes(const struct device_row *row)
 static void print_header(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
+    const char *kmod = r->kernel_module;
     printf("cudainfo %s (cudyn)\n", cudyn_version());
     if (l->driver_status == CUDYN_OK)
         printf("Driver:  CUDA %d.%d%s%s, %s [%s; %s, %d entry points bound, %d absent]\n", l->driver_version / 1000,
@@ -728,8 +725,7 @@ static void print_device_nodes(void)
 static void print_explain(const struct report *r)
 {
     const struct cudyn_loader_info *l = &r->loader;
-    char kmod[64];
-    kernel_module_version(kmod, sizeof kmod);
+    const char *kmod = r->kernel_module;
     printf("\nLoader search (libcuda):\n%s", l->driver_trace ? l->driver_trace : "");
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
     printf("\nDiagnosis:\n");
@@ -799,16 +795,16 @@ int main(int argc, char **argv)
     static struct report r = {.tool = {.name = "cudainfo", .usage = usage_text}};
     int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
+    kernel_module_version(r.kernel_module, sizeof r.kernel_module);
     if (code == EXIT_USAGE) {
         cudyn_loader_info_ex(&r.loader, CUDYN_LOAD_NOTHING); /* described, nothing loaded */
         return finish(&r);
     }
     if (code >= 0)
         return code;
-    if (!gather(&r)) {
-        fprintf(stderr, "cudainfo: out of memory\n");
-        free_report(&r);
-        return EXIT_PARTIAL;
-    }
+    /* out of memory, what was gathered is reported, and the failure
+     * (as text or JSON), unless an earlier one is the first */
+    if (!gather(&r) && r.failure.exit_code == EXIT_OK)
+        failure_set(&r.failure, EXIT_PARTIAL, "out of host memory");
     return finish(&r);
 }

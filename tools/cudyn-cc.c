@@ -7,24 +7,23 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "cudyn.h"
 
-/* Exit codes (man/cudyn-cc.1). */
-enum {
-    EXIT_OK = 0,
-    EXIT_COMPILE = 1,   /* the source did not compile: NVRTC's log is on stderr */
-    EXIT_USAGE = 2,
-    EXIT_FILE = 3,      /* an input could not be read or the output written */
-    EXIT_NO_NVRTC = 4,
-    EXIT_NO_NVFATBIN = 5,
-    EXIT_FAILED = 6     /* anything else cudyn reports */
+/* Exit codes of cudyn-cc's own (man/cudyn-cc.1), beside EXIT_OK and
+ * EXIT_USAGE of common.h. */
+enum cc_exit {
+    CC_EXIT_COMPILE = 1,   /* the source did not compile: NVRTC's log is on stderr */
+    CC_EXIT_FILE = 3,      /* an input could not be read or the output written */
+    CC_EXIT_NO_NVRTC = 4,
+    CC_EXIT_NO_NVFATBIN = 5,
+    CC_EXIT_FAILED = 6     /* anything else cudyn reports */
 };
 
 #define MAX_ARCHS 64
@@ -39,7 +38,8 @@ static const char usage_text[] =
     "for cudyn_module_load_image (no NVRTC needed where it is loaded).\n"
     "\n"
     "  -o FILE             write the image to FILE (- for standard output)\n"
-    "  --arch LIST         targets, comma-separated: sm_XY (CUBIN), compute_XY (PTX)\n"
+    "  --arch LIST         targets, comma-separated: sm_XY (CUBIN), compute_XY (PTX);\n"
+    "                      repeatable\n"
     "  --format FORMAT     cudyn (default), fatbin (needs nvFatbin), or for one\n"
     "                      target only, cubin or ptx\n"
     "  -I DIR              search DIR for included files (also -IDIR)\n"
@@ -56,150 +56,164 @@ static const char usage_text[] =
     "4 NVRTC not found, 5 nvFatbin not found, 6 other failure.\n";
 
 struct request {
+    char **argv; /* -Xnvrtc takes its value from the next argument */
     const char *output, *source_path;
     const char *format;
-    const char *archs[MAX_ARCHS];
+    char *archs[MAX_ARCHS]; /* each target once, from every --arch; freed at exit */
     int n_archs;
-    const char *options[MAX_OPTIONS];
-    char *owned_options[MAX_OPTIONS]; /* "-I" "DIR" joined, freed at exit */
+    char *options[MAX_OPTIONS]; /* for NVRTC ("-I" "DIR" joined); freed at exit */
     int n_options;
     const char *header_names[MAX_HEADERS];
     const char *header_files[MAX_HEADERS];
     int n_headers;
-    char arch_list[4096];
-    enum { DO_COMPILE, DO_CACHE_INFO, DO_CACHE_CLEAR, DO_HELP, DO_VERSION } action;
+    enum { DO_COMPILE, DO_CACHE_INFO, DO_CACHE_CLEAR } action;
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("cudyn-cc: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nTry 'cudyn-cc --help'.\n", stderr);
-    va_end(ap);
-    return EXIT_USAGE;
-}
+/* ---------------------------------------------------------------- options */
 
 /* An NVRTC option from a flag and its value ("-I" "dir" -> "-Idir"). */
-static int add_option(struct request *r, const char *flag, const char *value)
+static void add_option(struct request *r, struct failure *f, const char *flag, const char *value)
 {
-    if (r->n_options >= MAX_OPTIONS)
-        return usage_error("%s: too many options", flag);
-    size_t n = strlen(flag) + strlen(value) + 1;
-    char *opt = malloc(n);
-    if (!opt)
-        return usage_error("%s: out of memory", flag);
-    snprintf(opt, n, "%s%s", flag, value);
-    r->owned_options[r->n_options] = opt;
-    r->options[r->n_options++] = opt;
-    return EXIT_OK;
-}
-
-static int split_archs(struct request *r, const char *list)
-{
-    snprintf(r->arch_list, sizeof r->arch_list, "%s", list);
-    char *save = NULL;
-    for (char *tok = strtok_r(r->arch_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
-        const char *digits = sm ? tok + 3 : tok + 8;
-        if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits))
-            return usage_error("--arch: '%s' is not sm_XY or compute_XY", tok);
-        if (r->n_archs >= MAX_ARCHS)
-            return usage_error("--arch: more than %d targets", MAX_ARCHS);
-        r->archs[r->n_archs++] = tok;
+    if (r->n_options >= MAX_OPTIONS) {
+        failure_set(f, EXIT_USAGE, "%s: more than %d options", flag, MAX_OPTIONS);
+        return;
     }
-    return r->n_archs ? EXIT_OK : usage_error("--arch: %s", "no target given");
+    size_t n = strlen(flag) + strlen(value) + 1;
+    if (!(r->options[r->n_options] = malloc(n))) {
+        failure_set(f, EXIT_USAGE, "%s: out of memory", flag);
+        return;
+    }
+    snprintf(r->options[r->n_options++], n, "%s%s", flag, value);
 }
 
-static int add_header(struct request *r, const char *spec)
+/* One target of --arch: well-formed, and not given before. */
+static void add_arch(struct request *r, struct failure *f, const char *tok)
+{
+    bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
+    const char *digits = sm ? tok + 3 : tok + 8;
+    if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits)) {
+        failure_set(f, EXIT_USAGE, "--arch: '%s' is not sm_XY or compute_XY", tok);
+        return;
+    }
+    for (int i = 0; i < r->n_archs; i++)
+        if (strcmp(r->archs[i], tok) == 0) {
+            failure_set(f, EXIT_USAGE, "--arch: '%s' given twice", tok);
+            return;
+        }
+    if (r->n_archs >= MAX_ARCHS)
+        failure_set(f, EXIT_USAGE, "--arch: more than %d targets", MAX_ARCHS);
+    else if (!(r->archs[r->n_archs] = strdup(tok)))
+        failure_set(f, EXIT_USAGE, "--arch: out of memory");
+    else
+        r->n_archs++;
+}
+
+/* A comma-separated list of targets; --arch may be given again. */
+static void split_archs(struct request *r, struct failure *f, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy) {
+        failure_set(f, EXIT_USAGE, "--arch: out of memory");
+        return;
+    }
+    int before = r->n_archs;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok && f->exit_code == EXIT_OK; tok = strtok_r(NULL, ",", &save))
+        add_arch(r, f, tok);
+    free(copy);
+    if (f->exit_code == EXIT_OK && r->n_archs == before)
+        failure_set(f, EXIT_USAGE, "--arch: no target given");
+}
+
+static void add_header(struct request *r, struct failure *f, const char *spec)
 {
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || !eq[1])
-        return usage_error("--header: '%s' is not NAME=FILE", spec);
-    if (r->n_headers >= MAX_HEADERS)
-        return usage_error("--header: more than %d headers", MAX_HEADERS);
-    char *name = strndup(spec, (size_t)(eq - spec));
-    if (!name)
-        return usage_error("--header: %s", "out of memory");
-    r->header_names[r->n_headers] = name;
-    r->header_files[r->n_headers++] = eq + 1;
-    return EXIT_OK;
-}
-
-/* One command-line argument (and its value); *i advances past what it used. */
-static int parse_one(struct request *r, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i];
-    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
-    static const char *const with_value[] = {"-o", "--arch", "--format", "-I", "-D", "--std", "--header", "-Xnvrtc"};
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-        const char *flag = with_value[k];
-        bool attached = (strcmp(flag, "-I") == 0 || strcmp(flag, "-D") == 0) && strncmp(a, flag, 2) == 0 && a[2];
-        if (strcmp(a, flag) != 0 && !attached)
-            continue;
-        const char *v = attached ? a + 2 : next;
-        if (!v)
-            return usage_error("%s needs a value", flag);
-        if (!attached)
-            (*i)++;
-        if (strcmp(flag, "-o") == 0)
-            r->output = v;
-        else if (strcmp(flag, "--arch") == 0)
-            return split_archs(r, v);
-        else if (strcmp(flag, "--format") == 0)
-            r->format = v;
-        else if (strcmp(flag, "--header") == 0)
-            return add_header(r, v);
-        else if (strcmp(flag, "--std") == 0)
-            return add_option(r, "--std=", v);
-        else if (strcmp(flag, "-Xnvrtc") == 0)
-            return add_option(r, "", v);
-        else
-            return add_option(r, flag, v); /* -I, -D */
-        return EXIT_OK;
-    }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-        r->action = DO_HELP;
-    else if (strcmp(a, "--version") == 0)
-        r->action = DO_VERSION;
-    else if (strcmp(a, "--cache-info") == 0)
-        r->action = DO_CACHE_INFO;
-    else if (strcmp(a, "--cache-clear") == 0)
-        r->action = DO_CACHE_CLEAR;
-    else if (a[0] == '-' && a[1])
-        return usage_error("unknown option '%s'", a);
-    else if (r->source_path)
-        return usage_error("one source file only ('%s' is a second)", a);
+        failure_set(f, EXIT_USAGE, "--header: '%s' is not NAME=FILE", spec);
+    else if (r->n_headers >= MAX_HEADERS)
+        failure_set(f, EXIT_USAGE, "--header: more than %d headers", MAX_HEADERS);
+    else if (!(r->header_names[r->n_headers] = strndup(spec, (size_t)(eq - spec))))
+        failure_set(f, EXIT_USAGE, "--header: out of memory");
     else
-        r->source_path = a;
-    return EXIT_OK;
+        r->header_files[r->n_headers++] = eq + 1;
 }
 
-static int parse_args(struct request *r, int argc, char **argv)
+enum {
+    OPT_SOURCE = 1, /* getopt's code for an argument that is no option ('-' leads the short options) */
+    OPT_ARCH = OPT_FIRST_TOOL_OPTION,
+    OPT_FORMAT,
+    OPT_STD,
+    OPT_HEADER,
+    OPT_CACHE_INFO,
+    OPT_CACHE_CLEAR
+};
+
+static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
-    r->format = "cudyn";
-    for (int i = 1; i < argc; i++) {
-        int rc = parse_one(r, argc, argv, &i);
-        if (rc != EXIT_OK)
-            return rc;
+    struct request *r = options;
+    switch (c) {
+    case OPT_SOURCE:
+        if (r->source_path)
+            failure_set(f, EXIT_USAGE, "one source file only ('%s' is a second)", arg);
+        else
+            r->source_path = arg;
+        break;
+    case 'o': r->output = arg; break;
+    case OPT_ARCH: split_archs(r, f, arg); break;
+    case OPT_FORMAT: r->format = arg; break;
+    case OPT_HEADER: add_header(r, f, arg); break;
+    case OPT_STD: add_option(r, f, "--std=", arg); break;
+    case 'I': add_option(r, f, "-I", arg); break;
+    case 'D': add_option(r, f, "-D", arg); break;
+    case 'X': /* getopt reads -Xnvrtc as -X with "nvrtc": the option is the next argument */
+        if (strcmp(arg, "nvrtc") != 0)
+            failure_set(f, EXIT_USAGE, "invalid option '-X%s'", arg);
+        else if (!r->argv[optind])
+            failure_set(f, EXIT_USAGE, "missing value for option '-Xnvrtc'");
+        else
+            add_option(r, f, "", r->argv[optind++]);
+        break;
+    case OPT_CACHE_INFO: r->action = DO_CACHE_INFO; break;
+    case OPT_CACHE_CLEAR: r->action = DO_CACHE_CLEAR; break;
     }
-    if (r->action != DO_COMPILE)
-        return EXIT_OK;
-    if (!r->source_path)
-        return usage_error("%s", "no source file given");
-    if (!r->output)
-        return usage_error("%s", "no output given (-o FILE)");
-    if (!r->n_archs)
-        return usage_error("%s", "no target given (--arch sm_80,compute_90)");
+}
+
+/* Returns -1 to go on, or the exit code (after --help or --version, or a
+ * usage error in *f). */
+static int parse_args(struct tool *t, struct request *r, int argc, char **argv, struct failure *f)
+{
+    static const struct option long_options[] = {
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"std", required_argument, NULL, OPT_STD},
+        {"header", required_argument, NULL, OPT_HEADER},
+        {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+        {"cache-clear", no_argument, NULL, OPT_CACHE_CLEAR},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    r->argv = argv;
+    r->format = "cudyn";
+    int code = tool_parse(t, argc, argv, "-:ho:I:D:X:", long_options, take_option, r, f);
+    if (code >= 0 || r->action != DO_COMPILE)
+        return code;
     bool single = strcmp(r->format, "cubin") == 0 || strcmp(r->format, "ptx") == 0;
-    if (!single && strcmp(r->format, "cudyn") != 0 && strcmp(r->format, "fatbin") != 0)
-        return usage_error("--format: '%s' is not cudyn, fatbin, cubin or ptx", r->format);
-    if (single && (r->n_archs != 1 || (r->format[0] == 'c') != (strncmp(r->archs[0], "sm_", 3) == 0)))
-        return usage_error("--format %s takes one target of its kind (sm_XY for cubin, compute_XY for ptx)",
-                           r->format);
-    return EXIT_OK;
+    if (!r->source_path)
+        failure_set(f, EXIT_USAGE, "no source file given");
+    else if (!r->output)
+        failure_set(f, EXIT_USAGE, "no output given (-o FILE)");
+    else if (!r->n_archs)
+        failure_set(f, EXIT_USAGE, "no target given (--arch sm_80,compute_90)");
+    else if (!single && strcmp(r->format, "cudyn") != 0 && strcmp(r->format, "fatbin") != 0)
+        failure_set(f, EXIT_USAGE, "--format: '%s' is not cudyn, fatbin, cubin or ptx", r->format);
+    else if (single && (r->n_archs != 1 || (r->format[0] == 'c') != (strncmp(r->archs[0], "sm_", 3) == 0)))
+        failure_set(f, EXIT_USAGE, "--format %s takes one target of its kind (sm_XY for cubin, compute_XY for ptx)",
+                    r->format);
+    else
+        return -1;
+    failure_see_help(t, f);
+    return EXIT_USAGE;
 }
 
 /* ---------------------------------------------------------------- files */
@@ -251,24 +265,27 @@ static int write_output(const char *path, const void *data, size_t n)
         ok &= fflush(f) == 0;
     if (!ok) {
         fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(errno));
-        return EXIT_FILE;
+        return CC_EXIT_FILE;
     }
     return EXIT_OK;
 }
 
 /* -------------------------------------------------------------- actions */
 
-/* The exit code for a cudyn failure, with its message on stderr. */
+/* The exit code for a cudyn failure, with what failed and the library's
+ * hint on stderr. */
 static int report(int status)
 {
-    cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    fprintf(stderr, "cudyn-cc: %s\n", e.message[0] ? e.message : cudyn_status_string(status));
+    struct failure f;
+    failure_from_last_error(&f, CC_EXIT_FAILED, NULL);
     if (status == CUDYN_ERROR_NVRTC_NOT_FOUND)
-        return EXIT_NO_NVRTC;
-    if (status == CUDYN_ERROR_NOT_SUPPORTED && strstr(e.message, "nvFatbin"))
-        return EXIT_NO_NVFATBIN;
-    return status == CUDYN_ERROR_COMPILE ? EXIT_COMPILE : EXIT_FAILED;
+        f.exit_code = CC_EXIT_NO_NVRTC;
+    else if (status == CUDYN_ERROR_NOT_SUPPORTED && (strstr(f.what, "nvFatbin") || strstr(f.hint, "nvFatbin")))
+        f.exit_code = CC_EXIT_NO_NVFATBIN;
+    else if (status == CUDYN_ERROR_COMPILE)
+        f.exit_code = CC_EXIT_COMPILE;
+    failure_print("cudyn-cc", &f);
+    return f.exit_code;
 }
 
 /* Compiles for one target; NVRTC's log (warnings, or the errors) on stderr. */
@@ -311,10 +328,10 @@ static int compile(struct request *r)
 {
     char *source = read_file(r->source_path);
     char *headers[MAX_HEADERS] = {0};
-    int rc = source ? EXIT_OK : EXIT_FILE;
+    int rc = source ? EXIT_OK : CC_EXIT_FILE;
     for (int i = 0; i < r->n_headers && rc == EXIT_OK; i++)
         if (!(headers[i] = read_file(r->header_files[i])))
-            rc = EXIT_FILE;
+            rc = CC_EXIT_FILE;
     cudyn_program *programs[MAX_ARCHS] = {0};
     struct cudyn_compile_args a = {.size = sizeof a, .source = source, .name = r->source_path, .device = CUDYN_DEVICE_NONE};
     a.header_names = r->header_names;
@@ -364,20 +381,23 @@ static int cache_clear(void)
 
 int main(int argc, char **argv)
 {
+    static struct tool t = {.name = "cudyn-cc", .usage = usage_text};
     static struct request r;
-    int rc = parse_args(&r, argc, argv);
-    if (rc == EXIT_OK) {
-        switch (r.action) {
-        case DO_HELP: fputs(usage_text, stdout); break;
-        case DO_VERSION: printf("cudyn-cc %s\n", cudyn_version()); break;
-        case DO_CACHE_INFO: rc = cache_info(); break;
-        case DO_CACHE_CLEAR: rc = cache_clear(); break;
-        case DO_COMPILE: rc = compile(&r); break;
-        }
-    }
+    struct failure f = {0};
+    int rc = parse_args(&t, &r, argc, argv, &f);
+    if (rc == EXIT_USAGE)
+        failure_print(t.name, &f);
+    else if (rc < 0 && r.action == DO_CACHE_INFO)
+        rc = cache_info();
+    else if (rc < 0 && r.action == DO_CACHE_CLEAR)
+        rc = cache_clear();
+    else if (rc < 0)
+        rc = compile(&r);
     for (int i = 0; i < r.n_options; i++)
-        free(r.owned_options[i]);
+        free(r.options[i]);
     for (int i = 0; i < r.n_headers; i++)
         free((char *)r.header_names[i]);
+    for (int i = 0; i < r.n_archs; i++)
+        free(r.archs[i]);
     return rc;
 }

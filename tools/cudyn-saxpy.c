@@ -16,8 +16,9 @@
  *    can do;
  *  - the result is verified by several threads while the device times the
  *    kernel and the copies;
- *  - the host vectors are freed after the result is printed; the contexts
- *    are left to the driver's exit handler, the cheapest way out.
+ *  - nothing is freed before the result is printed: then the host memory
+ *    and the modules; device and page-locked memory go with the contexts,
+ *    which are left to the driver's exit handler, the cheapest way out.
  */
 #include "config.h"
 
@@ -67,15 +68,20 @@ struct saxpy {
     struct device_run *runs;
     int n_runs;
     struct rendezvous timing;
+    int cores, threads; /* online cores (at least 1), and min(8, cores) threads for host work */
     struct failure failure;
-    int failed_run; /* index of the run the failure comes from, or -1 */
+    bool device_failed; /* the failure is a device's (shown under its phase) */
     double app_ms;
 };
 
 /* -------------------------------------------------------------- watchdog */
 
-static atomic_bool output_claimed; /* by main's report or by the watchdog */
-static atomic_int result_code;
+/* The result is written once, whole: by main's report, or by the watchdog
+ * if it times out first.  Whichever takes the lock with nothing written
+ * writes; the watchdog keeps it until it ends the process. */
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool result_written; /* under output_lock */
+static int result_code;     /* under output_lock, once written */
 static _Atomic int runs_started; /* runs the watchdog may look at */
 
 /* Where the run is stuck: the phase, per device when there are several. */
@@ -102,10 +108,13 @@ static void *watchdog(void *arg)
     struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
     while (nanosleep(&ts, &ts) != 0)
         continue;
-    if (atomic_exchange(&output_claimed, true)) {
-        /* the result is out; only freeing and releasing the devices hang */
-        fprintf(stderr, "cudyn-saxpy: timed out after %g s releasing the devices; the result stands\n", seconds);
-        _exit(atomic_load(&result_code));
+    /* a result being written is finished first (a reader that never
+     * reads it would keep the watchdog waiting too) */
+    pthread_mutex_lock(&output_lock);
+    if (result_written) { /* what hangs is main's freeing after it */
+        if (!s->tool.quiet)
+            fprintf(stderr, "cudyn-saxpy: timed out after %g s, after the result was written; it stands\n", seconds);
+        _exit(result_code);
     }
     struct failure f = {0};
     char where[1024];
@@ -114,14 +123,14 @@ static void *watchdog(void *arg)
     if (s->tool.json) {
         struct json j;
         json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_string(&j, "schema", SCHEMA);
-        json_string(&j, "cudyn_version", cudyn_version());
+        json_document_begin(&j, SCHEMA);
         json_result(&j, EXIT_TIMEOUT, "FAIL", &f);
         json_object_end(&j);
         json_finish(&j);
     } else {
-        printf("cudyn-saxpy: %s\nResult = FAIL\n", f.what);
+        if (!s->tool.quiet) /* -q: only the Result line */
+            failure_print(s->tool.name, &f);
+        printf("Result = FAIL\n");
         fflush(stdout);
     }
     _exit(EXIT_TIMEOUT); /* the stuck call cannot be interrupted */
@@ -200,47 +209,59 @@ static bool start_driver(struct saxpy *s, int *count)
     return code == EXIT_OK;
 }
 
+/* cudyn_device_info for the run's device, timed: its "device" phase. */
+static void describe_device(struct device_run *run)
+{
+    double t0 = now_ms();
+    run->info.size = sizeof run->info;
+    run->describe_status = cudyn_device_info(run->ordinal, &run->info);
+    run->describe_ms = now_ms() - t0;
+    if (run->describe_status != CUDYN_OK)
+        failure_from_last_error(&run->undescribed, EXIT_CUDA_ERROR, NULL);
+}
+
 /* The runs: every device for -d all, else the one selected (0 by
- * default).  Every device is described first, to match a UUID or PCI id. */
+ * default), each described here, in order.  Only a UUID or PCI id needs
+ * every device described to be matched. */
 static bool choose_devices(struct saxpy *s, int count)
 {
-    struct device_run *all = calloc((size_t)count, sizeof *all);
+    const char *sel = s->opt.device;
+    bool all = sel && strcmp(sel, "all") == 0;
+    bool describe_all = sel && !all && device_selector_by_description(sel);
+    struct device_run *runs = calloc((size_t)count, sizeof *runs);
     const struct cudyn_device_info **infos = calloc((size_t)count, sizeof *infos);
-    if (!all || !infos) {
-        free(all);
+    const struct failure **why = calloc((size_t)count, sizeof *why);
+    if (!runs || !infos || !why) {
+        free(runs);
         free(infos);
+        free(why);
         failure_set(&s->failure, EXIT_CUDA_ERROR, "out of host memory");
         return false;
     }
     for (int i = 0; i < count; i++) {
-        struct device_run *run = &all[i];
+        struct device_run *run = &runs[i];
         run->ordinal = i;
         run->opt = &s->opt;
         run->inputs = &s->inputs;
         run->timing = &s->timing;
-        run->info.size = sizeof run->info;
-        run->describe_status = cudyn_device_info(i, &run->info);
-        if (run->describe_status != CUDYN_OK)
-            failure_from_last_error(&run->described, EXIT_CUDA_ERROR, NULL);
-        infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
+        if (all || describe_all) {
+            describe_device(run);
+            infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
+        }
+        why[i] = &run->undescribed;
     }
-    s->runs = all;
+    s->runs = runs;
     s->n_runs = count;
-    if (!s->opt.device || strcmp(s->opt.device, "all") != 0) {
-        const struct failure **why = calloc((size_t)count, sizeof *why);
-        for (int i = 0; why && i < count; i++)
-            why[i] = &all[i].described;
-        int one = !why ? DEVICE_SELECT_NONE
-                  : s->opt.device ? device_select_or_fail(s->opt.device, infos, why, count, &s->failure)
-                                  : 0;
-        if (!why)
-            failure_set(&s->failure, EXIT_CUDA_ERROR, "out of host memory");
-        free(why);
+    if (!all) {
+        int one = sel ? device_select_or_fail(sel, infos, why, count, &s->failure) : 0;
+        if (one >= 0 && !describe_all)
+            describe_device(&runs[one]);
         if (one > 0) /* no thread runs yet: a plain copy */
-            memcpy(&all[0], &all[one], sizeof all[0]);
+            memcpy(&runs[0], &runs[one], sizeof runs[0]);
         s->n_runs = one >= 0 ? 1 : 0;
     }
     free(infos);
+    free(why);
     return s->n_runs > 0;
 }
 
@@ -250,13 +271,18 @@ static void *device_thread(void *arg)
     return NULL;
 }
 
-/* One thread per device, all at once; each makes its device current. */
+/* One thread per device, all at once; each makes its device current, and
+ * counts on its share of the cores. */
 static void run_devices(struct saxpy *s)
 {
     rendezvous_init(&s->timing, s->n_runs);
     atomic_store(&runs_started, s->n_runs);
+    int share = s->cores / s->n_runs;
     for (int i = 0; i < s->n_runs; i++) {
         struct device_run *run = &s->runs[i];
+        run->threads = s->threads;
+        run->cores = s->cores;
+        run->cores_shared = share > 0 ? share : 1;
         if (pthread_create(&run->thread, NULL, device_thread, run) != 0) {
             run->alone = true; /* runs below, in turn: others must not wait for it */
             rendezvous_leave(&s->timing);
@@ -273,7 +299,6 @@ static void run_devices(struct saxpy *s)
  * result), and never a pass for a run that verified no device. */
 static void judge(struct saxpy *s)
 {
-    s->failed_run = -1;
     for (int i = 0; i < s->n_runs; i++) {
         struct device_run *run = &s->runs[i];
         int code = run->failure.exit_code, now = s->failure.exit_code;
@@ -281,7 +306,7 @@ static void judge(struct saxpy *s)
             failure_set(&run->failure, code = EXIT_CUDA_ERROR, "device %d was not verified", run->ordinal);
         if (code != EXIT_OK && (now == EXIT_OK || (now == EXIT_WRONG && code != EXIT_WRONG))) {
             s->failure = run->failure;
-            s->failed_run = i;
+            s->device_failed = true;
         }
     }
     if (s->n_runs == 0 && s->failure.exit_code == EXIT_OK)
@@ -393,12 +418,10 @@ static void json_verify(struct json *j, const struct device_run *run)
     json_bool(j, "done", run->verified);
     json_uint(j, "checked", run->verified ? run->opt->n : 0);
     json_uint(j, "mismatches", m->count);
+    json_int_or_null(j, "first_bad_index", m->count != 0, (long long)m->first);
     if (m->count) {
-        json_uint(j, "first_bad_index", m->first);
         json_double(j, "expected", m->expected);
         json_double(j, "actual", m->actual);
-    } else {
-        json_null(j, "first_bad_index");
     }
     json_object_end(j);
 }
@@ -418,13 +441,8 @@ static void json_bandwidth(struct json *j, const struct device_run *run, const s
         json_double(j, "device_to_device_copy_gbps", b->copy);
         json_double(j, "kernel_fraction_of_copy", b->copy > 0 ? b->kernel / b->copy : 0);
         json_uint(j, "pinned_probe_bytes", run->probe_bytes);
-        if (run->probe_bytes) {
-            json_double(j, "pinned_host_to_device_gbps", b->probe_h2d);
-            json_double(j, "pinned_device_to_host_gbps", b->probe_d2h);
-        } else { /* not probed */
-            json_null(j, "pinned_host_to_device_gbps");
-            json_null(j, "pinned_device_to_host_gbps");
-        }
+        json_double_or_null(j, "pinned_host_to_device_gbps", run->probe_bytes != 0, b->probe_h2d);
+        json_double_or_null(j, "pinned_device_to_host_gbps", run->probe_bytes != 0, b->probe_d2h);
     }
     json_object_end(j);
 }
@@ -468,10 +486,10 @@ static void write_json(const struct saxpy *s)
     int code = s->failure.exit_code;
     struct json j;
     json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_string(&j, "schema", SCHEMA);
-    json_string(&j, "cudyn_version", cudyn_version());
-    json_loader(&j, &s->loader, false);
+    json_document_begin(&j, SCHEMA);
+    char kernel_module[64];
+    kernel_module_version(kernel_module, sizeof kernel_module);
+    json_loader(&j, &s->loader, kernel_module, false);
     json_uint(&j, "elements", s->opt.n);
     json_string(&j, "host_memory", s->opt.pinned ? "pinned" : "pageable");
     json_phases(&j, &s->phases);
@@ -480,10 +498,7 @@ static void write_json(const struct saxpy *s)
         json_run(&j, &s->runs[i], &s->opt);
     json_array_end(&j);
     json_aggregate(&j, s);
-    if (s->app_ms >= 0)
-        json_double(&j, "application_ms", s->app_ms);
-    else
-        json_null(&j, "application_ms");
+    json_double_or_null(&j, "application_ms", s->app_ms >= 0, s->app_ms);
     json_object_begin(&j, "whole_process");
     json_null(&j, "ms");
     json_string(&j, "how", "measured from outside the process, driver teardown included: time cudyn-saxpy");
@@ -493,13 +508,8 @@ static void write_json(const struct saxpy *s)
     json_finish(&j);
 }
 
-/* The result, once: the watchdog may be printing its own instead. */
-static void report(struct saxpy *s)
+static void write_result(const struct saxpy *s)
 {
-    atomic_store(&result_code, s->failure.exit_code);
-    if (atomic_exchange(&output_claimed, true))
-        for (;;)
-            pause(); /* the watchdog has the output and ends the process */
     if (s->tool.json) {
         write_json(s);
         return;
@@ -512,28 +522,44 @@ static void report(struct saxpy *s)
     if (!s->tool.quiet) {
         print_text(s);
         fflush(stdout);
-        if (s->failed_run < 0) /* a device's failure is shown under its phase */
+        if (!s->device_failed) /* a device's failure is shown under its phase */
             failure_print(s->tool.name, &s->failure);
     }
     printf("Result = %s\n", s->failure.exit_code == EXIT_OK ? "PASS" : "FAIL");
+}
+
+/* The result, once and whole: it counts as written only once flushed.
+ * If the watchdog wrote its own, this waits for it to end the process. */
+static void report(const struct saxpy *s)
+{
+    pthread_mutex_lock(&output_lock);
+    write_result(s);
     fflush(stdout);
+    result_code = s->failure.exit_code;
+    result_written = true;
+    pthread_mutex_unlock(&output_lock);
 }
 
 /* -------------------------------------------------------------- teardown */
 
-/* The contexts are left to the driver's exit handler: releasing them here
- * first measured about 20 ms more per process on an H100 (the release,
- * then a teardown that still runs), for nothing the tool reports. */
+/* After the result.  The contexts are left to the driver's exit handler,
+ * and with them the device and page-locked memory (see run_release):
+ * releasing the contexts here first measured about 20 ms more per process
+ * on an H100 (the release, then a teardown that still runs), for nothing
+ * the tool reports. */
 static void teardown(struct saxpy *s)
 {
+    for (int i = 0; i < s->n_runs; i++)
+        run_release(&s->runs[i]);
     inputs_free(&s->inputs);
     free(s->runs);
 }
 
-/* "generate": the background work, shown with the driver's phases. */
+/* "generate": the background work, shown with the driver's phases when a
+ * device used it (then it is done: that device waited for it). */
 static void add_generate_phase(struct saxpy *s)
 {
-    if (s->opt.pinned || s->n_runs == 0) /* nothing used it: no need to wait */
+    if (!s->inputs.used) /* --pinned, or no device got that far: no need to wait */
         return;
     bool ok = inputs_wait(&s->inputs);
     phase_add(&s->phases, "generate", ok ? CUDYN_OK : CUDYN_ERROR_OUT_OF_MEMORY, s->inputs.ms);
@@ -545,7 +571,6 @@ int main(int argc, char **argv)
     static struct saxpy s = {
         .tool = {.name = "cudyn-saxpy", .usage = usage_text},
         .opt = {.n = (size_t)512 * 32768, .iters = 20, .timeout_s = 60},
-        .failed_run = -1,
         .app_ms = -1,
     };
     int code = parse_options(&s, argc, argv);
@@ -558,8 +583,11 @@ int main(int argc, char **argv)
     if (code >= 0)
         return code;
     start_watchdog(&s);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* once: every part works with it */
+    s.cores = cores < 1 ? 1 : (int)cores;
+    s.threads = s.cores < HOST_THREADS_MAX ? s.cores : HOST_THREADS_MAX;
     if (!s.opt.pinned)
-        inputs_start(&s.inputs, s.opt.n);
+        inputs_start(&s.inputs, s.opt.n, s.threads);
     int count = 0;
     if (start_driver(&s, &count) && choose_devices(&s, count))
         run_devices(&s);

@@ -50,8 +50,20 @@ static bool all_digits(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
-int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
+#define DEVICE_SELECT_NONE (-1)
+#define DEVICE_SELECT_AMBIGUOUS (-2)
+
+bool device_selector_by_description(const char *sel)
 {
+    return sel[0] && !all_digits(sel);
+}
+
+/* The ordinal, DEVICE_SELECT_NONE or DEVICE_SELECT_AMBIGUOUS. */
+static int device_select(const char *sel, const struct cudyn_device_info *const *infos, int n)
+{
+    /* empty is no device, though it is a prefix of every UUID */
+    if (!sel[0])
+        return DEVICE_SELECT_NONE;
     /* Digits are an ordinal and nothing else: "2" on a machine with two
      * devices must not pick the one whose UUID happens to start with 2. */
     if (all_digits(sel)) {
@@ -80,11 +92,14 @@ int device_select_or_fail(const char *sel, const struct cudyn_device_info *const
                           const struct failure *const *why, int n, struct failure *f)
 {
     int found = device_select(sel, infos, n);
+    /* A UUID or PCI id that matched nothing may name a device that could
+     * not be described: its failure is the one to report.  An ordinal
+     * needs no description. */
     int undescribed = -1;
-    for (int i = 0; i < n && undescribed < 0; i++)
+    for (int i = 0; found == DEVICE_SELECT_NONE && device_selector_by_description(sel) && i < n && undescribed < 0; i++)
         if (!infos[i] && why[i] && why[i]->exit_code != EXIT_OK)
             undescribed = i;
-    if (found == DEVICE_SELECT_NONE && undescribed >= 0) {
+    if (undescribed >= 0) {
         *f = *why[undescribed];
         char what[sizeof f->what];
         snprintf(what, sizeof what, "device '%s' not among those described; device %d could not be: %s", sel,

@@ -13,20 +13,22 @@
 
 struct failure; /* common.h */
 
-#define DEVICE_SELECT_NONE (-1)
-#define DEVICE_SELECT_AMBIGUOUS (-2)
-
-/* infos[i] describes device i, or is NULL if it could not be described.
- * Returns the ordinal, DEVICE_SELECT_NONE or DEVICE_SELECT_AMBIGUOUS. */
-int device_select(const char *selector, const struct cudyn_device_info *const *infos, int n);
-
-/* As device_select; on no match fills *f (EXIT_DEVICE_NOT_FOUND) with a
- * message that names the selector and says how devices can be named.  A
+/* The ordinal of the device the selector names among n, or a negative
+ * value with *f filled: EXIT_DEVICE_NOT_FOUND, with a message that names
+ * the selector and says how devices can be named.  infos[i] describes
+ * device i, or is NULL if it could not be described (or was not: an
+ * ordinal needs no description, see below), why[i] says why.  A
  * device that could not be described (infos[i] NULL) might have been the
- * one: then *f is why[i], the failure that left it undescribed, with the
- * selector named first. */
+ * one a UUID or PCI id names: then *f is why[i], the failure that left it
+ * undescribed, with the selector named first.  An ordinal never depends
+ * on the descriptions. */
 int device_select_or_fail(const char *selector, const struct cudyn_device_info *const *infos,
                           const struct failure *const *why, int n, struct failure *f);
+
+/* Whether the selector names a device by its description (a UUID or PCI
+ * id), so that every device must be described to find it; an ordinal (or
+ * an empty selector, which names none) needs no description. */
+bool device_selector_by_description(const char *selector);
 
 /* Whether two PCI bus ids name the same device, whatever the width of the
  * domain ("0000:17:00.0", "00000000:17:00.0") and the case of the hex. */

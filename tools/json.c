@@ -14,6 +14,36 @@ void json_init(struct json *j, FILE *out)
     j->need_comma[0] = false;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *p)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80; /* not overlong */
+        hi = c == 0xED ? 0x9F : 0xBF; /* not a surrogate */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80; /* not overlong */
+        hi = c == 0xF4 ? 0x8F : 0xBF; /* not above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) /* the NUL ending the string too */
+            return 0;
+    return n;
+}
+
+/* The string as JSON: control characters escaped, valid UTF-8 as it is,
+ * and each byte that is not part of a valid sequence (an environment
+ * value, a path or an argument may hold any bytes) as U+FFFD. */
 static void write_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -25,10 +55,19 @@ static void write_string(FILE *out, const char *s)
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 fprintf(out, "\\u%04x", *p);
-            else
+            } else if (*p < 0x80) {
                 fputc(*p, out);
+            } else {
+                size_t n = utf8_length(p);
+                if (n) {
+                    fwrite(p, 1, n, out);
+                    p += n - 1;
+                } else {
+                    fputs("\\ufffd", out);
+                }
+            }
         }
     }
     fputc('"', out);
@@ -107,6 +146,22 @@ void json_null(struct json *j, const char *key)
 {
     prefix(j, key);
     fputs("null", j->out);
+}
+
+void json_int_or_null(struct json *j, const char *key, bool known, long long value)
+{
+    if (known)
+        json_int(j, key, value);
+    else
+        json_null(j, key);
+}
+
+void json_double_or_null(struct json *j, const char *key, bool known, double value)
+{
+    if (known)
+        json_double(j, key, value);
+    else
+        json_null(j, key);
 }
 
 void json_finish(struct json *j)

@@ -29,6 +29,9 @@ void json_uint(struct json *j, const char *key, uint64_t value);
 void json_double(struct json *j, const char *key, double value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
+/* The value where it is known, else null. */
+void json_int_or_null(struct json *j, const char *key, bool known, long long value);
+void json_double_or_null(struct json *j, const char *key, bool known, double value);
 void json_finish(struct json *j); /* newline after the top-level value */
 
 #endif

@@ -142,6 +142,8 @@ bool nvlink_topology(struct nvlink_topology *t, const char *const *ids, int n)
     int *switched = calloc((size_t)(n > 0 ? n : 1), sizeof *switched);
     bool *seen = calloc((size_t)(n > 0 ? n : 1), sizeof *seen);
     bool ok = t->links && direct && switched && seen;
+    if (!ok)
+        snprintf(t->why, sizeof t->why, "out of host memory");
     for (int i = 0; ok && i < n * n; i++)
         t->links[i] = -1;
     struct nvml nv;

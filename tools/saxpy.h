@@ -69,14 +69,18 @@ struct bandwidth {
 struct device_run {
     /* set before the run */
     int ordinal;
-    int describe_status;      /* of cudyn_device_info */
-    struct cudyn_device_info info;
-    struct failure described; /* why it could not be described */
     const struct options *opt;
     struct inputs *inputs;      /* generated in the background (pageable) */
     struct rendezvous *timing;
+    int threads;              /* for host loops and staged copies: min(8, cores) */
+    int cores;                /* online, at least 1 */
+    int cores_shared;         /* cores / devices running at once, at least 1 */
     bool alone;               /* no thread of its own: runs without the others */
     pthread_t thread;
+    int describe_status;        /* of cudyn_device_info */
+    double describe_ms;
+    struct cudyn_device_info info;
+    struct failure undescribed; /* why it could not be described */
     /* what the run found */
     struct phases phases;
     struct failure failure;   /* the first failing phase; exit_code EXIT_OK if none */
@@ -86,10 +90,18 @@ struct device_run {
     size_t probe_bytes;
     bool from_cache;
     char target[32];
+    /* what holds host memory, for run_release */
+    cudyn_program *prog;
+    cudyn_module mod;
+    float *own_out; /* an output buffer made for this run (another has the background one) */
 };
 
 /* Runs SAXPY on the device, on the calling thread, which it makes the
- * device's: every phase from the context to freeing. */
+ * device's: every phase from the context to the timing.  Nothing is freed
+ * before the result. */
 void run_device(struct device_run *run);
+/* After the result: frees what holds host memory, and leaves device and
+ * page-locked memory to the driver, which frees them with the context. */
+void run_release(struct device_run *run);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * saxpy_device.c - one device's SAXPY run, on a thread of its own: the
  * context (with the kernel compiled alongside), the module, memory, the
- * copies, the launch, exact verification, the bandwidths, and freeing.
- * Each phase is timed and recorded; the first failure fails the run.
+ * copies, the launch, exact verification and the bandwidths; and what is
+ * freed after the result.  Each phase is timed and recorded; the first
+ * failure fails the run.
  */
 #include "config.h"
 
@@ -20,7 +21,8 @@
 
 /* The kernel: float4 loads and stores, a grid-stride loop sized to fill the
  * device, and a scalar tail.  --naive runs the documentation's kernel, one
- * element per thread, for comparison. */static const char kernel_source[] =
+ * element per thread, for comparison. */
+static const char kernel_source[] =
     "extern \"C\" __global__ void saxpy(float a, const float *__restrict__ x, const float *__restrict__ y,\n"
     "                                   float *__restrict__ out, size_t n)\n"
     "{\n"
@@ -76,40 +78,34 @@ void phase_note(struct phases *ph, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A phase that failed with `error` (a thread's last cudyn error). */
-static void phase_error(struct phase *p, const cudyn_error *error)
+/* Phase p failed for `why` (what, and the library's hint), and so does
+ * the run; its first failure is the one reported.  Returns false. */
+static bool phase_fail(struct device_run *run, struct phase *p, const struct failure *why)
 {
-    error_what(error, p->error, sizeof p->error);
-    snprintf(p->hint, sizeof p->hint, "%s", error->hint);
+    snprintf(p->error, sizeof p->error, "%s", why->what);
+    snprintf(p->hint, sizeof p->hint, "%s", why->hint);
+    if (run->failure.exit_code == EXIT_OK) {
+        run->failure.exit_code = EXIT_CUDA_ERROR;
+        snprintf(run->failure.what, sizeof run->failure.what, "device %d failed in phase '%s': %s", run->ordinal,
+                 p->name, p->error);
+        snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
+    }
+    return false;
 }
 
-/* The run fails at phase p; the first failure is the one reported. */
-static void fail_run(struct device_run *run, const struct phase *p)
-{
-    if (run->failure.exit_code != EXIT_OK)
-        return;
-    run->failure.exit_code = EXIT_CUDA_ERROR;
-    snprintf(run->failure.what, sizeof run->failure.what, "device %d failed in phase '%s': %s", run->ordinal,
-             p->name, p->error);
-    snprintf(run->failure.hint, sizeof run->failure.hint, "%s", p->hint);
-}
-
-/* Ends a device phase begun at t0; a failure takes `error`, or if NULL
- * this thread's last cudyn error, and fails the run.  True if it
- * succeeded. */
+/* Ends a device phase begun at t0; a failure is `error`, or if NULL this
+ * thread's last cudyn error, and fails the run.  True if it succeeded. */
 static bool step_with(struct device_run *run, const char *name, int status, double t0, const cudyn_error *error)
 {
     struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
     if (status == CUDYN_OK)
         return true;
-    cudyn_error e = {.size = sizeof e};
-    if (!error) {
-        cudyn_last_error(&e);
-        error = &e;
-    }
-    phase_error(p, error);
-    fail_run(run, p);
-    return false;
+    struct failure why;
+    if (error)
+        failure_from_error(&why, EXIT_CUDA_ERROR, NULL, error);
+    else
+        failure_from_last_error(&why, EXIT_CUDA_ERROR, NULL);
+    return phase_fail(run, p, &why);
 }
 
 static bool step(struct device_run *run, const char *name, int status, double t0)
@@ -120,10 +116,9 @@ static bool step(struct device_run *run, const char *name, int status, double t0
 /* A device phase that failed for a reason of the tool's own. */
 static bool step_fail(struct device_run *run, const char *name, int status, double t0, const char *what)
 {
-    struct phase *p = phase_add(&run->phases, name, status, now_ms() - t0);
-    snprintf(p->error, sizeof p->error, "%s", what);
-    fail_run(run, p);
-    return false;
+    struct failure why;
+    failure_set(&why, EXIT_CUDA_ERROR, "%s", what);
+    return phase_fail(run, phase_add(&run->phases, name, status, now_ms() - t0), &why);
 }
 
 /* ------------------------------------------------------------ rendezvous */
@@ -156,21 +151,26 @@ void rendezvous_leave(struct rendezvous *r)
 
 /* ------------------------------------------------------------ the device */
 
-/* What one device's run holds, released by free_work. */
+/* What one device's run works with.  None of it is freed before the
+ * result: what holds host memory is released by run_release after it, the
+ * rest goes with the context (see run_release). */
 struct work {
-    cudyn_program *prog;
-    cudyn_module mod;
     cudyn_function f;
     cudyn_devptr dx, dy, dout;
     float *hx, *hy, *hout;
-    bool own_out, pinned;
+    bool pinned;
     void *probe;  /* pinned; NULL if none could be had */
-    bool staged;  /* pageable vectors copied through the probe */
-    struct stage_buffer stage;
+    struct stage_buffer stage; /* the probe, when staged() */
     cudyn_dim3 grid, block;
     float a;
     size_t n;
 };
+
+/* Pageable vectors are copied through the probe, when there is one. */
+static bool staged(const struct work *w)
+{
+    return w->probe && !w->pinned;
+}
 
 /* The kernel is compiled on its own thread while the device thread
  * creates the context: compiling needs only the device's attributes. */
@@ -193,7 +193,7 @@ static void *compile_kernel(void *arg)
     return NULL;
 }
 
-static bool context_and_compile(struct device_run *run, struct work *w)
+static bool context_and_compile(struct device_run *run)
 {
     struct compile_job job = {.ordinal = run->ordinal, .error = {.size = sizeof job.error}};
     pthread_t tid;
@@ -205,12 +205,12 @@ static bool context_and_compile(struct device_run *run, struct work *w)
         pthread_join(tid, NULL);
     else
         compile_kernel(&job);
-    w->prog = job.prog;
+    run->prog = job.prog;
     struct phase *p = phase_add(&run->phases, "compile", job.status, job.ms);
     if (job.status != CUDYN_OK) {
-        phase_error(p, &job.error);
-        fail_run(run, p);
-        return false;
+        struct failure why;
+        failure_from_error(&why, EXIT_CUDA_ERROR, NULL, &job.error);
+        return phase_fail(run, p, &why);
     }
     run->from_cache = cudyn_program_from_cache(job.prog);
     snprintf(run->target, sizeof run->target, "%s", cudyn_program_target(job.prog));
@@ -222,9 +222,9 @@ static bool context_and_compile(struct device_run *run, struct work *w)
 static bool load_module(struct device_run *run, struct work *w, bool naive)
 {
     double t0 = phase_begin(&run->phases, "module load");
-    int st = cudyn_module_load(&w->mod, w->prog);
+    int st = cudyn_module_load(&run->mod, run->prog);
     if (st == CUDYN_OK)
-        st = cudyn_module_function(&w->f, w->mod, naive ? "saxpy_naive" : "saxpy");
+        st = cudyn_module_function(&w->f, run->mod, naive ? "saxpy_naive" : "saxpy");
     return step(run, "module load", st, t0);
 }
 
@@ -249,7 +249,6 @@ static int allocate_all(struct work *w, size_t probe_bytes)
         st = CUDYN_OK;
     }
     if (st == CUDYN_OK && w->pinned) {
-        w->own_out = true;
         st = cudyn_host_alloc((void **)&w->hx, bytes);
         if (st == CUDYN_OK)
             st = cudyn_host_alloc((void **)&w->hy, bytes);
@@ -262,23 +261,22 @@ static int allocate_all(struct work *w, size_t probe_bytes)
 static bool allocate(struct device_run *run, struct work *w)
 {
     size_t bytes = w->n * sizeof(float);
-    run->probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
+    size_t probe_bytes = bytes < PROBE_BYTES ? bytes : PROBE_BYTES;
     double t0 = phase_begin(&run->phases, "allocate");
-    if (!step(run, "allocate", allocate_all(w, run->probe_bytes), t0))
+    if (!step(run, "allocate", allocate_all(w, probe_bytes), t0))
         return false;
+    run->probe_bytes = w->probe ? probe_bytes : 0;
     if (!w->probe) {
-        run->probe_bytes = 0;
         /* a fallback, not an error: said in words (the run still passes) */
         phase_note(&run->phases, "3 x %.1f MiB on the device, host pageable; pinned memory unavailable (the driver "
                    "is out of it): copies unstaged, host link not probed", bytes / 1048576.0);
         return true;
     }
-    w->staged = !w->pinned;
-    if (w->staged)
+    if (staged(w))
         stage_buffer_init(&w->stage, w->probe, run->probe_bytes);
     phase_note(&run->phases, "3 x %.1f MiB on the device, host %s; %.1f MiB pinned probe%s", bytes / 1048576.0,
                w->pinned ? "pinned" : "pageable", run->probe_bytes / 1048576.0,
-               w->staged ? ", staging the copies" : "");
+               staged(w) ? ", staging the copies" : "");
     return true;
 }
 
@@ -286,7 +284,7 @@ static bool allocate(struct device_run *run, struct work *w)
  * background threads made while the driver started. */
 static bool host_inputs(struct device_run *run, struct work *w)
 {
-    int threads = host_threads();
+    int threads = run->threads;
     double t0 = phase_begin(&run->phases, "inputs");
     if (w->pinned) {
         fill_inputs(w->hx, w->hy, w->n, threads);
@@ -302,14 +300,13 @@ static bool host_inputs(struct device_run *run, struct work *w)
     w->hy = in->y;
     w->hout = inputs_take_out(in);
     if (!w->hout) { /* another device has the one made in the background */
-        w->own_out = true;
-        if (!(w->hout = malloc(w->n * sizeof(float))))
+        if (!(w->hout = run->own_out = malloc(w->n * sizeof(float))))
             return step_fail(run, "inputs", CUDYN_ERROR_OUT_OF_MEMORY, t0, "out of host memory for the output");
         poison(w->hout, w->n, threads);
     }
     step(run, "inputs", CUDYN_OK, t0);
-    phase_note(&run->phases, "%s", w->own_out ? "generated in the background; output buffer made here"
-                                              : "generated in the background");
+    phase_note(&run->phases, "%s", run->own_out ? "generated in the background; output buffer made here"
+                                                : "generated in the background");
     return true;
 }
 
@@ -317,7 +314,7 @@ static bool host_inputs(struct device_run *run, struct work *w)
  * threads) or straight from the vectors, and its bandwidth. */
 static void copy_note(struct device_run *run, const struct work *w, const char *what, int threads, double gbps)
 {
-    if (!w->staged) {
+    if (!staged(w)) {
         phase_note(&run->phases, "%s%s: %.1f GB/s", what, w->pinned ? "pinned" : "pageable", gbps);
         return;
     }
@@ -335,26 +332,34 @@ static void copy_note(struct device_run *run, const struct work *w, const char *
     phase_note(&run->phases, "%sstaged through %d x %s pinned, %s: %.1f GB/s", what, w->stage.slots, slot, by, gbps);
 }
 
-/* x and y to the device: staged when they are pageable, else (--pinned,
- * or no pinned memory to stage through) copied straight. */
-static bool copy_in(struct device_run *run, struct work *w)
+/* x and y to the device, or the result back: staged when the host vectors
+ * are pageable, else (--pinned, or no pinned memory to stage through)
+ * copied straight. */
+static bool copy(struct device_run *run, struct work *w, bool to_device)
 {
+    const char *name = to_device ? "host-to-device" : "device-to-host";
+    struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
+    if (!to_device)
+        v[0] = (struct stage_vector){w->hout, w->dout};
+    int count = to_device ? 2 : 1, st = CUDYN_OK, threads = 0;
     size_t bytes = w->n * sizeof(float);
-    int st, threads = 0;
     cudyn_error e;
-    double t0 = phase_begin(&run->phases, "host-to-device");
-    if (w->staged) {
-        struct stage_vector v[2] = {{w->hx, w->dx}, {w->hy, w->dy}};
-        st = stage_copy(&w->stage, true, v, 2, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
-    } else {
-        st = cudyn_memcpy_htod(w->dx, w->hx, bytes);
-        if (st == CUDYN_OK)
-            st = cudyn_memcpy_htod(w->dy, w->hy, bytes);
-    }
-    if (!step_with(run, "host-to-device", st, t0, w->staged ? &e : NULL))
+    double t0 = phase_begin(&run->phases, name);
+    if (staged(w))
+        st = stage_copy(&w->stage, to_device, v, count, bytes, stage_threads(&w->stage, run->threads, run->cores),
+                        run->cores_shared, &threads, &e);
+    else
+        for (int i = 0; i < count && st == CUDYN_OK; i++)
+            st = to_device ? cudyn_memcpy_htod(v[i].dev, v[i].host, bytes)
+                           : cudyn_memcpy_dtoh(v[i].host, v[i].dev, bytes);
+    if (!step_with(run, name, st, t0, staged(w) ? &e : NULL))
         return false;
-    run->bw.h2d = 2.0 * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    copy_note(run, w, "x and y, ", threads, run->bw.h2d);
+    double gbps = (double)count * bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
+    if (to_device)
+        run->bw.h2d = gbps;
+    else
+        run->bw.d2h = gbps;
+    copy_note(run, w, to_device ? "x and y, " : "", threads, gbps);
     return true;
 }
 
@@ -362,12 +367,16 @@ static bool copy_in(struct device_run *run, struct work *w)
  * documentation's kernel one thread per element. */
 static void choose_grid(const struct device_run *run, struct work *w, bool naive)
 {
+    if (naive) {
+        w->grid = (cudyn_dim3){(unsigned)((w->n + 511) / 512), 1, 1};
+        w->block = (cudyn_dim3){512, 1, 1};
+        return;
+    }
     int blocks_per_sm = 0;
     if (cudyn_occupancy_max_blocks(&blocks_per_sm, w->f, 256, 0) != CUDYN_OK || blocks_per_sm <= 0)
         blocks_per_sm = 4;
-    unsigned filling = (unsigned)(run->info.multiprocessors * blocks_per_sm);
-    w->grid = (cudyn_dim3){naive ? (unsigned)((w->n + 511) / 512) : filling, 1, 1};
-    w->block = (cudyn_dim3){naive ? 512u : 256u, 1, 1};
+    w->grid = (cudyn_dim3){(unsigned)(run->info.multiprocessors * blocks_per_sm), 1, 1};
+    w->block = (cudyn_dim3){256, 1, 1};
 }
 
 static int launch_kernel(const struct work *w)
@@ -390,29 +399,9 @@ static bool launch(struct device_run *run, struct work *w, bool naive)
     return step(run, "synchronize", cudyn_synchronize(), t0);
 }
 
-/* The result to the host, staged or straight as copy_in. */
-static bool copy_out(struct device_run *run, struct work *w)
-{
-    size_t bytes = w->n * sizeof(float);
-    int st, threads = 0;
-    cudyn_error e;
-    double t0 = phase_begin(&run->phases, "device-to-host");
-    if (w->staged) {
-        struct stage_vector v = {w->hout, w->dout};
-        st = stage_copy(&w->stage, false, &v, 1, bytes, stage_threads(&w->stage, host_threads()), &threads, &e);
-    } else {
-        st = cudyn_memcpy_dtoh(w->hout, w->dout, bytes);
-    }
-    if (!step_with(run, "device-to-host", st, t0, w->staged ? &e : NULL))
-        return false;
-    run->bw.d2h = bytes / (run->phases.list[run->phases.n - 1].ms * 1e6);
-    copy_note(run, w, "", threads, run->bw.d2h);
-    return true;
-}
-
 static bool check_result(struct device_run *run, const struct work *w)
 {
-    int threads = host_threads();
+    int threads = run->threads;
     double t0 = phase_begin(&run->phases, "verify");
     verify(w->hx, w->hy, w->hout, w->n, threads, &run->wrong);
     run->verified = true;
@@ -425,7 +414,6 @@ static bool check_result(struct device_run *run, const struct work *w)
     phase_note(&run->phases, "%zu of %zu wrong, first at [%zu]: expected %g, got %g", m->count, w->n, m->first,
                m->expected, m->actual);
     p->wrong = true;
-    run->failure.exit_code = EXIT_WRONG;
     failure_set(&run->failure, EXIT_WRONG, "device %d: %s", run->ordinal, p->note);
     return false;
 }
@@ -602,54 +590,44 @@ static void check_and_time(struct device_run *run, const struct work *w, int ite
 
 /* ---------------------------------------------------------------- the run */
 
-/* Frees in the order the driver prefers: device memory and the module
- * while the context is current, then pinned host memory; the context
- * itself is released by main after the result. */
-static int free_work(struct work *w)
+/*
+ * After the result (main's teardown): what holds host memory is freed, the
+ * module (the driver's, and cudyn's record of it, which needs the device
+ * current), the program and an output buffer of the run's own.  Device
+ * memory and page-locked memory are left to the driver: its exit handler
+ * destroys the contexts and everything in them (see teardown in
+ * cudyn-saxpy.c), and freeing them first, before or after the result, only
+ * costs time (unpinning the 16 MiB probe alone takes milliseconds).  A
+ * failure here changes nothing: the result is out.
+ */
+void run_release(struct device_run *run)
 {
-    int st = CUDYN_OK, r;
-    cudyn_devptr d[3] = {w->dx, w->dy, w->dout};
-    for (int i = 0; i < 3; i++)
-        if (d[i] && (r = cudyn_mem_free(d[i])) != CUDYN_OK && st == CUDYN_OK)
-            st = r;
-    if (w->mod && (r = cudyn_module_unload(w->mod)) != CUDYN_OK && st == CUDYN_OK)
-        st = r;
-    cudyn_program_free(w->prog);
-    void *pinned[4] = {w->probe, w->pinned ? w->hx : NULL, w->pinned ? w->hy : NULL, w->pinned ? w->hout : NULL};
-    for (int i = 0; i < 4; i++)
-        if (pinned[i] && (r = cudyn_host_free(pinned[i])) != CUDYN_OK && st == CUDYN_OK)
-            st = r;
-    if (!w->pinned && w->own_out)
-        free(w->hout);
-    return st;
+    if (run->mod && cudyn_device_use(run->ordinal) == CUDYN_OK)
+        (void)cudyn_module_unload(run->mod);
+    cudyn_program_free(run->prog);
+    free(run->own_out);
 }
 
+/* The "device" phase: how describing it went (before the run). */
 static bool describe(struct device_run *run)
 {
-    double t0 = phase_begin(&run->phases, "device");
-    struct phase *p = phase_add(&run->phases, "device", run->describe_status, now_ms() - t0);
-    if (run->describe_status == CUDYN_OK) {
-        phase_note(&run->phases, "%s", run->info.name);
-        return true;
-    }
-    snprintf(p->error, sizeof p->error, "%s", run->described.what);
-    snprintf(p->hint, sizeof p->hint, "%s", run->described.hint);
-    fail_run(run, p);
-    return false;
+    struct phase *p = phase_add(&run->phases, "device", run->describe_status, run->describe_ms);
+    if (run->describe_status != CUDYN_OK)
+        return phase_fail(run, p, &run->undescribed);
+    phase_note(&run->phases, "%s", run->info.name);
+    return true;
 }
 
 void run_device(struct device_run *run)
 {
     const struct options *opt = run->opt;
     struct work w = {.n = opt->n, .a = SAXPY_A, .pinned = opt->pinned};
-    bool ok = describe(run) && context_and_compile(run, &w) && load_module(run, &w, opt->naive) &&
-              allocate(run, &w) && host_inputs(run, &w) && copy_in(run, &w) && launch(run, &w, opt->naive) &&
-              copy_out(run, &w);
+    bool ok = describe(run) && context_and_compile(run) && load_module(run, &w, opt->naive) &&
+              allocate(run, &w) && host_inputs(run, &w) && copy(run, &w, true) && launch(run, &w, opt->naive) &&
+              copy(run, &w, false);
     if (ok)
         check_and_time(run, &w, opt->iters);
     if (!run->at_rendezvous && !run->alone)
         rendezvous_leave(run->timing);
-    double t0 = phase_begin(&run->phases, "free");
-    step(run, "free", free_work(&w), t0);
     atomic_store(&run->phases.now, "done");
 }

@@ -10,10 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Threads for host work: min(8, online cores); more do not help a
- * memory-bound loop. */
+/* Threads for host work: min(8, online cores), which cudyn-saxpy counts
+ * once; more do not help a memory-bound loop. */
 #define HOST_THREADS_MAX 8
-int host_threads(void);
 
 /* The scale factor a of out = a*x + y. */
 #define SAXPY_A 2.0f
@@ -45,14 +44,19 @@ struct inputs {
     bool ok;        /* false: out of host memory */
     bool started;   /* inputs_start was called */
     bool done;      /* generating is over */
+    bool used;      /* a device waited for them */
+    bool abandoned; /* freed before they were done: the generator frees them */
     pthread_mutex_t lock;
     pthread_cond_t ready;
 };
-void inputs_start(struct inputs *in, size_t n);
-/* Waits for the inputs; false if they could not be made. */
+void inputs_start(struct inputs *in, size_t n, int threads);
+/* Waits for the inputs (and marks them used); false if they could not be
+ * made. */
 bool inputs_wait(struct inputs *in);
 /* The poisoned output buffer, for the first caller only; NULL after. */
 float *inputs_take_out(struct inputs *in);
+/* Frees them, at once if they are done, else without waiting: the
+ * generator frees them when it is. */
 void inputs_free(struct inputs *in);
 
 /* Milliseconds since this process started, from /proc/self/stat (the

@@ -27,7 +27,6 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "saxpy_stage.h"
 
@@ -56,21 +55,15 @@ void stage_buffer_init(struct stage_buffer *b, void *pinned, size_t bytes)
     }
 }
 
-static long online_cores(void)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores;
-}
-
-int stage_threads(const struct stage_buffer *b, int threads)
+int stage_threads(const struct stage_buffer *b, int threads, int cores)
 {
     size_t parts = b->slot / STAGE_PART_MIN;
-    long spare = online_cores() - 1; /* the device thread's */
+    int spare = cores - 1; /* the device thread's */
     if (threads > STAGE_THREADS)
         threads = STAGE_THREADS;
     if ((size_t)threads > parts)
         threads = (int)parts;
-    return threads > spare ? (int)spare : threads;
+    return threads > spare ? spare : threads;
 }
 
 struct stage {
@@ -273,7 +266,7 @@ static int lead_to_host(struct stage *s)
 }
 
 int stage_copy(const struct stage_buffer *b, bool to_device, const struct stage_vector *v, int count, size_t bytes,
-               int threads, int *threads_used, cudyn_error *error)
+               int threads, int cores, int *threads_used, cudyn_error *error)
 {
     error->size = sizeof *error;
     struct stage s = {.buf = b, .to_device = to_device, .vec = v, .bytes = bytes};
@@ -298,7 +291,7 @@ int stage_copy(const struct stage_buffer *b, bool to_device, const struct stage_
     struct worker crew[STAGE_THREADS];
     if (threads > STAGE_THREADS)
         threads = STAGE_THREADS;
-    s.spin = threads + 1 <= online_cores();
+    s.spin = threads + 1 <= cores;
     int started = 0;
     /* the workers wait (released is 0) until they know how many they are */
     for (int i = 0; i < threads; i++) {

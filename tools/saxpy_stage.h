@@ -39,9 +39,9 @@ struct stage_buffer {
 void stage_buffer_init(struct stage_buffer *b, void *pinned, size_t bytes);
 
 /* Copying threads worth starting for copies through b: at most `threads`
- * and STAGE_THREADS, fewer for small slots, and a core left for the device
- * thread (0: it copies alone). */
-int stage_threads(const struct stage_buffer *b, int threads);
+ * and STAGE_THREADS, fewer for small slots, and of the machine's `cores`
+ * one left for the device thread (0: it copies alone). */
+int stage_threads(const struct stage_buffer *b, int threads, int cores);
 
 /* One vector of a staged copy: `bytes` (the copy's) on either side. */
 struct stage_vector {
@@ -55,10 +55,13 @@ struct stage_vector {
  * and returns when every byte has arrived.  The calling thread, whose
  * context the device memory is in, makes every driver call; `threads`
  * others (up to STAGE_THREADS) copy, or it copies itself if it has none or
- * none can be started.  *threads_used is set to the copying threads.  On failure the device is
- * left idle and *error holds the failing call's error.
+ * none can be started.  `cores` is what this copy may count on (the
+ * machine's, shared among the devices copying at once): the threads wait
+ * for each other spinning only if each has a core.  *threads_used is set
+ * to the copying threads.  On failure the device is left idle and *error
+ * holds the failing call's error.
  */
 int stage_copy(const struct stage_buffer *b, bool to_device, const struct stage_vector *v, int count, size_t bytes,
-               int threads, int *threads_used, cudyn_error *error);
+               int threads, int cores, int *threads_used, cudyn_error *error);
 
 #endif
