@@ -90,8 +90,9 @@ static void poke(long offset, unsigned char value)
     if (entry_path(path, sizeof path) != 1)
         return;
     int fd = open(path, O_RDWR);
+    CHECK(fd >= 0);
     off_t size = lseek(fd, 0, SEEK_END);
-    pwrite(fd, &value, 1, offset >= 0 ? offset : size + offset);
+    CHECK(pwrite(fd, &value, 1, offset >= 0 ? offset : size + offset) == 1); /* else the damage test tests nothing */
     close(fd);
 }
 
