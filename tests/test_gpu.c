@@ -4,7 +4,10 @@
  * of odd sizes and offsets, compile-load-launch, and a kernel that faults.
  * With two or more GPUs also: peer access and a kernel reading the other
  * GPU's memory, copies between them, and another device's module, kernel
- * and event refused as CUDYN_ERROR_WRONG_CONTEXT.
+ * and event refused as CUDYN_ERROR_WRONG_CONTEXT.  Beside other CUDA
+ * users: runtime memory and a runtime stream used by a cudyn kernel, native
+ * handles both ways, a foreign context that goes away, 32 threads loading
+ * one new source (one module), fork.
  */
 #include "config.h"
 
@@ -12,6 +15,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cudyn.h"
 #include "testutil.h"
@@ -195,8 +200,81 @@ static void test_runtime_memory(void)
     CHECK(rt_memcpy(host, dev, sizeof host, 2 /* device to host */) == 0);
     CHECK(host[255] == 1020.0f && host[3] == 12.0f);
     printf("CUDA runtime memory used by a cudyn kernel: %s\n", host[255] == 1020.0f ? "ok" : "WRONG");
+
+    /* the same kernel through its CUfunction and back, on a stream the
+     * runtime made, synchronised by the runtime */
+    typedef int (*stream_fn)(void *s);
+    typedef int (*stream_create_fn)(void **s);
+    stream_create_fn rt_stream_create = (stream_create_fn)dlsym(rt, "cudaStreamCreate");
+    stream_fn rt_stream_sync = (stream_fn)dlsym(rt, "cudaStreamSynchronize");
+    stream_fn rt_stream_destroy = (stream_fn)dlsym(rt, "cudaStreamDestroy");
+    void *rt_stream = NULL;
+    CHECK(rt_stream_create && rt_stream_sync && rt_stream_destroy && rt_stream_create(&rt_stream) == 0);
+    cudyn_stream theirs = cudyn_stream_from_native(rt_stream);
+    CHECK(cudyn_stream_native(theirs) == rt_stream);
+    cudyn_function again = cudyn_function_from_native(cudyn_function_native(scale));
+    CHECK(cudyn_function_native(again) == cudyn_function_native(scale));
+    CHECK_STATUS(cudyn_launchf(again, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, theirs, "pfi",
+                               (cudyn_devptr)(uintptr_t)dev, 0.25, 256),
+                 CUDYN_OK);
+    CHECK(rt_stream_sync(rt_stream) == 0);
+    CHECK(rt_memcpy(host, dev, sizeof host, 2) == 0);
+    CHECK(host[255] == 255.0f && host[3] == 3.0f);
+    printf("kernel from its CUfunction on a CUDA runtime stream: %s\n", host[255] == 255.0f ? "ok" : "WRONG");
+    rt_stream_destroy(rt_stream);
     rt_free(dev);
     cudyn_module_unload(m);
+}
+
+/* Threads loading one source no one compiled before, all at once: one
+ * module for all (and so one compile), as cudyn.h promises. */
+enum { LOADERS = 32 };
+static char once_src[160];
+static cudyn_module once_mod[LOADERS];
+static int once_status[LOADERS];
+static pthread_barrier_t once_start;
+
+static void *thread_load_once(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    cudyn_device_use(0);
+    pthread_barrier_wait(&once_start);
+    once_status[i] = cudyn_module_load_source(&once_mod[i], once_src, NULL, 0);
+    return NULL;
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void test_one_compile_for_many_threads(void)
+{
+    /* new to the kernel cache: the process id and the time are in it */
+    snprintf(once_src, sizeof once_src,
+             "extern \"C\" __global__ void once_%ld_%ld(float *x) { x[threadIdx.x] += 1.0f; }\n", (long)getpid(),
+             (long)time(NULL));
+    pthread_t t[LOADERS];
+    pthread_barrier_init(&once_start, NULL, LOADERS);
+    double t0 = seconds_now();
+    for (int i = 0; i < LOADERS; i++)
+        pthread_create(&t[i], NULL, thread_load_once, (void *)(intptr_t)i);
+    for (int i = 0; i < LOADERS; i++)
+        pthread_join(t[i], NULL);
+    double ms = (seconds_now() - t0) * 1e3;
+    pthread_barrier_destroy(&once_start);
+    int same = 1;
+    for (int i = 0; i < LOADERS; i++) {
+        CHECK_STATUS(once_status[i], CUDYN_OK);
+        same &= once_mod[i] == once_mod[0];
+    }
+    CHECK(same);
+    printf("%d threads loading one new source at once: %s, %.1f ms in all\n", LOADERS,
+           same ? "one module for all" : "DIFFERENT MODULES", ms);
+    for (int i = 0; i < LOADERS; i++)
+        cudyn_module_unload(once_mod[i]);
 }
 
 /* A refused launch names the limit; a double for a pointer is caught from
@@ -460,6 +538,7 @@ int main(int argc, char **argv)
     if (l.nvrtc_status == CUDYN_OK) {
         test_refusals();
         test_runtime_memory();
+        test_one_compile_for_many_threads();
         test_fork();
         if (n >= 2)
             test_two_devices();
