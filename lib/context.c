@@ -223,8 +223,8 @@ static int drop_primary(const char *api, int ordinal, bool reset)
     unsigned int flags = 0;
     int active = 1;
     bool gone = reset ? reset_done
-                      : (!failed && dying && cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK &&
-                         !active);
+                      : (!failed && dying && DRIVER_HAS(cuDevicePrimaryCtxGetState) &&
+                         cudyn__drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CU_OK && !active);
     if (gone) {
         if (dying) {
             cudyn__module_forget_context(dying);

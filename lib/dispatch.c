@@ -23,25 +23,28 @@ struct cudyn__nvrtc_table cudyn__nvrtc;
 bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
 
 /* ---- stubs: the parameters exist only to match each slot's type ---- */
-/* The last stub this thread called: taken, and cleared, by the next look
- * at a failure, so what a caller ignored never names a later failure. */
-static _Thread_local const char *tls_missing_symbol;
+/* The last stub of each library this thread called: taken, and cleared,
+ * by the next look at a failure of that library, so that what a caller
+ * ignored never names a later failure of the other library (a driver
+ * stub's mark once made a real NVRTC internal error "missing"). */
+static _Thread_local const char *tls_missing_driver_symbol;
+static _Thread_local const char *tls_missing_nvrtc_symbol;
 
-static const char *take_missing_symbol(bool stub_answer)
+static const char *take_missing_symbol(const char **mark, bool stub_answer)
 {
-    const char *name = tls_missing_symbol;
-    tls_missing_symbol = NULL;
+    const char *name = *mark;
+    *mark = NULL;
     return stub_answer ? name : NULL;
 }
 
 const char *cudyn__driver_stub_answered(cu_result r)
 {
-    return take_missing_symbol(r == CU_ERR_CALL_REQUIRES_NEWER_DRIVER);
+    return take_missing_symbol(&tls_missing_driver_symbol, r == CU_ERR_CALL_REQUIRES_NEWER_DRIVER);
 }
 
 const char *cudyn__nvrtc_stub_answered(nvrtc_result r)
 {
-    return take_missing_symbol(r == NVRTC_ERR_INTERNAL);
+    return take_missing_symbol(&tls_missing_nvrtc_symbol, r == NVRTC_ERR_INTERNAL);
 }
 
 #if defined(__GNUC__)
@@ -51,7 +54,7 @@ const char *cudyn__nvrtc_stub_answered(nvrtc_result r)
 #define DRIVER_SYMBOL(exported, base, version, stream, need, params) \
     static cu_result stub_##exported params                          \
     {                                                                \
-        tls_missing_symbol = #base;                                  \
+        tls_missing_driver_symbol = #base;                           \
         return CU_ERR_CALL_REQUIRES_NEWER_DRIVER;                    \
     }
 #include "driver_symbols.h"
@@ -59,7 +62,7 @@ const char *cudyn__nvrtc_stub_answered(nvrtc_result r)
 #define NVRTC_SYMBOL(name, since, need, params) \
     static nvrtc_result stub_##name params      \
     {                                           \
-        tls_missing_symbol = #name;             \
+        tls_missing_nvrtc_symbol = #name;       \
         return NVRTC_ERR_INTERNAL;              \
     }
 #include "nvrtc_symbols.h"

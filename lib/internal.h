@@ -89,8 +89,10 @@ void cudyn__bind_nvrtc(void *handle, struct cudyn__text *trace, struct cudyn__bi
 /* The function whose stub gave r (a stub answers
  * CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, or NVRTC_ERROR_INTERNAL_ERROR,
  * and names itself), or NULL when r is the library's own answer.  Clears
- * the thread's mark either way: cudyn__fail_driver and cudyn__fail_nvrtc
- * call it, so a stub's answer a caller ignored names no later failure. */
+ * the thread's mark for that library either way (cudyn__fail_driver and
+ * cudyn__fail_nvrtc call it).  A stub's answer a caller ignores leaves its
+ * mark until then: call an optional function whose answer is ignored only
+ * where DRIVER_HAS / NVRTC_HAS says it is there. */
 const char *cudyn__driver_stub_answered(cu_result r);
 const char *cudyn__nvrtc_stub_answered(nvrtc_result r);
 /* 1 if a row named `name` (base or exported) is bound, 0 if rows exist but
