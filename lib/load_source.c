@@ -179,8 +179,16 @@ static int load_source(const char *api, cudyn_module *out, const struct cudyn_co
         st = cudyn__module_claim(api, prog->key, out, &claim);
     if (st == CUDYN_OK && !*out)
         st = compile_and_load(api, prog, claim, out);
+    if (st == CUDYN_ERROR_COMPILE && failure && !prog->out.log) {
+        /* this thread waited for another's compile, whose log stayed with
+         * it: compile once more, for the log only (an error path) */
+        cudyn_error first;
+        cudyn__error_save(&first);
+        cudyn__program_build(api, prog, NULL);
+        cudyn__error_restore(&first);
+    }
     if (st == CUDYN_ERROR_COMPILE && failure) {
-        failure->log = prog->out.log; /* NVRTC's, or the compile this one waited for */
+        failure->log = prog->out.log;
         prog->out.log = NULL;
         snprintf(failure->target, sizeof failure->target, "%s", prog->target.name);
     }

@@ -598,6 +598,50 @@ static int scenario_real_nvrtc(void)
     return test_result("test_elementwise real-nvrtc");
 }
 
+/* Two threads create the same kernel with the same error at once: the one
+ * that waited for the other's compile explains it as well (MOCK_NVRTC_DELAY_MS
+ * keeps the first compile running while the second arrives). */
+struct bad_create {
+    pthread_barrier_t *start;
+    int status;
+    char message[1100];
+};
+
+static void *create_bad(void *arg)
+{
+    struct bad_create *job = arg;
+    cudyn_elementwise *k = NULL;
+    pthread_barrier_wait(job->start);
+    job->status = cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error twice", "same", NULL);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    snprintf(job->message, sizeof job->message, "%s", e.message);
+    cudyn_elementwise_free(k);
+    return NULL;
+}
+
+static int scenario_concurrent_error(void)
+{
+    const char *mock = getenv("MOCK_LIBNVRTC");
+    if (!mock)
+        TEST_SKIP("MOCK_LIBNVRTC not set (run through make check)");
+    setenv("CUDYN_LIBNVRTC", mock, 1);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct bad_create jobs[2] = {{&start, 0, ""}, {&start, 0, ""}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, create_bad, &jobs[i]);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_STATUS(jobs[i].status, CUDYN_ERROR_COMPILE);
+        CHECK_CONTAINS(jobs[i].message, "cudyn_elementwise_create: elementwise \"same\" does not compile for sm_90: "
+                                        "elementwise body(2): catastrophic error: #error directive: twice");
+    }
+    pthread_barrier_destroy(&start);
+    return test_result("test_elementwise concurrent-error");
+}
+
 int main(int argc, char **argv)
 {
     setenv("MOCK_CUDA_DEVICES", "Mock H200:90,Mock H100:90", 1);
@@ -605,10 +649,19 @@ int main(int argc, char **argv)
     use_mock_driver();
     if (argc == 2 && strcmp(argv[1], "real-nvrtc") == 0)
         return scenario_real_nvrtc();
+    if (argc == 2 && strcmp(argv[1], "concurrent-error") == 0)
+        return scenario_concurrent_error();
     /* before this process loads NVRTC: the NVRTC the machine has */
     int rc = run_self(argv[0], "real-nvrtc");
     if (rc != 0 && rc != 77) {
         fprintf(stderr, "the real-NVRTC scenario failed (%d)\n", rc);
+        test_failures++;
+    }
+    setenv("MOCK_NVRTC_DELAY_MS", "300", 1); /* the child's compiles only */
+    rc = run_self(argv[0], "concurrent-error");
+    unsetenv("MOCK_NVRTC_DELAY_MS");
+    if (rc != 0 && rc != 77) {
+        fprintf(stderr, "the concurrent-error scenario failed (%d)\n", rc);
         test_failures++;
     }
     const char *mock = getenv("MOCK_LIBNVRTC");
