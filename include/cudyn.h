@@ -979,9 +979,10 @@ struct cudyn_launch_config {
  *    cuLaunchKernelEx it goes through cuLaunchCooperativeKernel.
  *  - CUDYN_LAUNCH_PRIORITY: needs cuLaunchKernelEx of a CUDA 12.0+ driver.
  *  - shared_bytes above what `f` allows now (48 KiB less its static shared
- *    memory, unless raised before): cudyn first raises the kernel's
- *    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to shared_bytes, which
- *    stays raised for later launches of `f`.  The most it can be is the
+ *    memory, unless raised before): when the driver refuses the launch,
+ *    cudyn raises the kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+ *    to shared_bytes and launches again; the limit stays raised for later
+ *    launches of `f`.  The most it can be is the
  *    device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the static
  *    part; more is CUDYN_ERROR_INVALID_ARGUMENT with both numbers.
  * What the device or the driver cannot do is CUDYN_ERROR_NOT_SUPPORTED,

@@ -229,7 +229,7 @@ CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config
     if (r == CU_OK)
         return CUDYN_OK;
     if (plain(&w))
-        return cudyn__launch_refused("cudyn_launch", r, fn, c->grid, c->block, c->shared_bytes, c->stream);
+        return cudyn__launch_refused(api, r, fn, c->grid, c->block, c->shared_bytes, c->stream);
     st = CUDYN_OK; /* refused: what the device lacks is the likely reason */
     if (w.cluster)
         st = device_lacks(api, CUDYN_ATTR_CLUSTER_LAUNCH, "thread-block clusters", HINT_CLUSTER_DEVICE);
