@@ -232,7 +232,11 @@ int cudyn__current_device_cc(const char *api, int *device, int *cc)
         return st;
     cu_device dev = 0;
     CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
-    *device = (int)dev; /* a CUdevice is its ordinal: what cuDeviceGet gives for it */
+    /* a CUdevice is its ordinal (cuDeviceGet(n) gives n on every driver);
+     * taken so here, on the warm path, where a walk over the devices would
+     * cost 1 + N driver calls per load; cudyn_device_current, the public
+     * answer, walks them and so never relies on it */
+    *device = (int)dev;
     return cc_of(api, dev, cc);
 }
 

@@ -229,7 +229,7 @@ CUDYN_API int cudyn_image_build(void **image, size_t *bytes, const cudyn_program
         st = fatbin_pack(api, parts, (size_t)num_programs, &out, bytes);
     else if (cudyn__image_check(parts, (size_t)num_programs, why, sizeof why) != 0)
         st = cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                         "%s: argument 'programs' does not fit a cudyn image: %s", api, why);
+                         "%s: the programs do not fit a cudyn image: %s", api, why);
     else if (cudyn__image_pack(parts, (size_t)num_programs, built_by, &out, bytes) != 0)
         st = cudyn__fail_oom(api); /* the parts fit: only memory can be missing */
     *image = out;

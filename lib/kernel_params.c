@@ -256,7 +256,7 @@ int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn_
     memset(facts, 0, sizeof *facts);
     cu_function fn = (cu_function)(void *)f;
     const char *name = NULL;
-    if (DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
+    if (!module && DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
         cudyn__copy_string(facts->who.name, sizeof facts->who.name, name);
     facts->module = module;
     if (!module && (!DRIVER_HAS(cuFuncGetModule) || cudyn__drv.cuFuncGetModule(&facts->module, fn) != CU_OK))

@@ -32,9 +32,10 @@ void cudyn__kernel_register(cudyn_function f, const struct cudyn__kernel_facts *
 /* Whether f is registered as a kernel of module (its facts do not change
  * while the module lives). */
 bool cudyn__kernel_known(cudyn_function f, cu_module module);
-/* Asks the driver about f: name, sizes and, unless the caller knows it
- * (module not NULL), its module; returns the count of parameters, or
- * PARAMS_UNKNOWN when the driver cannot say. */
+/* Asks the driver about f: sizes and, unless the caller knows them
+ * (module not NULL: it looked f up by name in it), its name and module;
+ * returns the count of parameters, or PARAMS_UNKNOWN when the driver
+ * cannot say. */
 int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts);
 /* Asks the driver (and the module f belongs to) about f. */
 void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts);
