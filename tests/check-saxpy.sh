@@ -268,6 +268,9 @@ expect_match "$json" "unrecognized option '--bogus\\\\ufffd'"
 MOCK_CUDA_HANG=cuCtxSynchronize:30 expect_exit 9 "$saxpy" $small --timeout 1
 expect_match "$out" "timed out after 1 s in phase 'synchronize'"
 MOCK_CUDA_HANG=cuCtxSynchronize:30 run_json 9 $small --timeout 1
+# a hang while the device is described is blamed on the device phase
+MOCK_CUDA_HANG=cuDeviceGetName:30 expect_exit 9 "$saxpy" $small --timeout 1
+expect_match "$out" "timed out after 1 s in phase 'device'"
 # its message goes to stderr, so -q leaves only the Result line (man page)
 out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 2>/dev/null)
 [ "$out" = "Result = FAIL" ] || { echo "FAIL: after a timeout, stdout holds more than the result: $out"; fail=1; }

@@ -225,6 +225,7 @@ static void describe_device(struct device_run *run)
  * every device described to be matched. */
 static bool choose_devices(struct saxpy *s, int count)
 {
+    phase_begin(&s->phases, "device"); /* a watchdog names it while devices are described */
     const char *sel = s->opt.device;
     bool all = sel && strcmp(sel, "all") == 0;
     bool describe_all = sel && !all && device_selector_by_description(sel);
@@ -244,10 +245,10 @@ static bool choose_devices(struct saxpy *s, int count)
         run->opt = &s->opt;
         run->inputs = &s->inputs;
         run->timing = &s->timing;
-        if (all || describe_all) {
+        if (all || describe_all)
             describe_device(run);
+        if (describe_all) /* what the selector is matched against */
             infos[i] = run->describe_status == CUDYN_OK ? &run->info : NULL;
-        }
         why[i] = &run->undescribed;
     }
     s->runs = runs;
