@@ -196,7 +196,7 @@ static bool describe_devices(struct report *r)
 {
     r->rows = calloc((size_t)r->count, sizeof *r->rows);
     r->selected = calloc((size_t)r->count, sizeof *r->selected);
-    if (!r->rows || !r->selected) { /* no rows: the report says no devices */
+    if (!r->rows || !r->selected) { /* no rows: the report gives only the count */
         free(r->rows);
         free(r->selected);
         r->rows = NULL;
@@ -755,6 +755,8 @@ static void print_text(const struct report *r)
                 print_device(&r->rows[i], color);
         if (r->links)
             print_links(r);
+    } else if (r->count > 0) { /* counted, but not described (out of host memory) */
+        printf("Devices: %d visible, not described\n", r->count);
     } else if (r->failure.exit_code != EXIT_USAGE) {
         printf("Devices: none\n");
     }
