@@ -16,7 +16,8 @@
 #include "cudyn.h"
 #include "json.h"
 
-/* Exit codes of both tools (cudainfo uses 0 and 2-7). */
+/* Exit codes of cudainfo (0 and 2-7) and cudyn-saxpy (0-9); cudyn-cc uses
+ * 0 and EXIT_USAGE from here and its own codes otherwise (cudyn-cc.1). */
 enum tool_exit {
     EXIT_OK = 0,
     EXIT_WRONG = 1,            /* cudyn-saxpy: wrong result */

@@ -14,8 +14,8 @@
 struct failure; /* common.h */
 
 /* The ordinal of the device the selector names among n, or a negative
- * value with *f filled: EXIT_DEVICE_NOT_FOUND, with a message that names
- * the selector and says how devices can be named.  infos[i] describes
+ * value with *f filled: usually EXIT_DEVICE_NOT_FOUND, with a message that
+ * names the selector and says how devices can be named (but see below).  infos[i] describes
  * device i, or is NULL if it could not be described (or was not: an
  * ordinal needs no description, see below), why[i] says why.  A
  * device that could not be described (infos[i] NULL) might have been the

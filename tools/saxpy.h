@@ -97,8 +97,9 @@ struct device_run {
 };
 
 /* Runs SAXPY on the device, on the calling thread, which it makes the
- * device's: every phase from the context to the timing.  Nothing is freed
- * before the result. */
+ * device's: the device phase (its description, made in main), then every
+ * phase from the context to the timing.  No vector, module or device
+ * memory is freed before the result. */
 void run_device(struct device_run *run);
 /* After the result: frees what holds host memory, and leaves device and
  * page-locked memory to the driver, which frees them with the context. */
