@@ -15,9 +15,9 @@ struct failure; /* common.h */
 
 /* The ordinal of the device the selector names among n, or a negative
  * value with *f filled: usually EXIT_DEVICE_NOT_FOUND, with a message that
- * names the selector and says how devices can be named (but see below).  infos[i] describes
- * device i, or is NULL if it could not be described (or was not: an
- * ordinal needs no description, see below), why[i] says why.  A
+ * names the selector and says how devices can be named (but see below).
+ * infos[i] describes device i, or is NULL if it could not be described (or
+ * was not: an ordinal needs no description, see below), why[i] says why.  A
  * device that could not be described (infos[i] NULL) might have been the
  * one a UUID or PCI id names: then *f is why[i], the failure that left it
  * undescribed, with the selector named first.  An ordinal never depends
