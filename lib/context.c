@@ -19,7 +19,6 @@
 
 #define MAX_DEVICES 64
 
-atomic_uint cudyn__context_generation = 1;
 _Thread_local unsigned int cudyn__tls_context_generation;
 static _Thread_local int tls_device; /* ordinal chosen by cudyn_device_use, 0 by default */
 

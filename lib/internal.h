@@ -73,6 +73,25 @@ extern struct cudyn__driver_table cudyn__drv;
 extern bool cudyn__drv_present[DRIVER_ROW_COUNT];
 extern struct cudyn__nvrtc_table cudyn__nvrtc;
 extern bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
+/* The version of the library bound into each table (13000 = 13.0), or 0
+ * until its loader has bound one: stored by the loader, with release, once
+ * the table is final, so that the layers below the loaders (error.c) can
+ * name it without asking them. */
+extern atomic_int cudyn__driver_bound_version;
+extern atomic_int cudyn__nvrtc_bound_version;
+static inline int cudyn__driver_version_loaded(void)
+{
+    return atomic_load_explicit(&cudyn__driver_bound_version, memory_order_acquire);
+}
+static inline int cudyn__nvrtc_version_loaded(void)
+{
+    return atomic_load_explicit(&cudyn__nvrtc_bound_version, memory_order_acquire);
+}
+/* The process's context epoch: bumped by a fork after cuInit (the loader)
+ * and by a context reset or release (context.c); a thread's cached "has a
+ * context" (cudyn__need_context) and other per-context caches hold only
+ * while it is unchanged. */
+extern atomic_uint cudyn__context_generation;
 #define DRIVER_HAS(exported) (cudyn__drv_present[DRIVER_ROW_##exported])
 #define NVRTC_HAS(name) (cudyn__nvrtc_present[NVRTC_ROW_##name])
 
@@ -115,8 +134,6 @@ static inline int cudyn__need_driver(void)
  * cudyn_driver_proc, cudyn_loader_info). */
 int cudyn__load_driver_only(void);
 int cudyn__need_nvrtc(void);
-int cudyn__driver_version_loaded(void); /* 0 if not loaded */
-int cudyn__nvrtc_version_loaded(void);  /* 0 if not loaded (or not tried yet) */
 const char *cudyn__nvrtc_dir(void);     /* directory libnvrtc was loaded from, or NULL */
 
 /* ---- util.c: small shared helpers ---- */
@@ -144,7 +161,6 @@ const char *cudyn__found_by_name(enum cudyn__found_by how);
 const char *cudyn__mechanism_name(int mechanism); /* CUDYN_ENTRY_MECHANISM_MAP */
 
 /* ---- context.c ---- */
-extern atomic_uint cudyn__context_generation;
 extern _Thread_local unsigned int cudyn__tls_context_generation; /* 0: not ready */
 int cudyn__need_context_slow(const char *api);
 /* The calling thread has a current context (ours or another library's). */
@@ -166,7 +182,7 @@ int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_di
                           unsigned int shared_bytes, cudyn_stream stream);
 /* stream.c: a reset or the last release destroyed ctx and its events. */
 void cudyn__events_forget_context(cu_context ctx);
-/* launch.c: the context a stream's work runs in (the current one for
+/* stream.c: the context a stream's work runs in (the current one for
  * NULL), or NULL if the driver cannot say. */
 cu_context cudyn__stream_context(cudyn_stream stream);
 /* Ordinal -> CUdevice, with range checks and messages. */

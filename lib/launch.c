@@ -79,16 +79,6 @@ static void explain_refusal(cu_function fn, cudyn_dim3 grid, cudyn_dim3 block, u
                             shared, l.kernel_name, l.function_dynamic_shared, l.function_static_shared);
 }
 
-/* The context a stream's work runs in: the current one for the NULL stream. */
-cu_context cudyn__stream_context(cudyn_stream stream)
-{
-    cu_context ctx = NULL;
-    cu_result r = stream ? (DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx((cu_stream)(void *)stream, &ctx)
-                                                       : CU_ERR_NOT_SUPPORTED)
-                         : cudyn__drv.cuCtxGetCurrent(&ctx);
-    return r == CU_OK ? ctx : NULL;
-}
-
 /* "Invalid handle" from a launch: a kernel of another device's context is
  * the usual cause; say so when cudyn knows where the kernel was loaded. */
 static int explain_invalid_handle(const char *api, cu_function fn, cudyn_stream stream)

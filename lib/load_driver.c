@@ -300,6 +300,8 @@ static void driver_once(void)
         init_driver();
     }
     cudyn__error_restore(&saved_caller_error);
+    if (lib->status == CUDYN_OK)
+        atomic_store_explicit(&cudyn__driver_bound_version, lib->version, memory_order_release);
     atomic_store_explicit(&lib->done, true, memory_order_release);
     if (cudyn__driver.init_status == CUDYN_OK) {
         parent_pid = (long)getpid();
@@ -328,13 +330,6 @@ int cudyn__need_driver_slow(void)
         return cudyn__driver.init_status;
     }
     return CUDYN_OK;
-}
-
-int cudyn__driver_version_loaded(void)
-{
-    return atomic_load_explicit(&cudyn__driver.lib.done, memory_order_acquire) && cudyn__driver.lib.status == CUDYN_OK
-               ? cudyn__driver.lib.version
-               : 0;
 }
 
 CUDYN_API int cudyn_init(unsigned int flags)

@@ -209,6 +209,8 @@ static void nvrtc_once(void)
         TRACE("NVRTC not usable: %s", LIB->error.message);
     }
     cudyn__error_restore(&saved_caller_error);
+    if (LIB->status == CUDYN_OK)
+        atomic_store_explicit(&cudyn__nvrtc_bound_version, LIB->version, memory_order_release);
     atomic_store_explicit(&LIB->done, true, memory_order_release);
 }
 
@@ -223,11 +225,6 @@ int cudyn__need_nvrtc(void)
     if (LIB->status != CUDYN_OK)
         cudyn__error_restore(&LIB->error);
     return LIB->status;
-}
-
-int cudyn__nvrtc_version_loaded(void)
-{
-    return atomic_load_explicit(&LIB->done, memory_order_acquire) && LIB->status == CUDYN_OK ? LIB->version : 0;
 }
 
 const char *cudyn__nvrtc_dir(void)

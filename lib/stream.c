@@ -94,6 +94,16 @@ void cudyn__events_forget_context(cu_context ctx)
     pthread_mutex_unlock(&events_lock);
 }
 
+/* The context a stream's work runs in: the current one for the NULL stream. */
+cu_context cudyn__stream_context(cudyn_stream stream)
+{
+    cu_context ctx = NULL;
+    cu_result r = stream ? (DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx((cu_stream)(void *)stream, &ctx)
+                                                       : CU_ERR_NOT_SUPPORTED)
+                         : cudyn__drv.cuCtxGetCurrent(&ctx);
+    return r == CU_OK ? ctx : NULL;
+}
+
 /* Query results: NOT_READY is an answer, not a failure, so the thread's
  * last error is left alone for it. */
 static int query_result(cu_result r, const char *cufn, const char *api)
