@@ -129,12 +129,21 @@ bool cudyn__debug_enabled(void);
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 double cudyn__now_ms(void); /* CLOCK_MONOTONIC */
 
-/* A bounded text buffer for traces and logs. */
+/* The library's one text buffer, in two kinds.  Bounded: buf and cap given
+ * (the loaders' traces), what does not fit is dropped.  Growing: all zero
+ * but grows (the PTX interface, a cache entry), buf is malloc'd and
+ * doubled as needed, and the caller owns it; when memory runs out, failed
+ * is set and nothing more is added.  Once anything was added, buf ends in
+ * a NUL that len does not count (the bytes may hold NULs of their own). */
 struct cudyn__text {
     char *buf;
     size_t cap, len;
     const char *echo_prefix; /* if not NULL and CUDYN_DEBUG is on, lines go to stderr too */
+    bool grows;
+    bool failed;
 };
+void cudyn__text_put(struct cudyn__text *t, const void *data, size_t n);
+/* A line: fmt's text and a newline. */
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...) CUDYN_PRINTF(2, 3);
 
 /* How a library was found: CUDYN_FOUND_BY_MAP of cudyn.h. */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "compile/cache.h"
 #include "compile/little_endian.h"
 
@@ -84,30 +85,13 @@ int cudyn__cache_entry_copy(struct cudyn__cache_entry *dst, const struct cudyn__
 /* ------------------------------------------------------------ serialise */
 
 struct writer {
-    unsigned char *buf;
-    size_t len, cap;
-    bool failed;
+    struct cudyn__text bytes; /* growing */
     uint32_t sections;
 };
 
 static void put(struct writer *w, const void *data, size_t n)
 {
-    if (w->failed || n == 0)
-        return;
-    if (w->len + n > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap < w->len + n)
-            cap *= 2;
-        unsigned char *b = realloc(w->buf, cap);
-        if (!b) {
-            w->failed = true;
-            return;
-        }
-        w->buf = b;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, data, n);
-    w->len += n;
+    cudyn__text_put(&w->bytes, data, n);
 }
 
 static void put_u32(struct writer *w, uint32_t v)
@@ -177,32 +161,33 @@ unsigned char *cudyn__cache_serialise(const unsigned char key[CUDYN_SHA256_BYTES
 {
     if (!e->image || e->image_size == 0)
         return NULL; /* an empty image is never an entry */
-    struct writer w = {0};
+    struct writer w = {.bytes = {.grows = true}};
     put(&w, CACHE_MAGIC, 8);
     put_u32(&w, CACHE_FORMAT);
     put_u32(&w, 0);   /* sections: set below */
     put_u64(&w, 0);   /* total size: set below */
     put(&w, key, CUDYN_SHA256_BYTES);
     put_sections(&w, e);
-    size_t total = w.len + CUDYN_SHA256_BYTES;
-    if (w.failed || total > CUDYN_CACHE_MAX_ENTRY_BYTES) {
-        free(w.buf);
+    size_t total = w.bytes.len + CUDYN_SHA256_BYTES;
+    unsigned char *buf = (unsigned char *)w.bytes.buf;
+    if (w.bytes.failed || total > CUDYN_CACHE_MAX_ENTRY_BYTES) {
+        free(buf);
         return NULL;
     }
-    cudyn__set_u32(w.buf + 12, w.sections);
-    cudyn__set_u64(w.buf + 16, total);
+    cudyn__set_u32(buf + 12, w.sections);
+    cudyn__set_u64(buf + 16, total);
     struct cudyn__sha256 h;
     unsigned char digest[CUDYN_SHA256_BYTES];
     cudyn__sha256_init(&h);
-    cudyn__sha256_update(&h, w.buf, w.len);
+    cudyn__sha256_update(&h, buf, w.bytes.len);
     cudyn__sha256_final(&h, digest);
     put(&w, digest, sizeof digest);
-    if (w.failed) {
-        free(w.buf);
+    if (w.bytes.failed) {
+        free(w.bytes.buf);
         return NULL;
     }
-    *size = w.len;
-    return w.buf;
+    *size = w.bytes.len;
+    return (unsigned char *)w.bytes.buf;
 }
 
 /* ---------------------------------------------------------------- parse */

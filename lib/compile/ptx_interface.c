@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "compile/ptx_interface.h"
 
 static const struct {
@@ -187,33 +188,6 @@ bool cudyn__param_accepts(enum cudyn__param_class cls, char code)
 
 /* ------------------------------------------------ extracting interfaces */
 
-struct text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void add(struct text *t, const char *p, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (!s) {
-            t->failed = true;
-            return;
-        }
-        t->s = s;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, p, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
 static bool ptx_ident(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '%';
@@ -221,7 +195,7 @@ static bool ptx_ident(char c)
 
 /* Appends "NAME(PARAMS)\n" for the .entry at p (just after ".entry"),
  * white space collapsed; returns where the scan goes on. */
-static const char *one_entry(struct text *t, const char *p, const char *end)
+static const char *one_entry(struct cudyn__text *t, const char *p, const char *end)
 {
     while (p < end && isspace((unsigned char)*p))
         p++;
@@ -234,8 +208,8 @@ static const char *one_entry(struct text *t, const char *p, const char *end)
     const char *close = p < end && *p == '(' ? memchr(p, ')', (size_t)(end - p)) : NULL;
     if (name == name_end || !close)
         return p;
-    add(t, name, (size_t)(name_end - name));
-    add(t, "(", 1);
+    cudyn__text_put(t, name, (size_t)(name_end - name));
+    cudyn__text_put(t, "(", 1);
     bool space = false, first = true;
     for (const char *q = p + 1; q < close; q++) {
         if (isspace((unsigned char)*q)) {
@@ -243,12 +217,12 @@ static const char *one_entry(struct text *t, const char *p, const char *end)
             continue;
         }
         if (space && !first && *q != ',')
-            add(t, " ", 1);
-        add(t, q, 1);
+            cudyn__text_put(t, " ", 1);
+        cudyn__text_put(t, q, 1);
         space = false;
         first = false;
     }
-    add(t, ")\n", 2);
+    cudyn__text_put(t, ")\n", 2);
     return close + 1;
 }
 
@@ -256,7 +230,7 @@ char *cudyn__ptx_interface(const char *ptx, size_t n)
 {
     if (!ptx)
         return NULL;
-    struct text t = {0};
+    struct cudyn__text t = {.grows = true};
     const char *end = ptx + strnlen(ptx, n);
     for (const char *p = ptx; p < end;) {
         const char *hit = memmem(p, (size_t)(end - p), ".entry", 6);
@@ -267,8 +241,8 @@ char *cudyn__ptx_interface(const char *ptx, size_t n)
         p = token ? one_entry(&t, hit + 6, end) : hit + 6;
     }
     if (t.failed) {
-        free(t.s);
+        free(t.buf);
         return NULL;
     }
-    return t.s;
+    return t.buf;
 }

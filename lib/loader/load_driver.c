@@ -283,7 +283,7 @@ static int fail_forked(void)
 static void driver_once(void)
 {
     struct cudyn__library *lib = &cudyn__driver.lib;
-    lib->trace = (struct cudyn__text){lib->trace_buf, sizeof lib->trace_buf, 0, "cudyn: "};
+    lib->trace = (struct cudyn__text){.buf = lib->trace_buf, .cap = sizeof lib->trace_buf, .echo_prefix = "cudyn: "};
     cudyn_error saved_caller_error;
     cudyn__error_save(&saved_caller_error);
 

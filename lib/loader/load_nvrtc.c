@@ -197,7 +197,7 @@ static int load_and_bind_nvrtc(void)
 
 static void nvrtc_once(void)
 {
-    LIB->trace = (struct cudyn__text){LIB->trace_buf, sizeof LIB->trace_buf, 0, "cudyn: nvrtc: "};
+    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf, .echo_prefix = "cudyn: nvrtc: "};
     cudyn_error saved_caller_error;
     cudyn__error_save(&saved_caller_error);
     double t0 = cudyn__now_ms();
