@@ -84,26 +84,26 @@ expect_exit 0 "$cc" -o k.cubin --arch sm_80 --format cubin -Iinc --header offset
 expect_exit 0 "$cc" -o - --arch compute_90 --format ptx -I inc --header offset.h=offset.txt k.cu
 expect_match "$out" "\.entry saxpy"
 expect_exit 0 "$cc" -o k2.img --arch sm_90 -Xnvrtc --use_fast_math -D UNUSED=1 -I inc --header offset.h=offset.txt k.cu
-# a compile error: exit 1, NVRTC's log on stderr
+# a compile error: exit 10, NVRTC's log on stderr
 printf 'extern "C" __global__ void k() { undefined_thing; }\n' > bad.cu
-expect_exit 1 "$cc" -o bad.img --arch sm_80 bad.cu
+expect_exit 10 "$cc" -o bad.img --arch sm_80 bad.cu
 expect_match "$out" "undefined_thing"
 expect_match "$out" "NVRTC's log for sm_80"
 [ ! -e bad.img ] || { echo "FAIL: an image was written for a failed compile"; fail=1; }
 # an option without its value is refused before NVRTC sees it
-expect_exit 6 "$cc" -o k.img --arch sm_80 -Xnvrtc -I k.cu
+expect_exit 8 "$cc" -o k.img --arch sm_80 -Xnvrtc -I k.cu
 expect_match "$out" "'-I' takes a value"
-# files: a missing source or header, an unwritable output (exit 3)
-expect_exit 3 "$cc" -o k.img --arch sm_80 missing.cu
-expect_exit 3 "$cc" -o k.img --arch sm_80 --header x.h=missing.h k.cu
-expect_exit 3 "$cc" -o /nonexistent/dir/k.img --arch sm_80 -I inc --header offset.h=offset.txt k.cu
-# no NVRTC (exit 4), with where it was looked for
-expect_exit 4 env CUDYN_LIBNVRTC=/nonexistent/libnvrtc.so.13 "$cc" -o k.img --arch sm_80 k.cu
+# files: a missing source or header, an unwritable output (exit 11)
+expect_exit 11 "$cc" -o k.img --arch sm_80 missing.cu
+expect_exit 11 "$cc" -o k.img --arch sm_80 --header x.h=missing.h k.cu
+expect_exit 11 "$cc" -o /nonexistent/dir/k.img --arch sm_80 -I inc --header offset.h=offset.txt k.cu
+# no NVRTC (exit 12), with where it was looked for
+expect_exit 12 env CUDYN_LIBNVRTC=/nonexistent/libnvrtc.so.13 "$cc" -o k.img --arch sm_80 k.cu
 expect_match "$out" "CUDYN_LIBNVRTC"
-# a fatbinary needs nvFatbin (exit 5 without it)
+# a fatbinary needs nvFatbin (exit 13 without it)
 "$cc" -o k.fatbin --arch sm_80 --format fatbin -I inc --header offset.h=offset.txt k.cu 2>err.txt
 rc=$?
-if [ "$rc" = 5 ]; then
+if [ "$rc" = 13 ]; then
     expect_match "$(cat err.txt)" "nvFatbin"
 elif [ "$rc" != 0 ]; then
     echo "FAIL: --format fatbin exited $rc"; cat err.txt; fail=1

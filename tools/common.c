@@ -97,6 +97,34 @@ static void usage_error(struct failure *f, const char *fmt, ...)
     va_end(ap);
 }
 
+void exit_codes_print(FILE *out, char tool)
+{
+    static const struct {
+        int code;
+        const char *tools, *what;
+    } codes[] = {
+#define EXIT_ROW(code, name, tools, what) {code, tools, what},
+        TOOL_EXIT_CODES(EXIT_ROW)
+#undef EXIT_ROW
+    };
+    int column = fprintf(out, "Exit codes:");
+    bool first = true;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        if (!strchr(codes[i].tools, tool))
+            continue;
+        char item[64];
+        int n = snprintf(item, sizeof item, "%s%d %s", first ? "" : ",", codes[i].code, codes[i].what);
+        if (!first && column + n > 78) { /* the comma stays on the line it ends */
+            fputs(",\n", out);
+            column = fprintf(out, "%s", item + 1);
+        } else {
+            column += fprintf(out, "%s%s", first ? " " : ", ", first ? item : item + 1);
+        }
+        first = false;
+    }
+    fputs(".\n", out);
+}
+
 /* What the command line asks for besides running. */
 struct request {
     bool help, version;
@@ -153,11 +181,15 @@ int tool_parse(struct tool *t, int argc, char **argv, const char *short_options,
         failure_see_help(t, f);
         return EXIT_USAGE;
     }
-    if (req.help)
+    if (!req.help && !req.version)
+        return -1;
+    if (req.help) {
         fputs(t->usage, stdout);
-    else if (req.version)
+        exit_codes_print(stdout, t->letter);
+    } else {
         printf("%s (cudyn) %s\n", t->name, cudyn_version());
-    return req.help || req.version ? EXIT_OK : -1;
+    }
+    return EXIT_OK;
 }
 
 /* -------------------------------------------------------------- start-up */

@@ -2,7 +2,7 @@
  * cudainfo - which GPUs, driver and NVRTC this machine has, how the GPUs
  * are linked, and why something fails.  Results go to stdout, diagnostics
  * to stderr; --json writes one valid document on every path, failures
- * included.  Exit codes: enum tool_exit in common.h (0 and 2-7).
+ * included.  Exit codes: TOOL_EXIT_CODES in common.h (0 and 2-7).
  *
  * It gathers everything first (loader, devices, attributes, links), so the
  * exit code is known before anything is printed, then prints it as text
@@ -44,9 +44,7 @@ static const char usage_text[] =
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
     "  -q, --quiet        print nothing; only the exit code tells\n"
     "      --version      cudyn's version\n"
-    "  -h, --help         this help\n\n"
-    "Exit codes: 0 ok, 2 usage, 3 no driver library, 4 cuInit failed,\n"
-    "5 no or too few devices, 6 device not found, 7 partial failure.\n";
+    "  -h, --help         this help\n\n";
 
 struct options {
     bool all, p2p, mem, explain;
@@ -794,7 +792,7 @@ static int finish(struct report *r)
 
 int main(int argc, char **argv)
 {
-    static struct report r = {.tool = {.name = "cudainfo", .usage = usage_text}};
+    static struct report r = {.tool = {.name = "cudainfo", .letter = 'i', .usage = usage_text}};
     int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
     kernel_module_version(r.kernel_module, sizeof r.kernel_module);

@@ -16,16 +16,6 @@
 #include "common.h"
 #include "cudyn.h"
 
-/* Exit codes of cudyn-cc's own (man/cudyn-cc.1), beside EXIT_OK and
- * EXIT_USAGE of common.h. */
-enum cc_exit {
-    CC_EXIT_COMPILE = 1,   /* the source did not compile: NVRTC's log is on stderr */
-    CC_EXIT_FILE = 3,      /* an input could not be read or the output written */
-    CC_EXIT_NO_NVRTC = 4,
-    CC_EXIT_NO_NVFATBIN = 5,
-    CC_EXIT_FAILED = 6     /* anything else cudyn reports */
-};
-
 #define MAX_ARCHS 64
 #define MAX_OPTIONS 256
 #define MAX_HEADERS 64
@@ -51,9 +41,7 @@ static const char usage_text[] =
     "  --cache-clear       remove every entry of the kernel cache\n"
     "  -h, --help          show this help\n"
     "  --version           show the version\n"
-    "\n"
-    "Exit status: 0 ok, 1 compile error, 2 usage error, 3 file error,\n"
-    "4 NVRTC not found, 5 nvFatbin not found, 6 other failure.\n";
+    "\n";
 
 struct request {
     char **argv; /* -Xnvrtc takes its value from the next argument */
@@ -265,7 +253,7 @@ static int write_output(const char *path, const void *data, size_t n)
         ok &= fflush(f) == 0;
     if (!ok) {
         fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(errno));
-        return CC_EXIT_FILE;
+        return EXIT_FILE;
     }
     return EXIT_OK;
 }
@@ -277,13 +265,13 @@ static int write_output(const char *path, const void *data, size_t n)
 static int report(int status)
 {
     struct failure f;
-    failure_from_last_error(&f, CC_EXIT_FAILED, NULL);
+    failure_from_last_error(&f, EXIT_CUDA_ERROR, NULL);
     if (status == CUDYN_ERROR_NVRTC_NOT_FOUND)
-        f.exit_code = CC_EXIT_NO_NVRTC;
+        f.exit_code = EXIT_NO_NVRTC;
     else if (status == CUDYN_ERROR_NOT_SUPPORTED && (strstr(f.what, "nvFatbin") || strstr(f.hint, "nvFatbin")))
-        f.exit_code = CC_EXIT_NO_NVFATBIN;
+        f.exit_code = EXIT_NO_NVFATBIN;
     else if (status == CUDYN_ERROR_COMPILE)
-        f.exit_code = CC_EXIT_COMPILE;
+        f.exit_code = EXIT_COMPILE;
     failure_print("cudyn-cc", &f);
     return f.exit_code;
 }
@@ -328,10 +316,10 @@ static int compile(struct request *r)
 {
     char *source = read_file(r->source_path);
     char *headers[MAX_HEADERS] = {0};
-    int rc = source ? EXIT_OK : CC_EXIT_FILE;
+    int rc = source ? EXIT_OK : EXIT_FILE;
     for (int i = 0; i < r->n_headers && rc == EXIT_OK; i++)
         if (!(headers[i] = read_file(r->header_files[i])))
-            rc = CC_EXIT_FILE;
+            rc = EXIT_FILE;
     cudyn_program *programs[MAX_ARCHS] = {0};
     struct cudyn_compile_args a = {.size = sizeof a, .source = source, .name = r->source_path, .device = CUDYN_DEVICE_NONE};
     a.header_names = r->header_names;
@@ -381,7 +369,7 @@ static int cache_clear(void)
 
 int main(int argc, char **argv)
 {
-    static struct tool t = {.name = "cudyn-cc", .usage = usage_text};
+    static struct tool t = {.name = "cudyn-cc", .letter = 'c', .usage = usage_text};
     static struct request r;
     struct failure f = {0};
     int rc = parse_args(&t, &r, argc, argv, &f);
