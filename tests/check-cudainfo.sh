@@ -196,6 +196,13 @@ expect_exit 6 "$cudainfo" -d ''
 expect_match "$out" "device '' not found"
 MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d ''
 
+# --version and --help are JSON too with --json, on either side of it
+run_json 0 --version
+expect_line "$(json_get "$json" .version)" "$("$cudainfo" --version | awk '{print $3}')"
+run_json 0 -h
+expect_line "$(json_get "$json" .help)" "$("$cudainfo" --help)"
+json=$("$cudainfo" --help --json) && json_ok "$json" || { echo "FAIL: cudainfo --help --json"; fail=1; }
+
 # 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option
 expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudainfo --help)"

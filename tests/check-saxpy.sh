@@ -226,6 +226,13 @@ if [ -n "${VALGRIND:-}" ]; then
     done
 fi
 
+# --version and --help are JSON too with --json
+run_json 0 --version
+expect_match "$json" "\"version\":\"[0-9]+\.[0-9]+"
+run_json 0 -h
+expect_match "$json" "\"help\":\"Usage: cudyn-saxpy"
+json=$("$saxpy" -h --json) && json_ok "$json" || { echo "FAIL: cudyn-saxpy -h --json"; fail=1; }
+
 # no driver, no device, unknown device, usage
 CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 expect_exit 3 "$saxpy"
 expect_match "$out" "is not usable"

@@ -81,9 +81,11 @@ enum { OPT_JSON = 1000, OPT_VERSION, OPT_FIRST_TOOL_OPTION };
         {"version", no_argument, NULL, OPT_VERSION}, {"help", no_argument, NULL, 'h'}
 
 struct tool {
-    const char *name;  /* "cudainfo" */
-    char letter;       /* its letter in TOOL_EXIT_CODES */
-    const char *usage; /* the --help text, before the exit codes */
+    const char *name;   /* "cudainfo" */
+    char letter;        /* its letter in TOOL_EXIT_CODES */
+    const char *schema; /* its JSON documents' schema; NULL: no --json */
+    const char *ok;     /* result.status of a success ("ok", "PASS") */
+    const char *usage;  /* the --help text, before the exit codes */
     bool json, quiet;
 };
 
@@ -95,7 +97,8 @@ typedef void (*option_fn)(void *options, int option, const char *arg, struct fai
  * error, so --json and -q anywhere still count and a usage error is
  * reported as JSON too.  Returns -1 to go on, or the exit code: EXIT_OK
  * after printing --help (the usage, then the tool's exit codes) or
- * --version, EXIT_USAGE with *f naming the bad argument in one line.
+ * --version, each as a JSON document with --json (where the tool has a
+ * schema), EXIT_USAGE with *f naming the bad argument in one line.
  */
 int tool_parse(struct tool *t, int argc, char **argv, const char *short_options, const struct option *long_options,
                option_fn take, void *options, struct failure *f);

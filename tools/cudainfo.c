@@ -792,7 +792,7 @@ static int finish(struct report *r)
 
 int main(int argc, char **argv)
 {
-    static struct report r = {.tool = {.name = "cudainfo", .letter = 'i', .usage = usage_text}};
+    static struct report r = {.tool = {.name = "cudainfo", .letter = 'i', .schema = SCHEMA, .ok = "ok", .usage = usage_text}};
     int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
     kernel_module_version(r.kernel_module, sizeof r.kernel_module);

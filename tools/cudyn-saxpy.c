@@ -568,7 +568,7 @@ static void add_generate_phase(struct saxpy *s)
 int main(int argc, char **argv)
 {
     static struct saxpy s = {
-        .tool = {.name = "cudyn-saxpy", .letter = 's', .usage = usage_text},
+        .tool = {.name = "cudyn-saxpy", .letter = 's', .schema = SCHEMA, .ok = "PASS", .usage = usage_text},
         .opt = {.n = (size_t)512 * 32768, .iters = 20, .timeout_s = 60},
         .app_ms = -1,
     };
