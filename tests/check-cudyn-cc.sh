@@ -42,6 +42,28 @@ expect_exit 2 "$cc" -o out.img --arch sm_80 -Xptxas -v k.cu
 expect_line "$out" "cudyn-cc: invalid option '-Xptxas' (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img --arch sm_80 a.cu b.cu
 
+# ---- the output is never an input (exit 2, before NVRTC, the input
+# untouched): the name itself, another name of it, a symbolic link to it
+# (either way), a hard link, a --header file
+cd "$tmp" || exit 1
+printf 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n' > keep.cu
+cp keep.cu keep.orig
+ln -s keep.cu link.cu
+ln keep.cu hard.cu
+for o in keep.cu ./keep.cu "$tmp/keep.cu" link.cu hard.cu; do
+    expect_exit 2 "$cc" -o "$o" --arch sm_80 keep.cu
+    expect_line "$out" "cudyn-cc: the output '$o' is the input 'keep.cu'; it would be overwritten (see cudyn-cc --help)"
+done
+expect_exit 2 "$cc" -o keep.cu --arch sm_80 link.cu
+expect_exit 2 "$cc" -o keep.cu --arch sm_80 --format cubin link.cu
+printf '#define X 1\n' > x.h
+cp x.h x.orig
+expect_exit 2 "$cc" -o x.h --arch sm_80 --header x.h=x.h keep.cu
+expect_match "$out" "the output 'x.h' is the input 'x.h'"
+cmp -s keep.cu keep.orig && cmp -s x.h x.orig || { echo "FAIL: an input was changed"; fail=1; }
+[ -L link.cu ] || { echo "FAIL: link.cu is no longer a symbolic link"; fail=1; }
+cd "$OLDPWD" || exit 1
+
 # ---- the cache commands
 expect_exit 0 "$cc" --cache-info
 expect_line "$out" "directory: $tmp/cache"

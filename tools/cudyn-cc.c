@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "cudyn.h"
@@ -166,6 +167,26 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
     }
 }
 
+/* Fills *f if the output is one of the inputs (the source or a --header
+ * file): the same file by device and inode, so that the name itself, a
+ * symbolic link to it (stat follows it, on either side) and a hard link
+ * are all refused, and a slip such as -o k.cu never replaces the source
+ * with an image. */
+static void refuse_output_as_input(const struct request *r, struct failure *f)
+{
+    struct stat out;
+    if (strcmp(r->output, "-") == 0 || stat(r->output, &out) != 0)
+        return; /* standard output, or a file still to be made */
+    for (int i = -1; i < r->n_headers; i++) {
+        const char *input = i < 0 ? r->source_path : r->header_files[i];
+        struct stat in;
+        if (stat(input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            failure_set(f, EXIT_USAGE, "the output '%s' is the input '%s'; it would be overwritten", r->output, input);
+            return;
+        }
+    }
+}
+
 /* Returns -1 to go on, or the exit code (after --help or --version, or a
  * usage error in *f). */
 static int parse_args(struct tool *t, struct request *r, int argc, char **argv, struct failure *f)
@@ -199,6 +220,8 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
         failure_set(f, EXIT_USAGE, "--format %s takes one target of its kind (sm_XY for cubin, compute_XY for ptx)",
                     r->format);
     else
+        refuse_output_as_input(r, f);
+    if (f->exit_code == EXIT_OK)
         return -1;
     failure_see_help(t, f);
     return EXIT_USAGE;
