@@ -62,6 +62,40 @@ expect_exit 2 "$cc" -o x.h --arch sm_80 --header x.h=x.h keep.cu
 expect_match "$out" "the output 'x.h' is the input 'x.h'"
 cmp -s keep.cu keep.orig && cmp -s x.h x.orig || { echo "FAIL: an input was changed"; fail=1; }
 [ -L link.cu ] || { echo "FAIL: link.cu is no longer a symbolic link"; fail=1; }
+
+# ---- the output is written whole or not at all (with the mock NVRTC:
+# these need no real one)
+mcc() { env CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" "$cc" "$@"; }
+temps() { find . -maxdepth 1 -name '.*.img.*' | sort | tr '\n' ' '; }
+expect_exit 0 mcc -o w.img --arch sm_80 keep.cu
+cp w.img w.orig
+# a failed write (past `ulimit -f`: EFBIG, not SIGXFSZ) leaves the previous
+# output as it was and no temporary file
+expect_exit 11 bash -c 'ulimit -f 0 && exec "$@"' sh env CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" "$cc" -o w.img \
+    --arch sm_80,sm_90 keep.cu
+expect_line "$out" "cudyn-cc: cannot write w.img: File too large"
+cmp -s w.img w.orig || { echo "FAIL: a failed write changed the previous output"; fail=1; }
+expect_exit 11 bash -c 'ulimit -f 0 && exec "$@"' sh env CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" "$cc" -o new.img \
+    --arch sm_80 keep.cu
+[ ! -e new.img ] || { echo "FAIL: a failed write left new.img"; fail=1; }
+[ -z "$(temps)" ] || { echo "FAIL: temporary files left behind: $(temps)"; fail=1; }
+# a new output's permissions follow the umask; a replaced one keeps its own
+(umask 027 && mcc -o u.img --arch sm_80 keep.cu) || { echo "FAIL: cudyn-cc under umask 027"; fail=1; }
+expect_line "$(stat -c %a u.img)" 640
+chmod 604 w.img
+expect_exit 0 mcc -o w.img --arch sm_80,sm_90 keep.cu
+expect_line "$(stat -c %a w.img)" 604
+cmp -s w.img w.orig && { echo "FAIL: w.img was not replaced"; fail=1; }
+# through a symbolic link the file it points to is replaced, the link stays
+ln -s w.img wl.img
+expect_exit 0 mcc -o wl.img --arch sm_80 keep.cu
+[ -L wl.img ] && cmp -s w.img w.orig || { echo "FAIL: -o a link did not replace its target"; fail=1; }
+# what cannot be replaced is written in place; a directory is refused
+expect_exit 0 mcc -o /dev/null --arch sm_80 keep.cu
+mkdir out.d
+expect_exit 11 mcc -o out.d --arch sm_80 keep.cu
+expect_line "$out" "cudyn-cc: cannot write out.d: Is a directory"
+[ -z "$(temps)" ] || { echo "FAIL: temporary files left behind: $(temps)"; fail=1; }
 cd "$OLDPWD" || exit 1
 
 # ---- the cache commands

@@ -7,12 +7,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "cudyn.h"
@@ -265,20 +268,96 @@ static char *read_file(const char *path)
     return buf;
 }
 
+/* Writes all n bytes; false with errno set on a failure (ENOSPC, EFBIG). */
+static bool write_all(int fd, const char *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t put = write(fd, data, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return false;
+        data += put;
+        n -= (size_t)put;
+    }
+    return true;
+}
+
+/*
+ * Writes the output whole or not at all: into a new file in the output's
+ * directory, renamed over the output only once complete, so that a failed
+ * write (a full disk, a file size limit) leaves a previous output as it
+ * was and no partial file behind.  The new file gets the previous
+ * output's permissions, or those a created file gets (0666 less the
+ * umask).  Through a symbolic link, the file it points to is replaced.  An
+ * output that exists and is not a regular file (/dev/null, a pipe) is
+ * written in place: it cannot be replaced.
+ */
 static int write_output(const char *path, const void *data, size_t n)
 {
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, n, f) == n;
-    if (f && !to_stdout)
-        ok &= fclose(f) == 0;
-    else if (f)
-        ok &= fflush(f) == 0;
-    if (!ok) {
-        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(errno));
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, n, stdout) == n && fflush(stdout) == 0)
+            return EXIT_OK;
+        fprintf(stderr, "cudyn-cc: cannot write to standard output: %s\n", strerror(errno));
         return EXIT_FILE;
     }
-    return EXIT_OK;
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(EISDIR));
+        return EXIT_FILE;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        bool ok = fd >= 0 && write_all(fd, data, n);
+        int saved = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+            ok = false;
+            saved = errno;
+        }
+        if (ok)
+            return EXIT_OK;
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(saved));
+        return EXIT_FILE;
+    }
+    char *resolved = exists ? realpath(path, NULL) : NULL; /* a symbolic link's target */
+    const char *final = resolved ? resolved : path;
+    const char *base = strrchr(final, '/');
+    int dir_len = base ? (int)(base - final + 1) : 0;
+    base = base ? base + 1 : final;
+    size_t cap = strlen(final) + sizeof ".cudyn-cc-XXXXXX" + 1;
+    char *temp = malloc(cap);
+    int rc = EXIT_FILE, saved = ENOMEM;
+    if (temp) {
+        snprintf(temp, cap, "%.*s.%s.XXXXXX", dir_len, final, base);
+        mode_t mode = 0666;
+        if (exists) {
+            mode = st.st_mode & 0777;
+        } else {
+            mode_t mask = umask(0); /* read it: there is no other way */
+            umask(mask);
+            mode &= ~mask;
+        }
+        int fd = mkostemp(temp, O_CLOEXEC);
+        bool ok = fd >= 0 && fchmod(fd, mode) == 0 && write_all(fd, data, n);
+        saved = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+            ok = false;
+            saved = errno;
+        }
+        if (ok && rename(temp, final) != 0) {
+            ok = false;
+            saved = errno;
+        }
+        if (!ok && fd >= 0)
+            unlink(temp);
+        rc = ok ? EXIT_OK : EXIT_FILE;
+    }
+    if (rc != EXIT_OK)
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(saved));
+    free(temp);
+    free(resolved);
+    return rc;
 }
 
 /* -------------------------------------------------------------- actions */
@@ -395,6 +474,10 @@ int main(int argc, char **argv)
     static struct tool t = {.name = "cudyn-cc", .letter = 'c', .usage = usage_text};
     static struct request r;
     struct failure f = {0};
+    /* past a file size limit (ulimit -f), write() then fails with EFBIG,
+     * which is reported, instead of the signal ending the process with a
+     * partial file */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = parse_args(&t, &r, argc, argv, &f);
     if (rc == EXIT_USAGE)
         failure_print(t.name, &f);
