@@ -96,6 +96,15 @@ mkdir out.d
 expect_exit 11 mcc -o out.d --arch sm_80 keep.cu
 expect_line "$out" "cudyn-cc: cannot write out.d: Is a directory"
 [ -z "$(temps)" ] || { echo "FAIL: temporary files left behind: $(temps)"; fail=1; }
+
+# ---- a NUL byte in a source or header is refused (exit 11), not compiled
+# up to it
+printf 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n\0garbage\n' > nul.cu
+expect_exit 11 mcc -o nul.img --arch sm_80 nul.cu
+expect_line "$out" "cudyn-cc: nul.cu: a NUL byte at offset 53; a source or header must be text"
+[ ! -e nul.img ] || { echo "FAIL: an image was written from a source with a NUL byte"; fail=1; }
+expect_exit 11 mcc -o nul.img --arch sm_80 --header x.h=nul.cu keep.cu
+expect_match "$out" "nul.cu: a NUL byte at offset 53"
 cd "$OLDPWD" || exit 1
 
 # ---- the cache commands

@@ -264,6 +264,15 @@ static char *read_file(const char *path)
         free(buf);
         return NULL;
     }
+    /* NVRTC takes a source or header as a C string: it would compile only
+     * up to the first NUL, silently */
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        fprintf(stderr, "cudyn-cc: %s: a NUL byte at offset %zu; a source or header must be text\n", path,
+                (size_t)(nul - buf));
+        free(buf);
+        return NULL;
+    }
     buf[n] = '\0';
     return buf;
 }
