@@ -41,6 +41,27 @@ expect_line "$out" "cudyn-cc: missing value for option '-Xnvrtc' (see cudyn-cc -
 expect_exit 2 "$cc" -o out.img --arch sm_80 -Xptxas -v k.cu
 expect_line "$out" "cudyn-cc: invalid option '-Xptxas' (see cudyn-cc --help)"
 expect_exit 2 "$cc" -o out.img --arch sm_80 a.cu b.cu
+# targets: one spelling each (2 or 3 digits, no leading zero), refused here,
+# before NVRTC, so sm_090 cannot pass for a second sm_90
+for a in sm_00 sm_0090 sm_9999 sm_9 compute_075; do
+    expect_exit 2 "$cc" -o out.img --arch "$a" k.cu
+    expect_line "$out" "cudyn-cc: --arch: '$a' is not sm_XY or compute_XY (2 or 3 digits, no leading zero: sm_90) (see cudyn-cc --help)"
+done
+expect_exit 2 "$cc" -o out.img --arch sm_90,sm_090 k.cu
+expect_match "$out" "'sm_090' is not sm_XY"
+# the target comes from --arch only: NVRTC's own option would override it
+for x in --gpu-architecture=sm_90 -arch=sm_90 -arch --gpu-architecture; do
+    expect_exit 2 "$cc" -o out.img --arch sm_80 -Xnvrtc "$x" k.cu
+    expect_line "$out" "cudyn-cc: -Xnvrtc $x: targets are given with --arch only (one compile each) (see cudyn-cc --help)"
+done
+# the cache commands take nothing else
+expect_exit 2 "$cc" --cache-info -o out.img --arch sm_80 k.cu
+expect_line "$out" "cudyn-cc: --cache-info takes no compile arguments (see cudyn-cc --help)"
+expect_exit 2 "$cc" --cache-clear -Xnvrtc --use_fast_math
+expect_line "$out" "cudyn-cc: --cache-clear takes no compile arguments (see cudyn-cc --help)"
+expect_exit 2 "$cc" --cache-info --format ptx
+expect_exit 2 "$cc" --cache-info --cache-clear
+expect_line "$out" "cudyn-cc: --cache-info and --cache-clear exclude each other (see cudyn-cc --help)"
 
 # ---- the output is never an input (exit 2, before NVRTC, the input
 # untouched): the name itself, another name of it, a symbolic link to it
@@ -105,6 +126,20 @@ expect_line "$out" "cudyn-cc: nul.cu: a NUL byte at offset 53; a source or heade
 [ ! -e nul.img ] || { echo "FAIL: an image was written from a source with a NUL byte"; fail=1; }
 expect_exit 11 mcc -o nul.img --arch sm_80 --header x.h=nul.cu keep.cu
 expect_match "$out" "nul.cu: a NUL byte at offset 53"
+
+# ---- a directory is said to be one; 64 MiB is the limit, included
+mkdir -p src.d
+expect_exit 11 mcc -o d.img --arch sm_80 src.d
+expect_line "$out" "cudyn-cc: cannot read src.d: Is a directory"
+expect_exit 11 mcc -o d.img --arch sm_80 --header x.h=src.d keep.cu
+expect_line "$out" "cudyn-cc: cannot read src.d: Is a directory"
+# an unused header of exactly 64 MiB is read; one byte more is refused
+head -c 67108864 /dev/zero | tr '\0' ' ' > big.h
+expect_exit 0 mcc -o big.img --arch sm_80 --header big.h=big.h keep.cu
+printf ' ' >> big.h
+expect_exit 11 mcc -o big.img --arch sm_80 --header big.h=big.h keep.cu
+expect_line "$out" "cudyn-cc: cannot read big.h: larger than 64 MiB, the limit for a source or header"
+rm -f big.h
 cd "$OLDPWD" || exit 1
 
 # ---- the cache commands

@@ -51,6 +51,7 @@ struct request {
     char **argv; /* -Xnvrtc takes its value from the next argument */
     const char *output, *source_path;
     const char *format;
+    bool format_given;
     char *archs[MAX_ARCHS]; /* each target once, from every --arch; freed at exit */
     int n_archs;
     char *options[MAX_OPTIONS]; /* for NVRTC ("-I" "DIR" joined); freed at exit */
@@ -78,13 +79,20 @@ static void add_option(struct request *r, struct failure *f, const char *flag, c
     snprintf(r->options[r->n_options++], n, "%s%s", flag, value);
 }
 
-/* One target of --arch: well-formed, and not given before. */
+/* One target of --arch: well-formed, and not given before.  The compute
+ * capability is written as NVRTC writes it, 2 or 3 digits with no leading
+ * zero (sm_90, sm_100): so each target has one spelling, which the "given
+ * twice" check compares, and a malformed one (sm_00, sm_090, sm_9999) is a
+ * usage error here rather than NVRTC's. */
 static void add_arch(struct request *r, struct failure *f, const char *tok)
 {
     bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
     const char *digits = sm ? tok + 3 : tok + 8;
-    if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits)) {
-        failure_set(f, EXIT_USAGE, "--arch: '%s' is not sm_XY or compute_XY", tok);
+    size_t n_digits = strlen(digits);
+    if ((!sm && !compute) || n_digits < 2 || n_digits > 3 || strspn(digits, "0123456789") != n_digits ||
+        digits[0] == '0') {
+        failure_set(f, EXIT_USAGE, "--arch: '%s' is not sm_XY or compute_XY (2 or 3 digits, no leading zero: sm_90)",
+                    tok);
         return;
     }
     for (int i = 0; i < r->n_archs; i++)
@@ -140,6 +148,18 @@ enum {
     OPT_CACHE_CLEAR
 };
 
+/* An NVRTC option that chooses the target (--gpu-architecture, -arch, with
+ * or without "=VALUE"): it would override --arch for every compile. */
+static bool names_target(const char *option)
+{
+    static const char *const names[] = {"--gpu-architecture", "-gpu-architecture", "-arch", "--arch"};
+    size_t len = strcspn(option, "=");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(option, names[i], len) == 0)
+            return true;
+    return false;
+}
+
 static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
     struct request *r = options;
@@ -152,7 +172,10 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     case 'o': r->output = arg; break;
     case OPT_ARCH: split_archs(r, f, arg); break;
-    case OPT_FORMAT: r->format = arg; break;
+    case OPT_FORMAT:
+        r->format = arg;
+        r->format_given = true;
+        break;
     case OPT_HEADER: add_header(r, f, arg); break;
     case OPT_STD: add_option(r, f, "--std=", arg); break;
     case 'I': add_option(r, f, "-I", arg); break;
@@ -162,11 +185,18 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
             failure_set(f, EXIT_USAGE, "invalid option '-X%s'", arg);
         else if (!r->argv[optind])
             failure_set(f, EXIT_USAGE, "missing value for option '-Xnvrtc'");
+        else if (names_target(r->argv[optind]))
+            failure_set(f, EXIT_USAGE, "-Xnvrtc %s: targets are given with --arch only (one compile each)",
+                        r->argv[optind]);
         else
             add_option(r, f, "", r->argv[optind++]);
         break;
-    case OPT_CACHE_INFO: r->action = DO_CACHE_INFO; break;
-    case OPT_CACHE_CLEAR: r->action = DO_CACHE_CLEAR; break;
+    case OPT_CACHE_INFO:
+    case OPT_CACHE_CLEAR:
+        if (r->action != DO_COMPILE)
+            failure_set(f, EXIT_USAGE, "--cache-info and --cache-clear exclude each other");
+        r->action = c == OPT_CACHE_INFO ? DO_CACHE_INFO : DO_CACHE_CLEAR;
+        break;
     }
 }
 
@@ -208,8 +238,18 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
     r->argv = argv;
     r->format = "cudyn";
     int code = tool_parse(t, argc, argv, "-:ho:I:D:X:", long_options, take_option, r, f);
-    if (code >= 0 || r->action != DO_COMPILE)
+    if (code >= 0)
         return code;
+    if (r->action != DO_COMPILE) {
+        /* the cache commands act on the user's cache as a whole: a
+         * compile argument beside them would be ignored, so it is refused */
+        if (!r->source_path && !r->output && !r->n_archs && !r->n_options && !r->n_headers && !r->format_given)
+            return -1;
+        failure_set(f, EXIT_USAGE, "%s takes no compile arguments",
+                    r->action == DO_CACHE_INFO ? "--cache-info" : "--cache-clear");
+        failure_see_help(t, f);
+        return EXIT_USAGE;
+    }
     bool single = strcmp(r->format, "cubin") == 0 || strcmp(r->format, "ptx") == 0;
     if (!r->source_path)
         failure_set(f, EXIT_USAGE, "no source file given");
@@ -232,35 +272,53 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
 
 /* ---------------------------------------------------------------- files */
 
+/* An input (the source, a --header file) whole, NUL-terminated: a file
+ * of at most MAX_FILE_BYTES (the limit included) with no NUL byte. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EISDIR; /* said as such, not as a failed read */
+    }
+    if (fd < 0) {
         fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, strerror(errno));
         return NULL;
     }
+    /* read up to one byte past the limit: only then is the file too large */
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap && cap < MAX_FILE_BYTES) {
-            char *grown = realloc(buf, 2 * cap + 1);
+    const char *why = buf ? NULL : "out of memory";
+    while (!why) {
+        if (n == cap) {
+            if (cap > MAX_FILE_BYTES) {
+                why = "larger than 64 MiB, the limit for a source or header";
+                break;
+            }
+            size_t grown_cap = cap * 2 > MAX_FILE_BYTES ? MAX_FILE_BYTES + 1 : cap * 2;
+            char *grown = realloc(buf, grown_cap + 1);
             if (!grown) {
-                free(buf);
-                buf = NULL;
+                why = "out of memory";
                 break;
             }
             buf = grown;
-            cap *= 2;
-        } else if (n == cap) {
-            break;
+            cap = grown_cap;
         }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            why = strerror(errno);
+        else if (got == 0)
+            break;
+        else
+            n += (size_t)got;
     }
-    bool failed = !buf || ferror(f) || n == cap;
-    fclose(f);
-    if (failed) {
-        fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, buf ? "read error or larger than 64 MiB" : "out of memory");
+    close(fd);
+    if (why) {
+        fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, why);
         free(buf);
         return NULL;
     }
