@@ -776,8 +776,42 @@ static void report_failure(const struct report *r)
 
 /* ------------------------------------------------------------------ main */
 
+/* Under --explain, the part of the library's hint that sends the reader
+ * to "cudainfo --explain" (a parenthesis, or a clause such as "and run
+ * cudainfo --explain") goes: that is what was just shown. */
+static void drop_self_reference(char *hint)
+{
+    static const char me[] = "cudainfo --explain";
+    char *at = strstr(hint, me);
+    if (!at)
+        return;
+    char *from = at, *end = at + strlen(me);
+    char *open = NULL;
+    for (char *p = at; p > hint && !open && p[-1] != ')'; p--)
+        if (p[-1] == '(')
+            open = p - 1;
+    if (open && strchr(end, ')')) { /* " (cudainfo --explain shows ...)" */
+        from = open > hint && open[-1] == ' ' ? open - 1 : open;
+        end = strchr(end, ')') + 1;
+    } else { /* "; run cudainfo --explain", "and run cudainfo --explain" */
+        static const char *const joins[] = {" and ", "; ", ", "};
+        if (from - hint >= 4 && strncmp(from - 4, "run ", 4) == 0)
+            from -= 4;
+        for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++) {
+            size_t n = strlen(joins[i]);
+            if ((size_t)(from - hint) >= n && strncmp(from - n, joins[i], n) == 0) {
+                from -= n;
+                break;
+            }
+        }
+    }
+    memmove(from, end, strlen(end) + 1);
+}
+
 static int finish(struct report *r)
 {
+    if (r->opt.explain)
+        drop_self_reference(r->failure.hint);
     if (r->tool.json)
         write_json(r);
     else if (!r->tool.quiet) {
