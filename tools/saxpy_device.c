@@ -615,7 +615,10 @@ void run_release(struct device_run *run)
         (void)cudyn_module_unload(run->mod);
     cudyn_program_free(run->prog);
     free(run->own_out);
-    if (!run->opt->free_all)
+    /* without the device current nothing could be freed, the module
+     * included: releasing the context then would leave its module record
+     * to a handle no one unloads */
+    if (!run->opt->free_all || (!current && (run->mod || allocated)))
         return;
     for (size_t i = 0; current && i < sizeof run->device_memory / sizeof run->device_memory[0]; i++)
         if (run->device_memory[i])
