@@ -11,7 +11,12 @@ install_staged "$stage"
 # a copy, as a user would make of a read-only system directory
 cp -R "$stage$docdir/examples" "$tmp/examples" && chmod -R u+w "$tmp/examples"
 export PKG_CONFIG_PATH="$stage$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage"
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$tmp/examples" CC="$CC" > "$tmp/make.log" 2>&1; then
+# a library built with sanitizers needs their runtimes in the program that
+# links it (clang keeps them in the executable), as a user's would
+san_ldflags=
+[ "${CUDYN_SANITIZER:-no}" = no ] || san_ldflags="-fsanitize=$CUDYN_SANITIZER"
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$tmp/examples" CC="$CC" LDFLAGS="$san_ldflags" \
+        > "$tmp/make.log" 2>&1; then
     echo "FAIL: make in the installed examples directory:"
     sed 's/^/    | /' "$tmp/make.log"
     exit 1
