@@ -376,12 +376,18 @@ public:
 
     /* Copies count elements from the host to the start of the buffer
      * (count beyond size() is CUDYN_ERROR_INVALID_ARGUMENT). */
-    result<void> copy_from(const T *host, std::size_t count, stream_ref s = {}, bool async = false) noexcept
+    result<void> copy_from(const T *host, std::size_t count) noexcept
     {
         if (count > n_)
             return too_many("copy_from", count);
-        return detail::check(async ? cudyn_memcpy_htod_async(mem_.get(), host, count * sizeof(T), s.get())
-                                   : cudyn_memcpy_htod(mem_.get(), host, count * sizeof(T)));
+        return detail::check(cudyn_memcpy_htod(mem_.get(), host, count * sizeof(T)));
+    }
+    /* The same queued on s (from page-locked memory, it overlaps other work). */
+    result<void> copy_from_async(const T *host, std::size_t count, stream_ref s) noexcept
+    {
+        if (count > n_)
+            return too_many("copy_from_async", count);
+        return detail::check(cudyn_memcpy_htod_async(mem_.get(), host, count * sizeof(T), s.get()));
     }
     template <class C, class = std::enable_if_t<detail::is_contiguous_of<const C, const T>::value>>
     result<void> copy_from(const C &host) noexcept
@@ -389,12 +395,17 @@ public:
         return copy_from(host.data(), host.size());
     }
     /* Copies count elements from the start of the buffer to the host. */
-    result<void> copy_to(T *host, std::size_t count, stream_ref s = {}, bool async = false) const noexcept
+    result<void> copy_to(T *host, std::size_t count) const noexcept
     {
         if (count > n_)
             return too_many("copy_to", count);
-        return detail::check(async ? cudyn_memcpy_dtoh_async(host, mem_.get(), count * sizeof(T), s.get())
-                                   : cudyn_memcpy_dtoh(host, mem_.get(), count * sizeof(T)));
+        return detail::check(cudyn_memcpy_dtoh(host, mem_.get(), count * sizeof(T)));
+    }
+    result<void> copy_to_async(T *host, std::size_t count, stream_ref s) const noexcept
+    {
+        if (count > n_)
+            return too_many("copy_to_async", count);
+        return detail::check(cudyn_memcpy_dtoh_async(host, mem_.get(), count * sizeof(T), s.get()));
     }
     template <class C, class = std::enable_if_t<detail::is_contiguous_of<C, T>::value>>
     result<void> copy_to(C &&host) const noexcept
@@ -476,6 +487,29 @@ private:
     detail::owner<void *, cudyn_host_free> mem_;
     std::size_t n_ = 0;
 };
+
+/* Copies of count elements between the host and any device address (a
+ * part of a buffer: buf.data() + offset); the _async ones are queued on s. */
+template <class T>
+result<void> copy(device_ptr<T> dst, const T *src, std::size_t count) noexcept
+{
+    return detail::check(cudyn_memcpy_htod(dst.get(), src, count * sizeof(T)));
+}
+template <class T>
+result<void> copy(T *dst, device_ptr<T> src, std::size_t count) noexcept
+{
+    return detail::check(cudyn_memcpy_dtoh(dst, src.get(), count * sizeof(T)));
+}
+template <class T>
+result<void> copy_async(device_ptr<T> dst, const T *src, std::size_t count, stream_ref s) noexcept
+{
+    return detail::check(cudyn_memcpy_htod_async(dst.get(), src, count * sizeof(T), s.get()));
+}
+template <class T>
+result<void> copy_async(T *dst, device_ptr<T> src, std::size_t count, stream_ref s) noexcept
+{
+    return detail::check(cudyn_memcpy_dtoh_async(dst, src.get(), count * sizeof(T), s.get()));
+}
 
 /* A stream (cudyn_stream_create), destroyed when the owner goes. */
 class stream : public detail::owner<cudyn_stream, cudyn_stream_destroy> {

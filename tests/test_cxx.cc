@@ -242,7 +242,7 @@ void test_packs_streams_events(const cudyn::kernel &saxpy)
     EXPECT(sp.size() == n && sp.data() == hx.value().data());
     EXPECT_OK(dx.value().copy_from(std::span<const float>(sp)));
 #else
-    EXPECT_OK(dx.value().copy_from(hx.value().data(), n, s.value(), true));
+    EXPECT_OK(dx.value().copy_from_async(hx.value().data(), n, s.value()));
 #endif
     auto pack = saxpy.pack<float, cudyn::device_ptr<float>, cudyn::device_ptr<float>, cudyn::device_ptr<float>,
                            std::size_t>();
@@ -254,7 +254,7 @@ void test_packs_streams_events(const cudyn::kernel &saxpy)
         EXPECT_OK(pack.value().launch(1, 256, 0, s.value()));
     }
     EXPECT_OK(end.value().record(s.value()));
-    EXPECT_OK(dout.value().copy_to(hout.value().data(), n, s.value(), true));
+    EXPECT_OK(cudyn::copy_async(hout.value().data(), dout.value().data(), n, s.value()));
     EXPECT_OK(s.value().synchronize());
     auto done = s.value().done();
     EXPECT(EXPECT_OK(done) && done.value());
