@@ -89,6 +89,19 @@ inline cudyn_error capture(int st) noexcept
     }
     return e;
 }
+/* An error found by this header before any C call (same fields as the
+ * library's: status, origin, function, message). */
+inline cudyn_error make_error(int st, const char *function, const char *message) noexcept
+{
+    cudyn_error e;
+    std::memset(&e, 0, sizeof e);
+    e.size = sizeof e;
+    e.status = st;
+    e.origin = CUDYN_ORIGIN_LIBRARY;
+    std::snprintf(e.function, sizeof e.function, "%s", function);
+    std::snprintf(e.message, sizeof e.message, "%s: %s", function, message);
+    return e;
+}
 } // namespace detail
 
 #if CUDYN_HPP_EXCEPTIONS
@@ -306,9 +319,10 @@ template <class C, class U, class = void>
 struct is_contiguous_of : std::false_type {};
 template <class C, class U>
 struct is_contiguous_of<C, U,
-                        std::void_t<decltype(std::declval<C &>().data()), decltype(std::declval<C &>().size())>>
-    : std::bool_constant<std::is_convertible_v<decltype(std::declval<C &>().data()), U *> &&
-                         sizeof(*std::declval<C &>().data()) == sizeof(U)> {};
+                        std::void_t<decltype(*std::declval<C &>().data()), decltype(std::declval<C &>().size())>>
+    : std::bool_constant<std::is_pointer_v<decltype(std::declval<C &>().data())> &&
+                         std::is_convertible_v<decltype(std::declval<C &>().data()), U *> &&
+                         sizeof(std::remove_reference_t<decltype(*std::declval<C &>().data())>) == sizeof(U)> {};
 } // namespace detail
 
 /* Device memory for n elements of T (cudyn_mem_alloc), freed when the
@@ -331,8 +345,9 @@ public:
 
     static result<device_buffer> create(std::size_t count) noexcept
     {
-        if (count > SIZE_MAX / sizeof(T)) /* cudyn says why, naming the size */
-            return detail::capture(cudyn_mem_alloc(nullptr, 0));
+        if (count > SIZE_MAX / sizeof(T))
+            return detail::make_error(CUDYN_ERROR_INVALID_ARGUMENT, "cudyn::device_buffer::create",
+                                      "the element count times the element size does not fit in size_t");
         cudyn_devptr p = 0;
         int st = cudyn_mem_alloc(&p, count * sizeof(T));
         if (st != CUDYN_OK)
@@ -427,15 +442,10 @@ public:
 private:
     result<void> too_many(const char *what, std::size_t count) const noexcept
     {
-        cudyn_error e;
-        std::memset(&e, 0, sizeof e);
-        e.size = sizeof e;
-        e.status = CUDYN_ERROR_INVALID_ARGUMENT;
-        e.origin = CUDYN_ORIGIN_LIBRARY;
-        std::strncpy(e.function, what, sizeof e.function - 1);
-        std::snprintf(e.message, sizeof e.message,
-                      "cudyn::device_buffer::%s: %zu elements asked, the buffer holds %zu", what, count, n_);
-        return e;
+        char function[64], message[128];
+        std::snprintf(function, sizeof function, "cudyn::device_buffer::%s", what);
+        std::snprintf(message, sizeof message, "%zu elements asked, the buffer holds %zu", count, n_);
+        return detail::make_error(CUDYN_ERROR_INVALID_ARGUMENT, function, message);
     }
     detail::owner<cudyn_devptr, cudyn_mem_free> mem_;
     std::size_t n_ = 0;
@@ -458,8 +468,11 @@ public:
     }
     static result<host_buffer> create(std::size_t count) noexcept
     {
+        if (count > SIZE_MAX / sizeof(T))
+            return detail::make_error(CUDYN_ERROR_INVALID_ARGUMENT, "cudyn::host_buffer::create",
+                                      "the element count times the element size does not fit in size_t");
         void *p = nullptr;
-        int st = count > SIZE_MAX / sizeof(T) ? cudyn_host_alloc(nullptr, 0) : cudyn_host_alloc(&p, count * sizeof(T));
+        int st = cudyn_host_alloc(&p, count * sizeof(T));
         if (st != CUDYN_OK)
             return detail::capture(st);
         host_buffer b;

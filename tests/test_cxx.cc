@@ -207,6 +207,11 @@ void test_saxpy_and_owners(const cudyn::kernel &saxpy)
         cudyn::result<void> r = other.copy_from(big);
         EXPECT(r.status() == CUDYN_ERROR_INVALID_ARGUMENT);
         EXPECT(!r.ok() && std::strstr(r.error().message, "1001") != nullptr);
+        EXPECT(!r.ok() && std::strcmp(r.error().function, "cudyn::device_buffer::copy_from") == 0);
+        // a count whose bytes overflow is refused, not wrapped
+        auto huge = cudyn::device_buffer<double>::create(SIZE_MAX / 4);
+        EXPECT(huge.status() == CUDYN_ERROR_INVALID_ARGUMENT);
+        EXPECT(!huge.ok() && std::strstr(huge.error().message, "does not fit") != nullptr);
         static_assert(!std::is_copy_constructible_v<cudyn::device_buffer<float>>);
         static_assert(!std::is_copy_assignable_v<cudyn::stream>);
         static_assert(std::is_nothrow_move_constructible_v<cudyn::module>);
