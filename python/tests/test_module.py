@@ -1,0 +1,216 @@
+"""SourceModule, images, functions and launches: the seeds' kernels on the mock."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import mock_calls
+
+pytestmark = pytest.mark.mock
+
+SAXPY = """
+__global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)
+{
+    size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = tid; i < n; i += (size_t)blockDim.x * gridDim.x)
+        out[i] = a * x[i] + y[i];
+}
+"""
+MULTIPLY_THEM = """
+__global__ void multiply_them(float *dest, float *a, float *b, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dest[i] = a[i] * b[i];
+}
+"""
+TEMPLATE = """
+template <typename T> __global__ void scale(T a, T *x, size_t n)
+{
+    size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"""
+
+
+def test_source_module_facts_and_cache():
+    import cudyn
+    src = SAXPY + "// facts %d\n" % os.getpid()
+    first = cudyn.SourceModule(src, options=["--fmad=false"])
+    assert first.from_cache is False
+    assert isinstance(first.log, str) and first.target and isinstance(first.handle, int)
+    second = cudyn.SourceModule(src, options=["--fmad=false"])
+    assert second.from_cache is True
+    f = first.get_function("saxpy")
+    assert f.param_count == 5 and isinstance(f.handle, int)
+    assert f.max_threads_per_block > 0 and f.num_regs >= 0 and f.shared_size_bytes >= 0
+
+
+def test_pycuda_only_arguments_are_refused():
+    import cudyn
+    with pytest.raises(TypeError):
+        cudyn.SourceModule(SAXPY, arch="sm_90")
+
+
+def test_saxpy_launch_exact():
+    import cudyn
+    n = 1000
+    a = np.float32(2.5)
+    x = np.random.default_rng(1).random(n, dtype=np.float32)
+    y = np.random.default_rng(2).random(n, dtype=np.float32)
+    f = cudyn.SourceModule(SAXPY, options=["--fmad=false"]).get_function("saxpy")
+    dx, dy = cudyn.gpuarray.to_gpu(x), cudyn.gpuarray.to_gpu(y)
+    out = cudyn.gpuarray.empty(n, np.float32)
+    f(a, dx, dy, out, np.uint64(n), grid=(4,), block=(128,))
+    expected = (a * x).astype(np.float32) + y
+    np.testing.assert_array_equal(out.get(), expected)
+
+
+def test_device_memory_and_foreign_interfaces_are_pointers():
+    import cudyn
+    n = 64
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    x = cudyn.DeviceMemory(n * 4)
+    cudyn.memcpy_htod(x.ptr, np.ones(n, np.float32))
+
+    class Foreign:  # any object with __cuda_array_interface__
+        def __init__(self, arr):
+            self.arr = arr
+            self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+    out = cudyn.gpuarray.empty(n, np.float32)
+    f(np.float32(3), x, Foreign(out), out, np.uint64(n), grid=(1,), block=(64,))
+
+
+def test_in_out_host_arguments():
+    import cudyn
+    n = 400
+    a = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    b = np.random.default_rng(4).standard_normal(n).astype(np.float32)
+    dest = np.zeros_like(a)
+    f = cudyn.SourceModule(MULTIPLY_THEM, options=["--ptxas-options=-v"]).get_function("multiply_them")
+    f(cudyn.Out(dest), cudyn.In(a), cudyn.In(b), np.int32(n), grid=(2,), block=(256,))
+    np.testing.assert_array_equal(dest, a * b)
+    inout = a.copy()
+    f(cudyn.InOut(inout), cudyn.In(inout.copy()), cudyn.In(b), np.int32(n), grid=(2,), block=(256,))
+    np.testing.assert_array_equal(inout, a * b)
+
+
+def test_out_needs_a_writable_contiguous_array():
+    import cudyn
+    readonly = np.zeros(8, np.float32)
+    readonly.flags.writeable = False
+    with pytest.raises((ValueError, TypeError, BufferError)):
+        cudyn.Out(readonly)
+    with pytest.raises((ValueError, TypeError, BufferError)):
+        cudyn.Out(np.zeros(16, np.float32)[::2])
+
+
+def test_prepared_call():
+    import cudyn
+    n = 256
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    p = f.prepare("fPPPQ")
+    x = cudyn.gpuarray.to_gpu(np.arange(n, dtype=np.float32))
+    y = cudyn.gpuarray.to_gpu(np.ones(n, np.float32))
+    out = cudyn.gpuarray.empty(n, np.float32)
+    p((1,), (256,), 2.0, x, y, out, n)
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(n, dtype=np.float32) + 1)
+    p.prepared_call((1,), (256,), 3.0, x, y, out, n)
+    np.testing.assert_array_equal(out.get(), 3 * np.arange(n, dtype=np.float32) + 1)
+
+
+def test_name_expressions_for_templates():
+    import cudyn
+    mod = cudyn.SourceModule(TEMPLATE, no_extern_c=True, name_expressions=["scale<float>", "scale<double>"])
+    assert mod.lowered_name("scale<float>") == "_Z5scaleIfEvT_PS0_m"
+    f = mod.get_function("scale<float>")
+    x = cudyn.gpuarray.to_gpu(np.arange(32, dtype=np.float32))
+    f(np.float32(3), x, np.uint64(32), grid=(1,), block=(32,))
+    np.testing.assert_array_equal(x.get(), 3 * np.arange(32, dtype=np.float32))
+    d = mod.get_function("scale<double>")
+    y = cudyn.gpuarray.to_gpu(np.arange(8, dtype=np.float64))
+    d(np.float64(0.5), y, np.uint64(8), grid=(1,), block=(8,))
+    np.testing.assert_array_equal(y.get(), 0.5 * np.arange(8))
+
+
+def test_in_memory_headers():
+    import cudyn
+    src = '#include "factor.h"\n__global__ void scale(float a, float *x, size_t n) { x[0] = a * FACTOR; }\n'
+    mod = cudyn.SourceModule(src, headers={"factor.h": "#define FACTOR 2\n"})
+    assert mod.get_function("scale").param_count == 3
+    with pytest.raises(cudyn.CompileError):
+        cudyn.SourceModule(src)  # without the header
+
+
+def test_struct_argument_by_value():
+    import cudyn
+    src = """
+struct testStruct { int value; };
+__global__ void testkernel(int i, int *pi, float f, float *pf, testStruct s, testStruct *ps)
+{
+    *pi = i; *pf = f; ps->value = s.value;
+}
+"""
+    f = cudyn.SourceModule(src).get_function("testkernel")
+    pi, pf, ps = (cudyn.gpuarray.zeros(1, t) for t in (np.int32, np.float32, np.int32))
+    struct = np.zeros((), dtype=[("value", np.int32)])
+    struct["value"] = 42
+    f(np.int32(7), pi, np.float32(1.5), pf, struct[()], ps, grid=(1,), block=(1,))
+    assert pi.get()[0] == 7 and pf.get()[0] == 1.5 and ps.get()[0] == 42
+
+
+def test_record_kernel_packs_scalar_types(mock_lib):
+    import ctypes
+
+    import cudyn
+    src = ('extern "C" __global__ void record(signed char a, short b, unsigned int c, long long d, float e,'
+           ' double f) {}\n')
+    f = cudyn.SourceModule(src, no_extern_c=True).get_function("record")
+    values = (np.int8(-3), np.int16(-300), np.uint32(4000000000), np.int64(-1 << 40), np.float32(1.25),
+              np.float64(-2.5))
+    f(*values, grid=(1,), block=(1,))
+    buf = ctypes.create_string_buffer(256)
+    mock_lib.mock_recorded.restype = ctypes.c_size_t
+    size = mock_lib.mock_recorded(buf, 256)
+    expected = b"".join(v.tobytes() for v in values)
+    assert buf.raw[:size] == expected
+
+
+def test_global_variable():
+    import cudyn
+    mod = cudyn.SourceModule('__device__ float table[16];\n__global__ void empty() {}\n')
+    ptr, nbytes = mod.get_global("table")
+    assert ptr and nbytes == 64
+    cudyn.memcpy_htod(ptr, np.arange(16, dtype=np.float32))
+    with pytest.raises(cudyn.Error):
+        mod.get_global("nothing")
+
+
+def test_module_from_buffer_and_file(tmp_path):
+    import cudyn
+    cc = os.path.join(os.environ.get("top_builddir", ""), "tools", "cudyn-cc")
+    if not os.access(cc, os.X_OK):
+        pytest.skip("tools/cudyn-cc not built here")
+    (tmp_path / "k.cu").write_text(SAXPY.replace("__global__", 'extern "C" __global__'))
+    image = tmp_path / "k.img"
+    p = subprocess.run([cc, "-o", str(image), "--arch", "sm_90", str(tmp_path / "k.cu")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode == 0, p.stderr
+    from_file = cudyn.module_from_file(image)
+    assert from_file.get_function("saxpy").param_count == 5
+    from_buffer = cudyn.module_from_buffer(image.read_bytes())
+    assert from_buffer.get_function("saxpy")
+    with pytest.raises(cudyn.Error):
+        cudyn.module_from_buffer(b"not an image at all" * 10)
+
+
+def test_compile_once_per_source(mock_lib):
+    import cudyn
+    src = SAXPY + "// once %d\n" % os.getpid()
+    before = mock_calls(mock_lib, "cuModuleLoadData")
+    a = cudyn.SourceModule(src)
+    b = cudyn.SourceModule(src)
+    assert b.from_cache and a.get_function("saxpy") and b.get_function("saxpy")
+    assert mock_calls(mock_lib, "cuModuleLoadData") - before in (1, 2)
