@@ -1,0 +1,2 @@
+/* array.c */
+#include "cudyn_py.h"

@@ -1,0 +1,2 @@
+/* errors.c */
+#include "cudyn_py.h"

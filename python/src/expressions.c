@@ -1,0 +1,2 @@
+/* expressions.c */
+#include "cudyn_py.h"

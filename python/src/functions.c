@@ -1,0 +1,2 @@
+/* functions.c */
+#include "cudyn_py.h"

@@ -1,0 +1,2 @@
+/* host_args.c */
+#include "cudyn_py.h"

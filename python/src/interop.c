@@ -1,0 +1,2 @@
+/* interop.c */
+#include "cudyn_py.h"

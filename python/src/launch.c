@@ -1,0 +1,2 @@
+/* launch.c */
+#include "cudyn_py.h"

@@ -1,0 +1,2 @@
+/* memory.c */
+#include "cudyn_py.h"

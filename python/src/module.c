@@ -1,0 +1,2 @@
+/* module.c */
+#include "cudyn_py.h"

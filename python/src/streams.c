@@ -1,0 +1,2 @@
+/* streams.c */
+#include "cudyn_py.h"

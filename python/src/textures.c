@@ -1,0 +1,2 @@
+/* textures.c */
+#include "cudyn_py.h"

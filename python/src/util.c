@@ -1,0 +1,2 @@
+/* util.c */
+#include "cudyn_py.h"
