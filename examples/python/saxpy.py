@@ -44,9 +44,11 @@ def main():
         print(f"compiled for {module.target} ({'from the cache' if module.from_cache else 'by NVRTC'})")
 
     a = np.float32(2.0)
-    # data that is cheap to make: every value exact in float32
-    x = (np.arange(n, dtype=np.uint32) % 1021).astype(np.float32) * np.float32(0.5)
-    y = (np.arange(n, dtype=np.uint32) % 997).astype(np.float32) * np.float32(0.25)
+    # the data of every SAXPY program in bench/peers.py: x[i] = i mod 1024, y[i] = i mod 37
+    i = np.arange(n, dtype=np.uint32)
+    x = (i % 1024).astype(np.float32)
+    y = (i % 37).astype(np.float32)
+    del i
     d_x, d_y = cudyn.DeviceArray((n,), np.float32), cudyn.DeviceArray((n,), np.float32)
     d_out = cudyn.DeviceArray((n,), np.float32)
     d_x.set(x)
