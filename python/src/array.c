@@ -206,8 +206,8 @@ static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
         if (p && info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED) {
             Py_DECREF(a);
-            return cpy_invalid("DeviceArray: ptr 0x%llx is not device memory (host memory where device memory is "
-                               "needed)", (unsigned long long)p);
+            return cpy_invalid("DeviceArray: ptr %p is not device memory (host memory where device memory is "
+                               "needed)", (void *)(uintptr_t)p);
         }
         a->ptr = p;
         a->device = info.device >= 0 ? info.device : cpy_current_device();
@@ -434,8 +434,8 @@ static PyObject *da_repr(DeviceArrayObject *a)
     PyObject *shape = da_shape(a, NULL);
     if (!shape)
         return NULL;
-    PyObject *r = PyUnicode_FromFormat("<%s shape=%R dtype=%S at 0x%llx on device %d>", Py_TYPE(a)->tp_name, shape,
-                                       a->dtype, (unsigned long long)a->ptr, a->device);
+    PyObject *r = PyUnicode_FromFormat("<%s shape=%R dtype=%S at %p on device %d>", Py_TYPE(a)->tp_name, shape,
+                                       a->dtype, (void *)(uintptr_t)a->ptr, a->device);
     Py_DECREF(shape);
     return r;
 }

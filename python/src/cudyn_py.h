@@ -22,6 +22,9 @@
 PyObject *cpy_raise(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
 PyObject *cpy_invalid(const char *fmt, ...);
+/* Raises LaunchArgumentError (an Error and a TypeError): a wrong kind of
+ * argument, such as a host array where device memory is needed. */
+PyObject *cpy_type_error(const char *fmt, ...);
 int cpy_errors_init(PyObject *module);
 
 /* ---- util.c */

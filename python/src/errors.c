@@ -100,15 +100,37 @@ PyObject *cpy_raise(int status)
     return raise_error(class_for(status), &err);
 }
 
+/* our own message (PyUnicode_FromFormat's conversions: %U, %R, %zd ...) */
+static PyObject *raise_ours(PyObject *cls, int status, const char *fmt, va_list ap)
+{
+    cudyn_error err = {.size = sizeof err, .status = status, .origin = CUDYN_ORIGIN_LIBRARY};
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    if (!msg)
+        return NULL;
+    const char *text = PyUnicode_AsUTF8(msg);
+    snprintf(err.message, sizeof err.message, "%s", text ? text : "");
+    Py_DECREF(msg);
+    PyErr_Clear();
+    snprintf(err.function, sizeof err.function, "cudyn._cudyn");
+    return raise_error(cls, &err);
+}
+
 PyObject *cpy_invalid(const char *fmt, ...)
 {
-    cudyn_error err = {.size = sizeof err, .status = CUDYN_ERROR_INVALID_ARGUMENT, .origin = CUDYN_ORIGIN_LIBRARY};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err.message, sizeof err.message, fmt, ap);
+    PyObject *r = raise_ours(InvalidArgument, CUDYN_ERROR_INVALID_ARGUMENT, fmt, ap);
     va_end(ap);
-    snprintf(err.function, sizeof err.function, "cudyn._cudyn");
-    return raise_error(InvalidArgument, &err);
+    return r;
+}
+
+PyObject *cpy_type_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *r = raise_ours(LaunchArgumentError, CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 /* Error.__str__ is the message (args[0]); the attributes default to None

@@ -420,7 +420,7 @@ static PyObject *from_cai(PyObject *obj, PyObject *cai)
         if (st != CUDYN_OK)
             return cpy_raise(st);
         if (info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED)
-            return cpy_invalid("asarray: the pointer 0x%llx is not device memory", ptr);
+            return cpy_invalid("asarray: the pointer %p is not device memory", (void *)(uintptr_t)ptr);
         device = info.device;
     }
     if (device < 0 && (device = cpy_current_device()) < 0)
@@ -452,7 +452,7 @@ PyObject *cpy_asarray(PyObject *self, PyObject *obj)
     if (PyObject_HasAttrString(obj, "__dlpack__") || PyCapsule_CheckExact(obj))
         return cpy_from_dlpack(self, obj);
     if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__"))
-        return cpy_invalid("asarray: %.100s is a host array where device memory is needed: copy it to the device "
+        return cpy_type_error("asarray: %.100s is a host array where device memory is needed: copy it to the device "
                            "(cudyn.gpuarray.to_gpu)", Py_TYPE(obj)->tp_name);
     PyErr_Format(PyExc_TypeError, "asarray: %.100s has neither __cuda_array_interface__ nor __dlpack__",
                  Py_TYPE(obj)->tp_name);

@@ -375,7 +375,7 @@ static int discover(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs)
         if (!cand[i][0]) {
             if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
                 PyErr_Clear();
-                cpy_invalid("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
+                cpy_type_error("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
                             "the device (cudyn.gpuarray.to_gpu) or wrap it in cudyn.In/Out/InOut",
                             fn->name, i + 1, Py_TYPE(args[i])->tp_name);
             } else {

@@ -123,7 +123,7 @@ static PyObject *dm_repr(DeviceMemoryObject *m)
 {
     if (m->freed)
         return PyUnicode_FromFormat("<cudyn.DeviceMemory freed, %zu bytes>", m->nbytes);
-    return PyUnicode_FromFormat("<cudyn.DeviceMemory 0x%llx, %zu bytes on device %d%s>", (unsigned long long)m->ptr,
+    return PyUnicode_FromFormat("<cudyn.DeviceMemory %p, %zu bytes on device %d%s>", (void *)(uintptr_t)m->ptr,
                                 m->nbytes, m->device, m->managed ? ", managed" : "");
 }
 

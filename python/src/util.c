@@ -101,7 +101,7 @@ int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
     }
     PyErr_Clear();
     if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
-        cpy_invalid("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
+        cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
                     "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel",
                     what, Py_TYPE(obj)->tp_name);
         return -1;
