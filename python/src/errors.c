@@ -89,7 +89,7 @@ static PyObject *raise_error(PyObject *cls, const cudyn_error *err)
 PyObject *cpy_raise(int status)
 {
     cudyn_error err = {.size = sizeof err};
-    if (cudyn_last_error(&err) != CUDYN_OK || err.status != status) {
+    if (cudyn_last_error(&err) != status || err.status != status) {
         /* no detail recorded for this status (NOT_READY, say): its text */
         err.status = status;
         err.origin = CUDYN_ORIGIN_LIBRARY;

@@ -98,7 +98,7 @@ static PyObject *f_last_error(PyObject *m, PyObject *u)
 {
     (void)m, (void)u;
     cudyn_error e = {.size = sizeof e};
-    if (cudyn_last_error(&e) == CUDYN_OK && e.status == CUDYN_OK)
+    if (cudyn_last_error(&e) == CUDYN_OK)
         Py_RETURN_NONE;
     return Py_BuildValue("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "status", e.status, "status_name",
                          cudyn_status_name(e.status), "origin",
