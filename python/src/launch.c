@@ -358,6 +358,48 @@ static int named_parameter(int *count)
     return -1;
 }
 
+/* Checks a format against the kernel without launching it: cudyn checks a
+ * pack's arguments at its first launch, before the launch itself, so a
+ * launch with a grid of 0 (refused as an invalid argument, nothing runs)
+ * gives the check's verdict.  Host buffers are checked as the pointers the
+ * kernel gets; struct slots are sized from the arguments (1 byte where
+ * there is none).  Returns CUDYN_OK or the check's status. */
+static int check_format(cudyn_function f, const char *fmt, PyObject *const *args, Py_ssize_t nargs)
+{
+    char probe[CPY_MAX_PARAMS + 2];
+    size_t n = strlen(fmt);
+    if (n > CPY_MAX_PARAMS + 1)
+        return CUDYN_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i <= n; i++)
+        probe[i] = fmt[i] == '<' || fmt[i] == '>' || fmt[i] == '=' ? 'p' : fmt[i];
+    cudyn_args *pack = NULL;
+    int st = cudyn_args_create(&pack, f, probe);
+    static const unsigned char zeros[4096];
+    for (size_t i = 0; st == CUDYN_OK && i < n; i++) {
+        size_t size = cpy_code_size(probe[i]);
+        if (probe[i] == 's') {
+            Py_buffer v;
+            size = 1;
+            if ((Py_ssize_t)i < nargs && PyObject_GetBuffer(args[i], &v, PyBUF_SIMPLE) == 0) {
+                if (v.len > 0 && v.len <= (Py_ssize_t)sizeof zeros)
+                    size = (size_t)v.len;
+                PyBuffer_Release(&v);
+            }
+            PyErr_Clear();
+        }
+        st = cudyn_args_set_value(pack, (int)i, zeros, size);
+    }
+    if (st == CUDYN_OK) {
+        st = cudyn_args_launch(pack, (cudyn_dim3){0, 0, 0}, (cudyn_dim3){1, 1, 1}, 0, NULL);
+        if (st == CUDYN_ERROR_INVALID_ARGUMENT) { /* the grid, after the check passed */
+            cudyn_clear_error();
+            st = CUDYN_OK;
+        }
+    }
+    cudyn_args_free(pack);
+    return st;
+}
+
 /* Finds the layout for these arguments and keeps it; 0 or -1. */
 static int discover(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -391,9 +433,7 @@ static int discover(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs)
     }
     fmt[nargs] = 0;
     for (;;) {
-        cudyn_args *pack = NULL;
-        int st = cudyn_args_create(&pack, fn->f, fmt);
-        cudyn_args_free(pack);
+        int st = check_format(fn->f, fmt, args, nargs);
         if (st == CUDYN_OK)
             break;
         int count = 0, idx = st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS ? named_parameter(&count) : -1;
@@ -406,11 +446,9 @@ static int discover(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs)
     }
     if (ambiguous) {
         /* were the types checked at all?  an unchecked kernel takes any format */
-        cudyn_args *pack = NULL;
         fmt[nargs] = 'b';
         fmt[nargs + 1] = 0;
-        int st = cudyn_args_create(&pack, fn->f, fmt);
-        cudyn_args_free(pack);
+        int st = check_format(fn->f, fmt, args, nargs);
         fmt[nargs] = 0;
         if (st == CUDYN_OK) {
             for (Py_ssize_t i = 0; i < nargs; i++)
@@ -668,9 +706,7 @@ static PyObject *fn_info(FunctionObject *fn, void *which)
 static PyObject *fn_param_count(FunctionObject *fn, void *c)
 {
     (void)c;
-    cudyn_args *pack = NULL;
-    int st = cudyn_args_create(&pack, fn->f, "");
-    cudyn_args_free(pack);
+    int st = check_format(fn->f, "", NULL, 0);
     int count = 0;
     if (st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS && named_parameter(&count) == -2) {
         cudyn_clear_error();
@@ -679,9 +715,7 @@ static PyObject *fn_param_count(FunctionObject *fn, void *c)
     if (st != CUDYN_OK && st != CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
         return cpy_raise(st);
     /* "" was accepted: no parameters, or not described (then anything is) */
-    pack = NULL;
-    st = cudyn_args_create(&pack, fn->f, "b");
-    cudyn_args_free(pack);
+    st = check_format(fn->f, "b", NULL, 0);
     cudyn_clear_error();
     if (st == CUDYN_OK)
         Py_RETURN_NONE;
@@ -783,9 +817,7 @@ static PyObject *fn_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
         Py_DECREF(p);
         return NULL;
     }
-    cudyn_args *pack = NULL;
-    int st = cudyn_args_create(&pack, fn->f, p->codes);
-    cudyn_args_free(pack);
+    int st = check_format(fn->f, p->codes, NULL, 0);
     if (st != CUDYN_OK) {
         Py_DECREF(p);
         return cpy_raise(st);
