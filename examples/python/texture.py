@@ -33,8 +33,8 @@ image = (0.5 + 0.25 * np.sin(2 * np.pi * 2 * xs / WIDTH) * np.cos(2 * np.pi * 3 
 
 array = cudyn.Array((HEIGHT, WIDTH), np.float32)
 array.copy_from(image)
-texture = cudyn.Texture(array, filter_mode="linear", address_mode="wrap", normalized_coords=True,
-                        read_mode="element")
+texture = cudyn.Texture(array, filter_mode=cudyn.FILTER_LINEAR, address_mode=cudyn.ADDRESS_WRAP,
+                        normalized_coords=True)
 output = cudyn.gpuarray.empty((HEIGHT, WIDTH), np.float32)
 transform(output, texture, np.int32(WIDTH), np.int32(HEIGHT), theta, block=(16, 16, 1),
           grid=((WIDTH + 15) // 16, (HEIGHT + 15) // 16, 1))

@@ -375,13 +375,13 @@ def _check_out(out, shape, dtype):
 def _as_device_array(other):
     if isinstance(other, _DeviceArray):
         return other
-    if hasattr(other, "__cuda_array_interface__") or hasattr(other, "__dlpack__"):
-        return _cudyn.asarray(other)
     if isinstance(other, np.ndarray):
         if other.ndim == 0:
             return None
         raise TypeError("cudyn.gpuarray: a numpy array is host memory; copy it to the device first"
                         " (cudyn.gpuarray.to_gpu)")
+    if hasattr(other, "__cuda_array_interface__") or hasattr(other, "__dlpack__"):
+        return _cudyn.asarray(other)
     return None
 
 
@@ -615,7 +615,7 @@ def empty(shape, dtype=np.float32, order="C", managed=False):
         count *= s
     nbytes = count * dtype.itemsize
     if managed:
-        return GPUArray(shape, dtype, memory=_DeviceMemory(max(nbytes, 1), managed=True))
+        return GPUArray(shape, dtype, memory=_DeviceMemory(nbytes or 1, managed=True))
     return GPUArray(shape, dtype, memory=_allocate(nbytes)) if nbytes else GPUArray(shape, dtype)
 
 

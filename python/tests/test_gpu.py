@@ -122,3 +122,25 @@ def test_float16_and_complex_arguments(real_gpu):
         print(*out.get())
         """, real_gpu)
     assert out.split() == ["1.5", "2.0", "3.0", "4.0", "-5.0"]
+
+
+def test_name_expressions_and_globals(real_gpu):
+    out = gpu_run("""
+        import numpy as np, cudyn
+        mod = cudyn.SourceModule('''
+        __device__ float table[16];
+        template <typename T> __global__ void scale(T a, T *x, size_t n)
+        {
+            size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) x[i] *= a + (T)table[0];
+        }''', no_extern_c=True, name_expressions=["scale<float>", "scale<double>"])
+        ptr, nbytes = mod.get_global("table")
+        assert nbytes == 64
+        cudyn.memcpy_htod(ptr, np.zeros(16, np.float32))
+        x = cudyn.gpuarray.to_gpu(np.arange(32, dtype=np.float32))
+        mod.get_function("scale<float>")(np.float32(3), x, np.uint64(32), grid=(1,), block=(32,))
+        y = cudyn.gpuarray.to_gpu(np.arange(8, dtype=np.float64))
+        mod.get_function("scale<double>")(np.float64(0.5), y, np.uint64(8), grid=(1,), block=(8,))
+        print(mod.lowered_name("scale<float>"), (x.get() == 3 * np.arange(32)).all(), (y.get() == 0.5 * np.arange(8)).all())
+        """, real_gpu)
+    assert out.split() == ["_Z5scaleIfEvT_PS0_m", "True", "True"]
