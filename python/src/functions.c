@@ -1,6 +1,7 @@
 /* functions.c - the module's functions: versions, statuses, the loader,
  * devices, memory copies and sets, the cache, pointer queries. */
 #include "cudyn_py.h"
+#include <stddef.h>
 #include <string.h>
 
 static PyObject *text(const char *s)
@@ -130,6 +131,45 @@ static int ordinal_arg(PyObject *o, int *out)
     return 0;
 }
 
+/* every field of struct cudyn_device_info, in its order: the dict's keys
+ * are the field names (compute_capability is the pair cc_major, cc_minor) */
+enum field_kind { F_INT, F_TEXT, F_BYTES16, F_U64, F_INT3, F_CC };
+#define FIELD(name, kind) {#name, offsetof(struct cudyn_device_info, name), kind}
+static const struct device_field {
+    const char *name;
+    size_t offset;
+    enum field_kind kind;
+} device_fields[] = {
+    FIELD(ordinal, F_INT), FIELD(name, F_TEXT), FIELD(uuid, F_BYTES16), FIELD(uuid_string, F_TEXT),
+    FIELD(pci_bus_id, F_TEXT), FIELD(pci_domain, F_INT), FIELD(pci_bus, F_INT), FIELD(pci_device, F_INT),
+    {"compute_capability", offsetof(struct cudyn_device_info, cc_major), F_CC}, FIELD(cc_major, F_INT),
+    FIELD(cc_minor, F_INT), FIELD(total_memory, F_U64), FIELD(multiprocessors, F_INT), FIELD(clock_khz, F_INT),
+    FIELD(memory_clock_khz, F_INT), FIELD(memory_bus_width, F_INT), FIELD(l2_cache_bytes, F_INT),
+    FIELD(shared_memory_per_block, F_INT), FIELD(shared_memory_per_block_optin, F_INT),
+    FIELD(shared_memory_per_multiprocessor, F_INT), FIELD(registers_per_block, F_INT),
+    FIELD(registers_per_multiprocessor, F_INT), FIELD(warp_size, F_INT), FIELD(max_threads_per_block, F_INT),
+    FIELD(max_threads_per_multiprocessor, F_INT), FIELD(max_block_dim, F_INT3), FIELD(max_grid_dim, F_INT3),
+    FIELD(async_engines, F_INT), FIELD(ecc_enabled, F_INT), FIELD(integrated, F_INT), FIELD(managed_memory, F_INT),
+    FIELD(unified_addressing, F_INT), FIELD(concurrent_kernels, F_INT), FIELD(compute_mode, F_INT),
+    FIELD(kernel_exec_timeout, F_INT), FIELD(cooperative_launch, F_INT),
+};
+#undef FIELD
+
+static PyObject *device_field_value(const struct cudyn_device_info *info, const struct device_field *f)
+{
+    const char *at = (const char *)info + f->offset;
+    const int *ints = (const int *)(const void *)at;
+    switch (f->kind) {
+    case F_INT: return PyLong_FromLong(ints[0]);
+    case F_TEXT: return text(at);
+    case F_BYTES16: return PyBytes_FromStringAndSize(at, 16);
+    case F_U64: return PyLong_FromUnsignedLongLong(*(const uint64_t *)(const void *)at);
+    case F_INT3: return Py_BuildValue("(iii)", ints[0], ints[1], ints[2]);
+    case F_CC: return Py_BuildValue("(ii)", info->cc_major, info->cc_minor);
+    }
+    return NULL;
+}
+
 static PyObject *f_device_info(PyObject *m, PyObject *o)
 {
     (void)m;
@@ -140,24 +180,11 @@ static PyObject *f_device_info(PyObject *m, PyObject *o)
     CPY_NOGIL(st, cudyn_device_info(dev, &i));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    return Py_BuildValue(
-        "{s:i,s:s,s:y#,s:s,s:s,s:i,s:i,s:i,s:(ii),s:i,s:i,s:K,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
-        "s:i,s:(iii),s:(iii),s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
-        "ordinal", i.ordinal, "name", i.name, "uuid", (const char *)i.uuid, (Py_ssize_t)16, "uuid_string",
-        i.uuid_string, "pci_bus_id", i.pci_bus_id, "pci_domain", i.pci_domain, "pci_bus", i.pci_bus, "pci_device",
-        i.pci_device, "compute_capability", i.cc_major, i.cc_minor, "cc_major", i.cc_major, "cc_minor", i.cc_minor,
-        "total_memory", (unsigned long long)i.total_memory, "multiprocessors", i.multiprocessors, "clock_khz",
-        i.clock_khz, "memory_clock_khz", i.memory_clock_khz, "memory_bus_width", i.memory_bus_width,
-        "l2_cache_bytes", i.l2_cache_bytes, "shared_memory_per_block", i.shared_memory_per_block,
-        "shared_memory_per_block_optin", i.shared_memory_per_block_optin, "shared_memory_per_multiprocessor",
-        i.shared_memory_per_multiprocessor, "registers_per_block", i.registers_per_block,
-        "registers_per_multiprocessor", i.registers_per_multiprocessor, "warp_size", i.warp_size,
-        "max_threads_per_block", i.max_threads_per_block, "max_threads_per_multiprocessor",
-        i.max_threads_per_multiprocessor, "max_block_dim", i.max_block_dim[0], i.max_block_dim[1], i.max_block_dim[2],
-        "max_grid_dim", i.max_grid_dim[0], i.max_grid_dim[1], i.max_grid_dim[2], "async_engines", i.async_engines,
-        "ecc_enabled", i.ecc_enabled, "integrated", i.integrated, "managed_memory", i.managed_memory,
-        "unified_addressing", i.unified_addressing, "concurrent_kernels", i.concurrent_kernels, "compute_mode",
-        i.compute_mode, "kernel_exec_timeout", i.kernel_exec_timeout, "cooperative_launch", i.cooperative_launch);
+    PyObject *d = PyDict_New();
+    for (size_t k = 0; d && k < sizeof device_fields / sizeof device_fields[0]; k++)
+        if (put(d, device_fields[k].name, device_field_value(&i, &device_fields[k])) < 0)
+            Py_CLEAR(d);
+    return d;
 }
 
 /* attribute values 1 .. 255 that have a name */
