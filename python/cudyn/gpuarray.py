@@ -85,8 +85,8 @@ def pool_info():
 
 
 def _allocate(nbytes):
-    if _pool_enabled and _pool:
-        blocks = _pool.get((_cudyn.device_current(), nbytes))
+    if _pool:  # empty unless pooling is enabled
+        blocks = _pool.get((_device_current(), nbytes))
         if blocks:
             global _pool_bytes
             _pool_bytes -= nbytes
@@ -101,6 +101,7 @@ def _allocate(nbytes):
 
 
 _getrefcount = sys.getrefcount
+_device_current = _cudyn.device_current
 
 
 # ------------------------------------------------------------ the array
@@ -361,8 +362,9 @@ def _require_contiguous(a, what):
 
 
 def _new_like(a, dtype):
+    # positional arguments: (shape, dtype, strides, memory) parse fastest
     nbytes = a.size * dtype.itemsize
-    return GPUArray(a.shape, dtype, memory=_allocate(nbytes)) if nbytes else GPUArray(a.shape, dtype)
+    return GPUArray(a.shape, dtype, None, _allocate(nbytes)) if nbytes else GPUArray(a.shape, dtype)
 
 
 def _check_out(out, shape, dtype):

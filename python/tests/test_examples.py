@@ -63,3 +63,11 @@ def test_mpi_example_one_rank_per_gpu(real_gpu):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "rank 0 of 2: device 0" in p.stdout and "rank 1 of 2: device 1" in p.stdout
     assert "PASS" in p.stdout.splitlines()
+
+
+@pytest.mark.mock
+def test_saxpy_example_catches_a_wrong_element():
+    # the mock's saxpy kernel adds 1 to element 5: the exact check must see it
+    p = run_script(os.path.join(EXAMPLES, "saxpy.py"), extra={"MOCK_CUDA_CORRUPT": "5"}, args=["-n", "64"])
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "1 elements differ" in p.stdout and "Result = FAIL" in p.stdout.splitlines()
