@@ -339,8 +339,15 @@ typedef struct {
     vectorcallfunc vectorcall;
     FunctionObject *fn;
     int n;
+    int checked; /* its first launch, through a checking pack, went ahead */
     char codes[CPY_MAX_PARAMS + 1];
 } PreparedObject;
+
+struct launch_opts {
+    cudyn_dim3 grid, block;
+    unsigned int shared;
+    cudyn_stream stream;
+};
 
 /* what a failed format check says: the 0-based parameter it names, -2 for
  * a count mismatch, -1 for neither */
@@ -358,125 +365,85 @@ static int named_parameter(int *count)
     return -1;
 }
 
-/* Checks a format against the kernel without launching it: cudyn checks a
- * pack's arguments at its first launch, before the launch itself, so a
- * launch with a grid of 0 (refused as an invalid argument, nothing runs)
- * gives the check's verdict.  Host buffers are checked as the pointers the
- * kernel gets; struct slots are sized from the arguments (1 byte where
- * there is none).  Returns CUDYN_OK or the check's status. */
-static int check_format(cudyn_function f, const char *fmt, PyObject *const *args, Py_ssize_t nargs)
+/* The kernel's parameter count as cudyn knows it (its PTX or the driver's
+ * parameter info): >= 0, or -1 where the kernel is not described, or -2
+ * with an exception set.  cudyn.h has no query for the count, so this asks
+ * the check of cudyn_args_launch with the empty format and a grid of 0: a
+ * described kernel with parameters is refused by the check ("takes N
+ * parameters"), before launching; otherwise the check passes and the
+ * grid's 0 is refused by cudyn_launch itself (an invalid argument), so no
+ * launch happens and no driver call is made, let alone one that fails.
+ * Used by param_count and, at a first call only, where Python numbers need
+ * the kernel's types; calls themselves are checked by their own launch. */
+static int described_count(cudyn_function f)
 {
-    char probe[CPY_MAX_PARAMS + 2];
-    size_t n = strlen(fmt);
-    if (n > CPY_MAX_PARAMS + 1)
-        return CUDYN_ERROR_INVALID_ARGUMENT;
-    for (size_t i = 0; i <= n; i++)
-        probe[i] = fmt[i] == '<' || fmt[i] == '>' || fmt[i] == '=' ? 'p' : fmt[i];
-    cudyn_args *pack = NULL;
-    int st = cudyn_args_create(&pack, f, probe);
-    static const unsigned char zeros[4096];
-    for (size_t i = 0; st == CUDYN_OK && i < n; i++) {
-        size_t size = cpy_code_size(probe[i]);
-        if (probe[i] == 's') {
-            Py_buffer v;
-            size = 1;
-            if ((Py_ssize_t)i < nargs && PyObject_GetBuffer(args[i], &v, PyBUF_SIMPLE) == 0) {
-                if (v.len > 0 && v.len <= (Py_ssize_t)sizeof zeros)
-                    size = (size_t)v.len;
-                PyBuffer_Release(&v);
-            }
-            PyErr_Clear();
-        }
-        st = cudyn_args_set_value(pack, (int)i, zeros, size);
-    }
-    if (st == CUDYN_OK) {
-        st = cudyn_args_launch(pack, (cudyn_dim3){0, 0, 0}, (cudyn_dim3){1, 1, 1}, 0, NULL);
-        if (st == CUDYN_ERROR_INVALID_ARGUMENT) { /* the grid, after the check passed */
+    static const char *const formats[] = {"", "b"};
+    int verdict[2];
+    for (int k = 0; k < 2; k++) {
+        cudyn_args *pack = NULL;
+        int st = cudyn_args_create(&pack, f, formats[k]);
+        if (st == CUDYN_OK && k == 1)
+            st = cudyn_args_set_value(pack, 0, "", 1);
+        if (st == CUDYN_OK)
+            st = cudyn_args_launch(pack, (cudyn_dim3){0, 1, 1}, (cudyn_dim3){1, 1, 1}, 0, NULL);
+        cudyn_args_free(pack);
+        if (st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS) {
+            int count = 0;
+            int named = named_parameter(&count);
             cudyn_clear_error();
-            st = CUDYN_OK;
+            if (named == -2)
+                return count;
+            verdict[k] = 1; /* refused otherwise: described */
+        } else if (st == CUDYN_ERROR_INVALID_ARGUMENT) { /* the grid: the check passed */
+            cudyn_clear_error();
+            verdict[k] = 0;
+        } else {
+            cpy_raise(st);
+            return -2;
         }
     }
-    cudyn_args_free(pack);
-    return st;
+    /* "" passed: no parameters, or not described (then "b" passes too) */
+    return verdict[1] ? 0 : -1;
 }
 
-/* Finds the layout for these arguments and keeps it; 0 or -1. */
-static int discover(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs)
+/* What to launch with: the codes, their values and sizes */
+struct call_state {
+    int checking;   /* launch through a cudyn_args pack: checked before it runs */
+    int status;     /* the cudyn status of a refused launch, else CUDYN_OK */
+    int unsuited;   /* an argument the codes cannot take, else -1 */
+    int pack_error; /* an argument whose packing raised, else -1 */
+};
+
+/* Launches argv, packed for codes (host buffers already replaced by their
+ * device buffers' addresses).  A checking launch goes through a cudyn_args
+ * pack, whose first launch checks the arguments against the kernel before
+ * anything runs (CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS naming the
+ * parameter); later calls with the same layout skip the check. */
+static int launch_argv(cudyn_function f, const char *codes, void **argv, size_t *sizes, int n,
+                       const struct launch_opts *o, struct call_state *cs)
 {
-    if (nargs > CPY_MAX_PARAMS) {
-        cpy_invalid("%U: %zd arguments (at most %d)", fn->name, nargs, CPY_MAX_PARAMS);
-        return -1;
-    }
-    const char *cand[CPY_MAX_PARAMS];
-    char ones[CPY_MAX_PARAMS][2];
-    int pick[CPY_MAX_PARAMS];
-    char fmt[CPY_MAX_PARAMS + 2];
-    int ambiguous = 0;
-    for (Py_ssize_t i = 0; i < nargs; i++) {
-        cand[i] = candidates(args[i], ones[i]);
-        if (!cand[i][0]) {
-            if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
-                PyErr_Clear();
-                cpy_type_error("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
-                            "the device (cudyn.gpuarray.to_gpu) or wrap it in cudyn.In/Out/InOut",
-                            fn->name, i + 1, Py_TYPE(args[i])->tp_name);
-            } else {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "%U: argument %zd: %.100s cannot be passed to a kernel", fn->name, i + 1,
-                             Py_TYPE(args[i])->tp_name);
-            }
-            return -1;
-        }
-        pick[i] = 0;
-        ambiguous |= cand[i][1] != 0;
-        fmt[i] = cand[i][0];
-    }
-    fmt[nargs] = 0;
-    for (;;) {
-        int st = check_format(fn->f, fmt, args, nargs);
+    int st;
+    if (!cs->checking)
+        st = cudyn_launch(f, o->grid, o->block, o->shared, o->stream, argv);
+    else {
+        char fmt[CPY_MAX_PARAMS + 1];
+        for (int i = 0; i < n; i++)
+            fmt[i] = codes[i] == '<' || codes[i] == '>' || codes[i] == '=' ? 'p' : codes[i];
+        fmt[n] = 0;
+        cudyn_args *pack = NULL;
+        st = cudyn_args_create(&pack, f, fmt);
+        for (int i = 0; st == CUDYN_OK && i < n; i++)
+            st = cudyn_args_set_value(pack, i, argv[i], sizes[i]);
         if (st == CUDYN_OK)
-            break;
-        int count = 0, idx = st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS ? named_parameter(&count) : -1;
-        if (idx >= 0 && idx < nargs && cand[idx][pick[idx] + 1]) {
-            fmt[idx] = cand[idx][++pick[idx]];
-            continue;
-        }
-        cpy_raise(st);
-        return -1;
+            st = cudyn_args_launch(pack, o->grid, o->block, o->shared, o->stream);
+        cudyn_args_free(pack);
     }
-    if (ambiguous) {
-        /* were the types checked at all?  an unchecked kernel takes any format */
-        fmt[nargs] = 'b';
-        fmt[nargs + 1] = 0;
-        int st = check_format(fn->f, fmt, args, nargs);
-        fmt[nargs] = 0;
-        if (st == CUDYN_OK) {
-            for (Py_ssize_t i = 0; i < nargs; i++)
-                if (cand[i][1]) {
-                    PyErr_Format(PyExc_TypeError,
-                                 "%U: argument %zd is a Python %.20s, but the kernel's parameter types are not known "
-                                 "(no PTX, or a driver before CUDA 12.4): pass a numpy scalar of the parameter's "
-                                 "type, e.g. numpy.int32(...) or numpy.float32(...)",
-                                 fn->name, i + 1, Py_TYPE(args[i])->tp_name);
-                    return -1;
-                }
-        }
-        cudyn_clear_error();
-    }
-    memcpy(fn->layout, fmt, (size_t)nargs + 1);
-    fn->layout_n = (int)nargs;
-    fn->has_host_args = strpbrk(fmt, "<>=") != NULL;
-    return 0;
+    cs->status = st;
+    return st;
 }
 
 /* launch keywords, interned once */
 static PyObject *kw_grid, *kw_block, *kw_shared, *kw_stream, *kw_shared_size, *kw_time_kernel;
-
-struct launch_opts {
-    cudyn_dim3 grid, block;
-    unsigned int shared;
-    cudyn_stream stream;
-};
 
 static int kw_is(PyObject *name, PyObject *interned)
 {
@@ -520,7 +487,7 @@ static int parse_kw(PyObject *const *kwvalues, PyObject *kwnames, struct launch_
 /* A launch with In/Out/InOut buffers: copied in, launched, copied back on
  * the stream, waited for (Ctrl-C answers), freed; nothing left on failure. */
 static PyObject *launch_with_host_args(FunctionObject *fn, const char *codes, PyObject *const *args, int n,
-                                       void **argv, const struct launch_opts *o)
+                                       void **argv, size_t *sizes, const struct launch_opts *o, struct call_state *cs)
 {
     Py_buffer views[CPY_MAX_PARAMS];
     cudyn_devptr dev[CPY_MAX_PARAMS];
@@ -557,7 +524,7 @@ static PyObject *launch_with_host_args(FunctionObject *fn, const char *codes, Py
         }
         argv[i] = &dev[i];
     }
-    st = cudyn_launch(fn->f, o->grid, o->block, o->shared, o->stream, argv);
+    st = launch_argv(fn->f, codes, argv, sizes, n, o, cs);
     if (st != CUDYN_OK) {
         cpy_raise(st);
         goto done;
@@ -591,10 +558,11 @@ done:
 
 /* packs args by codes and launches */
 static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host_args, PyObject *const *args, int n,
-                                 const struct launch_opts *o, int *unsuited)
+                                 const struct launch_opts *o, struct call_state *cs)
 {
     _Alignas(16) unsigned char arena[CPY_MAX_PARAMS * 16 + 4096];
     void *argv[CPY_MAX_PARAMS];
+    size_t sizes[CPY_MAX_PARAMS];
     size_t used = 0;
     int dev = -2; /* fetched for the first array argument */
     for (int i = 0; i < n; i++) {
@@ -602,10 +570,11 @@ static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host
         size_t size = 0;
         if (c == '<' || c == '>' || c == '=') {
             if (Py_TYPE(args[i]) != (c == '<' ? &In_Type : c == '>' ? &Out_Type : &InOut_Type)) {
-                *unsuited = i;
+                cs->unsuited = i;
                 return NULL;
             }
-            argv[i] = NULL;
+            argv[i] = NULL; /* set to its device buffer by launch_with_host_args */
+            sizes[i] = sizeof(cudyn_devptr);
             continue;
         }
         if (dev == -2 && PyObject_TypeCheck(args[i], &DeviceArray_Type) && cudyn_device_current(&dev) != CUDYN_OK)
@@ -615,22 +584,110 @@ static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host
             return NULL;
         }
         int rc = cpy_pack(c, args[i], arena + used, &size, dev);
-        if (rc < 0)
+        if (rc < 0) {
+            cs->pack_error = i;
             return NULL;
+        }
         if (rc > 0) {
-            *unsuited = i;
+            cs->unsuited = i;
             return NULL;
         }
         argv[i] = arena + used;
+        sizes[i] = size;
         used += (size + 15) & ~(size_t)15;
     }
     if (host_args)
-        return launch_with_host_args(fn, codes, args, n, argv, o);
-    int st = cudyn_launch(fn->f, o->grid, o->block, o->shared, o->stream, argv);
+        return launch_with_host_args(fn, codes, args, n, argv, sizes, o, cs);
+    int st = launch_argv(fn->f, codes, argv, sizes, n, o, cs);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
 }
+
+/* The first call with this many arguments: a layout from the arguments'
+ * types, launched through a checking pack; where the check names a
+ * parameter whose argument (a Python number) may take another code, the
+ * next is tried (nothing ran).  The layout that launched is kept. */
+static PyObject *first_call(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs, const struct launch_opts *o)
+{
+    if (nargs > CPY_MAX_PARAMS)
+        return cpy_invalid("%U: %zd arguments (at most %d)", fn->name, nargs, CPY_MAX_PARAMS);
+    const char *cand[CPY_MAX_PARAMS];
+    char ones[CPY_MAX_PARAMS][2];
+    int pick[CPY_MAX_PARAMS];
+    char fmt[CPY_MAX_PARAMS + 1];
+    int ambiguous = 0;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        cand[i] = candidates(args[i], ones[i]);
+        if (!cand[i][0]) {
+            if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
+                PyErr_Clear();
+                cpy_type_error("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
+                               "the device (cudyn.gpuarray.to_gpu) or wrap it in cudyn.In/Out/InOut",
+                               fn->name, i + 1, Py_TYPE(args[i])->tp_name);
+            } else {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "%U: argument %zd: %.100s cannot be passed to a kernel", fn->name, i + 1,
+                             Py_TYPE(args[i])->tp_name);
+            }
+            return NULL;
+        }
+        pick[i] = 0;
+        ambiguous |= cand[i][1] != 0;
+        fmt[i] = cand[i][0];
+    }
+    fmt[nargs] = 0;
+    if (ambiguous) { /* Python numbers take the kernel's types: are they known? */
+        int count = described_count(fn->f);
+        if (count == -2)
+            return NULL;
+        if (count == -1)
+            for (Py_ssize_t i = 0; i < nargs; i++)
+                if (cand[i][1])
+                    return PyErr_Format(PyExc_TypeError,
+                                        "%U: argument %zd is a Python %.20s, but the kernel's parameter types are not "
+                                        "known (no PTX, or a driver before CUDA 12.4): pass a numpy scalar of the "
+                                        "parameter's type, e.g. numpy.int32(...) or numpy.float32(...)",
+                                        fn->name, i + 1, Py_TYPE(args[i])->tp_name);
+    }
+    int has_host_args = strpbrk(fmt, "<>=") != NULL;
+    char range_error[CPY_MAX_PARAMS] = {0};
+    for (;;) {
+        struct call_state cs = {1, CUDYN_OK, -1, -1};
+        PyObject *r = pack_and_launch(fn, fmt, has_host_args, args, (int)nargs, o, &cs);
+        if (r) {
+            memcpy(fn->layout, fmt, (size_t)nargs + 1);
+            fn->layout_n = (int)nargs;
+            fn->has_host_args = has_host_args;
+            return r;
+        }
+        /* a Python number that does not fit this code (an int beyond 32
+         * bits), or a parameter the check refused: the next code, if any */
+        int idx = -1, count = 0;
+        if (cs.pack_error >= 0 && PyErr_ExceptionMatches(PyExc_ValueError))
+            idx = cs.pack_error;
+        else if (cs.status == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
+            idx = named_parameter(&count);
+        if (idx < 0 || idx >= nargs)
+            return NULL;
+        if (idx == cs.pack_error)
+            range_error[idx] = 1;
+        if (!cand[idx][pick[idx] + 1]) {
+            if (range_error[idx]) { /* the types that fit it were refused */
+                PyErr_Clear();
+                cudyn_clear_error();
+                return cpy_invalid("%U: argument %zd: the int %R fits no integer type the kernel's parameter %zd "
+                                   "takes",
+                                   fn->name, (Py_ssize_t)idx + 1, args[idx], (Py_ssize_t)idx + 1);
+            }
+            return NULL;
+        }
+        PyErr_Clear();
+        cudyn_clear_error();
+        fmt[idx] = cand[idx][++pick[idx]];
+    }
+}
+
 
 static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -639,21 +696,14 @@ static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nar
     struct launch_opts o = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
     if (kwnames && parse_kw(args + n, kwnames, &o, "Function.__call__") < 0)
         return NULL;
-    if (fn->layout_n != n && discover(fn, args, n) < 0)
-        return NULL;
-    int unsuited = -1;
-    PyObject *r = pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, &o, &unsuited);
-    if (r || unsuited < 0)
+    if (fn->layout_n != n)
+        return first_call(fn, args, n, &o);
+    struct call_state cs = {0, CUDYN_OK, -1, -1};
+    PyObject *r = pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, &o, &cs);
+    if (r || cs.unsuited < 0)
         return r;
-    /* an argument of another type than the kept layout's: find it again */
-    if (discover(fn, args, n) < 0)
-        return NULL;
-    unsuited = -1;
-    r = pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, &o, &unsuited);
-    if (!r && unsuited >= 0)
-        PyErr_Format(PyExc_TypeError, "%U: argument %d (%.100s) does not suit parameter %d ('%c')", fn->name,
-                     unsuited + 1, Py_TYPE(args[unsuited])->tp_name, unsuited + 1, fn->layout[unsuited]);
-    return r;
+    /* an argument of another type than the kept layout's: a first call again */
+    return first_call(fn, args, n, &o);
 }
 
 PyObject *cpy_function_new(PyObject *module, cudyn_function f, const char *name)
@@ -706,20 +756,12 @@ static PyObject *fn_info(FunctionObject *fn, void *which)
 static PyObject *fn_param_count(FunctionObject *fn, void *c)
 {
     (void)c;
-    int st = check_format(fn->f, "", NULL, 0);
-    int count = 0;
-    if (st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS && named_parameter(&count) == -2) {
-        cudyn_clear_error();
-        return PyLong_FromLong(count);
-    }
-    if (st != CUDYN_OK && st != CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
-        return cpy_raise(st);
-    /* "" was accepted: no parameters, or not described (then anything is) */
-    st = check_format(fn->f, "b", NULL, 0);
-    cudyn_clear_error();
-    if (st == CUDYN_OK)
+    int count = described_count(fn->f);
+    if (count == -2)
+        return NULL;
+    if (count == -1)
         Py_RETURN_NONE;
-    return PyLong_FromLong(0);
+    return PyLong_FromLong(count);
 }
 
 static PyObject *fn_handle(FunctionObject *fn, void *c)
@@ -817,7 +859,11 @@ static PyObject *fn_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
         Py_DECREF(p);
         return NULL;
     }
-    int st = check_format(fn->f, p->codes, NULL, 0);
+    p->checked = 0;
+    /* a malformed format is refused now; the kernel checks it at the first call */
+    cudyn_args *pack = NULL;
+    int st = cudyn_args_create(&pack, fn->f, p->codes);
+    cudyn_args_free(pack);
     if (st != CUDYN_OK) {
         Py_DECREF(p);
         return cpy_raise(st);
@@ -846,7 +892,7 @@ static PyMemberDef fn_members[] = {
 static PyMethodDef fn_methods[] = {
     {"prepare", (PyCFunction)(void (*)(void))fn_prepare, METH_VARARGS | METH_KEYWORDS,
      "prepare(arg_types): a PreparedFunction for hot loops; arg_types is a launch format (\"PPi\", "
-     "\"fppp\") or a sequence of numpy dtypes, checked against the kernel now."},
+     "\"fppp\") or a sequence of numpy dtypes, checked against the kernel at its first call, before it runs."},
     {NULL},
 };
 
@@ -874,11 +920,13 @@ static PyObject *prepared_launch(PreparedObject *p, PyObject *const *args, Py_ss
     if (n != p->n)
         return cpy_invalid("%U: the prepared format \"%s\" takes %d arguments, %zd given", p->fn->name, p->codes,
                            p->n, n);
-    int unsuited = -1;
-    PyObject *r = pack_and_launch(p->fn, p->codes, 0, args, (int)n, o, &unsuited);
-    if (!r && unsuited >= 0)
+    struct call_state cs = {!p->checked, CUDYN_OK, -1, -1};
+    PyObject *r = pack_and_launch(p->fn, p->codes, 0, args, (int)n, o, &cs);
+    if (r)
+        p->checked = 1;
+    else if (cs.unsuited >= 0)
         PyErr_Format(PyExc_TypeError, "%U: argument %d (%.100s) does not suit the prepared format's '%c'",
-                     p->fn->name, unsuited + 1, Py_TYPE(args[unsuited])->tp_name, p->codes[unsuited]);
+                     p->fn->name, cs.unsuited + 1, Py_TYPE(args[cs.unsuited])->tp_name, p->codes[cs.unsuited]);
     return r;
 }
 
