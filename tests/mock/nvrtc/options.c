@@ -49,7 +49,8 @@ static const struct option_spec {
      * add (the C they are written in is compiled with contraction off, as
      * ISO C11 builds are), so only true's fused results differ from a GPU's */
     {"--fmad", "-fmad", OPT_FMAD, EQUALS_VALUE},
-    /* no ptxas runs here: the log says so instead of a register report */
+    /* ptxas's options change only the machine code, which the mock does not
+     * make; -v (--verbose) adds ptxas's report to the log */
     {"--ptxas-options", "-Xptxas", OPT_PTXAS, ANY_VALUE},
     /* no effect on what the mock emits (kernel names and parameters) */
     {"--generate-line-info", "-lineinfo", OPT_NO_EFFECT, NO_VALUE},
@@ -219,7 +220,12 @@ static bool apply(const struct option_spec *spec, const char *value, const int *
             mbuf_str(&log->text, "nvrtc: error: --ptxas-options (-Xptxas) needs a value\n");
             return false;
         }
-        mbuf_printf(&log->text, "mock NVRTC: no ptxas runs here, so --ptxas-options=%s reports nothing\n", value);
+        for (const char *p = value; *p;) { /* a comma-separated list, as ptxas takes it */
+            size_t len = strcspn(p, ",");
+            if ((len == 2 && strncmp(p, "-v", 2) == 0) || (len == 9 && strncmp(p, "--verbose", 9) == 0))
+                o->ptxas_verbose = true;
+            p += len + (p[len] == ',');
+        }
         return true;
     case OPT_NO_EFFECT:
         return true;
