@@ -181,3 +181,22 @@ def test_operands_on_another_device(ga):
 def test_repr_shows_the_values(ga):
     one = ga.to_gpu(np.array([3.5], np.float32))
     assert "3.5" in repr(one) and "3.5" in str(one) and "device=0" in repr(one)
+
+
+def test_no_compile_on_a_warm_cache(tmp_path):
+    # a second process finds gpuarray's kernels in cudyn's cache: NVRTC compiles nothing
+    from conftest import run_python
+    code = """
+        import ctypes, os, numpy as np
+        from cudyn import gpuarray as ga
+        x = ga.to_gpu(np.arange(64, dtype=np.float32))
+        y = ga.sum(2 * x + x)
+        assert float(y.get()) == 3 * sum(range(64))
+        nvrtc = ctypes.CDLL(os.environ["CUDYN_LIBNVRTC"])
+        nvrtc.mock_nvrtc_calls.restype = ctypes.c_long
+        print(nvrtc.mock_nvrtc_calls(b"nvrtcCompileProgram"))
+        """
+    cache = {"CUDYN_CACHE_DIR": str(tmp_path / "cache")}
+    first, second = run_python(code, extra=cache), run_python(code, extra=cache)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert int(first.stdout) >= 3 and int(second.stdout) == 0
