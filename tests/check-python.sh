@@ -3,7 +3,8 @@
 # mock NVRTC, as the C tests get them: the package staged by make check
 # (python/local.mk says how), this build's libcudyn.so.1, CUDYN_LIBCUDA and
 # CUDYN_LIBNVRTC at the mocks (the suite may point elsewhere per test; it
-# gets MOCK_* as the C tests do).  In a sanitizer build the interpreter is
+# gets MOCK_* as the C tests do, and CUDYN_PYTEST_REAL_NVRTC=1 where a real
+# NVRTC is installed).  In a sanitizer build the interpreter is
 # not instrumented, so the sanitizer runtime is preloaded, without leak
 # detection (the interpreter keeps memory at exit on purpose).
 # Skips (77) without a Python module, numpy or pytest.
@@ -18,6 +19,15 @@ python=${PYTHON:-}
 
 export PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}"
 export LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# a real NVRTC, where the toolkit is installed, compiles what the mock NVRTC
+# cannot (C++ templates, so name expressions): 1 for the tests that need
+# one (they unset CUDYN_LIBNVRTC in a child; the mock driver runs the
+# result), empty where there is none, as check-examples.sh chooses
+CUDYN_PYTEST_REAL_NVRTC=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info 2>/dev/null |
+    sed -n 's/^nvrtc_status=CUDYN_OK$/found/p')
+[ "$CUDYN_PYTEST_REAL_NVRTC" = found ] && CUDYN_PYTEST_REAL_NVRTC=1
+export CUDYN_PYTEST_REAL_NVRTC
+echo "real NVRTC for the tests that need one: ${CUDYN_PYTEST_REAL_NVRTC:-none}"
 export CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC"
 # nothing written into the source tree (read-only under distcheck)
 export PYTHONDONTWRITEBYTECODE=1
