@@ -52,10 +52,6 @@ cudynpython_DATA = $(PYTHON_PACKAGE_FILES)
 pythonexamplesdir = $(examplesdir)/python
 pythonexamples_DATA = $(PYTHON_EXAMPLE_FILES)
 
-# the libtool archive is of no use to the interpreter (make uninstall
-# removes the extension by its name: Makefile.am's uninstall-hook)
-install-exec-hook:
-	rm -f '$(DESTDIR)$(cudynpythondir)/_cudyn.la'
 
 check_DATA = python-staged
 python-staged: python/cudyn/_cudyn.la
@@ -67,3 +63,10 @@ python-staged: python/cudyn/_cudyn.la
 	ln -s '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
 endif
 .PHONY: python-staged
+
+# the libtool archive is of no use to the interpreter (make uninstall
+# removes the extension by its name: Makefile.am's uninstall-hook); it is
+# installed by install-data (its directory's name lacks "exec"), and the
+# hook exists in every build (a conditional one would be called anyway)
+install-data-hook:
+	if test -n '$(cudynpythondir)'; then rm -f '$(DESTDIR)$(cudynpythondir)/_cudyn.la'; fi; :
