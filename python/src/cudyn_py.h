@@ -22,6 +22,8 @@
 PyObject *cpy_raise(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
 PyObject *cpy_invalid(const char *fmt, ...);
+/* Whether the exception set is an InvalidArgument. */
+int cpy_invalid_pending(void);
 /* Raises LaunchArgumentError (an Error and a TypeError): a wrong kind of
  * argument, such as a host array where device memory is needed. */
 PyObject *cpy_type_error(const char *fmt, ...);

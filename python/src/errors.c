@@ -124,6 +124,11 @@ PyObject *cpy_invalid(const char *fmt, ...)
     return r;
 }
 
+int cpy_invalid_pending(void)
+{
+    return InvalidArgument && PyErr_ExceptionMatches(InvalidArgument);
+}
+
 PyObject *cpy_type_error(const char *fmt, ...)
 {
     va_list ap;

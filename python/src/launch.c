@@ -445,9 +445,13 @@ static int launch_argv(cudyn_function f, const char *codes, void **argv, size_t 
 /* launch keywords, interned once */
 static PyObject *kw_grid, *kw_block, *kw_shared, *kw_stream, *kw_shared_size, *kw_time_kernel;
 
+/* a keyword's name is nearly always the interned string itself: compare
+ * identities with every name before comparing texts */
 static int kw_is(PyObject *name, PyObject *interned)
 {
-    return name == interned || PyUnicode_Compare(name, interned) == 0;
+    return name == interned ||
+           (name != kw_grid && name != kw_block && name != kw_shared && name != kw_stream &&
+            name != kw_shared_size && name != kw_time_kernel && PyUnicode_Compare(name, interned) == 0);
 }
 
 /* reads grid=, block=, shared=, stream= from the keywords; 0 or -1 */
@@ -556,6 +560,25 @@ done:
     return result;
 }
 
+/* An argument refused as an invalid value (a number out of range, an array
+ * of another device): its message names the kernel and the argument. */
+static void name_the_argument(PyObject *kernel, int i)
+{
+    if (!cpy_invalid_pending())
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *text = value ? PyObject_Str(value) : NULL;
+    if (text)
+        cpy_invalid("%U: argument %d: %U", kernel, i + 1, text);
+    else
+        PyErr_Restore(type, value, tb), type = value = tb = NULL;
+    Py_XDECREF(text);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
 /* packs args by codes and launches */
 static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host_args, PyObject *const *args, int n,
                                  const struct launch_opts *o, struct call_state *cs)
@@ -564,7 +587,8 @@ static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host
     void *argv[CPY_MAX_PARAMS];
     size_t sizes[CPY_MAX_PARAMS];
     size_t used = 0;
-    int dev = -2; /* fetched for the first array argument */
+    /* the kernel's device: its module's, known without a driver call */
+    int dev = ((ModuleObject *)fn->module)->device;
     for (int i = 0; i < n; i++) {
         char c = codes[i];
         size_t size = 0;
@@ -577,8 +601,6 @@ static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host
             sizes[i] = sizeof(cudyn_devptr);
             continue;
         }
-        if (dev == -2 && PyObject_TypeCheck(args[i], &DeviceArray_Type) && cudyn_device_current(&dev) != CUDYN_OK)
-            dev = -1;
         if (used + (c == 's' ? 4096 : 16) > sizeof arena) {
             cpy_invalid("%U: the arguments take more than %zu bytes", fn->name, sizeof arena);
             return NULL;
@@ -586,6 +608,7 @@ static PyObject *pack_and_launch(FunctionObject *fn, const char *codes, int host
         int rc = cpy_pack(c, args[i], arena + used, &size, dev);
         if (rc < 0) {
             cs->pack_error = i;
+            name_the_argument(fn->name, i);
             return NULL;
         }
         if (rc > 0) {
@@ -664,7 +687,7 @@ static PyObject *first_call(FunctionObject *fn, PyObject *const *args, Py_ssize_
         /* a Python number that does not fit this code (an int beyond 32
          * bits), or a parameter the check refused: the next code, if any */
         int idx = -1, count = 0;
-        if (cs.pack_error >= 0 && PyErr_ExceptionMatches(PyExc_ValueError))
+        if (cs.pack_error >= 0 && PyLong_Check(args[cs.pack_error]) && PyErr_ExceptionMatches(PyExc_ValueError))
             idx = cs.pack_error;
         else if (cs.status == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
             idx = named_parameter(&count);
