@@ -6,6 +6,8 @@ import subprocess
 import numpy as np
 import pytest
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 
 pytestmark = pytest.mark.mock
 
@@ -132,6 +134,25 @@ def test_templates_are_refused_by_the_mock_nvrtc_with_its_reason():
     with pytest.raises(cudyn.CompileError) as info:
         cudyn.SourceModule(TEMPLATE, no_extern_c=True, name_expressions=["scale<float>"])
     assert "template" in info.value.log
+
+
+@pytest.mark.skipif(os.environ.get("CUDYN_PYTEST_REAL_NVRTC") != "1", reason="no real NVRTC installed")
+def test_name_expressions_with_a_real_nvrtc_on_the_mock_driver():
+    # the toolkit's NVRTC compiles the template; the mock driver runs scale<float> and scale<double>
+    from conftest import run_python
+    p = run_python("""
+        import numpy as np, cudyn
+        from test_module import TEMPLATE
+        mod = cudyn.SourceModule(TEMPLATE, no_extern_c=True, name_expressions=["scale<float>", "scale<double>"])
+        x = cudyn.gpuarray.to_gpu(np.arange(32, dtype=np.float32))
+        mod.get_function("scale<float>")(np.float32(3), x, np.uint64(32), grid=(1,), block=(32,))
+        y = cudyn.gpuarray.to_gpu(np.arange(8, dtype=np.float64))
+        mod.get_function("scale<double>")(np.float64(0.5), y, np.uint64(8), grid=(1,), block=(8,))
+        print(mod.lowered_name("scale<float>"), (x.get() == 3 * np.arange(32)).all(),
+              (y.get() == 0.5 * np.arange(8)).all())
+        """, extra={"CUDYN_LIBNVRTC": None, "PYTHONPATH": os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["_Z5scaleIfEvT_PS0_m", "True", "True"]
 
 
 def test_in_memory_headers():
