@@ -141,6 +141,7 @@ def test_name_expressions_and_globals(real_gpu):
         mod.get_function("scale<float>")(np.float32(3), x, np.uint64(32), grid=(1,), block=(32,))
         y = cudyn.gpuarray.to_gpu(np.arange(8, dtype=np.float64))
         mod.get_function("scale<double>")(np.float64(0.5), y, np.uint64(8), grid=(1,), block=(8,))
-        print(mod.lowered_name("scale<float>"), (x.get() == 3 * np.arange(32)).all(), (y.get() == 0.5 * np.arange(8)).all())
+        print(mod.lowered_name("scale<float>"), (x.get() == 3 * np.arange(32)).all(),
+              (y.get() == 0.5 * np.arange(8)).all())
         """, real_gpu)
     assert out.split() == ["_Z5scaleIfEvT_PS0_m", "True", "True"]
