@@ -6,15 +6,20 @@ Rows (lower is better on each; HOW below says exactly what each measures):
 the documentation's SAXPY application as a whole process, an empty-kernel
 launch loop, and a trivial call (a query of the idle default stream).  The
 SAXPY programs: bench/saxpy_direct (the baseline, nothing of cudyn),
-cudyn-saxpy, and bench/peers_saxpy.py for cuda-python and CuPy; the other
+cudyn-saxpy, examples/python/saxpy.py for the Python module (column
+"cudyn Python") and bench/peers_saxpy.py for cuda-python and CuPy; the other
 rows: bench/peers_c for the C columns, this script's workers for Python.
+The Python module's rows (import, launch loops from Python, gpuarray
+arithmetic, DLPack exchange) compare the column "cudyn Python" with the
+peers; the module is found through --cudyn-python (default: the build's
+python/staged, made by make check).
 
 A peer that cannot be imported gives a "skipped: <module> not importable
 (<error>)" line and empty cells, never a traceback; with no GPU the C
 columns run on the mock driver (MOCK_LIBCUDA, as `make bench` does) and the
 peers are skipped.  Exit status 0 unless the arguments are wrong.
 
-    peers.py [--peers-c PATH] [--saxpy-direct PATH] [--cudyn-saxpy PATH]
+    peers.py [--peers-c PATH] [--saxpy-direct PATH] [--cudyn-saxpy PATH] [--cudyn-python DIR]
              [--runs N] [--launches N] [--calls N] [--rounds N] [-n ELEMS] [--json]
     peers.py --self-test       checks the table and the JSON on made-up numbers
 """
@@ -30,8 +35,9 @@ import sys
 import time
 
 SCHEMA = "cudyn-bench-peers/1"
-COLUMNS = ["direct C", "cudyn", "cuda-python", "CuPy"]
+COLUMNS = ["direct C", "cudyn", "cudyn Python", "cuda-python", "CuPy"]
 PEERS = {"cuda-python": "cuda-python", "CuPy": "cupy"}  # column -> the name the workers take
+PYTHON_COLUMN = "cudyn Python"  # the Python module: bench/peers.py --worker cudyn
 ROWS = [  # key, title, unit, decimals
     ("saxpy_process", "SAXPY application, whole process", "ms", 1),
     ("floor", "driver floor, whole process", "ms", 1),
@@ -39,7 +45,27 @@ ROWS = [  # key, title, unit, decimals
     ("call", "trivial call (idle stream query)", "ns/call", 1),
     ("elementwise", "elementwise SAXPY, 2^24 floats", "us", 1),
     ("reduction", "reduction (dot), 2^24 floats", "us", 1),
+    ("import", "import the module (numpy loaded)", "ms", 1),
+    ("import_core", "import cuda.core (numpy loaded)", "ms", 1),
+    ("launch_prepared", "launch loop, prepared call", "us/launch", 3),
+    ("ga_2x", "2*x, 2^24 floats", "us/op", 1),
+    ("ga_axpy", "a*x + y, 2^24 floats", "us/op", 1),
+    ("ga_sum", "sum(x), 2^24 floats", "us/op", 1),
+    ("ga_dot", "dot(x, y), 2^24 floats", "us/op", 1),
+    ("ga_2x_small", "2*x, 2^10 floats", "us/op", 2),
+    ("ga_axpy_small", "a*x + y, 2^10 floats", "us/op", 2),
+    ("ga_sum_small", "sum(x), 2^10 floats", "us/op", 2),
+    ("ga_dot_small", "dot(x, y), 2^10 floats", "us/op", 2),
+    ("exchange", "DLPack/CAI exchange, 2^24 floats", "us", 2),
+    ("exchange_small", "DLPack/CAI exchange, 2^10 floats", "us", 2),
 ]
+# The column a row's verdict ("cudyn ahead of the peers") takes for cudyn:
+# the C library's, or the Python module's for the rows of the module.
+PYTHON_ROWS = {"import", "import_core", "launch_prepared", "ga_2x", "ga_axpy", "ga_sum", "ga_dot", "ga_2x_small",
+               "ga_axpy_small", "ga_sum_small", "ga_dot_small", "exchange", "exchange_small"}
+GA_OPS = ("2x", "axpy", "sum", "dot")
+GA_SIZES = {"": 1 << 24, "_small": 1 << 10}
+GA_REPEATS = {"": 20, "_small": 2000}  # operations per timed round
 # What each row measures, for the table's notes and the JSON's "how".
 HOW = {
     "saxpy_process": "{saxpy_elements} floats; wall clock of the whole process, start to exit, median of {saxpy_runs}"
@@ -60,7 +86,23 @@ HOW["elementwise"] = ("a kernel generated from the expression y[i] = a * x[i] + 
                       " median of 21 after a warm-up")
 HOW["reduction"] = ("the dot product of two vectors into device memory, deterministic in cudyn (two launches, no"
                     " atomics): cudyn_reduction_* / CuPy's ReductionKernel; timed as the row above")
+HOW["import"] = ("a fresh interpreter with numpy imported first times `import MODULE` alone, median of 5: cudyn,"
+                 " cuda.bindings.driver (cuda-python), cupy")
+HOW["import_core"] = "as the row above for cuda.core (the cudyn column repeats `import cudyn`)"
+HOW["launch_prepared"] = ("the launch loop above through a prepared call (Function.prepare), no argument"
+                          " discovery; the C columns of the launch row are the reference")
+for _suffix, _n in (("", "2^24"), ("_small", "2^10")):
+    for _op, _text in (("2x", "2*x"), ("axpy", "a*x + y (two kernels, as written)"), ("sum", "sum(x)"),
+                       ("dot", "dot(x, y)")):
+        HOW[f"ga_{_op}{_suffix}"] = (f"{_text} on {_n} float32 elements, results to fresh device arrays (each"
+                                     " library's memory pool), Python loop of {repeats" + _suffix + "} operations"
+                                     " and one synchronisation, wall clock per operation, median of 5 rounds;"
+                                     " cudyn.gpuarray / CuPy")
+HOW["exchange"] = ("cudyn.from_dlpack(a CuPy array) and cupy.from_dlpack(a cudyn array), a round trip of both,"
+                   " checked to give the same device pointer; median per round trip")
+HOW["exchange_small"] = "as the row above on 2^10 elements: the same time shows the exchange is O(1)"
 HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(os.path.dirname(HERE), "examples", "python")
 EMPTY_SOURCE = 'extern "C" __global__ void empty() {}\n'
 
 
@@ -125,6 +167,11 @@ def worker_cupy(args, put):
 
     measure(args, put, launches, calls)
     cupy_expressions(cp, put)
+    for suffix, n in GA_SIZES.items():
+        x = (cp.arange(n, dtype=cp.uint32) % 1024).astype(cp.float32)
+        y = (cp.arange(n, dtype=cp.uint32) % 37).astype(cp.float32)
+        ops = {"2x": lambda: 2 * x, "axpy": lambda: 2.0 * x + y, "sum": lambda: x.sum(), "dot": lambda: cp.dot(x, y)}
+        array_ops(put, suffix, ops, sync)
 
 
 def cupy_expressions(cp, put):
@@ -148,6 +195,111 @@ def cupy_expressions(cp, put):
         put(key, f"{statistics.median(times):.2f}")
 
 
+def array_ops(put, suffix, ops, sync):
+    """The ga_* rows: each operation repeated in a Python loop, then one
+    synchronisation; the wall clock per operation, median of 5 rounds."""
+    repeats = GA_REPEATS[suffix]
+    for name, op in ops.items():
+        for _ in range(3):
+            op()
+        sync()
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter_ns()
+            for _ in range(repeats):
+                op()
+            sync()
+            times.append((time.perf_counter_ns() - t0) / repeats / 1e3)
+        put(f"ga_{name}{suffix}_us", f"{statistics.median(times):.3f}")
+
+
+def worker_cudyn(args, put):
+    """The Python module: launch loops, expression kernels, gpuarray, exchange."""
+    import peers_saxpy as ps
+    cudyn = ps.import_or_skip("cudyn")
+    put("version", cudyn.version())
+    if args.import_only:
+        return
+    np = ps.import_or_skip("numpy")
+    kernel = cudyn.SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty")
+    prepared = kernel.prepare("")
+    sync = cudyn.synchronize
+    grid = block = (1, 1, 1)
+    for _ in range(1000):
+        kernel(grid=grid, block=block)
+    sync()
+
+    def launches(count):
+        for _ in range(count):
+            kernel(grid=grid, block=block)
+        sync()
+
+    def prepared_launches(count):
+        for _ in range(count):
+            prepared(grid, block)
+        sync()
+
+    measure(args, put, launches, None)
+    per_launch = []
+    for _ in range(args.rounds):
+        t0 = time.perf_counter_ns()
+        prepared_launches(args.launches)
+        per_launch.append((time.perf_counter_ns() - t0) / args.launches / 1e3)
+    put("launch_prepared_us", f"{statistics.median(per_launch):.4f}")
+    if args.mock:  # the rest is the GPU's work: not timed on the mock
+        return
+
+    # the expression rows, as peers_c and CuPy do them
+    from cudyn import gpuarray
+    n = 1 << 24
+    x = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 1024 + 1).astype(np.float32))
+    y = x.copy()
+    saxpy = cudyn.ElementwiseKernel("float a, const float *x, float *y", "y[i] = a * x[i] + y[i]", "saxpy")
+    dot = cudyn.ReductionKernel(np.float32, "0", "a + b", "x[i] * y[i]", "const float *x, const float *y", "dot")
+    out = gpuarray.empty((), np.float32)
+    two = np.float32(2)
+    start, end = cudyn.Event(), cudyn.Event()
+    for key, run in (("elementwise_us", lambda: saxpy(two, x, y)), ("reduction_us", lambda: dot(x, y, out=out))):
+        run()
+        times = []
+        for _ in range(21):
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(end.time_since(start) * 1e3)
+        put(key, f"{statistics.median(times):.2f}")
+    del x, y
+
+    for suffix, n in GA_SIZES.items():
+        x = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 1024).astype(np.float32))
+        y = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 37).astype(np.float32))
+        ops = {"2x": lambda: 2 * x, "axpy": lambda: 2.0 * x + y, "sum": lambda: gpuarray.sum(x),
+               "dot": lambda: gpuarray.dot(x, y)}
+        array_ops(put, suffix, ops, sync)
+
+    # zero-copy exchange with CuPy, both ways
+    try:
+        import cupy as cp
+    except Exception as e:  # noqa: BLE001 (a skip line)
+        put("exchange_error", f"CuPy not importable ({type(e).__name__})")
+        return
+    for suffix, n in GA_SIZES.items():
+        c = cp.zeros(n, dtype=cp.float32)
+        g = cudyn.from_dlpack(c)
+        back = cp.from_dlpack(gpuarray.GPUArray(g.shape, g.dtype, ptr=g.ptr, owner=g))
+        if not (g.ptr == c.data.ptr == back.data.ptr):
+            put("exchange_error", "the exchange copied: the pointers differ")
+            return
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter_ns()
+            for _ in range(1000):
+                cp.from_dlpack(cudyn.from_dlpack(c))
+            times.append((time.perf_counter_ns() - t0) / 1000 / 1e3)
+        put(f"exchange{suffix}_us", f"{statistics.median(times):.3f}")
+
+
 def measure(args, put, launches, calls):
     """The medians of the launch loop and of the trivial call."""
     per_launch, per_call = [], []
@@ -155,12 +307,13 @@ def measure(args, put, launches, calls):
         t0 = time.perf_counter_ns()
         launches(args.launches)
         per_launch.append((time.perf_counter_ns() - t0) / args.launches / 1e3)
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if calls else 0):
         t0 = time.perf_counter_ns()
         calls(args.calls)
         per_call.append((time.perf_counter_ns() - t0) / args.calls)
     put("launch_us", f"{statistics.median(per_launch):.4f}")
-    put("call_ns", f"{statistics.median(per_call):.2f}")
+    if per_call:
+        put("call_ns", f"{statistics.median(per_call):.2f}")
 
 
 def worker(args):
@@ -171,7 +324,7 @@ def worker(args):
         print(f"{key}\t{one_line(value)}", flush=True)
 
     try:
-        (worker_cuda_python if args.worker == "cuda-python" else worker_cupy)(args, put)
+        {"cuda-python": worker_cuda_python, "cupy": worker_cupy, "cudyn": worker_cudyn}[args.worker](args, put)
     except ps.Skip as e:
         put("skip", e)
     except Exception as e:  # one line, never a traceback
@@ -219,6 +372,44 @@ def run_timed(argv, env):
     return None, f"exited {p.returncode}: {tail}"
 
 
+def python_module_env(args):
+    """The environment that imports this build's Python module: its
+    directory first on PYTHONPATH, the build's libcudyn first on
+    LD_LIBRARY_PATH."""
+    env = dict(os.environ)
+    where = args.cudyn_python or os.environ.get("CUDYN_PYTHONPATH") or "python/staged"
+    if os.path.isdir(where):
+        where = os.path.abspath(where)
+        env["PYTHONPATH"] = where + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    libs = os.path.abspath("lib/.libs")
+    if os.path.isdir(libs):
+        env["LD_LIBRARY_PATH"] = libs + (os.pathsep + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+IMPORT_TIMER = ("import numpy, sys, time\n"
+                "t0 = time.perf_counter()\n"
+                "__import__(sys.argv[1])\n"
+                "print((time.perf_counter() - t0) * 1e3)\n")
+
+
+def import_ms(module, env=None, runs=5):
+    """Median milliseconds of `import module` in fresh interpreters with
+    numpy already imported; (None, the reason) when it cannot be imported."""
+    times = []
+    for _ in range(runs):
+        try:
+            p = subprocess.run([sys.executable, "-c", IMPORT_TIMER, module], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, timeout=120, universal_newlines=True)
+        except (OSError, subprocess.SubprocessError) as e:
+            return None, one_line(e)
+        if p.returncode != 0:
+            tail = (p.stderr.strip().splitlines() or ["?"])[-1]
+            return None, f"skipped: {module} not importable ({one_line(tail)})"
+        times.append(float(p.stdout.strip().splitlines()[-1]))
+    return statistics.median(times), None
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -241,7 +432,8 @@ def collect(args):
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": {"cpu": cpu_model(), "gpu": None, "compute_capability": None, "driver_version": None,
                     "driver_path": None, "mock": False},
-        "versions": {"cudyn": None, "cuda-python": None, "cupy": None, "python": platform.python_version()},
+        "versions": {"cudyn": None, "cudyn Python": None, "cuda-python": None, "cupy": None,
+                     "python": platform.python_version()},
         "nvrtc_path": None,
         "settings": {"saxpy_elements": args.n, "saxpy_runs": args.runs, "launches": args.launches,
                      "calls": args.calls, "rounds": args.rounds},
@@ -281,6 +473,7 @@ def collect(args):
 
     # the peers, each in a process of its own
     peers = []
+    cupy_facts = {}
     for column, name in PEERS.items():
         note(f"{column}: launch loop and trivial call")
         argv = [sys.executable, os.path.abspath(__file__), "--worker", name] + counts
@@ -296,10 +489,51 @@ def collect(args):
         for key, fact in (("launch", "launch_us"), ("call", "call_ns")):
             value = facts.get(fact)
             cell(key, column, float(value) if value else None, None if value else error or "not measured")
+        if column == "CuPy":
+            cupy_facts.update(facts)
         if column == "CuPy":  # the only peer with kernels from expressions
             for key in ("elementwise", "reduction"):
                 value = facts.get(f"{key}_us")
                 cell(key, column, float(value) if value else None, None if value else error or "not measured")
+
+    # the Python module: imports in fresh interpreters, then its worker
+    cudyn_env = python_module_env(args)
+    if mock and m["driver_path"]:  # the same mock driver (and NVRTC) as the C columns
+        cudyn_env["CUDYN_LIBCUDA"] = m["driver_path"]
+        if report["nvrtc_path"]:
+            cudyn_env["CUDYN_LIBNVRTC"] = report["nvrtc_path"]
+    note("imports in fresh interpreters")
+    for key, column, module, env in (("import", PYTHON_COLUMN, "cudyn", cudyn_env),
+                                     ("import", "cuda-python", "cuda.bindings.driver", None),
+                                     ("import", "CuPy", "cupy", None),
+                                     ("import_core", "cuda-python", "cuda.core", None),
+                                     ("import_core", PYTHON_COLUMN, "cudyn", cudyn_env)):
+        ms, error = import_ms(module, env)
+        cell(key, column, ms, error)
+    note("cudyn Python: launch loops, expressions, gpuarray, exchange")
+    argv = [sys.executable, os.path.abspath(__file__), "--worker", "cudyn"] + counts + (["--mock"] if mock else [])
+    facts, error = run_lines(argv, env=cudyn_env)
+    report["versions"]["cudyn Python"] = facts.get("version")
+    python_ok = "skip" not in facts and not (error and not facts.get("launch_us"))
+    if "skip" in facts:
+        report["skipped"].append({"peer": PYTHON_COLUMN, "reason": facts["skip"]})
+    keys = [("launch", "launch_us"), ("launch_prepared", "launch_prepared_us")]
+    if not mock:
+        keys += [("elementwise", "elementwise_us"), ("reduction", "reduction_us")]
+        keys += [(f"ga_{op}{suffix}", f"ga_{op}{suffix}_us") for suffix in GA_SIZES for op in GA_OPS]
+        keys += [("exchange", "exchange_us"), ("exchange_small", "exchange_small_us")]
+    for key, fact in keys:
+        value = facts.get(fact)
+        if value or "skip" not in facts:
+            cell(key, PYTHON_COLUMN, float(value) if value else None,
+                 None if value else (facts.get("exchange_error") if key.startswith("exchange") else None)
+                 or error or "not measured")
+    if not mock and "CuPy" in peers:
+        note("CuPy: gpuarray rows")  # measured by the CuPy worker above
+    for key, fact in [(f"ga_{op}{suffix}", f"ga_{op}{suffix}_us") for suffix in GA_SIZES for op in GA_OPS]:
+        value = cupy_facts.get(fact)
+        if value:
+            cell(key, "CuPy", float(value))
 
     # the SAXPY application, whole processes, interleaved
     env = dict(os.environ)
@@ -312,22 +546,26 @@ def collect(args):
         direct += ["--libnvrtc", report["nvrtc_path"]]  # the NVRTC cudyn uses
     programs = {"direct C": direct, "cudyn": [args.cudyn_saxpy, "-q", "--naive", "--iters", "0"] + size,
                 "floor": direct + ["--floor"]}
+    if python_ok:
+        programs[PYTHON_COLUMN] = [sys.executable, os.path.join(EXAMPLES, "saxpy.py"), "-q"] + size
     for column in peers:
         programs[column] = [sys.executable, os.path.join(HERE, "peers_saxpy.py"), PEERS[column]] + size
     times = {c: [] for c in programs}
     def row_of(column):  # the floor is a row of its own, in the direct C column
         return ("floor", "direct C") if column == "floor" else ("saxpy_process", column)
 
+    envs = {c: (dict(cudyn_env, **({"CUDYN_LIBCUDA": env["CUDYN_LIBCUDA"]} if "CUDYN_LIBCUDA" in env else {}))
+                if c == PYTHON_COLUMN else env) for c in programs}
     for column, argv in list(programs.items()):
         note(f"SAXPY application: warm-up run of {column}")
-        _, error = run_timed(argv, env)
+        _, error = run_timed(argv, envs[column])
         if error:
             cell(*row_of(column), None, error)
             del programs[column]
     for r in range(args.runs):
         note(f"SAXPY application: round {r + 1} of {args.runs}")
         for column, argv in programs.items():
-            ms, error = run_timed(argv, env)
+            ms, error = run_timed(argv, envs[column])
             if error:
                 key, where = row_of(column)
                 rows[key]["errors"][where] = error
@@ -343,8 +581,9 @@ def finish(report):
     """Per row: is cudyn ahead of (below) every peer measured?  None when
     no peer was measured."""
     for row in report["rows"]:
-        row["how"] = HOW[row["key"]].format(**report["settings"])
-        mine = row["values"]["cudyn"]
+        row["how"] = HOW[row["key"]].format(**report["settings"], repeats=GA_REPEATS[""],
+                                            repeats_small=GA_REPEATS["_small"])
+        mine = row["values"][PYTHON_COLUMN if row["key"] in PYTHON_ROWS else "cudyn"]
         theirs = [v for c, v in row["values"].items() if c in PEERS and v is not None]
         row["cudyn_ahead"] = None if mine is None or not theirs else all(mine < v for v in theirs)
     return report
@@ -369,6 +608,10 @@ def render_table(report):
                    f" driver {driver} ({m['driver_path'] or '?'})")
     out.append(f"{'cudyn':12} {v['cudyn'] or '?'}; NVRTC {report['nvrtc_path'] or 'not found'}")
     skipped = {s["peer"]: s["reason"] for s in report["skipped"]}
+    if PYTHON_COLUMN in skipped:
+        out.append(f"{PYTHON_COLUMN:12} skipped: {skipped[PYTHON_COLUMN]}")
+    else:
+        out.append(f"{PYTHON_COLUMN:12} {v.get(PYTHON_COLUMN) or '?'}")
     for column, name in PEERS.items():
         if column in skipped:
             out.append(f"{column:12} skipped: {skipped[column]}")
@@ -376,7 +619,7 @@ def render_table(report):
             out.append(f"{column:12} {v[name] or '?'}")
     out.append(f"{'python':12} {v['python']}")
     out.append("")
-    width = 12
+    width = 13
     out.append(f"{'':34} {'unit':10}" + "".join(f"{c:>{width}}" for c in COLUMNS) + "  cudyn ahead of the peers")
     for (key, title, unit, decimals), row in zip(ROWS, report["rows"]):
         cells = []
@@ -434,6 +677,14 @@ def self_test():
         ],
         "skipped": [{"peer": "CuPy", "reason": "cupy not importable (ModuleNotFoundError: No module named 'cupy')"}],
     }
+    titles = {key: (title, unit) for key, title, unit, _ in ROWS}
+    for key in [k for k, _, _, _ in ROWS][len(report["rows"]):]:  # the module's rows: one with numbers
+        values = {"cudyn Python": 9.5, "cuda-python": 21.0, "CuPy": 228.0} if key == "import" else {}
+        report["rows"].append({"key": key, "title": titles[key][0], "unit": titles[key][1], "values": values,
+                               "errors": {}})
+    for row in report["rows"]:
+        for column in COLUMNS:
+            row["values"].setdefault(column, None)
     finish(report)
     table = render_table(report)
     back = json.loads(render_json(report))
@@ -446,7 +697,9 @@ def self_test():
     expect(back["schema"] == SCHEMA, "the JSON's schema")
     expect(back["columns"] == COLUMNS, "the JSON's columns")
     expect([r["key"] for r in back["rows"]] == [k for k, _, _, _ in ROWS], "the JSON's rows")
-    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, None, True, False, True, None], "cudyn_ahead")
+    extra = len(ROWS) - 6
+    expect([r["cudyn_ahead"] for r in back["rows"]] == [True, None, True, False, True, None, True]
+           + [None] * (extra - 1), "cudyn_ahead")
     expect("CuPy         skipped: cupy not importable" in table, "the skip line")
     expect(all(r["how"] for r in back["rows"]), "the JSON's how")
     expect("1076.0" in table and "301.5" in table and "2.910" in table, "the values")
@@ -455,7 +708,7 @@ def self_test():
         expect(title in table and unit in table, f"the row '{title}'")
     verdicts = [line.split()[-1] for line in table.splitlines() for _, title, unit, _ in ROWS
                 if line.startswith(title) and line[len(title):].split()[:1] == [unit]]
-    expect(verdicts == ["yes", "-", "yes", "NO", "yes", "-"], "the verdicts")
+    expect(verdicts == ["yes", "-", "yes", "NO", "yes", "-", "yes"] + ["-"] * (extra - 1), "the verdicts")
     if problems:
         sys.stdout.write(table)
         print("self-test FAILED: " + "; ".join(problems))
@@ -469,6 +722,9 @@ def main():
     p.add_argument("--peers-c", default="./bench/peers_c", help="the built bench/peers_c")
     p.add_argument("--saxpy-direct", default="./bench/saxpy_direct", help="the built bench/saxpy_direct")
     p.add_argument("--cudyn-saxpy", default="./bench/cudyn-saxpy", help="cudyn-saxpy (a real executable)")
+    p.add_argument("--cudyn-python", help="the directory that holds this build's cudyn package"
+                   " (default: $CUDYN_PYTHONPATH, else ./python/staged)")
+    p.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--runs", type=int, default=5, help="timed SAXPY processes per column (default 5)")
     p.add_argument("--launches", type=int, default=100000, help="launches per round (default 100000)")
     p.add_argument("--calls", type=int, default=100000, help="trivial calls per round (default 100000)")
@@ -476,7 +732,7 @@ def main():
     p.add_argument("-n", type=int, default=512 * 32768, help="SAXPY floats (default 512 x 32768)")
     p.add_argument("--json", action="store_true", help="the table as JSON (schema " + SCHEMA + ")")
     p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--worker", choices=sorted(PEERS.values()), help=argparse.SUPPRESS)
+    p.add_argument("--worker", choices=sorted(list(PEERS.values()) + ["cudyn"]), help=argparse.SUPPRESS)
     p.add_argument("--import-only", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     for name in ("runs", "launches", "calls", "rounds", "n"):

@@ -5,9 +5,9 @@
 # never a traceback.  The measurements themselves run in make bench-peers.
 # Skips without python3.
 . "$top_srcdir/tests/common.sh"
-python=${PYTHON3:-}
+python=${PYTHON:-}
 if [ -z "$python" ]; then
-    echo "SKIP: configure found no python3"
+    echo "SKIP: configure found no Python 3"
     exit 77
 fi
 peers="$top_srcdir/bench/peers.py"

@@ -339,6 +339,41 @@ static void test_errors(void)
     }
 }
 
+/* Options a real NVRTC takes that change nothing the mock emulates:
+ * --fmad (its host kernels never fuse) and --ptxas-options, whose -v
+ * writes ptxas's report with the registers the mock driver reports. */
+static void test_fmad_and_ptxas(void)
+{
+    cudyn_program *p = NULL;
+    const char *cubin[] = {"--fmad=false", "-fmad=true", "--ptxas-options=-O3,-v", "-arch", "sm_90"};
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, cubin, 5), CUDYN_OK);
+    const char *log = p ? cudyn_program_log(p) : NULL;
+    CHECK(log != NULL);
+    CHECK_CONTAINS(log ? log : "", "ptxas info    : Compiling entry function 'saxpy' for 'sm_90'\n");
+    CHECK_CONTAINS(log ? log : "", "ptxas info    : Used 16 registers\n");
+    cudyn_program_free(p);
+    /* -Xptxas -v in two arguments; without -v, and for a PTX-only target
+     * (no ptxas runs), no report */
+    const char *split[] = {"-Xptxas", "-v", "-arch", "sm_90"};
+    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, split, 4), CUDYN_OK);
+    CHECK_CONTAINS(p ? cudyn_program_log(p) : "", "Used 16 registers");
+    cudyn_program_free(p);
+    const char *quiet[][3] = {{"-Xptxas", "-O3", "sm_90"}, {"-Xptxas", "-v", "compute_90"}};
+    for (int i = 0; i < 2; i++) {
+        const char *opts[] = {quiet[i][0], quiet[i][1], "-arch", quiet[i][2]};
+        CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, opts, 4), CUDYN_OK);
+        const char *l = p ? cudyn_program_log(p) : NULL;
+        CHECK(!l || !strstr(l, "ptxas"));
+        cudyn_program_free(p);
+    }
+    /* a value NVRTC refuses */
+    const char *bad[][1] = {{"--fmad=maybe"}, {"--fmad"}, {"--ptxas-options="}};
+    for (int i = 0; i < 3; i++) {
+        CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, bad[i], 1), CUDYN_ERROR_INVALID_ARGUMENT);
+        cudyn_program_free(p);
+    }
+}
+
 static void test_name_expressions(void)
 {
     static const char src[] = "__device__ float dev_var;\n__constant__ int table[4];\n"
@@ -543,6 +578,7 @@ int main(void)
     test_types();
     test_includes();
     test_errors();
+    test_fmad_and_ptxas();
     test_name_expressions();
     test_faults_and_counts();
 

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "mock.h"
@@ -117,4 +118,169 @@ void run_cudyn_reduce_dot_final(const struct launch *l)
         shared[t] = acc;
     }
     *out = block_tree(shared, threads);
+}
+
+/* ------------------------------------------------ python/cudyn/gpuarray.py
+ * The float32 kernels that gpuarray's operators and reductions generate,
+ * named as gpuarray.py names them (the names fix the texts):
+ *   ga_OP_s_f_f   (float a, const float *x, float *z)  z[i] = x[i] OP a
+ *   ga_OP_rs_f_f  (float a, const float *x, float *z)  z[i] = a OP x[i]
+ *   ga_OP_f_f_f   (const float *x, const float *y, float *z)  z[i] = x[i] OP y[i]
+ *   ga_neg_f      (const float *x, float *z)           z[i] = -x[i]
+ *   ga_fill_f     (float a, float *z)                  z[i] = a
+ * with OP add, sub, mul or div; and the reductions over const float *x
+ *   ga_sum_f_f (a + b, from 0), ga_max_f and ga_min_f ((a > b || a != a) ?
+ *   a : b and its < twin, from -inf / +inf), map x[i].
+ * Each elementwise kernel reads x[i] before it writes z[i], so x and z may
+ * be the same array (gpuarray's in-place operators). */
+
+static float ga_apply(char op, float left, float right)
+{
+    switch (op) {
+    case '+': return left + right;
+    case '-': return left - right;
+    case '*': return left * right;
+    default: return left / right;
+    }
+}
+
+/* The operator of "cudyn_elementwise_ga_OP_..." */
+static char ga_operator(const char *name)
+{
+    const char *op = name + strlen("cudyn_elementwise_ga_");
+    if (strncmp(op, "add", 3) == 0)
+        return '+';
+    if (strncmp(op, "sub", 3) == 0)
+        return '-';
+    return strncmp(op, "mul", 3) == 0 ? '*' : '/';
+}
+
+void run_ga_scalar(const struct launch *l)
+{
+    float a = SCALAR(float, l, 0);
+    size_t n = SCALAR(size_t, l, 3);
+    const float *x = launch_buffer(l, 1, n * sizeof *x);
+    float *z = launch_buffer(l, 2, n * sizeof *z);
+    if (!x || !z)
+        return;
+    char op = ga_operator(l->fn->name);
+    int reflected = strstr(l->fn->name, "_rs_") != NULL;
+    for (size_t i = 0; i < n; i++)
+        z[i] = reflected ? ga_apply(op, a, x[i]) : ga_apply(op, x[i], a);
+}
+
+void run_ga_binary(const struct launch *l)
+{
+    size_t n = SCALAR(size_t, l, 3);
+    const float *x = launch_buffer(l, 0, n * sizeof *x), *y = launch_buffer(l, 1, n * sizeof *y);
+    float *z = launch_buffer(l, 2, n * sizeof *z);
+    if (!x || !y || !z)
+        return;
+    char op = ga_operator(l->fn->name);
+    for (size_t i = 0; i < n; i++)
+        z[i] = ga_apply(op, x[i], y[i]);
+}
+
+void run_ga_neg(const struct launch *l)
+{
+    size_t n = SCALAR(size_t, l, 2);
+    const float *x = launch_buffer(l, 0, n * sizeof *x);
+    float *z = launch_buffer(l, 1, n * sizeof *z);
+    if (!x || !z)
+        return;
+    for (size_t i = 0; i < n; i++)
+        z[i] = -x[i];
+}
+
+void run_ga_fill(const struct launch *l)
+{
+    float a = SCALAR(float, l, 0);
+    size_t n = SCALAR(size_t, l, 2);
+    float *z = launch_buffer(l, 1, n * sizeof *z);
+    if (!z)
+        return;
+    for (size_t i = 0; i < n; i++)
+        z[i] = a;
+}
+
+/* '+' sum, '>' max, '<' min: gpuarray's reduce expressions */
+static char ga_reduce_kind(const char *name)
+{
+    return strstr(name, "_ga_max_") ? '>' : strstr(name, "_ga_min_") ? '<' : '+';
+}
+
+static float ga_neutral(char kind)
+{
+    return kind == '+' ? 0.0f : kind == '>' ? -INFINITY : INFINITY;
+}
+
+static float ga_combine(char kind, float a, float b)
+{
+    if (kind == '+')
+        return a + b;
+    if (kind == '>')
+        return (a > b || a != a) ? a : b;
+    return (a < b || a != a) ? a : b;
+}
+
+static float ga_tree(char kind, float *shared, unsigned int threads)
+{
+    for (unsigned int h = threads / 2; h > 0; h /= 2)
+        for (unsigned int t = 0; t < h; t++)
+            shared[t] = ga_combine(kind, shared[t], shared[t + h]);
+    return shared[0];
+}
+
+/* pass 1 (const float *x, size_t n, float *partials), plain or _vec (four
+ * consecutive floats per step, then the tail), in dot_partials' order */
+void run_ga_reduce(const struct launch *l)
+{
+    size_t n = SCALAR(size_t, l, 1);
+    unsigned int blocks = l->grid[0], threads = l->block[0];
+    const float *x = launch_buffer(l, 0, n * sizeof *x);
+    float *partials = launch_buffer(l, 2, blocks * sizeof *partials);
+    if (!x || !partials || threads > MAX_BLOCK)
+        return;
+    char kind = ga_reduce_kind(l->fn->name);
+    size_t lanes = strstr(l->fn->name, "_vec") ? 4 : 0;
+    size_t stride = (size_t)blocks * threads;
+    float shared[MAX_BLOCK];
+    for (unsigned int b = 0; b < blocks; b++) {
+        for (unsigned int t = 0; t < threads; t++) {
+            size_t first = (size_t)b * threads + t;
+            float acc = ga_neutral(kind);
+            if (!lanes) {
+                for (size_t i = first; i < n; i += stride)
+                    acc = ga_combine(kind, acc, x[i]);
+            } else {
+                for (size_t v = first; v < n / lanes; v += stride)
+                    for (size_t k = 0; k < lanes; k++)
+                        acc = ga_combine(kind, acc, x[v * lanes + k]);
+                for (size_t i = n / lanes * lanes + first; i < n; i += stride)
+                    acc = ga_combine(kind, acc, x[i]);
+            }
+            shared[t] = acc;
+        }
+        partials[b] = ga_tree(kind, shared, threads);
+    }
+}
+
+/* pass 2 (const float *partials, size_t count, float *out): one block */
+void run_ga_reduce_final(const struct launch *l)
+{
+    size_t count = SCALAR(size_t, l, 1);
+    unsigned int threads = l->block[0];
+    const float *partials = launch_buffer(l, 0, count * sizeof *partials);
+    float *out = launch_buffer(l, 2, sizeof *out);
+    if (!partials || !out || threads > MAX_BLOCK)
+        return;
+    char kind = ga_reduce_kind(l->fn->name);
+    float shared[MAX_BLOCK];
+    for (unsigned int t = 0; t < threads; t++) {
+        float acc = ga_neutral(kind);
+        for (size_t j = t; j < count; j += threads)
+            acc = ga_combine(kind, acc, partials[j]);
+        shared[t] = acc;
+    }
+    *out = ga_tree(kind, shared, threads);
 }

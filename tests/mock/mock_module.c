@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_facts.h"
 #include "mock.h"
 
 #define MAX_MODULE_FUNCTIONS 64
@@ -369,7 +370,7 @@ cu_result cuModuleGetFunction(cu_function *fn, cu_module mod, const char *name)
     int *a = f->attributes;
     a[0] = max_threads;                                                          /* MAX_THREADS_PER_BLOCK */
     a[1] = static_shared;                                                        /* SHARED_SIZE_BYTES */
-    a[4] = 16;                                                                   /* NUM_REGS */
+    a[4] = MOCK_KERNEL_REGISTERS;                                                /* NUM_REGS */
     a[5] = target ? target : cc;                                                 /* PTX_VERSION */
     a[6] = cc;                                                                   /* BINARY_VERSION */
     a[8] = static_shared < MOCK_SHARED_PER_BLOCK ? MOCK_SHARED_PER_BLOCK - static_shared : 0; /* MAX_DYNAMIC_SHARED */

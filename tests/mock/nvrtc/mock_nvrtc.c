@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "../calls.h"
+#include "../kernel_facts.h"
 #include "mock_nvrtc.h"
 
 #define MAX_ARCHS 64
@@ -420,6 +421,21 @@ static bool find_name(char *const *names, int n, const char *name)
 /* Name expressions: "k" or "&k" of an extern "C" kernel lowers to "k",
  * "&v" of a __device__ / __constant__ variable to "v"; anything else
  * would need C++ name mangling, which the mock refuses. */
+/* What ptxas -v prints for each kernel, as the mock driver will describe
+ * it (no stack, no spills, MOCK_KERNEL_REGISTERS registers).  ptxas runs
+ * only for sm_ targets: a PTX-only compile reports nothing, as NVRTC's. */
+static void ptxas_report(struct mock_log *log, const struct mock_options *o, const struct mock_decls *d)
+{
+    for (int i = 0; i < d->n_kernels; i++) {
+        const char *name = d->kernels[i].name;
+        mbuf_printf(&log->text, "ptxas info    : Compiling entry function '%s' for 'sm_%d%s'\n", name, o->arch,
+                    o->suffix);
+        mbuf_printf(&log->text, "ptxas info    : Function properties for %s\n", name);
+        mbuf_str(&log->text, "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n");
+        mbuf_printf(&log->text, "ptxas info    : Used %d registers\n", MOCK_KERNEL_REGISTERS);
+    }
+}
+
 static nvrtcResult lower_names(nvrtcProgram p, const struct mock_decls *d, struct mock_log *log)
 {
     if (!p->n_expressions)
@@ -502,6 +518,8 @@ MOCK_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int num_options, 
         r = lower_names(prog, &d, &log);
     if (r == NVRTC_SUCCESS)
         r = build_outputs(prog, &o, &pp, &d);
+    if (r == NVRTC_SUCCESS && o.ptxas_verbose && o.cubin)
+        ptxas_report(&log, &o, &d);
     log_summary(&log, prog->name);
     mock_decls_free(&d);
     mock_pp_free(&pp);

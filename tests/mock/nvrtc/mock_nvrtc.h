@@ -126,6 +126,7 @@ struct mock_options {
     long cplusplus; /* the value of __cplusplus for --std */
     bool device_debug;
     bool fast_math;
+    bool ptxas_verbose; /* --ptxas-options=-v: the log gets ptxas's report */
     const char **include_dirs;
     int n_include_dirs;
     struct mock_define *defines;

@@ -12,7 +12,18 @@
 
 #include "mock_nvrtc.h"
 
-enum option_id { OPT_ARCH, OPT_INCLUDE, OPT_DEFINE, OPT_UNDEFINE, OPT_STD, OPT_DEBUG, OPT_FAST_MATH, OPT_NO_EFFECT };
+enum option_id {
+    OPT_ARCH,
+    OPT_INCLUDE,
+    OPT_DEFINE,
+    OPT_UNDEFINE,
+    OPT_STD,
+    OPT_DEBUG,
+    OPT_FAST_MATH,
+    OPT_FMAD,
+    OPT_PTXAS,
+    OPT_NO_EFFECT
+};
 
 /* How an option takes its value, as NVRTC 13.0 accepts it. */
 enum value_form {
@@ -34,6 +45,13 @@ static const struct option_spec {
     {"--std", "-std", OPT_STD, EQUALS_VALUE},
     {"--device-debug", "-G", OPT_DEBUG, NO_VALUE},
     {"--use_fast_math", "-use_fast_math", OPT_FAST_MATH, NO_VALUE},
+    /* --fmad=false: the mock's host kernels never fuse a multiply and an
+     * add (the C they are written in is compiled with contraction off, as
+     * ISO C11 builds are), so only true's fused results differ from a GPU's */
+    {"--fmad", "-fmad", OPT_FMAD, EQUALS_VALUE},
+    /* ptxas's options change only the machine code, which the mock does not
+     * make; -v (--verbose) adds ptxas's report to the log */
+    {"--ptxas-options", "-Xptxas", OPT_PTXAS, ANY_VALUE},
     /* no effect on what the mock emits (kernel names and parameters) */
     {"--generate-line-info", "-lineinfo", OPT_NO_EFFECT, NO_VALUE},
     {"--device-as-default-execution-space", "-default-device", OPT_NO_EFFECT, NO_VALUE},
@@ -191,6 +209,23 @@ static bool apply(const struct option_spec *spec, const char *value, const int *
         return true;
     case OPT_FAST_MATH:
         o->fast_math = true;
+        return true;
+    case OPT_FMAD:
+        if (value && (strcmp(value, "true") == 0 || strcmp(value, "false") == 0))
+            return true;
+        mbuf_str(&log->text, "nvrtc: error: invalid value for --fmad (-fmad)\n");
+        return false;
+    case OPT_PTXAS:
+        if (!value || !value[0]) {
+            mbuf_str(&log->text, "nvrtc: error: --ptxas-options (-Xptxas) needs a value\n");
+            return false;
+        }
+        for (const char *p = value; *p;) { /* a comma-separated list, as ptxas takes it */
+            size_t len = strcspn(p, ",");
+            if ((len == 2 && strncmp(p, "-v", 2) == 0) || (len == 9 && strncmp(p, "--verbose", 9) == 0))
+                o->ptxas_verbose = true;
+            p += len + (p[len] == ',');
+        }
         return true;
     case OPT_NO_EFFECT:
         return true;

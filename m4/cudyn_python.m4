@@ -1,0 +1,138 @@
+# CUDYN_PYTHON
+# The one Python 3 interpreter of the build: the Python module cudyn is
+# built, installed and tested for it, and `make bench-peers` runs with it.
+#
+#   PYTHON=/path/to/python3      this interpreter, nothing else
+#   --with-python=/path/python3  the same
+#   --with-python                a module is required: fail without headers
+#   (default)                    a module when an interpreter with headers is found
+#   --without-python             no module (PYTHON still serves bench-peers)
+#   --with-python-sitedir=DIR    install the module there instead
+#
+# Without a choice, the candidates are every python3 on PATH, then
+# /usr/bin/python3.  A machine may have a python3 on PATH (a pyenv, a venv)
+# without numpy and pytest beside a system one that has them: the first
+# candidate with headers (Python.h) and numpy and pytest wins, else the first
+# with headers, else (no module) the first found.
+#
+# Substitutes PYTHON, PYTHON_CPPFLAGS, PYTHON_EXT_SUFFIX (the extension
+# module's file name suffix, e.g. .cpython-311-x86_64-linux-gnu.so) and
+# PYTHON_SITEDIR (in terms of ${prefix}, so `make install prefix=...` and
+# distcheck move it); conditional HAVE_PYTHON_MODULE.
+AC_DEFUN([CUDYN_PYTHON], [
+AC_ARG_VAR([PYTHON], [the Python 3 interpreter the Python module is built for and make bench-peers runs with])
+AC_ARG_WITH([python],
+  [AS_HELP_STRING([--with-python@<:@=PYTHON@:>@],
+    [build the Python module cudyn for PYTHON (default: a python3 whose headers are installed, when found; --without-python skips it)])],
+  [], [with_python=check])
+AC_ARG_WITH([python-sitedir],
+  [AS_HELP_STRING([--with-python-sitedir=DIR],
+    [install the Python module under DIR (default: the interpreter's site-packages for the prefix)])],
+  [], [with_python_sitedir=])
+
+AS_CASE([$with_python], [yes|no|check], [], [PYTHON=$with_python; with_python=yes])
+
+dnl cudyn_python_probe PY: "VERSION INCLUDE_DIR HAS_HEADERS HAS_TEST_MODULES" or nothing
+cudyn_python_probe() {
+  "$[]1" -c 'import sys, sysconfig, os.path
+if sys.version_info < (3, 8): sys.exit(1)
+inc = sysconfig.get_paths()[["include"]]
+def has(m):
+    try:
+        __import__(m)
+        return "yes"
+    except Exception:
+        return "no"
+print("%d.%d" % sys.version_info[[:2]], inc,
+      "yes" if os.path.isfile(os.path.join(inc, "Python.h")) else "no",
+      "yes" if has("numpy") == has("pytest") == "yes" else "no")' 2>/dev/null
+}
+
+AC_MSG_CHECKING([for a Python with its headers])
+cudyn_python_candidates=
+AS_IF([test -n "$PYTHON"], [cudyn_python_candidates=$PYTHON], [
+  cudyn_save_IFS=$IFS; IFS=$PATH_SEPARATOR
+  for cudyn_dir in $PATH; do
+    IFS=$cudyn_save_IFS
+    test -n "$cudyn_dir" || cudyn_dir=.
+    AS_IF([test -x "$cudyn_dir/python3"], [cudyn_python_candidates="$cudyn_python_candidates $cudyn_dir/python3"])
+  done
+  IFS=$cudyn_save_IFS
+  cudyn_python_candidates="$cudyn_python_candidates /usr/bin/python3"
+])
+cudyn_python_any= cudyn_python_headers= cudyn_python_best=
+for cudyn_py in $cudyn_python_candidates; do
+  cudyn_facts=`cudyn_python_probe "$cudyn_py"`
+  test -n "$cudyn_facts" || continue
+  test -n "$cudyn_python_any" || cudyn_python_any="$cudyn_py $cudyn_facts"
+  AS_CASE([$cudyn_facts], [*" yes "*], [
+    test -n "$cudyn_python_headers" || cudyn_python_headers="$cudyn_py $cudyn_facts"
+    AS_CASE([$cudyn_facts], [*" yes yes"], [cudyn_python_best="$cudyn_py $cudyn_facts"; break])
+  ])
+done
+cudyn_python_choice=$cudyn_python_best
+test -n "$cudyn_python_choice" || cudyn_python_choice=$cudyn_python_headers
+test -n "$cudyn_python_choice" || cudyn_python_choice=$cudyn_python_any
+dnl the choice's words: interpreter version include-dir headers test-modules
+set dummy $cudyn_python_choice
+have_python_module=no
+PYTHON= PYTHON_CPPFLAGS= PYTHON_EXT_SUFFIX= PYTHON_SITEDIR=
+AS_IF([test $[]# = 6], [
+  PYTHON=$[]2
+  cudyn_python_version=$[]3
+  AS_IF([test "x$[]5" = xyes && test "x$with_python" != xno], [have_python_module=yes])
+  AS_IF([test "x$[]5" != xyes], [cudyn_python_note="; no Python.h in $[]4: no module"],
+        [test "x$with_python" = xno], [cudyn_python_note="; --without-python: no module"],
+        [test "x$[]6" != xyes], [cudyn_python_note="; no numpy or pytest: the module's tests skip"],
+        [cudyn_python_note=])
+  AS_IF([test $have_python_module = yes], [PYTHON_CPPFLAGS="-I$[]4"])
+  AC_MSG_RESULT([$PYTHON ($cudyn_python_version$cudyn_python_note)])
+], [
+  AC_MSG_RESULT([none (no Python 3.8 or later)])
+])
+AS_IF([test "x$with_python" = xyes && test $have_python_module = no],
+  [AC_MSG_ERROR([--with-python: no Python 3.8 or later with its headers (Python.h) among: $cudyn_python_candidates (Debian: apt-get install python3-dev)])])
+
+dnl the module is a shared object: a static-only build has no libcudyn.so to link it to
+AS_IF([test $have_python_module = yes && test "x$enable_shared" = xno], [
+  have_python_module=no
+  AS_IF([test "x$with_python" = xyes], [AC_MSG_ERROR([--with-python needs shared libraries (not --disable-shared)])])
+  AC_MSG_NOTICE([--disable-shared: the Python module is not built])
+])
+
+AS_IF([test $have_python_module = yes], [
+  AC_MSG_CHECKING([for the Python extension module suffix])
+  PYTHON_EXT_SUFFIX=`"$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX") or ".so")'`
+  AC_MSG_RESULT([$PYTHON_EXT_SUFFIX])
+  AC_MSG_CHECKING([where the Python module is installed])
+  AS_IF([test -n "$with_python_sitedir"], [PYTHON_SITEDIR=$with_python_sitedir], [
+    cudyn_prefix=$prefix
+    test "x$cudyn_prefix" = xNONE && cudyn_prefix=$ac_default_prefix
+    dnl Debian's interpreters look in /usr/lib/python3/dist-packages (the
+    dnl distribution's packages, scheme deb_system) and PREFIX/lib/pythonX.Y/
+    dnl dist-packages for other prefixes (/usr/local); elsewhere the
+    dnl interpreter's posix_prefix scheme says.  The prefix is written as
+    dnl the make variable, so that it follows make's prefix.
+    PYTHON_SITEDIR=`"$PYTHON" -c 'import sys, sysconfig
+schemes = sysconfig.get_scheme_names()
+v = {"base": "@PREFIX@", "platbase": "@PREFIX@"}
+if "deb_system" in schemes:
+    if sys.argv[[1]] == "/usr":
+        path = sysconfig.get_path("platlib", "deb_system", vars=v)
+    else:
+        path = "@PREFIX@/lib/python%d.%d/dist-packages" % sys.version_info[[:2]]
+else:
+    path = sysconfig.get_path("platlib", "posix_prefix", vars=v)
+print(path.replace("@PREFIX@", "${prefix}"))' "$cudyn_prefix"`
+  ])
+  AC_MSG_RESULT([$PYTHON_SITEDIR])
+  AS_IF([test -z "$PYTHON_SITEDIR" || test -z "$PYTHON_EXT_SUFFIX"],
+    [AC_MSG_ERROR([$PYTHON did not say where its modules go (sysconfig)])])
+])
+AC_SUBST([PYTHON])
+AC_SUBST([PYTHON_CPPFLAGS])
+AC_SUBST([PYTHON_EXT_SUFFIX])
+AC_SUBST([PYTHON_SITEDIR])
+AM_CONDITIONAL([HAVE_PYTHON_MODULE], [test $have_python_module = yes])
+AC_SUBST([HAVE_PYTHON_MODULE], [$have_python_module])
+])

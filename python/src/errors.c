@@ -1,0 +1,192 @@
+/* errors.c - cudyn's failures as Python exceptions.  Every class carries
+ * all of cudyn_error: status, status_name, origin, native_code,
+ * native_name, function, message, hint (str(e) is the message). */
+#include "cudyn_py.h"
+#include <stdarg.h>
+
+static PyObject *Error, *LoaderError, *InvalidArgument, *DeviceError, *OutOfMemory, *CompileError, *LaunchError,
+    *LaunchArgumentError, *ForkedError;
+
+/* status -> class: the one table (statuses not named here raise Error) */
+#define CPY_ERROR_CLASS_MAP(X)                                                                                 \
+    X(ERROR_DRIVER_NOT_FOUND, LoaderError)                                                                     \
+    X(ERROR_STUB_DRIVER, LoaderError)                                                                          \
+    X(ERROR_DRIVER_TOO_OLD, LoaderError)                                                                       \
+    X(ERROR_NVRTC_NOT_FOUND, LoaderError)                                                                      \
+    X(ERROR_SYMBOL_NOT_FOUND, LoaderError)                                                                     \
+    X(ERROR_INVALID_ARGUMENT, InvalidArgument)                                                                 \
+    X(ERROR_INVALID_DEVICE, DeviceError)                                                                       \
+    X(ERROR_NO_DEVICE, DeviceError)                                                                            \
+    X(ERROR_OUT_OF_MEMORY, OutOfMemory)                                                                        \
+    X(ERROR_COMPILE, CompileError)                                                                             \
+    X(ERROR_LAUNCH_FAILED, LaunchError)                                                                        \
+    X(ERROR_ILLEGAL_ADDRESS, LaunchError)                                                                      \
+    X(ERROR_LAUNCH_TIMEOUT, LaunchError)                                                                       \
+    X(ERROR_LAUNCH_OUT_OF_RESOURCES, LaunchError)                                                              \
+    X(ERROR_ILLEGAL_INSTRUCTION, LaunchError)                                                                  \
+    X(ERROR_ASSERT, LaunchError)                                                                               \
+    X(ERROR_INVALID_LAUNCH_ARGUMENTS, LaunchArgumentError)                                                     \
+    X(ERROR_FORKED, ForkedError)
+
+static PyObject *class_for(int status)
+{
+    switch (status) {
+#define CPY_ERROR_CASE_(name, cls)                                                                             \
+    case CUDYN_##name:                                                                                         \
+        return cls;
+        CPY_ERROR_CLASS_MAP(CPY_ERROR_CASE_)
+#undef CPY_ERROR_CASE_
+    default:
+        return Error;
+    }
+}
+
+static const char *origin_name(int origin)
+{
+    static const char *const names[] = {"none", "library", "loader", "driver", "nvrtc", "system"};
+    return origin >= 0 && origin < (int)(sizeof names / sizeof names[0]) ? names[origin] : "unknown";
+}
+
+static int set_str(PyObject *e, const char *name, const char *value)
+{
+    PyObject *v = PyUnicode_DecodeUTF8(value, (Py_ssize_t)strlen(value), "replace");
+    if (!v)
+        return -1;
+    int rc = PyObject_SetAttrString(e, name, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static int set_int(PyObject *e, const char *name, long value)
+{
+    PyObject *v = PyLong_FromLong(value);
+    if (!v)
+        return -1;
+    int rc = PyObject_SetAttrString(e, name, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* raises cls with the fields of err */
+static PyObject *raise_error(PyObject *cls, const cudyn_error *err)
+{
+    PyObject *e = PyObject_CallFunction(cls, "s", err->message);
+    if (!e)
+        return NULL;
+    if (set_int(e, "status", err->status) < 0 || set_str(e, "status_name", cudyn_status_name(err->status)) < 0 ||
+        set_str(e, "origin", origin_name(err->origin)) < 0 || set_int(e, "native_code", err->native_code) < 0 ||
+        set_str(e, "native_name", err->native_name) < 0 || set_str(e, "function", err->function) < 0 ||
+        set_str(e, "message", err->message) < 0 || set_str(e, "hint", err->hint) < 0 ||
+        (cls == CompileError && PyObject_SetAttrString(e, "log", Py_None) < 0)) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    PyErr_SetObject(cls, e);
+    Py_DECREF(e);
+    return NULL;
+}
+
+PyObject *cpy_raise(int status)
+{
+    cudyn_error err = {.size = sizeof err};
+    if (cudyn_last_error(&err) != status || err.status != status) {
+        /* no detail recorded for this status (NOT_READY, say): its text */
+        err.status = status;
+        err.origin = CUDYN_ORIGIN_LIBRARY;
+        err.native_code = 0;
+        err.native_name[0] = err.function[0] = err.hint[0] = 0;
+        snprintf(err.message, sizeof err.message, "%s", cudyn_status_string(status));
+    }
+    return raise_error(class_for(status), &err);
+}
+
+/* our own message (PyUnicode_FromFormat's conversions: %U, %R, %zd ...) */
+static PyObject *raise_ours(PyObject *cls, int status, const char *fmt, va_list ap)
+{
+    cudyn_error err = {.size = sizeof err, .status = status, .origin = CUDYN_ORIGIN_LIBRARY};
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    if (!msg)
+        return NULL;
+    const char *text = PyUnicode_AsUTF8(msg);
+    snprintf(err.message, sizeof err.message, "%s", text ? text : "");
+    Py_DECREF(msg);
+    PyErr_Clear();
+    snprintf(err.function, sizeof err.function, "cudyn._cudyn");
+    return raise_error(cls, &err);
+}
+
+PyObject *cpy_invalid(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *r = raise_ours(InvalidArgument, CUDYN_ERROR_INVALID_ARGUMENT, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int cpy_invalid_pending(void)
+{
+    return InvalidArgument && PyErr_ExceptionMatches(InvalidArgument);
+}
+
+PyObject *cpy_type_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *r = raise_ours(LaunchArgumentError, CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Error.__str__ is the message (args[0]); the attributes default to None
+ * for an Error made in Python */
+static PyObject *make_class(PyObject *module, const char *name, PyObject *bases, const char *doc)
+{
+    char full[128];
+    snprintf(full, sizeof full, "cudyn.%s", name);
+    PyObject *cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+    if (!cls)
+        return NULL;
+    static const char *const fields[] = {"status", "status_name", "origin", "native_code", "native_name",
+                                         "function", "message", "hint"};
+    if (bases == NULL) /* the root class: defaults */
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            if (PyObject_SetAttrString(cls, fields[i], Py_None) < 0)
+                return NULL;
+    if (PyModule_AddObject(module, name, cls) < 0)
+        return NULL;
+    Py_INCREF(cls); /* the module's reference and ours */
+    return cls;
+}
+
+static PyObject *with(PyObject *a, PyObject *b)
+{
+    return b ? PyTuple_Pack(2, a, b) : PyTuple_Pack(1, a);
+}
+
+int cpy_errors_init(PyObject *module)
+{
+    PyObject *b;
+    if (!(Error = make_class(module, "Error", NULL,
+                             "A cudyn failure: status, status_name, origin, native_code, native_name, function, "
+                             "message and hint are those of cudyn_error; str(e) is the message.")))
+        return -1;
+#define CPY_SUB_(var, name, other, doc)                                                                         \
+    if (!(b = with(Error, other)))                                                                             \
+        return -1;                                                                                             \
+    var = make_class(module, name, b, doc);                                                                    \
+    Py_DECREF(b);                                                                                              \
+    if (!var)                                                                                                  \
+        return -1;
+    CPY_SUB_(LoaderError, "LoaderError", NULL, "The driver or NVRTC was not found, is a stub, too old, or lacks a function.")
+    CPY_SUB_(InvalidArgument, "InvalidArgument", PyExc_ValueError, "An argument is invalid.")
+    CPY_SUB_(DeviceError, "DeviceError", NULL, "No such device, or no device at all.")
+    CPY_SUB_(OutOfMemory, "OutOfMemory", PyExc_MemoryError, "The device (or host) is out of memory.")
+    CPY_SUB_(CompileError, "CompileError", NULL, "A kernel failed to compile; `log` is NVRTC's log.")
+    CPY_SUB_(LaunchError, "LaunchError", NULL, "A kernel launch or its execution failed.")
+    CPY_SUB_(LaunchArgumentError, "LaunchArgumentError", PyExc_TypeError,
+             "The arguments do not match the kernel's parameters (also a TypeError).")
+    CPY_SUB_(ForkedError, "ForkedError", NULL, "CUDA was initialised before fork(): the child cannot use it.")
+#undef CPY_SUB_
+    return 0;
+}

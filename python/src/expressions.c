@@ -1,0 +1,275 @@
+/* expressions.c - Elementwise and Reduction: thin wrappers over cudyn's
+ * expression kernels (cudyn_elementwise_* / cudyn_reduction_*).  The
+ * parameter types are declared, so Python ints and floats convert. */
+#include "cudyn_py.h"
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    cudyn_elementwise *k;
+    cudyn_reduction *r;
+    char format[CPY_MAX_PARAMS + 1];
+    char result_code; /* reductions: the result's launch code */
+} ExprObject;
+
+/* packs args (by `format`) into arena/argv; the count must match */
+static int pack_args(const char *what, const char *format, PyObject *const *args, Py_ssize_t n, unsigned char *arena,
+                     size_t arena_size, void **argv)
+{
+    Py_ssize_t want = (Py_ssize_t)strlen(format);
+    if (n != want) {
+        cpy_invalid("%s takes %zd arguments after n (format \"%s\"), %zd given", what, want, format, n);
+        return -1;
+    }
+    int dev = -2;
+    size_t used = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t size;
+        if (dev == -2 && PyObject_TypeCheck(args[i], &DeviceArray_Type) && cudyn_device_current(&dev) != CUDYN_OK)
+            dev = -1;
+        if (used + 16 > arena_size) {
+            cpy_invalid("%s: too many arguments", what);
+            return -1;
+        }
+        int rc = cpy_pack(format[i], args[i], arena + used, &size, dev);
+        if (rc < 0)
+            return -1;
+        if (rc > 0 && format[i] == 'p') { /* a host array: say so */
+            cudyn_devptr p;
+            if (cpy_devptr(args[i], &p, what) < 0)
+                return -1;
+            memcpy(arena + used, &p, 8);
+            size = 8;
+        } else if (rc > 0) {
+            PyErr_Format(PyExc_TypeError, "%s: argument %zd (%.100s) does not suit parameter %zd ('%c')", what, i + 1,
+                         Py_TYPE(args[i])->tp_name, i + 1, format[i]);
+            return -1;
+        }
+        argv[i] = arena + used;
+        used += (size + 15) & ~(size_t)15;
+    }
+    return 0;
+}
+
+/* n, *args, stream=None (, out=None): the positional part and keywords */
+static int parse_run(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, size_t *n, cudyn_stream *stream,
+                     PyObject **out, const char *what)
+{
+    *stream = NULL;
+    if (out)
+        *out = NULL;
+    if (nargs < 1) {
+        PyErr_Format(PyExc_TypeError, "%s takes n first", what);
+        return -1;
+    }
+    if (cpy_size(args[0], n, "n") < 0)
+        return -1;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        if (PyUnicode_CompareWithASCIIString(k, "stream") == 0) {
+            if (cpy_stream(v, stream) < 0)
+                return -1;
+        } else if (out && PyUnicode_CompareWithASCIIString(k, "out") == 0) {
+            *out = v == Py_None ? NULL : v;
+        } else {
+            PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", what, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *ew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"params", "body", "name", "preamble", NULL};
+    const char *params, *body, *name = "kernel", *preamble = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ss|zz:Elementwise", kw, &params, &body, &name, &preamble))
+        return NULL;
+    cudyn_elementwise *k = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_elementwise_create(&k, params, body, name, preamble));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    ExprObject *o = (ExprObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        cudyn_elementwise_free(k);
+        return NULL;
+    }
+    o->k = k;
+    snprintf(o->format, sizeof o->format, "%s", cudyn_elementwise_format(k));
+    return (PyObject *)o;
+}
+
+static void expr_dealloc(ExprObject *o)
+{
+    cudyn_elementwise_free(o->k);
+    cudyn_reduction_free(o->r);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *ew_launch(ExprObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    size_t n;
+    cudyn_stream stream;
+    _Alignas(16) unsigned char arena[CPY_MAX_PARAMS * 16];
+    void *argv[CPY_MAX_PARAMS];
+    if (parse_run(args, nargs, kwnames, &n, &stream, NULL, "Elementwise.launch") < 0 ||
+        pack_args("Elementwise.launch", o->format, args + 1, nargs - 1, arena, sizeof arena, argv) < 0)
+        return NULL;
+    int st = cudyn_elementwise_launch_args(o->k, n, stream, argv, (int)(nargs - 1));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *expr_format(ExprObject *o, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(o->format);
+}
+
+static PyObject *expr_source(ExprObject *o, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(o->k ? cudyn_elementwise_source(o->k) : cudyn_reduction_source(o->r));
+}
+
+static PyGetSetDef expr_getset[] = {
+    {"format", (getter)expr_format, NULL, "the launch format of the parameters", NULL},
+    {"source", (getter)expr_source, NULL, "the generated CUDA C++ source", NULL},
+    {NULL},
+};
+static PyMethodDef ew_methods[] = {
+    {"launch", (PyCFunction)(void (*)(void))ew_launch, METH_FASTCALL | METH_KEYWORDS,
+     "launch(n, *args, stream=None): runs the body for i in [0, n)."},
+    {NULL},
+};
+
+PyTypeObject Elementwise_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Elementwise",
+    .tp_basicsize = sizeof(ExprObject),
+    .tp_dealloc = (destructor)expr_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Elementwise(params, body, name='kernel', preamble=None): cudyn_elementwise_create.",
+    .tp_methods = ew_methods,
+    .tp_getset = expr_getset,
+    .tp_new = ew_new,
+};
+
+/* ---------------------------------------------------------------- Reduction */
+/* the result type's launch code: the parameter alphabet's scalar types */
+static char type_code(const char *t)
+{
+    static const struct {
+        const char *name;
+        char code;
+    } types[] = {
+        {"bool", '?'},       {"char", 'b'},          {"signed char", 'b'}, {"unsigned char", 'B'},
+        {"short", 'h'},      {"unsigned short", 'H'}, {"int", 'i'},         {"unsigned int", 'I'},
+        {"unsigned", 'I'},   {"long", 'q'},          {"unsigned long", 'Q'}, {"long long", 'q'},
+        {"unsigned long long", 'Q'}, {"int8_t", 'b'}, {"uint8_t", 'B'},    {"int16_t", 'h'},
+        {"uint16_t", 'H'},   {"int32_t", 'i'},       {"uint32_t", 'I'},    {"int64_t", 'q'},
+        {"uint64_t", 'Q'},   {"size_t", 'z'},        {"float", 'f'},       {"double", 'd'},
+        {"__half", 'e'},     {"half", 'e'},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].name, t) == 0)
+            return types[i].code;
+    return 0;
+}
+
+static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"result_type", "neutral", "reduce_expr", "map_expr", "params", "name", "preamble", NULL};
+    const char *result, *neutral, *reduce, *map, *params, *name = "reduce", *preamble = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sssss|zz:Reduction", kw, &result, &neutral, &reduce, &map, &params,
+                                     &name, &preamble))
+        return NULL;
+    char code = type_code(result);
+    if (!code)
+        return cpy_invalid("Reduction: result type '%s' is not a scalar type of the parameter alphabet", result);
+    cudyn_reduction *r = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_reduction_create(&r, result, neutral, reduce, map, params, name, preamble));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    ExprObject *o = (ExprObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        cudyn_reduction_free(r);
+        return NULL;
+    }
+    o->r = r;
+    o->result_code = code;
+    snprintf(o->format, sizeof o->format, "%s", cudyn_reduction_format(r));
+    return (PyObject *)o;
+}
+
+static PyObject *result_object(char code, const void *v)
+{
+    switch (code) {
+    case '?': return PyBool_FromLong(*(const uint8_t *)v);
+    case 'b': return PyLong_FromLong(*(const int8_t *)v);
+    case 'B': return PyLong_FromLong(*(const uint8_t *)v);
+    case 'h': return PyLong_FromLong(*(const int16_t *)v);
+    case 'H': return PyLong_FromLong(*(const uint16_t *)v);
+    case 'i': return PyLong_FromLong(*(const int32_t *)v);
+    case 'I': return PyLong_FromUnsignedLong(*(const uint32_t *)v);
+    case 'q': return PyLong_FromLongLong(*(const int64_t *)v);
+    case 'Q': case 'z': return PyLong_FromUnsignedLongLong(*(const uint64_t *)v);
+    case 'f': return PyFloat_FromDouble(*(const float *)v);
+    case 'd': return PyFloat_FromDouble(*(const double *)v);
+    default: /* 'e' */
+#if PY_VERSION_HEX >= 0x030B0000
+        return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
+#else
+        return PyFloat_FromDouble(_PyFloat_Unpack2((const unsigned char *)v, 1));
+#endif
+    }
+}
+
+static PyObject *red_run(ExprObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    size_t n;
+    cudyn_stream stream;
+    PyObject *out;
+    _Alignas(16) unsigned char arena[CPY_MAX_PARAMS * 16];
+    void *argv[CPY_MAX_PARAMS];
+    if (parse_run(args, nargs, kwnames, &n, &stream, &out, "Reduction.run") < 0 ||
+        pack_args("Reduction.run", o->format, args + 1, nargs - 1, arena, sizeof arena, argv) < 0)
+        return NULL;
+    int st;
+    if (out) {
+        cudyn_devptr p;
+        if (cpy_devptr(out, &p, "Reduction.run: out") < 0)
+            return NULL;
+        st = cudyn_reduction_run_args(o->r, NULL, p, n, stream, argv, (int)(nargs - 1));
+        if (st != CUDYN_OK)
+            return cpy_raise(st);
+        Py_RETURN_NONE;
+    }
+    _Alignas(16) unsigned char result[16] = {0};
+    CPY_NOGIL(st, cudyn_reduction_run_args(o->r, result, 0, n, stream, argv, (int)(nargs - 1)));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return result_object(o->result_code, result);
+}
+
+static PyMethodDef red_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))red_run, METH_FASTCALL | METH_KEYWORDS,
+     "run(n, *args, stream=None, out=None): the reduction's value (a Python number), or written to out "
+     "(device memory for one result) asynchronously."},
+    {NULL},
+};
+
+PyTypeObject Reduction_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Reduction",
+    .tp_basicsize = sizeof(ExprObject),
+    .tp_dealloc = (destructor)expr_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', preamble=None): "
+              "cudyn_reduction_create.",
+    .tp_methods = red_methods,
+    .tp_getset = expr_getset,
+    .tp_new = red_new,
+};

@@ -1,0 +1,506 @@
+/* functions.c - the module's functions: versions, statuses, the loader,
+ * devices, memory copies and sets, the cache, pointer queries. */
+#include "cudyn_py.h"
+#include <stddef.h>
+#include <string.h>
+
+static PyObject *text(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+/* sets d[key] = v (stealing v); 0 or -1 */
+static int put(PyObject *d, const char *key, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int rc = PyDict_SetItemString(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static PyObject *f_version(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    return PyUnicode_FromString(cudyn_version());
+}
+
+static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    (void)m;
+    static char *kw[] = {"flags", NULL};
+    unsigned int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:init", kw, &flags))
+        return NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_init(flags));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_status_name(PyObject *m, PyObject *n)
+{
+    (void)m;
+    int v = (int)PyLong_AsLong(n);
+    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_name(v));
+}
+
+static PyObject *f_status_string(PyObject *m, PyObject *n)
+{
+    (void)m;
+    int v = (int)PyLong_AsLong(n);
+    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_string(v));
+}
+
+static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    (void)m;
+    static char *kw[] = {"load", NULL};
+    unsigned int load = CUDYN_LOAD_ALL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:loader_info", kw, &load))
+        return NULL;
+    struct cudyn_loader_info l = {.size = sizeof l};
+    int st;
+    CPY_NOGIL(st, cudyn_loader_info_ex(&l, load));
+    (void)st; /* the report says what failed */
+    cudyn_clear_error();
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    if (put(d, "driver_status", PyUnicode_FromString(cudyn_status_name(l.driver_status))) ||
+        put(d, "init_status", PyUnicode_FromString(cudyn_status_name(l.init_status))) ||
+        put(d, "driver_path", text(l.driver_path)) || put(d, "driver_found_by", text(l.driver_found_by)) ||
+        put(d, "driver_version", PyLong_FromLong(l.driver_version)) ||
+        put(d, "entry_mechanism", text(l.entry_mechanism_name)) ||
+        put(d, "symbols_bound", PyLong_FromLong(l.symbols_bound)) ||
+        put(d, "symbols_missing", PyLong_FromLong(l.symbols_missing)) ||
+        put(d, "per_thread_stream", PyBool_FromLong(l.per_thread_stream)) ||
+        put(d, "driver_trace", text(l.driver_trace)) ||
+        put(d, "nvrtc_status", PyUnicode_FromString(cudyn_status_name(l.nvrtc_status))) ||
+        put(d, "nvrtc_path", text(l.nvrtc_path)) || put(d, "nvrtc_found_by", text(l.nvrtc_found_by)) ||
+        put(d, "nvrtc_version", PyLong_FromLong(l.nvrtc_version)) || put(d, "nvrtc_trace", text(l.nvrtc_trace)) ||
+        put(d, "nvrtc_builtins_path", text(l.nvrtc_builtins_path)) ||
+        put(d, "driver_load_ms", PyFloat_FromDouble(l.driver_load_ms)) ||
+        put(d, "init_ms", PyFloat_FromDouble(l.init_ms)) ||
+        put(d, "nvrtc_load_ms", PyFloat_FromDouble(l.nvrtc_load_ms)) ||
+        put(d, "driver_dlopen_ms", PyFloat_FromDouble(l.driver_dlopen_ms))) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static const char *origin_names[] = {"none", "library", "loader", "driver", "nvrtc", "system"};
+
+static PyObject *f_last_error(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    cudyn_error e = {.size = sizeof e};
+    if (cudyn_last_error(&e) == CUDYN_OK)
+        Py_RETURN_NONE;
+    return Py_BuildValue("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "status", e.status, "status_name",
+                         cudyn_status_name(e.status), "origin",
+                         e.origin >= 0 && e.origin <= 5 ? origin_names[e.origin] : "unknown", "native_code",
+                         e.native_code, "native_name", e.native_name, "function", e.function, "message", e.message,
+                         "hint", e.hint);
+}
+
+static PyObject *f_device_count(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    int n = 0, st;
+    CPY_NOGIL(st, cudyn_device_count(&n));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyLong_FromLong(n);
+}
+
+static int ordinal_arg(PyObject *o, int *out)
+{
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < INT32_MIN || v > INT32_MAX) {
+        cpy_invalid("no device %ld", v);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* every field of struct cudyn_device_info, in its order: the dict's keys
+ * are the field names (compute_capability is the pair cc_major, cc_minor) */
+enum field_kind { F_INT, F_TEXT, F_BYTES16, F_U64, F_INT3, F_CC };
+#define FIELD(name, kind) {#name, offsetof(struct cudyn_device_info, name), kind}
+static const struct device_field {
+    const char *name;
+    size_t offset;
+    enum field_kind kind;
+} device_fields[] = {
+    FIELD(ordinal, F_INT), FIELD(name, F_TEXT), FIELD(uuid, F_BYTES16), FIELD(uuid_string, F_TEXT),
+    FIELD(pci_bus_id, F_TEXT), FIELD(pci_domain, F_INT), FIELD(pci_bus, F_INT), FIELD(pci_device, F_INT),
+    {"compute_capability", offsetof(struct cudyn_device_info, cc_major), F_CC}, FIELD(cc_major, F_INT),
+    FIELD(cc_minor, F_INT), FIELD(total_memory, F_U64), FIELD(multiprocessors, F_INT), FIELD(clock_khz, F_INT),
+    FIELD(memory_clock_khz, F_INT), FIELD(memory_bus_width, F_INT), FIELD(l2_cache_bytes, F_INT),
+    FIELD(shared_memory_per_block, F_INT), FIELD(shared_memory_per_block_optin, F_INT),
+    FIELD(shared_memory_per_multiprocessor, F_INT), FIELD(registers_per_block, F_INT),
+    FIELD(registers_per_multiprocessor, F_INT), FIELD(warp_size, F_INT), FIELD(max_threads_per_block, F_INT),
+    FIELD(max_threads_per_multiprocessor, F_INT), FIELD(max_block_dim, F_INT3), FIELD(max_grid_dim, F_INT3),
+    FIELD(async_engines, F_INT), FIELD(ecc_enabled, F_INT), FIELD(integrated, F_INT), FIELD(managed_memory, F_INT),
+    FIELD(unified_addressing, F_INT), FIELD(concurrent_kernels, F_INT), FIELD(compute_mode, F_INT),
+    FIELD(kernel_exec_timeout, F_INT), FIELD(cooperative_launch, F_INT),
+};
+#undef FIELD
+
+static PyObject *device_field_value(const struct cudyn_device_info *info, const struct device_field *f)
+{
+    const char *at = (const char *)info + f->offset;
+    const int *ints = (const int *)(const void *)at;
+    switch (f->kind) {
+    case F_INT: return PyLong_FromLong(ints[0]);
+    case F_TEXT: return text(at);
+    case F_BYTES16: return PyBytes_FromStringAndSize(at, 16);
+    case F_U64: return PyLong_FromUnsignedLongLong(*(const uint64_t *)(const void *)at);
+    case F_INT3: return Py_BuildValue("(iii)", ints[0], ints[1], ints[2]);
+    case F_CC: return Py_BuildValue("(ii)", info->cc_major, info->cc_minor);
+    }
+    return NULL;
+}
+
+static PyObject *f_device_info(PyObject *m, PyObject *o)
+{
+    (void)m;
+    int dev, st;
+    if (ordinal_arg(o, &dev) < 0)
+        return NULL;
+    struct cudyn_device_info i = {.size = sizeof i};
+    CPY_NOGIL(st, cudyn_device_info(dev, &i));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    PyObject *d = PyDict_New();
+    for (size_t k = 0; d && k < sizeof device_fields / sizeof device_fields[0]; k++)
+        if (put(d, device_fields[k].name, device_field_value(&i, &device_fields[k])) < 0)
+            Py_CLEAR(d);
+    return d;
+}
+
+/* attribute values 1 .. 255 that have a name */
+static PyObject *f_device_attributes(PyObject *m, PyObject *o)
+{
+    (void)m;
+    int dev;
+    if (ordinal_arg(o, &dev) < 0)
+        return NULL;
+    PyObject *d = PyDict_New();
+    for (int a = 1; d && a < 256; a++) {
+        const char *name = cudyn_device_attr_name(a);
+        if (!name)
+            continue;
+        int v = 0, st = cudyn_device_attribute(dev, a, &v);
+        if (st == CUDYN_ERROR_NOT_SUPPORTED) {
+            cudyn_clear_error();
+            continue;
+        }
+        if (st != CUDYN_OK) {
+            Py_DECREF(d);
+            return cpy_raise(st);
+        }
+        if (put(d, name, PyLong_FromLong(v)) < 0)
+            Py_CLEAR(d);
+    }
+    return d;
+}
+
+static PyObject *f_device_attribute(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int dev;
+    PyObject *which;
+    if (!PyArg_ParseTuple(args, "iO:device_attribute", &dev, &which))
+        return NULL;
+    int attr = -1;
+    if (PyLong_Check(which))
+        attr = (int)PyLong_AsLong(which);
+    else {
+        const char *name = PyUnicode_AsUTF8(which);
+        if (!name)
+            return NULL;
+        for (int a = 1; a < 256 && attr < 0; a++) {
+            const char *n = cudyn_device_attr_name(a);
+            if (n && strcmp(n, name) == 0)
+                attr = a;
+        }
+        if (attr < 0)
+            return cpy_invalid("device_attribute: no attribute named '%s'", name);
+    }
+    int v = 0, st = cudyn_device_attribute(dev, attr, &v);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyLong_FromLong(v);
+}
+
+static PyObject *f_device_use(PyObject *m, PyObject *o)
+{
+    (void)m;
+    int dev, st;
+    if (ordinal_arg(o, &dev) < 0)
+        return NULL;
+    CPY_NOGIL(st, cudyn_device_use(dev));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_device_current(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    int d = cpy_current_device();
+    return d < 0 ? NULL : PyLong_FromLong(d);
+}
+
+static PyObject *f_synchronize(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    if (cpy_wait_context() < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_mem_info(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    size_t fr = 0, total = 0;
+    int st = cudyn_mem_info(&fr, &total);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return Py_BuildValue("(nn)", (Py_ssize_t)fr, (Py_ssize_t)total);
+}
+
+static PyObject *f_can_access_peer(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int a, b, can = 0;
+    if (!PyArg_ParseTuple(args, "ii:can_access_peer", &a, &b))
+        return NULL;
+    int st = cudyn_device_can_access_peer(a, b, &can);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyBool_FromLong(can);
+}
+
+static PyObject *f_enable_peer(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int a, b;
+    if (!PyArg_ParseTuple(args, "ii:enable_peer", &a, &b))
+        return NULL;
+    int st = cudyn_device_enable_peer(a, b);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_cache_info(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    struct cudyn_cache_info c = {.size = sizeof c};
+    int st = cudyn_cache_info(&c);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    PyObject *d = PyDict_New();
+    if (d && (put(d, "enabled", PyBool_FromLong(c.enabled)) || put(d, "directory", text(c.directory)) ||
+              put(d, "reason", text(c.reason)) || put(d, "entries", PyLong_FromUnsignedLongLong(c.entries)) ||
+              put(d, "bytes", PyLong_FromUnsignedLongLong(c.bytes)) ||
+              put(d, "max_bytes", PyLong_FromUnsignedLongLong(c.max_bytes))))
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *f_cache_clear(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    uint64_t removed = 0;
+    int st;
+    CPY_NOGIL(st, cudyn_cache_clear(&removed));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyLong_FromUnsignedLongLong(removed);
+}
+
+/* (dst, src_buffer, stream=None) */
+static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    (void)m;
+    static char *kw[] = {"dst", "src", "stream", NULL};
+    PyObject *dst, *src, *so = Py_None;
+    cudyn_devptr p;
+    cudyn_stream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_htod", kw, &dst, &src, &so) ||
+        cpy_devptr(dst, &p, "memcpy_htod: dst") < 0 || cpy_stream(so, &s) < 0)
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(src, &v, PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return cpy_invalid("memcpy_htod: src must be a C-contiguous host buffer");
+    }
+    int st;
+    if (so == Py_None)
+        CPY_NOGIL(st, cudyn_memcpy_htod(p, v.buf, (size_t)v.len));
+    else
+        CPY_NOGIL(st, cudyn_memcpy_htod_async(p, v.buf, (size_t)v.len, s));
+    PyBuffer_Release(&v);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_memcpy_dtoh(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    (void)m;
+    static char *kw[] = {"dst", "src", "stream", NULL};
+    PyObject *dst, *src, *so = Py_None;
+    cudyn_devptr p;
+    cudyn_stream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_dtoh", kw, &dst, &src, &so) ||
+        cpy_devptr(src, &p, "memcpy_dtoh: src") < 0 || cpy_stream(so, &s) < 0)
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(dst, &v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return cpy_invalid("memcpy_dtoh: dst must be a writable, C-contiguous host buffer");
+    }
+    int st;
+    if (so == Py_None)
+        CPY_NOGIL(st, cudyn_memcpy_dtoh(v.buf, p, (size_t)v.len));
+    else
+        CPY_NOGIL(st, cudyn_memcpy_dtoh_async(v.buf, p, (size_t)v.len, s));
+    PyBuffer_Release(&v);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_memcpy_dtod(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    (void)m;
+    static char *kw[] = {"dst", "src", "nbytes", "stream", NULL};
+    PyObject *dst, *src, *n, *so = Py_None;
+    cudyn_devptr d, sp;
+    cudyn_stream s;
+    size_t bytes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:memcpy_dtod", kw, &dst, &src, &n, &so) ||
+        cpy_devptr(dst, &d, "memcpy_dtod: dst") < 0 || cpy_devptr(src, &sp, "memcpy_dtod: src") < 0 ||
+        cpy_size(n, &bytes, "memcpy_dtod: nbytes") < 0 || cpy_stream(so, &s) < 0)
+        return NULL;
+    int st;
+    if (so == Py_None)
+        CPY_NOGIL(st, cudyn_memcpy_dtod(d, sp, bytes));
+    else
+        CPY_NOGIL(st, cudyn_memcpy_dtod_async(d, sp, bytes, s));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *memset_any(PyObject *args, PyObject *kwds, int width, const char *fmt)
+{
+    static char *kw[] = {"ptr", "value", "count", "stream", NULL};
+    PyObject *dst, *n, *so = Py_None;
+    unsigned long long value;
+    cudyn_devptr p;
+    cudyn_stream s;
+    size_t count;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw, &dst, &value, &n, &so) ||
+        cpy_devptr(dst, &p, "memset: ptr") < 0 || cpy_size(n, &count, "memset: count") < 0 || cpy_stream(so, &s) < 0)
+        return NULL;
+    if (width < 4 && value >> (8 * width))
+        return cpy_invalid("memset_d%d: value %llu does not fit %d bits", 8 * width, value, 8 * width);
+    if (value > 0xffffffffULL)
+        return cpy_invalid("memset_d32: value %llu does not fit 32 bits", value);
+    int st;
+    if (width == 4 && so != Py_None)
+        CPY_NOGIL(st, cudyn_memset_d32_async(p, (uint32_t)value, count, s));
+    else if (width == 4)
+        CPY_NOGIL(st, cudyn_memset_d32(p, (uint32_t)value, count));
+    else if (width == 2)
+        CPY_NOGIL(st, cudyn_memset_d16(p, (uint16_t)value, count));
+    else
+        CPY_NOGIL(st, cudyn_memset_d8(p, (uint8_t)value, count));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_memset_d8(PyObject *m, PyObject *a, PyObject *k)
+{
+    (void)m;
+    return memset_any(a, k, 1, "OKO|O:memset_d8");
+}
+static PyObject *f_memset_d16(PyObject *m, PyObject *a, PyObject *k)
+{
+    (void)m;
+    return memset_any(a, k, 2, "OKO|O:memset_d16");
+}
+static PyObject *f_memset_d32(PyObject *m, PyObject *a, PyObject *k)
+{
+    (void)m;
+    return memset_any(a, k, 4, "OKO|O:memset_d32");
+}
+
+static PyObject *f_pointer_info(PyObject *m, PyObject *o)
+{
+    (void)m;
+    cudyn_devptr p;
+    if (PyObject_CheckBuffer(o) && !PyObject_TypeCheck(o, &DeviceArray_Type)) {
+        Py_buffer v;
+        if (PyObject_GetBuffer(o, &v, PyBUF_SIMPLE) < 0)
+            return NULL;
+        p = (cudyn_devptr)(uintptr_t)v.buf;
+        PyBuffer_Release(&v);
+    } else if (cpy_devptr(o, &p, "pointer_info") < 0)
+        return NULL;
+    struct cudyn_pointer_info i = {.size = sizeof i};
+    int st = cudyn_pointer_info(p, &i);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    static const char *const kinds[] = {"unregistered", "host", "device", "managed"};
+    return Py_BuildValue("{s:s,s:i,s:i,s:K,s:n}", "kind", i.kind >= 0 && i.kind <= 3 ? kinds[i.kind] : "unknown",
+                         "kind_code", i.kind, "device", i.device, "range_start", (unsigned long long)i.range_start,
+                         "range_bytes", (Py_ssize_t)i.range_bytes);
+}
+
+#define CPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+PyMethodDef cpy_functions[] = {
+    {"version", f_version, METH_NOARGS, "cudyn's version string."},
+    {"init", CPY_KW(f_init), "init(flags=0): loads the driver now (flags: 1 legacy, 2 per-thread default stream)."},
+    {"status_name", f_status_name, METH_O, "status_name(n): 'CUDYN_ERROR_...'."},
+    {"status_string", f_status_string, METH_O, "status_string(n): one sentence."},
+    {"loader_info", CPY_KW(f_loader_info), "loader_info(load=3): what the loader found, as a dict."},
+    {"last_error", f_last_error, METH_NOARGS, "The calling thread's last cudyn_error as a dict, or None."},
+    {"device_count", f_device_count, METH_NOARGS, "Number of visible devices."},
+    {"device_info", f_device_info, METH_O, "device_info(ordinal): every field of cudyn_device_info."},
+    {"device_attributes", f_device_attributes, METH_O, "device_attributes(ordinal): name -> value."},
+    {"device_attribute", f_device_attribute, METH_VARARGS, "device_attribute(ordinal, name_or_number)."},
+    {"device_use", f_device_use, METH_O, "device_use(ordinal): this thread's device."},
+    {"device_current", f_device_current, METH_NOARGS, "This thread's device."},
+    {"synchronize", f_synchronize, METH_NOARGS, "Waits for the device's work (Ctrl-C works)."},
+    {"mem_info", f_mem_info, METH_NOARGS, "(free, total) bytes of this thread's device."},
+    {"can_access_peer", f_can_access_peer, METH_VARARGS, "can_access_peer(a, b)."},
+    {"enable_peer", f_enable_peer, METH_VARARGS, "enable_peer(a, b): a's kernels reach b's memory."},
+    {"cache_info", f_cache_info, METH_NOARGS, "The kernel cache: a dict."},
+    {"cache_clear", f_cache_clear, METH_NOARGS, "Empties the kernel cache; returns how many entries went."},
+    {"memcpy_htod", CPY_KW(f_memcpy_htod), "memcpy_htod(dst, src_buffer, stream=None)."},
+    {"memcpy_dtoh", CPY_KW(f_memcpy_dtoh), "memcpy_dtoh(dst_buffer, src, stream=None)."},
+    {"memcpy_dtod", CPY_KW(f_memcpy_dtod), "memcpy_dtod(dst, src, nbytes, stream=None)."},
+    {"memset_d8", CPY_KW(f_memset_d8), "memset_d8(ptr, value, count, stream=None)."},
+    {"memset_d16", CPY_KW(f_memset_d16), "memset_d16(ptr, value, count, stream=None)."},
+    {"memset_d32", CPY_KW(f_memset_d32), "memset_d32(ptr, value, count, stream=None)."},
+    {"pointer_info", f_pointer_info, METH_O, "pointer_info(ptr): kind, device, range."},
+    {"from_dlpack", cpy_from_dlpack, METH_O, "from_dlpack(obj): a DeviceArray over a DLPack producer's memory."},
+    {"asarray", cpy_asarray, METH_O,
+     "asarray(obj): a DeviceArray over an object with __cuda_array_interface__ or __dlpack__ (no copy)."},
+    {NULL},
+};

@@ -1,0 +1,65 @@
+/* init.c - the module cudyn._cudyn: its types, exceptions and functions.
+ * Importing it loads no driver. */
+#include "cudyn_py.h"
+
+int cpy_launch_init(void);
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "cudyn._cudyn",
+    "cudyn's C extension: the CUDA driver and NVRTC through libcudyn's stable ABI.", -1, cpy_functions,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cudyn(void);
+PyMODINIT_FUNC PyInit__cudyn(void)
+{
+    static PyTypeObject *const types[] = {
+        &DeviceMemory_Type, &PinnedMemory_Type, &DeviceArray_Type, &In_Type, &Out_Type, &InOut_Type,
+        &Module_Type, &Function_Type, &PreparedFunction_Type, &Stream_Type, &Event_Type, &Graph_Type,
+        &GraphExec_Type, &Elementwise_Type, &Reduction_Type, &Array_Type, &Texture_Type, &DLPackOwner_Type,
+    };
+    if (cpy_launch_init() < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (PyType_Ready(types[i]) < 0)
+            goto fail;
+        const char *name = strrchr(types[i]->tp_name, '.') + 1;
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, name, (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            goto fail;
+        }
+    }
+    if (cpy_errors_init(m) < 0)
+        goto fail;
+#define CPY_INT_(name, value)                                                                                  \
+    if (PyModule_AddIntConstant(m, name, value) < 0)                                                           \
+        goto fail;
+#define CPY_STATUS_CONST_(name, value, text) CPY_INT_(#name, value)
+    CUDYN_STATUS_MAP(CPY_STATUS_CONST_)
+#undef CPY_STATUS_CONST_
+    CPY_INT_("STREAM_NON_BLOCKING", CUDYN_STREAM_NON_BLOCKING)
+    CPY_INT_("EVENT_BLOCKING_SYNC", CUDYN_EVENT_BLOCKING_SYNC)
+    CPY_INT_("EVENT_DISABLE_TIMING", CUDYN_EVENT_DISABLE_TIMING)
+    CPY_INT_("INIT_LEGACY_STREAM", CUDYN_INIT_LEGACY_STREAM)
+    CPY_INT_("INIT_PER_THREAD_STREAM", CUDYN_INIT_PER_THREAD_STREAM)
+    CPY_INT_("FILTER_POINT", CUDYN_FILTER_POINT)
+    CPY_INT_("FILTER_LINEAR", CUDYN_FILTER_LINEAR)
+    CPY_INT_("ADDRESS_WRAP", CUDYN_ADDRESS_WRAP)
+    CPY_INT_("ADDRESS_CLAMP", CUDYN_ADDRESS_CLAMP)
+    CPY_INT_("ADDRESS_MIRROR", CUDYN_ADDRESS_MIRROR)
+    CPY_INT_("ADDRESS_BORDER", CUDYN_ADDRESS_BORDER)
+    CPY_INT_("READ_ELEMENT_TYPE", CUDYN_READ_ELEMENT_TYPE)
+    CPY_INT_("READ_NORMALIZED_FLOAT", CUDYN_READ_NORMALIZED_FLOAT)
+    CPY_INT_("CAPTURE_GLOBAL", CUDYN_CAPTURE_GLOBAL)
+    CPY_INT_("CAPTURE_THREAD_LOCAL", CUDYN_CAPTURE_THREAD_LOCAL)
+    CPY_INT_("CAPTURE_RELAXED", CUDYN_CAPTURE_RELAXED)
+#undef CPY_INT_
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

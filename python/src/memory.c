@@ -1,0 +1,254 @@
+/* memory.c - DeviceMemory (an allocation the object owns, freed in its own
+ * device's context) and PinnedMemory (page-locked host memory with the
+ * buffer protocol). */
+#include "cudyn_py.h"
+
+/* frees ptr on `device`, making that device current for the call when it
+ * is not; returns the status */
+static int free_on_device(cudyn_devptr ptr, int device)
+{
+    int cur = -1, st;
+    if (cudyn_device_current(&cur) == CUDYN_OK && cur != device && device >= 0) {
+        st = cudyn_device_use(device);
+        if (st == CUDYN_OK)
+            st = cudyn_mem_free(ptr);
+        cudyn_device_use(cur);
+        return st;
+    }
+    return cudyn_mem_free(ptr);
+}
+
+PyObject *cpy_device_memory_new(size_t nbytes, int managed)
+{
+    if (nbytes == 0)
+        return cpy_invalid("DeviceMemory: nbytes must be at least 1");
+    int device = cpy_current_device();
+    if (device < 0)
+        return NULL;
+    cudyn_devptr p = 0;
+    int st;
+    if (managed)
+        CPY_NOGIL(st, cudyn_mem_alloc_managed(&p, nbytes, CUDYN_MEM_ATTACH_GLOBAL));
+    else
+        CPY_NOGIL(st, cudyn_mem_alloc(&p, nbytes));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    DeviceMemoryObject *m = PyObject_New(DeviceMemoryObject, &DeviceMemory_Type);
+    if (!m) {
+        cudyn_mem_free(p);
+        return NULL;
+    }
+    m->ptr = p;
+    m->nbytes = nbytes;
+    m->device = device;
+    m->managed = managed;
+    m->freed = 0;
+    m->weakrefs = NULL;
+    return (PyObject *)m;
+}
+
+static PyObject *dm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"nbytes", "managed", NULL};
+    PyObject *n;
+    int managed = 0;
+    size_t nbytes;
+    (void)type;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:DeviceMemory", kw, &n, &managed))
+        return NULL;
+    if (cpy_size(n, &nbytes, "DeviceMemory: nbytes") < 0)
+        return NULL;
+    return cpy_device_memory_new(nbytes, managed);
+}
+
+static int dm_release(DeviceMemoryObject *m)
+{
+    if (m->freed)
+        return CUDYN_OK;
+    int st;
+    CPY_NOGIL(st, free_on_device(m->ptr, m->device));
+    m->freed = 1; /* even when refused: the address is not ours any more to hand out */
+    return st;
+}
+
+static void dm_dealloc(DeviceMemoryObject *m)
+{
+    if (m->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)m);
+    if (!m->freed) {
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        if (dm_release(m) != CUDYN_OK)
+            cudyn_clear_error(); /* a forked child, a reset device: nothing to do */
+        PyErr_Restore(t, v, tb);
+    }
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyObject *dm_free(DeviceMemoryObject *m, PyObject *unused)
+{
+    (void)unused;
+    if (m->freed)
+        Py_RETURN_NONE;
+    int st = dm_release(m);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *dm_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    Py_INCREF(self);
+    return self;
+}
+
+static PyObject *dm_exit(DeviceMemoryObject *m, PyObject *args)
+{
+    (void)args;
+    return dm_free(m, NULL);
+}
+
+static PyObject *dm_ptr(DeviceMemoryObject *m, void *closure)
+{
+    (void)closure;
+    if (m->freed)
+        return cpy_invalid("DeviceMemory.ptr: the memory was freed");
+    return PyLong_FromUnsignedLongLong(m->ptr);
+}
+
+static PyObject *dm_int(DeviceMemoryObject *m) { return dm_ptr(m, NULL); }
+
+static PyObject *dm_repr(DeviceMemoryObject *m)
+{
+    if (m->freed)
+        return PyUnicode_FromFormat("<cudyn.DeviceMemory freed, %zu bytes>", m->nbytes);
+    return PyUnicode_FromFormat("<cudyn.DeviceMemory %p, %zu bytes on device %d%s>", (void *)(uintptr_t)m->ptr,
+                                m->nbytes, m->device, m->managed ? ", managed" : "");
+}
+
+static PyMemberDef dm_members[] = {
+    {"nbytes", T_PYSSIZET, offsetof(DeviceMemoryObject, nbytes), READONLY, "size in bytes"},
+    {"device", T_INT, offsetof(DeviceMemoryObject, device), READONLY, "the device (ordinal) it lives on"},
+    {"managed", T_BOOL, offsetof(DeviceMemoryObject, managed), READONLY, "True for managed (unified) memory"},
+    {"freed", T_BOOL, offsetof(DeviceMemoryObject, freed), READONLY, "True once free() was called"},
+    {NULL},
+};
+static PyGetSetDef dm_getset[] = {
+    {"ptr", (getter)dm_ptr, NULL, "the device address (int)", NULL},
+    {NULL},
+};
+static PyMethodDef dm_methods[] = {
+    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes)."},
+    {"__enter__", dm_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, NULL},
+    {NULL},
+};
+static PyNumberMethods dm_number = {.nb_int = (unaryfunc)dm_int, .nb_index = (unaryfunc)dm_int};
+
+PyTypeObject DeviceMemory_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.DeviceMemory",
+    .tp_basicsize = sizeof(DeviceMemoryObject),
+    .tp_dealloc = (destructor)dm_dealloc,
+    .tp_repr = (reprfunc)dm_repr,
+    .tp_as_number = &dm_number,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DeviceMemory(nbytes, managed=False): device (or managed) memory this object owns; freed in its "
+              "own device's context when the object goes, or by free(); a context manager.",
+    .tp_weaklistoffset = offsetof(DeviceMemoryObject, weakrefs),
+    .tp_methods = dm_methods,
+    .tp_members = dm_members,
+    .tp_getset = dm_getset,
+    .tp_new = dm_new,
+};
+
+/* ---------------------------------------------------------------- pinned */
+typedef struct {
+    PyObject_HEAD
+    void *p;
+    Py_ssize_t nbytes;
+    Py_ssize_t exports;
+    PyObject *weakrefs;
+} PinnedObject;
+
+static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"nbytes", NULL};
+    PyObject *n;
+    size_t nbytes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:PinnedMemory", kw, &n) ||
+        cpy_size(n, &nbytes, "PinnedMemory: nbytes") < 0)
+        return NULL;
+    if (nbytes == 0 || nbytes > PY_SSIZE_T_MAX)
+        return cpy_invalid("PinnedMemory: nbytes must be 1 .. %zd, not %zu", PY_SSIZE_T_MAX, nbytes);
+    void *p = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_host_alloc(&p, nbytes));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    PinnedObject *o = (PinnedObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        cudyn_host_free(p);
+        return NULL;
+    }
+    o->p = p;
+    o->nbytes = (Py_ssize_t)nbytes;
+    return (PyObject *)o;
+}
+
+static void pm_dealloc(PinnedObject *o)
+{
+    if (o->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)o);
+    if (o->p && cudyn_host_free(o->p) != CUDYN_OK)
+        cudyn_clear_error();
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static int pm_getbuffer(PinnedObject *o, Py_buffer *view, int flags)
+{
+    if (PyBuffer_FillInfo(view, (PyObject *)o, o->p, o->nbytes, 0, flags) < 0)
+        return -1;
+    o->exports++;
+    return 0;
+}
+
+static void pm_releasebuffer(PinnedObject *o, Py_buffer *view)
+{
+    (void)view;
+    o->exports--;
+}
+
+static PyObject *pm_address(PinnedObject *o, void *c)
+{
+    (void)c;
+    return PyLong_FromVoidPtr(o->p);
+}
+
+static Py_ssize_t pm_len(PinnedObject *o) { return o->nbytes; }
+
+static PyBufferProcs pm_buffer = {(getbufferproc)pm_getbuffer, (releasebufferproc)pm_releasebuffer};
+static PySequenceMethods pm_seq = {.sq_length = (lenfunc)pm_len};
+static PyMemberDef pm_members[] = {
+    {"nbytes", T_PYSSIZET, offsetof(PinnedObject, nbytes), READONLY, "size in bytes"},
+    {NULL},
+};
+static PyGetSetDef pm_getset[] = {
+    {"ptr", (getter)pm_address, NULL, "the host address (int)", NULL},
+    {NULL},
+};
+
+PyTypeObject PinnedMemory_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.PinnedMemory",
+    .tp_basicsize = sizeof(PinnedObject),
+    .tp_dealloc = (destructor)pm_dealloc,
+    .tp_as_sequence = &pm_seq,
+    .tp_as_buffer = &pm_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "PinnedMemory(nbytes): page-locked host memory (writable buffer; numpy.frombuffer views it); "
+              "copies from and to it can be asynchronous.",
+    .tp_weaklistoffset = offsetof(PinnedObject, weakrefs),
+    .tp_members = pm_members,
+    .tp_getset = pm_getset,
+    .tp_new = pm_new,
+};

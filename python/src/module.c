@@ -1,0 +1,446 @@
+/* module.c - Module: kernels compiled from source (through cudyn's cache,
+ * PyCUDA's SourceModule), loaded from images (cudyn-cc, CUBIN, PTX,
+ * fatbin) or files; kernels and globals by name. */
+#include "cudyn_py.h"
+#include <string.h>
+
+/* a sequence of str as a NULL-terminated array of UTF-8 pointers into the
+ * str objects (kept alive by `keep`, a list); 0 or -1 */
+static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *keep, const char *what)
+{
+    *out = NULL;
+    *n = 0;
+    if (!seq_obj || seq_obj == Py_None)
+        return 0;
+    if (PyUnicode_Check(seq_obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(seq_obj, what);
+    if (!seq)
+        return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    const char **arr = PyMem_Calloc((size_t)k + 1, sizeof *arr);
+    if (!arr) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(item) || !(arr[i] = PyUnicode_AsUTF8(item))) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "%s: item %zd is %.100s, not str", what, i, Py_TYPE(item)->tp_name);
+            PyMem_Free(arr);
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    PyList_Append(keep, seq);
+    Py_DECREF(seq);
+    *out = arr;
+    *n = (int)k;
+    return 0;
+}
+
+static ModuleObject *module_alloc(void)
+{
+    ModuleObject *m = PyObject_New(ModuleObject, &Module_Type);
+    if (m) {
+        m->mod = NULL;
+        m->prog = NULL;
+        m->device = -1;
+        m->weakrefs = NULL;
+    }
+    return m;
+}
+
+/* CompileError with its log */
+static PyObject *raise_compile(int st, cudyn_program *prog)
+{
+    cpy_raise(st);
+    if (prog && st == CUDYN_ERROR_COMPILE) {
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_NormalizeException(&t, &v, &tb);
+        PyObject *log = PyUnicode_DecodeUTF8(cudyn_program_log(prog), (Py_ssize_t)strlen(cudyn_program_log(prog)),
+                                             "replace");
+        if (log && v) {
+            PyObject_SetAttrString(v, "log", log);
+            /* the message with the log, as PyCUDA shows it */
+            PyObject *msg = PyObject_GetAttrString(v, "message");
+            if (msg) {
+                PyObject *full = PyUnicode_FromFormat("%U\n%U", msg, log);
+                if (full) {
+                    PyObject *a = PyTuple_Pack(1, full);
+                    if (a) {
+                        PyObject_SetAttrString(v, "args", a);
+                        Py_DECREF(a);
+                    }
+                    Py_DECREF(full);
+                }
+                Py_DECREF(msg);
+            }
+        }
+        Py_XDECREF(log);
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+    }
+    return NULL;
+}
+
+static PyObject *mod_from_source(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"source", "options", "name", "name_expressions", "headers", "device", "no_extern_c",
+                         "include_dirs", "nocache", NULL};
+    const char *source, *name = "kernel.cu";
+    PyObject *options = Py_None, *names = Py_None, *headers = Py_None, *device_obj = Py_None,
+             *include_dirs = Py_None;
+    int no_extern_c = 0, nocache = 0;
+    (void)cls;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|OsOOOpOp:from_source", kw, &source, &options, &name, &names,
+                                     &headers, &device_obj, &no_extern_c, &include_dirs, &nocache))
+        return NULL;
+    PyObject *keep = PyList_New(0);
+    if (!keep)
+        return NULL;
+    const char **opts = NULL, **exprs = NULL, **hnames = NULL, **hsrcs = NULL;
+    int nopts = 0, nexprs = 0, nheaders = 0;
+    PyObject *result = NULL, *opt_list = NULL;
+    char *wrapped = NULL;
+    int prev = -1, switched = 0;
+    /* options, then -I for include_dirs */
+    opt_list = options == Py_None ? PyList_New(0) : PySequence_List(options);
+    if (!opt_list)
+        goto done;
+    if (include_dirs != Py_None) {
+        PyObject *it = PyObject_GetIter(include_dirs), *d;
+        if (!it)
+            goto done;
+        while ((d = PyIter_Next(it))) {
+            PyObject *o = PyUnicode_FromFormat("-I%S", d);
+            Py_DECREF(d);
+            if (!o || PyList_Append(opt_list, o) < 0) {
+                Py_XDECREF(o);
+                Py_DECREF(it);
+                goto done;
+            }
+            Py_DECREF(o);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            goto done;
+    }
+    if (str_array(opt_list, &opts, &nopts, keep, "options") < 0 ||
+        str_array(names, &exprs, &nexprs, keep, "name_expressions") < 0)
+        goto done;
+    if (headers != Py_None) {
+        if (!PyDict_Check(headers)) {
+            PyErr_SetString(PyExc_TypeError, "headers must be a dict of name -> text");
+            goto done;
+        }
+        PyObject *hk = PyDict_Keys(headers), *hv = PyDict_Values(headers);
+        int ok = hk && hv && str_array(hk, &hnames, &nheaders, keep, "headers' names") == 0 &&
+                 str_array(hv, &hsrcs, &nheaders, keep, "headers' texts") == 0;
+        Py_XDECREF(hk);
+        Py_XDECREF(hv);
+        if (!ok)
+            goto done;
+    }
+    if (!no_extern_c) {
+        size_t len = strlen(source);
+        static const char head[] = "extern \"C\" {\n", tail[] = "\n}\n";
+        wrapped = PyMem_Malloc(len + sizeof head + sizeof tail);
+        if (!wrapped) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(wrapped, head, sizeof head - 1);
+        memcpy(wrapped + sizeof head - 1, source, len);
+        memcpy(wrapped + sizeof head - 1 + len, tail, sizeof tail);
+        source = wrapped;
+    }
+    if (device_obj != Py_None) {
+        int dev = (int)PyLong_AsLong(device_obj);
+        if (dev == -1 && PyErr_Occurred())
+            goto done;
+        if ((prev = cpy_current_device()) < 0)
+            goto done;
+        int st = cudyn_device_use(dev);
+        if (st != CUDYN_OK) {
+            cpy_raise(st);
+            goto done;
+        }
+        switched = 1;
+    }
+    int device = cpy_current_device();
+    if (device < 0)
+        goto done;
+    struct cudyn_compile_args ca = {.size = sizeof ca,
+                                    .source = source,
+                                    .name = name,
+                                    .device = device,
+                                    .options = opts,
+                                    .num_options = nopts,
+                                    .header_names = hnames,
+                                    .header_sources = hsrcs,
+                                    .num_headers = nheaders,
+                                    .name_expressions = exprs,
+                                    .num_names = nexprs,
+                                    .flags = nocache ? CUDYN_COMPILE_NO_CACHE : 0};
+    cudyn_program *prog = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_compile_ex(&prog, &ca));
+    if (st != CUDYN_OK) {
+        raise_compile(st, prog);
+        cudyn_program_free(prog);
+        goto done;
+    }
+    cudyn_module mod = NULL;
+    CPY_NOGIL(st, cudyn_module_load(&mod, prog));
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        cudyn_program_free(prog);
+        goto done;
+    }
+    ModuleObject *m = module_alloc();
+    if (!m) {
+        cudyn_module_unload(mod);
+        cudyn_program_free(prog);
+        goto done;
+    }
+    m->mod = mod;
+    m->prog = prog;
+    m->device = device;
+    result = (PyObject *)m;
+done:
+    if (switched)
+        cudyn_device_use(prev);
+    PyMem_Free(opts);
+    PyMem_Free(exprs);
+    PyMem_Free(hnames);
+    PyMem_Free(hsrcs);
+    PyMem_Free(wrapped);
+    Py_XDECREF(opt_list);
+    Py_DECREF(keep);
+    return result;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Loads an image whose length is known: cudyn's container, ELF (CUBIN) and
+ * fatbin are checked to lie within it; anything else is PTX text, given
+ * its terminating NUL. */
+static PyObject *load_image(const unsigned char *p, size_t len)
+{
+    const char *why = NULL;
+    unsigned char *copy = NULL;
+    const void *image = p;
+    if (len >= 8 && memcmp(p, "CUDYNIMG", 8) == 0) {
+        if (len < 24 || le64(p + 16) > len)
+            why = "a cudyn image that is cut short (its header gives more bytes than there are)";
+    } else if (len >= 4 && memcmp(p, "\177ELF", 4) == 0) {
+        if (len < 64 || p[4] != 2)
+            why = "an ELF image that is not 64-bit or is cut short";
+        else {
+            uint64_t shoff = le64(p + 0x28);
+            unsigned shentsize = p[0x3a] | p[0x3b] << 8, shnum = p[0x3c] | p[0x3d] << 8;
+            if (shoff > len || (uint64_t)shentsize * shnum > len - shoff)
+                why = "an ELF image that is cut short (its section table lies past the end)";
+        }
+    } else if (len >= 4 && p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
+        if (len < 16 || (uint64_t)(p[6] | p[7] << 8) + le64(p + 8) > len)
+            why = "a fatbin that is cut short";
+    } else if (!memchr(p, 0, len)) {
+        copy = PyMem_Malloc(len + 1);
+        if (!copy)
+            return PyErr_NoMemory();
+        memcpy(copy, p, len);
+        copy[len] = 0;
+        image = copy;
+    }
+    if (why)
+        return cpy_invalid("Module.from_image: %s (%zu bytes)", why, len);
+    if (len == 0)
+        return cpy_invalid("Module.from_image: an empty image");
+    int device = cpy_current_device();
+    if (device < 0) {
+        PyMem_Free(copy);
+        return NULL;
+    }
+    cudyn_module mod = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_module_load_image(&mod, image));
+    PyMem_Free(copy);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    ModuleObject *m = module_alloc();
+    if (!m) {
+        cudyn_module_unload(mod);
+        return NULL;
+    }
+    m->mod = mod;
+    m->device = device;
+    return (PyObject *)m;
+}
+
+static PyObject *mod_from_image(PyObject *cls, PyObject *obj)
+{
+    (void)cls;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *r = load_image(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return r;
+}
+
+static PyObject *mod_from_file(PyObject *cls, PyObject *path)
+{
+    (void)cls;
+    PyObject *io = PyImport_ImportModule("io");
+    if (!io)
+        return NULL;
+    PyObject *f = PyObject_CallMethod(io, "open", "Os", path, "rb");
+    Py_DECREF(io);
+    if (!f)
+        return NULL;
+    PyObject *data = PyObject_CallMethod(f, "read", NULL);
+    PyObject *r = PyObject_CallMethod(f, "close", NULL);
+    Py_XDECREF(r);
+    Py_DECREF(f);
+    if (!data)
+        return NULL;
+    r = mod_from_image(NULL, data);
+    Py_DECREF(data);
+    return r;
+}
+
+static void mod_dealloc(ModuleObject *m)
+{
+    if (m->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)m);
+    if (m->mod && cudyn_module_unload(m->mod) != CUDYN_OK)
+        cudyn_clear_error();
+    cudyn_program_free(m->prog);
+    PyObject_Free(m);
+}
+
+static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
+{
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    cudyn_function f = NULL;
+    int st = cudyn_module_function(&f, m->mod, name);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return cpy_function_new((PyObject *)m, f, name);
+}
+
+static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
+{
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    cudyn_devptr p = 0;
+    size_t bytes = 0;
+    int st = cudyn_module_global(&p, &bytes, m->mod, name);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return Py_BuildValue("(Kn)", (unsigned long long)p, (Py_ssize_t)bytes);
+}
+
+static PyObject *mod_lowered_name(ModuleObject *m, PyObject *arg)
+{
+    const char *expr = PyUnicode_AsUTF8(arg);
+    if (!expr)
+        return NULL;
+    const char *low = m->prog ? cudyn_program_lowered_name(m->prog, expr) : NULL;
+    if (!low) {
+        PyErr_Format(PyExc_KeyError, "%R is not a name expression of this module", arg);
+        return NULL;
+    }
+    return PyUnicode_FromString(low);
+}
+
+static PyObject *text_or_none(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+static PyObject *mod_log(ModuleObject *m, void *c)
+{
+    (void)c;
+    return text_or_none(m->prog ? cudyn_program_log(m->prog) : NULL);
+}
+static PyObject *mod_target(ModuleObject *m, void *c)
+{
+    (void)c;
+    return text_or_none(m->prog ? cudyn_program_target(m->prog) : NULL);
+}
+static PyObject *mod_from_cache(ModuleObject *m, void *c)
+{
+    (void)c;
+    if (!m->prog)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(cudyn_program_from_cache(m->prog));
+}
+static PyObject *mod_handle(ModuleObject *m, void *c)
+{
+    (void)c;
+    return PyLong_FromVoidPtr(cudyn_module_native(m->mod));
+}
+static PyObject *mod_ptx(ModuleObject *m, void *c)
+{
+    (void)c;
+    size_t n = 0;
+    const char *ptx = m->prog ? cudyn_program_ptx(m->prog, &n) : NULL;
+    return text_or_none(ptx);
+}
+
+static PyMethodDef mod_methods[] = {
+    {"from_source", (PyCFunction)(void (*)(void))mod_from_source, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_source(source, options=(), name='kernel.cu', name_expressions=(), headers={}, device=None, "
+     "no_extern_c=False, include_dirs=(), nocache=False): compiles through cudyn's cache and loads."},
+    {"from_image", (PyCFunction)mod_from_image, METH_O | METH_CLASS,
+     "from_image(bytes_like): loads a cudyn-cc image, CUBIN, fatbin or PTX."},
+    {"from_file", (PyCFunction)mod_from_file, METH_O | METH_CLASS, "from_file(path): from_image of a file."},
+    {"get_function", (PyCFunction)mod_get_function, METH_O,
+     "get_function(name): the kernel of that name or name expression."},
+    {"get_global", (PyCFunction)mod_get_global, METH_O, "get_global(name): (device address, bytes)."},
+    {"lowered_name", (PyCFunction)mod_lowered_name, METH_O, "lowered_name(expr): the mangled name."},
+    {NULL},
+};
+static PyGetSetDef mod_getset[] = {
+    {"log", (getter)mod_log, NULL, "NVRTC's log (None for images)", NULL},
+    {"target", (getter)mod_target, NULL, "the target compiled for ('sm_90', 'compute_90')", NULL},
+    {"from_cache", (getter)mod_from_cache, NULL, "True if the kernel came from the cache", NULL},
+    {"handle", (getter)mod_handle, NULL, "the native CUmodule (int)", NULL},
+    {"ptx", (getter)mod_ptx, NULL, "the PTX text where there is one, else None", NULL},
+    {NULL},
+};
+static PyMemberDef mod_members[] = {
+    {"device", T_INT, offsetof(ModuleObject, device), READONLY, "the device it is loaded on"},
+    {NULL},
+};
+
+PyTypeObject Module_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Module",
+    .tp_basicsize = sizeof(ModuleObject),
+    .tp_dealloc = (destructor)mod_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Loaded kernels: Module.from_source / from_image / from_file.",
+    .tp_weaklistoffset = offsetof(ModuleObject, weakrefs),
+    .tp_methods = mod_methods,
+    .tp_members = mod_members,
+    .tp_getset = mod_getset,
+};

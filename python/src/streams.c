@@ -1,0 +1,376 @@
+/* streams.c - Stream, Event, Graph (from a stream's capture) and
+ * GraphExec.  Waiting releases the GIL and answers Ctrl-C. */
+#include "cudyn_py.h"
+
+/* ---------------------------------------------------------------- Stream */
+static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"flags", NULL};
+    unsigned int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Stream", kw, &flags))
+        return NULL;
+    cudyn_stream s = NULL;
+    int st = cudyn_stream_create(&s, flags);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    StreamObject *o = (StreamObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        cudyn_stream_destroy(s);
+        return NULL;
+    }
+    o->stream = s;
+    o->owned = 1;
+    return (PyObject *)o;
+}
+
+static PyObject *stream_from_handle(PyObject *cls, PyObject *h)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(h);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    StreamObject *o = (StreamObject *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    if (!o)
+        return NULL;
+    o->stream = cudyn_stream_from_native((void *)(uintptr_t)v);
+    o->owned = 0;
+    return (PyObject *)o;
+}
+
+static void stream_dealloc(StreamObject *o)
+{
+    if (o->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)o);
+    if (o->owned && o->stream && cudyn_stream_destroy(o->stream) != CUDYN_OK)
+        cudyn_clear_error();
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *stream_synchronize(StreamObject *o, PyObject *u)
+{
+    (void)u;
+    if (cpy_wait_stream(o->stream) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_query(StreamObject *o, PyObject *u)
+{
+    (void)u;
+    int st = cudyn_stream_query(o->stream);
+    if (st == CUDYN_OK)
+        Py_RETURN_TRUE;
+    if (st == CUDYN_ERROR_NOT_READY)
+        Py_RETURN_FALSE;
+    return cpy_raise(st);
+}
+
+static PyObject *stream_wait_event(StreamObject *o, PyObject *e)
+{
+    if (!PyObject_TypeCheck(e, &Event_Type)) {
+        PyErr_SetString(PyExc_TypeError, "wait_event takes a cudyn.Event");
+        return NULL;
+    }
+    int st = cudyn_stream_wait_event(o->stream, ((EventObject *)e)->event);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_begin_capture(StreamObject *o, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"mode", NULL};
+    int mode = CUDYN_CAPTURE_THREAD_LOCAL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:begin_capture", kw, &mode))
+        return NULL;
+    int st = cudyn_stream_begin_capture(o->stream, mode);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    PyObject_HEAD
+    cudyn_graph graph;
+} GraphObject;
+typedef struct {
+    PyObject_HEAD
+    cudyn_graph_exec exec;
+} GraphExecObject;
+
+static PyObject *stream_end_capture(StreamObject *o, PyObject *u)
+{
+    (void)u;
+    cudyn_graph g = NULL;
+    int st = cudyn_stream_end_capture(o->stream, &g);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    GraphObject *go = PyObject_New(GraphObject, &Graph_Type);
+    if (!go) {
+        cudyn_graph_destroy(g);
+        return NULL;
+    }
+    go->graph = g;
+    return (PyObject *)go;
+}
+
+static PyObject *stream_capture_status(StreamObject *o, PyObject *u)
+{
+    (void)u;
+    int status = 0;
+    int st = cudyn_stream_capture_status(o->stream, &status);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyLong_FromLong(status);
+}
+
+static PyObject *stream_handle(StreamObject *o, void *c)
+{
+    (void)c;
+    return PyLong_FromVoidPtr(cudyn_stream_native(o->stream));
+}
+
+static PyMethodDef stream_methods[] = {
+    {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS, "Waits for the stream's work (Ctrl-C works)."},
+    {"query", (PyCFunction)stream_query, METH_NOARGS, "True if all its work is done."},
+    {"wait_event", (PyCFunction)stream_wait_event, METH_O, "Later work waits for the event."},
+    {"begin_capture", (PyCFunction)(void (*)(void))stream_begin_capture, METH_VARARGS | METH_KEYWORDS,
+     "begin_capture(mode=1): record work into a graph instead of running it."},
+    {"end_capture", (PyCFunction)stream_end_capture, METH_NOARGS, "Ends a capture: the Graph."},
+    {"capture_status", (PyCFunction)stream_capture_status, METH_NOARGS, "0 none, 1 active, 2 invalidated."},
+    {"from_handle", (PyCFunction)stream_from_handle, METH_O | METH_CLASS,
+     "Stream.from_handle(int): a CUstream made elsewhere (stays its maker's)."},
+    {NULL},
+};
+static PyGetSetDef stream_getset[] = {
+    {"handle", (getter)stream_handle, NULL, "the native CUstream (int)", NULL},
+    {NULL},
+};
+
+PyTypeObject Stream_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Stream",
+    .tp_basicsize = sizeof(StreamObject),
+    .tp_dealloc = (destructor)stream_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Stream(flags=0): a CUDA stream (flags 1: non-blocking).",
+    .tp_weaklistoffset = offsetof(StreamObject, weakrefs),
+    .tp_methods = stream_methods,
+    .tp_getset = stream_getset,
+    .tp_new = stream_new,
+};
+
+/* ---------------------------------------------------------------- Event */
+static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"flags", NULL};
+    unsigned int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Event", kw, &flags))
+        return NULL;
+    cudyn_event e = NULL;
+    int st = cudyn_event_create(&e, flags);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    EventObject *o = (EventObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        cudyn_event_destroy(e);
+        return NULL;
+    }
+    o->event = e;
+    o->owned = 1;
+    return (PyObject *)o;
+}
+
+static void event_dealloc(EventObject *o)
+{
+    if (o->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)o);
+    if (o->owned && o->event && cudyn_event_destroy(o->event) != CUDYN_OK)
+        cudyn_clear_error();
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *event_record(EventObject *o, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"stream", NULL};
+    PyObject *so = Py_None;
+    cudyn_stream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:record", kw, &so) || cpy_stream(so, &s) < 0)
+        return NULL;
+    int st = cudyn_event_record(o->event, s);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_INCREF(o);
+    return (PyObject *)o;
+}
+
+static PyObject *event_synchronize(EventObject *o, PyObject *u)
+{
+    (void)u;
+    if (cpy_wait_event(o->event) < 0)
+        return NULL;
+    Py_INCREF(o);
+    return (PyObject *)o;
+}
+
+static PyObject *event_query(EventObject *o, PyObject *u)
+{
+    (void)u;
+    int st = cudyn_event_query(o->event);
+    if (st == CUDYN_OK)
+        Py_RETURN_TRUE;
+    if (st == CUDYN_ERROR_NOT_READY)
+        Py_RETURN_FALSE;
+    return cpy_raise(st);
+}
+
+static PyObject *elapsed(cudyn_event start, cudyn_event end)
+{
+    float ms = 0;
+    int st = cudyn_event_elapsed_ms(&ms, start, end);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return PyFloat_FromDouble(ms);
+}
+
+static int as_event(PyObject *e, cudyn_event *out)
+{
+    if (!PyObject_TypeCheck(e, &Event_Type)) {
+        PyErr_SetString(PyExc_TypeError, "an Event is needed");
+        return -1;
+    }
+    *out = ((EventObject *)e)->event;
+    return 0;
+}
+
+static PyObject *event_time_since(EventObject *o, PyObject *start)
+{
+    cudyn_event s;
+    return as_event(start, &s) < 0 ? NULL : elapsed(s, o->event);
+}
+
+static PyObject *event_time_till(EventObject *o, PyObject *end)
+{
+    cudyn_event e;
+    return as_event(end, &e) < 0 ? NULL : elapsed(o->event, e);
+}
+
+static PyObject *event_handle(EventObject *o, void *c)
+{
+    (void)c;
+    return PyLong_FromVoidPtr(cudyn_event_native(o->event));
+}
+
+static PyMethodDef event_methods[] = {
+    {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS,
+     "record(stream=None): records the event; returns it."},
+    {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS, "Waits for the event (Ctrl-C works)."},
+    {"query", (PyCFunction)event_query, METH_NOARGS, "True if it has happened."},
+    {"time_since", (PyCFunction)event_time_since, METH_O, "Milliseconds from start to this event."},
+    {"time_till", (PyCFunction)event_time_till, METH_O, "Milliseconds from this event to end."},
+    {NULL},
+};
+static PyGetSetDef event_getset[] = {
+    {"handle", (getter)event_handle, NULL, "the native CUevent (int)", NULL},
+    {NULL},
+};
+
+PyTypeObject Event_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Event",
+    .tp_basicsize = sizeof(EventObject),
+    .tp_dealloc = (destructor)event_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Event(flags=0): a CUDA event (flags 1: blocking sync, 2: no timing).",
+    .tp_weaklistoffset = offsetof(EventObject, weakrefs),
+    .tp_methods = event_methods,
+    .tp_getset = event_getset,
+    .tp_new = event_new,
+};
+
+/* ---------------------------------------------------------------- graphs */
+static void graph_dealloc(GraphObject *g)
+{
+    if (g->graph && cudyn_graph_destroy(g->graph) != CUDYN_OK)
+        cudyn_clear_error();
+    PyObject_Free(g);
+}
+
+static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"flags", NULL};
+    unsigned int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:instantiate", kw, &flags))
+        return NULL;
+    cudyn_graph_exec e = NULL;
+    int st = cudyn_graph_instantiate(&e, g->graph, flags);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    GraphExecObject *o = PyObject_New(GraphExecObject, &GraphExec_Type);
+    if (!o) {
+        cudyn_graph_exec_destroy(e);
+        return NULL;
+    }
+    o->exec = e;
+    return (PyObject *)o;
+}
+
+static PyMethodDef graph_methods[] = {
+    {"instantiate", (PyCFunction)(void (*)(void))graph_instantiate, METH_VARARGS | METH_KEYWORDS,
+     "instantiate(flags=0): a launchable GraphExec."},
+    {NULL},
+};
+
+PyTypeObject Graph_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Graph",
+    .tp_basicsize = sizeof(GraphObject),
+    .tp_dealloc = (destructor)graph_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Captured work (Stream.end_capture); instantiate() to launch it.",
+    .tp_methods = graph_methods,
+};
+
+static void exec_dealloc(GraphExecObject *e)
+{
+    if (e->exec && cudyn_graph_exec_destroy(e->exec) != CUDYN_OK)
+        cudyn_clear_error();
+    PyObject_Free(e);
+}
+
+static PyObject *exec_launch(GraphExecObject *e, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"stream", NULL};
+    PyObject *so = Py_None;
+    cudyn_stream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:launch", kw, &so) || cpy_stream(so, &s) < 0)
+        return NULL;
+    int st = cudyn_graph_launch(e->exec, s);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *exec_update(GraphExecObject *e, PyObject *g)
+{
+    if (!PyObject_TypeCheck(g, &Graph_Type)) {
+        PyErr_SetString(PyExc_TypeError, "update takes a Graph");
+        return NULL;
+    }
+    int st = cudyn_graph_exec_update(e->exec, ((GraphObject *)g)->graph);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef exec_methods[] = {
+    {"launch", (PyCFunction)(void (*)(void))exec_launch, METH_VARARGS | METH_KEYWORDS,
+     "launch(stream=None): runs the whole graph."},
+    {"update", (PyCFunction)exec_update, METH_O, "update(graph): new parameters from a graph of the same shape."},
+    {NULL},
+};
+
+PyTypeObject GraphExec_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.GraphExec",
+    .tp_basicsize = sizeof(GraphExecObject),
+    .tp_dealloc = (destructor)exec_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An instantiated graph: launch(stream=None).",
+    .tp_methods = exec_methods,
+};

@@ -1,0 +1,258 @@
+/* util.c - conversions every part uses: device pointers, streams, dim3,
+ * sizes, numpy (imported lazily), and waiting that answers Ctrl-C. */
+#include "cudyn_py.h"
+#include <time.h>
+
+PyObject *cpy_numpy(void)
+{
+    static PyObject *numpy;
+    if (!numpy)
+        numpy = PyImport_ImportModule("numpy");
+    return numpy;
+}
+
+PyObject *cpy_dtype(PyObject *obj)
+{
+    PyObject *np = cpy_numpy();
+    if (!np)
+        return NULL;
+    return PyObject_CallMethod(np, "dtype", "O", obj);
+}
+
+int cpy_size(PyObject *obj, size_t *out, const char *what)
+{
+    if (!PyLong_Check(obj) && !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *n = PyNumber_Index(obj);
+    if (!n)
+        return -1;
+    static PyObject *zero;
+    if (!zero && !(zero = PyLong_FromLong(0))) {
+        Py_DECREF(n);
+        return -1;
+    }
+    if (PyObject_RichCompareBool(n, zero, Py_LT) == 1) {
+        Py_DECREF(n);
+        cpy_invalid("%s must not be negative", what);
+        return -1;
+    }
+    size_t v = PyLong_AsSize_t(n);
+    Py_DECREF(n);
+    if (v == (size_t)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        cpy_invalid("%s is too large", what);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cpy_current_device(void)
+{
+    int dev = 0;
+    int st = cudyn_device_current(&dev);
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    return dev;
+}
+
+/* an int's value as a device address (negative is refused) */
+static int int_ptr(PyObject *obj, cudyn_devptr *out, const char *what)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        cpy_invalid("%s: %R is not a device address (0 .. 2**64-1)", what, obj);
+        return -1;
+    }
+    *out = (cudyn_devptr)v;
+    return 0;
+}
+
+int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
+{
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
+        return cpy_array_ptr((DeviceArrayObject *)obj, out);
+    if (PyObject_TypeCheck(obj, &DeviceMemory_Type)) {
+        DeviceMemoryObject *m = (DeviceMemoryObject *)obj;
+        if (m->freed) {
+            cpy_invalid("%s: the DeviceMemory was freed", what);
+            return -1;
+        }
+        *out = m->ptr;
+        return 0;
+    }
+    if (PyLong_Check(obj))
+        return int_ptr(obj, out, what);
+    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (cai) {
+        PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
+        int rc = -1;
+        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2)
+            rc = int_ptr(PyTuple_GET_ITEM(data, 0), out, what);
+        else
+            cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
+        Py_DECREF(cai);
+        return rc;
+    }
+    PyErr_Clear();
+    if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
+        cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
+                    "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel",
+                    what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyErr_Format(PyExc_TypeError, "%s: %.100s is not device memory (a DeviceArray, a DeviceMemory, an int "
+                 "address or an object with __cuda_array_interface__)", what, Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+int cpy_stream(PyObject *obj, cudyn_stream *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    if (PyObject_TypeCheck(obj, &Stream_Type)) {
+        *out = ((StreamObject *)obj)->stream;
+        return 0;
+    }
+    PyObject *v = NULL;
+    if (PyLong_Check(obj)) {
+        v = obj;
+        Py_INCREF(v);
+    } else {
+        static const char *const attrs[] = {"handle", "cuda_stream", "ptr"};
+        for (size_t i = 0; i < 3 && !v; i++) {
+            v = PyObject_GetAttrString(obj, attrs[i]);
+            if (!v)
+                PyErr_Clear();
+            else if (!PyLong_Check(v))
+                Py_CLEAR(v);
+        }
+    }
+    if (!v) {
+        PyErr_Format(PyExc_TypeError, "stream must be None, a cudyn.Stream or a CUstream handle (int), not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    unsigned long long h = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (h == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    *out = cudyn_stream_from_native((void *)(uintptr_t)h);
+    return 0;
+}
+
+static int dim(PyObject *o, unsigned int *out, const char *what)
+{
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s: dimensions must be ints, not %.100s", what, Py_TYPE(o)->tp_name);
+        }
+        return -1;
+    }
+    if (v < 1 || v > 0x7fffffffL) {
+        cpy_invalid("%s: dimension %ld is out of range (1 .. 2**31-1)", what, v);
+        return -1;
+    }
+    *out = (unsigned int)v;
+    return 0;
+}
+
+int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what)
+{
+    out->x = out->y = out->z = 1;
+    if (PyLong_CheckExact(obj))
+        return dim(obj, &out->x, what);
+    if (PyTuple_Check(obj) || PyList_Check(obj)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+        PyObject **items = PySequence_Fast_ITEMS(obj);
+        if (n < 1 || n > 3) {
+            cpy_invalid("%s: 1 to 3 dimensions, not %zd", what, n);
+            return -1;
+        }
+        unsigned int *d[3] = {&out->x, &out->y, &out->z};
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (dim(items[i], d[i], what) < 0)
+                return -1;
+        return 0;
+    }
+    if (PyIndex_Check(obj))
+        return dim(obj, &out->x, what);
+    PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, not %.100s", what,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+/* Polls query() until it is not NOT_READY: first at once, then in sleeps
+ * growing to 1 ms, the GIL released, signals checked between. */
+static int poll_wait(int (*query)(void *), void *handle)
+{
+    long sleep_ns = 20000;
+    for (;;) {
+        int st;
+        CPY_NOGIL(st, query(handle));
+        if (st != CUDYN_ERROR_NOT_READY)
+            return st;
+        if (PyErr_CheckSignals() < 0)
+            return -1;
+        Py_BEGIN_ALLOW_THREADS struct timespec ts = {0, sleep_ns};
+        nanosleep(&ts, NULL);
+        Py_END_ALLOW_THREADS if (sleep_ns < 1000000) sleep_ns *= 2;
+        if (PyErr_CheckSignals() < 0)
+            return -1;
+    }
+}
+
+static int query_stream(void *s) { return cudyn_stream_query((cudyn_stream)s); }
+static int query_event(void *e) { return cudyn_event_query((cudyn_event)e); }
+
+int cpy_wait_stream(cudyn_stream stream)
+{
+    int st = poll_wait(query_stream, stream);
+    if (st < 0)
+        return -1;
+    if (st == CUDYN_OK) /* and report what the stream's work left (an execution error) */
+        CPY_NOGIL(st, cudyn_stream_synchronize(stream));
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+int cpy_wait_event(cudyn_event event)
+{
+    int st = poll_wait(query_event, event);
+    if (st < 0)
+        return -1;
+    if (st == CUDYN_OK)
+        CPY_NOGIL(st, cudyn_event_synchronize(event));
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+int cpy_wait_context(void)
+{
+    /* the default stream first (interruptible), then the rest of the context */
+    int st = poll_wait(query_stream, NULL);
+    if (st < 0)
+        return -1;
+    if (st == CUDYN_OK)
+        CPY_NOGIL(st, cudyn_synchronize());
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,73 @@
+"""examples/python/*.py run against the mock driver, and on a real GPU where there is one."""
+
+import os
+import shutil
+
+import pytest
+
+from conftest import SRCDIR, run_script
+
+EXAMPLES = os.path.join(SRCDIR, "examples", "python")
+# example -> (arguments on the mock, arguments on a GPU, the line that says it worked)
+CASES = {
+    "saxpy.py": (["-n", "4096"], [], "Result = PASS"),
+    "vec_elm_mul.py": ([], [], "PASS"),
+    "gpuarray_double.py": ([], [], "PASS"),
+    "struct_args.py": ([], [], "PASS"),
+    "texture.py": ([], [], "PASS"),
+    "mpi_scale.py": (["4096", "3"], [], "PASS"),
+}
+
+
+def test_every_example_is_listed():
+    present = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
+    assert present == sorted(CASES)
+
+
+def _check(p, name, expected):
+    if name == "mpi_scale.py" and p.returncode == 77:
+        assert p.stdout.startswith("skipped: mpi4py"), p.stdout
+        pytest.skip("mpi4py is not installed")
+    assert p.returncode == 0, f"{name} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+    assert expected in p.stdout.splitlines(), p.stdout
+
+
+@pytest.mark.mock
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_example_on_the_mock(name):
+    args, _, expected = CASES[name]
+    _check(run_script(os.path.join(EXAMPLES, name), args=args), name, expected)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_example_on_a_gpu(name, real_gpu):
+    _, args, expected = CASES[name]
+    _check(run_script(os.path.join(EXAMPLES, name), mock=False, args=args), name, expected)
+
+
+@pytest.mark.gpu
+def test_mpi_example_one_rank_per_gpu(real_gpu):
+    mpirun = os.environ.get("MPIRUN") or shutil.which("mpirun")
+    if not mpirun or real_gpu < 2:
+        pytest.skip("needs mpirun and two GPUs")
+    import subprocess
+    import sys
+
+    from conftest import child_env
+    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", sys.executable, os.path.join(EXAMPLES, "mpi_scale.py")],
+                       env=child_env(mock=False), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=300)
+    if p.returncode == 77 or "skipped: mpi4py" in p.stdout:
+        pytest.skip("mpi4py is not installed")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "rank 0 of 2: device 0" in p.stdout and "rank 1 of 2: device 1" in p.stdout
+    assert "PASS" in p.stdout.splitlines()
+
+
+@pytest.mark.mock
+def test_saxpy_example_catches_a_wrong_element():
+    # the mock's saxpy kernel adds 1 to element 5: the exact check must see it
+    p = run_script(os.path.join(EXAMPLES, "saxpy.py"), extra={"MOCK_CUDA_CORRUPT": "5"}, args=["-n", "64"])
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "1 elements differ" in p.stdout and "Result = FAIL" in p.stdout.splitlines()
