@@ -40,8 +40,9 @@ if HAVE_PYTHON_MODULE
 cudynpythondir = $(PYTHON_SITEDIR)/cudyn
 cudynpython_LTLIBRARIES = python/cudyn/_cudyn.la
 python_cudyn__cudyn_la_SOURCES = $(PYTHON_MODULE_SOURCES)
-# cudyn.h and Python.h only (not lib/, which AM_CPPFLAGS adds for the library)
-python_cudyn__cudyn_la_CPPFLAGS = -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
+# cudyn.h (with the generated cudyn/version.h) and Python.h only (not lib/,
+# which AM_CPPFLAGS adds for the library)
+python_cudyn__cudyn_la_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
 python_cudyn__cudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 # the symbols of libpython come from the interpreter that loads the module
 python_cudyn__cudyn_la_LDFLAGS = -module -shared -avoid-version -shrext $(PYTHON_EXT_SUFFIX)
