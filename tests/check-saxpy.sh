@@ -22,6 +22,7 @@ json_ok() {
 run_json() { # CODE args...: --json valid, result.exit_code = CODE
     want=$1; shift
     json=$("$saxpy" --json "$@" 2>/dev/null); got=$?
+    keep_json cudyn-saxpy/2 "$json" # against tools/schema, at the end
     [ "$got" = "$want" ] || { echo "FAIL: cudyn-saxpy --json $* exited $got, expected $want"; fail=1; }
     json_ok "$json" || { echo "FAIL: invalid JSON from cudyn-saxpy --json $*:"; printf '%s\n' "$json"; fail=1; }
     expect_match "$json" "\"schema\":\"cudyn-saxpy/2\""
@@ -239,6 +240,7 @@ MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$saxpy"
 # from what the tool reports, not timed)
 json=$(env CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     "$saxpy" -q --json -n 134217728 2>/dev/null)
+keep_json cudyn-saxpy/2 "$json"
 expect_match "$json" '"phases":\[\]'
 expect_no_match "$json" '"generate"'
 expect_exit 6 "$saxpy" -d 7
@@ -272,7 +274,7 @@ out=$(MOCK_CUDA_HANG=cuCtxSynchronize:30 "$saxpy" $small --timeout 1 -q 2>&1)
 # document longer than a one-page pipe, read only after the timeout, is
 # whole (it used to be cut where the pipe was full)
 if command -v python3 >/dev/null; then
-    MOCK_CUDA_DEVICES="A:90,B:90,C:90,D:90,E:90,F:90,G:90,H:90" python3 - "$saxpy" > "$tmp/slow-reader.log" 2>&1 <<'EOF'
+    MOCK_CUDA_DEVICES="A:90,B:90,C:90,D:90,E:90,F:90,G:90,H:90" python3 - "$saxpy" "$tmp/slow-reader.json" > "$tmp/slow-reader.log" 2>&1 <<'EOF'
 import fcntl, json, os, select, subprocess, sys, termios, time
 r, w = os.pipe()
 fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
@@ -294,9 +296,11 @@ while True:
     data += chunk
 rc = p.wait()
 doc = json.loads(data)
+open(sys.argv[2], "wb").write(data)
 assert doc["result"]["exit_code"] == rc == 0, (rc, doc["result"])
 EOF
     [ $? = 0 ] || { echo "FAIL: the watchdog cut the result short:"; sed 's/^/    | /' "$tmp/slow-reader.log" | tail -5; fail=1; }
+    [ -s "$tmp/slow-reader.json" ] && keep_json cudyn-saxpy/2 "$(cat "$tmp/slow-reader.json")"
 fi
 
 # -q: just the result
