@@ -1061,10 +1061,21 @@ function summary_of(g, from, k, name,    c, t) {
     }
     if (k < from || (c ~ /^[A-Z][a-z ]+\.( |\n|$)/ && k != item_of(g, name)))
         return from_name(name, g)
+    # a comment above several declarations may speak of the first only:
+    # for another that it does not name, its name says more if it can
+    if (!first_in_item(g, k, name) && index(c, name) == 0 && (t = from_name(name, g)) !~ /^cudyn /)
+        return t
     t = c
     gsub(/\n/, " ", t)
     gsub(/[ \t]+/, " ", t)
-    if (match(t, /\.( |$)/))
+    # a heading ("Threads and devices.") is not what the function does
+    if (match(t, /^[A-Z][a-z]+( [a-z]+)?( [a-z]+)?( [a-z]+)?\. [A-Z]/))
+        t = substr(t, RLENGTH)
+    # an example value first ("CUDYN_ERROR_OUT_OF_MEMORY"; ...): a name
+    if (t ~ /^"/ && name ~ /_name$/) {
+        sub(/[;.].*$/, "", t)
+        t = "the name of a " from_name_object(name) ", such as " t
+    }    if (match(t, /\.( |$)/))
         t = substr(t, 1, RSTART - 1)
     if (match(t, /[:;] /))
         t = substr(t, 1, RSTART - 1)
@@ -1079,6 +1090,30 @@ function summary_of(g, from, k, name,    c, t) {
     return lcfirst(t)
 }
 
+# Whether name is the first function declared in item k of group g.
+function first_in_item(g, k,  name,    m, ln, j, d) {
+    m = split(icode[g, k], ln, "\n")
+    for (j = 1; j <= m; j++) {
+        if (ln[j] !~ /^[ \t]*CUDYN_API([ \t]|$)/)
+            continue
+        d = ln[j]
+        while (strip_comments(d) !~ /;/ && j < m)
+            d = d " " ln[++j]
+        return decl_name(d) == name
+    }
+    return 0
+}
+
+# OBJECT of cudyn_OBJECT_VERB, in words.
+function from_name_object(name,    obj) {
+    obj = name
+    sub(/^cudyn_/, "", obj)
+    sub(/_[^_]*$/, "", obj)
+    sub(/_attr$/, "_attribute", obj)
+    gsub(/_/, " ", obj)
+    return obj
+}
+
 # What an undocumented function does, from its name: cudyn_OBJECT_VERB.
 function from_name(name, g,    obj, verb, v) {
     obj = name
@@ -1088,7 +1123,7 @@ function from_name(name, g,    obj, verb, v) {
     sub(/_[^_]*$/, "", obj)
     gsub(/_/, " ", obj)
     v = verb == "create" ? "creates" : verb == "destroy" ? "destroys" : verb == "record" ? "records" : \
-        verb == "synchronize" ? "waits for the work of" : verb == "info" ? "describes" : ""
+        verb == "synchronize" ? "waits for the work of" : verb == "info" ? "describes" : verb == "free" ? "frees" : ""
     if (v == "" || obj == "")
         return "cudyn " lcfirst(gtitle[g])
     return v " " (obj ~ /^[aeiou]/ ? "an " : "a ") obj
