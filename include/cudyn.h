@@ -4,7 +4,8 @@
  * cudyn finds the NVIDIA driver (libcuda) and NVRTC (libnvrtc) at run time,
  * binds every entry point at the ABI version its declaration was written
  * for, and offers this small, stable C ABI on top of them.  This header is
- * self-contained (no CUDA headers) and usable from C and C++.
+ * self-contained (no CUDA headers) and usable from C and C++: it needs C99
+ * or C++11, or newer (C89, gnu89 and C++98 / C++03 cannot compile it).
  *
  * Conventions, valid for every function below unless it says otherwise:
  *

@@ -31,8 +31,13 @@
 #  - Types: `typedef ... name;`, `struct name {` and `} name;` at the start
 #    of a line.
 #  - X-macro lists (`#define NAME_MAP(X) \` followed by X(...) rows and
-#    comments) are shown as tables: the row's last field describes the
-#    others.
+#    comments) are shown as tables (tbl), without the #define: the row's
+#    last field describes the others, and "X(heading, heading, ...)" in
+#    the comment above names the columns.
+#  - A function's own page (NAME: what it does, from the first sentence of
+#    the comment that documents it) shows the group's items from the one
+#    after the previous function's up to its own, then points to the
+#    group's page; types stay ".so" links to their group's page.
 
 BEGIN {
     W = 67          # width of code: an 80-column man page less margins and .RS 4
@@ -669,9 +674,7 @@ function put_code(f, code,    m, ln, j, s, d, c, col, q) {
             put_decl(f, d)
             continue
         }
-        if (s ~ /^#define[ \t]+[A-Za-z_][A-Za-z0-9_]*\([A-Za-z_]+\)[ \t]*\\[ \t]*$/ && is_table(ln, j + 1, m)) {
-            sub(/[ \t]*\\[ \t]*$/, "", s)
-            print fix_dot(esc_code(s)) > f
+        if (is_table_start(ln, j, m)) {
             for (j++; j <= m; j++)
                 table_row(ln[j])
             continue
@@ -727,6 +730,50 @@ function decl_comments(d,    c, text) {
     return text
 }
 
+function is_table_start(ln, j, m) {
+    return ln[j] ~ /^#define[ \t]+[A-Za-z_][A-Za-z0-9_]*\([A-Za-z_]+\)[ \t]*\\[ \t]*$/ && is_table(ln, j + 1, m)
+}
+
+# Whether an item's code is an X-macro table and nothing else (then the
+# table alone is shown, with no code block around it).
+function only_table(code,    m, ln) {
+    m = split(code, ln, "\n")
+    return is_table_start(ln, 1, m)
+}
+
+function has_table(code,    m, ln, j) {
+    m = split(code, ln, "\n")
+    for (j = 1; j <= m; j++)
+        if (is_table_start(ln, j, m))
+            return 1
+    return 0
+}
+
+# The column headings an item's comment gives as "X(a, b, c)", if it has
+# as many as the table has columns; sets heads[1..n].
+function table_heads(comment, n,    t, k, got) {
+    t = comment
+    gsub(/\n/, " ", t)
+    if (!match(t, /X\([^()]*\)/))
+        return 0
+    t = substr(t, RSTART + 2, RLENGTH - 3)
+    got = split(t, heads, /, */)
+    if (got != n)
+        return 0
+    for (k = 1; k <= got; k++)
+        heads[k] = toupper(substr(heads[k], 1, 1)) substr(heads[k], 2)
+    return 1
+}
+
+# The comment of an item with a table, as prose: "X(a, b, c)" names the
+# columns of the table below.
+function table_prose(comment,    t) {
+    t = comment
+    if (match(t, /X\([^()]*\)/))
+        t = substr(t, 1, RSTART - 1) "the table below" substr(t, RSTART + RLENGTH)
+    return t
+}
+
 function is_table(ln, j, m,    s) {
     for (; j <= m; j++) {
         s = ln[j]
@@ -778,37 +825,74 @@ function table_row(s,    k, c, d, q, cur, na, args, rest, tag, body, i) {
     rest = trim(substr(s, k + 1))
     tag = ""
     for (i = 1; i < na; i++)
-        tag = tag (i > 1 ? ", " : "") "\\fB" esc_code(args[i]) "\\fR"
-    body = args[na]
-    if (body ~ /^".*"$/)
-        body = substr(body, 2, length(body) - 2)
+        tag = tag (i > 1 ? "\t" : "") "\\&" esc_code(unquote(args[i]))  # no break inside a name
+    body = unquote(args[na])
     if (rest ~ /^\/\*.*\*\/$/) {
         sub(/^\/\*[ \t]*/, "", rest)
         sub(/[ \t]*\*\/$/, "", rest)
         body = body " (" rest ")"
     }
-    rows[++rows_n] = "T" tag
-    rows[++rows_n] = "B" body
+    rows_cols = na
+    rows[++rows_n] = "R" tag (na > 1 ? "\t" : "") "T{\n\\&" esc_text(body) "\nT}"
 }
 
-function put_rows(f,    k, s) {
+# A C string or character constant as its text ("bool" is bool, '?' is ?).
+function unquote(a) {
+    if (a ~ /^".*"$/ || a ~ /^'.*'$/) {
+        a = substr(a, 2, length(a) - 2)
+        gsub(/\\"/, "\"", a)
+    }
+    return a
+}
+
+# The rows of an X-macro table, as a tbl table: a heading row when the
+# comment names the columns, a row spanning the table for each comment
+# between rows.
+function put_rows(f, comment,    k, s, fmt, span, c) {
+    if (rows_n == 0)
+        return
+    fmt = "lB"
+    span = "lI"
+    for (c = 2; c <= rows_cols; c++) {
+        fmt = fmt (c < rows_cols ? " l" : " lx")
+        span = span " s"
+    }
+    print ".TS" > f
+    print "allbox;" > f
+    if (table_heads(comment, rows_cols)) {
+        s = ""
+        for (c = 1; c <= rows_cols; c++)
+            s = s (c > 1 ? " " : "") "cB"
+        print s > f
+        print fmt "." > f
+        s = ""
+        for (c = 1; c <= rows_cols; c++)
+            s = s (c > 1 ? "\t" : "") (c < rows_cols ? "\\&" esc_text(heads[c], 1) : "T{\n" esc_text(heads[c], 1) "\nT}")
+        print s > f
+    } else {
+        print fmt "." > f
+    }
     for (k = 1; k <= rows_n; k++) {
         s = substr(rows[k], 2)
         if (rows[k] ~ /^P/) {
-            print ".PP" > f
-            print "\\fI" esc_text(s, 1) "\\fR" > f
-        } else if (rows[k] ~ /^T/) {
-            print ".TP" > f
-            print s > f
+            print ".T&" > f
+            print span "." > f
+            print "T{\n\\&" esc_text(s, 1) "\nT}" > f
+            print ".T&" > f
+            print fmt "." > f
         } else {
-            print esc_text(s) > f
+            print s > f
         }
     }
+    print ".TE" > f
+    rows_n = 0
 }
 
 # ------------------------------------------------------------ pages
 
-function th(f, name, sec, manual) {
+function th(f, name, sec, manual, tables) {
+    if (tables)
+        print "\x27\\\" t" > f
     print ".\\\" Written by man/mkman.awk from include/cudyn.h: edit the header, not this page." > f
     printf ".TH %s %s \"%s\" \"cudyn %s\" \"%s\"\n", toupper(name), sec, date, version, manual > f
     print ".\\\" names are not to be hyphenated, nor lists of them stretched" > f
@@ -817,7 +901,7 @@ function th(f, name, sec, manual) {
 }
 
 function lcfirst(s) {
-    return substr(s, 2, 1) ~ /[a-z]/ ? tolower(substr(s, 1, 1)) substr(s, 2) : s
+    return substr(s, 2, 1) ~ /[a-z ]/ ? tolower(substr(s, 1, 1)) substr(s, 2) : s
 }
 
 function write_overview(    f, g, m, fn, k, ln, sec, nm) {
@@ -842,7 +926,7 @@ function write_overview(    f, g, m, fn, k, ln, sec, nm) {
     put_prose(f, overview)
     print ".SH FUNCTIONS" > f
     print "The functions, in groups, each documented on its group's page" > f
-    print "(every function's name is also a link to that page):" > f
+    print "and on a page of its own:" > f
     for (g = 1; g <= ng; g++) {
         print ".TP" > f
         print "\\fB" gpage[g] "\\fR(3)" > f
@@ -881,16 +965,14 @@ function write_overview(    f, g, m, fn, k, ln, sec, nm) {
     close(f)
 }
 
-function write_group(g,    f, k, m, fn, names, code, s) {
+function write_group(g,    f, k, code, tables) {
     f = outdir "/" gpage[g] ".3"
-    th(f, gpage[g], 3, "cudyn Manual")
+    for (k = 1; k <= gitems[g]; k++)
+        tables = tables || has_table(icode[g, k])
+    th(f, gpage[g], 3, "cudyn Manual", tables)
+    # its functions have pages of their own, with their own NAME lines
     print ".SH NAME" > f
-    names = gpage[g]
-    m = split(gfuncs[g], fn, " ")
-    for (k = 1; k <= m; k++)
-        if (fn[k] != gpage[g])
-            names = names ", " fn[k]
-    print names " \\- cudyn " esc_text(lcfirst(gtitle[g]), 1) > f
+    print gpage[g] " \\- cudyn " esc_text(lcfirst(gtitle[g]), 1) > f
     print ".SH SYNOPSIS" > f
     print ".nf" > f
     print ".B #include <cudyn.h>" > f
@@ -907,27 +989,195 @@ function write_group(g,    f, k, m, fn, names, code, s) {
     print ".BR cudyn (3)" > f
     print "hold for every function below: return values, errors, lazy" > f
     print "initialisation and threads." > f
-    # each comment above the code it documents, as in the header
-    for (k = 1; k <= gitems[g]; k++) {
-        print ".PP" > f
-        s = icomment[g, k]
-        code = icode[g, k]
-        put_prose(f, s)
-        if (code == "")
-            continue
-        if (s != "")
-            print ".sp" > f
-        print ".RS 4" > f
-        print ".nf" > f
-        put_code(f, code)
-        print ".fi" > f
-        put_rows(f)
-        print ".RE" > f
-    }
+    put_items(f, g, 1, gitems[g])
     print ".SH SEE ALSO" > f
     print ".BR cudyn (3)," > f
     print ".BR cudyn\\-env (7)" > f
     close(f)
+}
+
+# Items from..to of group g, each comment above the code it documents, as
+# in the header; an X-macro list is a table.
+function put_items(f, g, from, to,    k, s, code) {
+    for (k = from; k <= to; k++) {
+        print ".PP" > f
+        s = icomment[g, k]
+        code = icode[g, k]
+        if (has_table(code)) {
+            put_prose(f, table_prose(s))
+        } else {
+            put_prose(f, s)
+        }
+        if (code == "")
+            continue
+        if (s != "")
+            print ".sp" > f
+        if (only_table(code)) {
+            put_code(f, code)
+            put_rows(f, s)
+            continue
+        }
+        print ".RS 4" > f
+        print ".nf" > f
+        put_code(f, code)
+        print ".fi" > f
+        put_rows(f, s)
+        print ".RE" > f
+    }
+}
+
+function declares(code) {
+    return code ~ /(^|\n)[ \t]*CUDYN_API([ \t]|$|\n)/
+}
+
+# The item of group g that declares function name.
+function item_of(g, name,    k, m, ln, j, d) {
+    for (k = 1; k <= gitems[g]; k++) {
+        if (!declares(icode[g, k]))
+            continue
+        m = split(icode[g, k], ln, "\n")
+        for (j = 1; j <= m; j++) {
+            if (ln[j] !~ /^[ \t]*CUDYN_API([ \t]|$)/)
+                continue
+            d = ln[j]
+            while (strip_comments(d) !~ /;/ && j < m)
+                d = d " " ln[++j]
+            if (decl_name(d) == name)
+                return k
+        }
+    }
+    return 0
+}
+
+# What a function does, for its NAME line: the first sentence of the
+# comment that documents it (its item's, else the nearest one above in its
+# range that is not an example), to its first colon or semicolon, without
+# the function's own name as subject.
+function summary_of(g, from, k, name,    c, t) {
+    for (; k >= from; k--) {
+        c = icomment[g, k]
+        if (c != "" && c !~ /^Example/)
+            break
+    }
+    if (k < from || (c ~ /^[A-Z][a-z ]+\.( |\n|$)/ && k != item_of(g, name)))
+        return from_name(name, g)
+    # a comment above several declarations may speak of the first only:
+    # for another that it does not name, its name says more if it can
+    if (!first_in_item(g, k, name) && index(c, name) == 0 && (t = from_name(name, g)) !~ /^cudyn /)
+        return t
+    t = c
+    gsub(/\n/, " ", t)
+    gsub(/[ \t]+/, " ", t)
+    # a heading ("Threads and devices.") is not what the function does
+    if (match(t, /^[A-Z][a-z]+( [a-z]+)?( [a-z]+)?( [a-z]+)?\. [A-Z]/))
+        t = substr(t, RLENGTH)
+    # an example value first ("CUDYN_ERROR_OUT_OF_MEMORY"; ...): a name
+    if (t ~ /^"/ && name ~ /_name$/) {
+        sub(/[;.].*$/, "", t)
+        t = "the name of a " from_name_object(name) ", such as " t
+    }    if (match(t, /\.( |$)/))
+        t = substr(t, 1, RSTART - 1)
+    if (match(t, /[:;] /))
+        t = substr(t, 1, RSTART - 1)
+    # a sentence cut inside parentheses ("(0 .. n-1)"): before them
+    if (gsub(/\(/, "(", t) > gsub(/\)/, ")", t) && match(t, / \([^)]*$/))
+        t = substr(t, 1, RSTART - 1)
+    if (length(t) > 90 && match(t, / \(/))
+        t = substr(t, 1, RSTART - 1)
+    if (index(t, name " ") == 1 || index(t, "`" name "` ") == 1)
+        t = substr(t, index(t, " ") + 1)
+    gsub(/`/, "", t)
+    return lcfirst(t)
+}
+
+# Whether name is the first function declared in item k of group g.
+function first_in_item(g, k,  name,    m, ln, j, d) {
+    m = split(icode[g, k], ln, "\n")
+    for (j = 1; j <= m; j++) {
+        if (ln[j] !~ /^[ \t]*CUDYN_API([ \t]|$)/)
+            continue
+        d = ln[j]
+        while (strip_comments(d) !~ /;/ && j < m)
+            d = d " " ln[++j]
+        return decl_name(d) == name
+    }
+    return 0
+}
+
+# OBJECT of cudyn_OBJECT_VERB, in words.
+function from_name_object(name,    obj) {
+    obj = name
+    sub(/^cudyn_/, "", obj)
+    sub(/_[^_]*$/, "", obj)
+    sub(/_attr$/, "_attribute", obj)
+    gsub(/_/, " ", obj)
+    return obj
+}
+
+# What an undocumented function does, from its name: cudyn_OBJECT_VERB.
+function from_name(name, g,    obj, verb, v) {
+    obj = name
+    sub(/^cudyn_/, "", obj)
+    verb = obj
+    sub(/^.*_/, "", verb)
+    sub(/_[^_]*$/, "", obj)
+    gsub(/_/, " ", obj)
+    v = verb == "create" ? "creates" : verb == "destroy" ? "destroys" : verb == "record" ? "records" : \
+        verb == "synchronize" ? "waits for the work of" : verb == "info" ? "describes" : verb == "free" ? "frees" : ""
+    if (v == "" || obj == "")
+        return "cudyn " lcfirst(gtitle[g])
+    return v " " (obj ~ /^[aeiou]/ ? "an " : "a ") obj
+}
+
+# A function's own page: NAME with what it does, its declaration, the
+# items from the one after the previous function's to its own, and the
+# group's page for the rest.
+function write_function(name,    g, k, from, f, tables, j) {
+    g = fgroup[name]
+    k = item_of(g, name)
+    if (k == 0)
+        fail(name ": its declaration was not found again")
+    for (from = k - 1; from >= 1 && !declares(icode[g, from]); from--)
+        continue
+    from++
+    f = outdir "/" name ".3"
+    for (j = from; j <= k; j++)
+        tables = tables || has_table(icode[g, j])
+    th(f, name, 3, "cudyn Manual", tables)
+    print ".SH NAME" > f
+    print name " \\- " esc_text(summary_of(g, from, k, name), 1) > f
+    print ".SH SYNOPSIS" > f
+    print ".nf" > f
+    print ".B #include <cudyn.h>" > f
+    print ".sp" > f
+    put_decl_of(f, icode[g, k], name)
+    print ".fi" > f
+    print ".SH DESCRIPTION" > f
+    print "The conventions of" > f
+    print ".BR cudyn (3)" > f
+    print "hold: return values, errors, lazy initialisation and threads." > f
+    put_items(f, g, from, k)
+    print ".PP" > f
+    print "The other functions of this group, and what they share, are in" > f
+    print ".BR " gpage[g] " (3)." > f
+    print ".SH SEE ALSO" > f
+    print ".BR " gpage[g] " (3)," > f
+    print ".BR cudyn (3)," > f
+    print ".BR cudyn\\-env (7)" > f
+    close(f)
+}
+
+function put_decl_of(f, code, name,    m, ln, j, d) {
+    m = split(code, ln, "\n")
+    for (j = 1; j <= m; j++) {
+        if (ln[j] !~ /^[ \t]*CUDYN_API([ \t]|$)/)
+            continue
+        d = ln[j]
+        while (strip_comments(d) !~ /;/ && j < m)
+            d = d "\n" ln[++j]
+        if (decl_name(d) == name)
+            put_decl(f, d, 1)
+    }
 }
 
 function put_decls_only(f, code,    m, ln, j, d) {
@@ -944,7 +1194,8 @@ function put_decls_only(f, code,    m, ln, j, d) {
 
 function write_links(    k) {
     for (k = 1; k <= nfn; k++)
-        link(fname[k], gpage[fgroup[fname[k]]])
+        if (!(fname[k] in gpage_used))
+            write_function(fname[k])
     for (k = 1; k <= ntype; k++)
         if (!(tname[k] in fgroup))
             link(tname[k], gpage[tgroup[tname[k]]])

@@ -26,12 +26,14 @@ else
 fi
 
 # run_json CODE [cudainfo args]: --json output must be valid JSON with the
-# schema, a loader block and result.exit_code equal to the exit code.
+# schema, a loader block and result.exit_code equal to the exit code; and
+# it must match tools/schema/cudainfo-2.schema.json (checked at the end).
 run_json() {
     want=$1
     shift
     json=$("$cudainfo" --json "$@" 2>/dev/null)
     got=$?
+    keep_json cudainfo/2 "$json"
     [ "$got" = "$want" ] || { echo "FAIL: cudainfo --json $* exited $got, expected $want"; fail=1; }
     if ! json_ok "$json"; then
         echo "FAIL: cudainfo --json $* wrote invalid JSON:"
@@ -324,6 +326,7 @@ fi
 # On a machine with a GPU: what cudainfo says matches nvidia-smi.
 if have_real_driver && command -v nvidia-smi >/dev/null; then
     json=$(env -u CUDYN_LIBCUDA -u LD_LIBRARY_PATH "$cudainfo" --json)
+    keep_json cudainfo/2 "$json"
     i=0
     while IFS=, read -r name mem uuid cc bus; do
         name=$(echo $name); mem=$(echo $mem); uuid=$(echo $uuid); cc=$(echo $cc); bus=$(echo $bus)

@@ -10,6 +10,24 @@
 command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 stage="$tmp/stage"
 install_staged "$stage"
+[ -f "$stage$docdir/NEWS" ] || { echo "FAIL: NEWS is not installed in \$(docdir) ($docdir)"; fail=1; }
+
+# `make uninstall` leaves nothing: no file, and no directory of cudyn's own
+# (the generic ones, bin/ or share/man/man3/, may stay, as Automake leaves them)
+check_uninstall() {
+    if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" uninstall DESTDIR="$stage" \
+            > "$tmp/uninstall.log" 2>&1; then
+        echo "FAIL: make uninstall DESTDIR=$stage:"
+        sed 's/^/    | /' "$tmp/uninstall.log"
+        fail=1
+        return
+    fi
+    # (directories above the prefix may be named cudyn too, as make
+    # distcheck's are: only those below it count)
+    left=$(find "$stage" ! -type d; find "$stage" -type d -name '*cudyn*' | while read -r d; do
+        case "$stage$libdir/" in "$d/"*) ;; *) echo "$d" ;; esac; done)
+    [ -z "$left" ] || { echo "FAIL: make uninstall left these behind:"; printf '%s\n' "$left" | sed 's/^/    | /'; fail=1; }
+}
 
 # a copy, as a user would make of a read-only system directory
 cp -R "$stage$docdir/examples" "$tmp/examples" && chmod -R u+w "$tmp/examples"
@@ -122,6 +140,7 @@ fi
 # the examples' own build (as a user's) does not do
 if [ "${CUDYN_SANITIZER:-no}" != no ]; then
     echo "built, not run: the library is built with --enable-sanitizer=$CUDYN_SANITIZER"
+    check_uninstall
     finish
 fi
 export CUDYN_LIBCUDA="$MOCK_LIBCUDA" LD_LIBRARY_PATH="$stage$libdir" MOCK_CUDA_MEM_LIMIT=1073741824
@@ -140,4 +159,5 @@ if [ $cmake_ok = yes ]; then
     expect_match "$(LD_LIBRARY_PATH= "$tmp/cmake-build/c_consumer" 2>&1)" "^headers [0-9.]+, library [0-9.]+, 1 device\\(s\\): CUDYN_OK$"
 fi
 expect_match "$(ldd "$tmp/examples/saxpy")" "libcudyn\\.so\\.1 => $stage$libdir/libcudyn\\.so\\.1"
+check_uninstall
 finish

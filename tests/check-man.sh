@@ -1,9 +1,10 @@
 #!/bin/bash
 # The manual: every variable the library reads is in cudyn-env(7); after
 # `make install` (staged with DESTDIR) every page is clean for
-# `man --warnings`, every CUDYN_API function of cudyn.h has a page that
-# declares it, every page names only functions and types that exist, and
-# `man -M <staged man dir> cudyn_launchf` shows its group's page.
+# `man --warnings`, every CUDYN_API function of cudyn.h has a page of its
+# own that declares it and says what it does on its NAME line, every page
+# names only functions and types that exist, and `man -M <staged man dir>
+# cudyn_launchf` shows its page, with the format alphabet as a table.
 . "$top_srcdir/tests/common.sh"
 header="$top_srcdir/include/cudyn.h"
 env_page="$top_srcdir/man/cudyn-env.7"
@@ -84,14 +85,33 @@ for p in man3/*.3; do
         [ "$n" = "$name" ] && continue
         case $functions in *" $n "*) ;; *) echo "FAIL: $p names $n, which is no function of cudyn.h"; fail=1 ;; esac
     done
-    grep -q "^\\.BR $name (3)" man3/cudyn.3 || { echo "FAIL: cudyn(3) does not list $name(3)"; fail=1; }
+    grep -q "^\\.BR $name (3)" man3/cudyn.3 && continue # a group's page
+    case $functions in
+    *" $name "*) # a function's own page: its NAME line is its own, and it points to its group's page
+        [ "$listed" = "$name" ] || { echo "FAIL: $p names more than $name: $listed"; fail=1; }
+        group=$(sed -n '/^\.SH SEE ALSO/{n;s/^\.BR \([^ ]*\) (3).*/\1/p;}' "$p")
+        grep -q "^\\.BR $group (3)" man3/cudyn.3 2>/dev/null ||
+            { echo "FAIL: $p does not point to its group's page (SEE ALSO: '$group')"; fail=1; } ;;
+    *) grep -q "^\\.BR $name (3)" man3/cudyn.3 || { echo "FAIL: cudyn(3) does not list $name(3)"; fail=1; } ;;
+    esac
 done
 
 # what a user types after installing
 export MANPAGER=cat PAGER=cat MANWIDTH=80 LC_ALL=C.UTF-8
 out=$(man -M "$mandir" cudyn_launchf 2>&1)
-expect_match "$out" "^CUDYN_TYPED_LAUNCHES\\(3\\)"
+expect_match "$out" "^CUDYN_LAUNCHF\\(3\\)"
 expect_match "$out" "int cudyn_launchf\\(cudyn_function f,"
+# its NAME line says what it does, not its group's title, and the format
+# alphabet is a table, not the header's X-macro
+expect_match "$(sed -n '/^\.SH NAME/{n;p;}' man3/cudyn_launchf.3)" '^cudyn_launchf \\- takes the kernel.s arguments'
+expect_match "$out" "^ +[|│]p +[|│] device pointer +[|│] cudyn_devptr"
+expect_no_match "$out" "CUDYN_LAUNCH_FORMAT_MAP|X\\("
+expect_no_match "$(cat man3/*.3)" "^#define [A-Z_]*_MAP\\(X\\)"
+# whatis reads each function's own summary
+if command -v lexgrog >/dev/null; then
+    expect_match "$(lexgrog man3/cudyn_mem_alloc.3)" 'cudyn_mem_alloc - '
+    expect_no_match "$(lexgrog man3/cudyn_mem_alloc.3)" 'cudyn memory$'
+fi
 out=$(man -M "$mandir" 7 cudyn-env 2>&1)
 expect_match "$out" "CUDYN_LIBCUDA"
 finish

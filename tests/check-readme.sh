@@ -1,23 +1,27 @@
 #!/bin/bash
-# The README's programs as printed there, taken from README.md, compiled
-# against the built library and run on the mock driver; each must print
-# what the comment on its printf says ("prints ...").
+# The README's programs as printed there, taken from README.md (and the
+# deploy section of docs/reference.md, which builds on the README's first
+# program), compiled against the built library and run on the mock driver;
+# each must print what the comment on its printf says ("prints ...").
 #  - "A kernel from a string, in C": with the real NVRTC when there is one,
 #    else the mock NVRTC; then with the README's own line for a machine
 #    without a GPU (the mock driver and mock NVRTC of the build tree).
-#  - "Kernels that deploy": the section's commands build an image of the
-#    first program's kernel with tools/cudyn-cc (no driver) and embed it;
-#    its program then loads and runs it with no NVRTC to be found.
+#  - "Kernels that deploy" (docs/reference.md): the section's commands
+#    build an image of the first program's kernel with tools/cudyn-cc (no
+#    driver) and embed it; its program then loads and runs it with no
+#    NVRTC to be found.
 . "$top_srcdir/tests/common.sh"
 readme="$top_srcdir/README.md"
+reference="$top_srcdir/docs/reference.md"
 
-# block SECTION LANG: the first ```LANG block under "## SECTION"
+# block SECTION LANG [FILE]: the first ```LANG block under "## SECTION" of
+# FILE (README.md)
 block() {
     awk -v title="## $1" -v fence="\`\`\`$2" '$0 == title { section = 1; next }
         section && /^## / { exit }
         section && $0 == fence { code = 1; next }
         code && /^```/ { exit }
-        code' "$readme"
+        code' "${3:-$readme}"
 }
 
 # compile NAME SOURCE [CFLAGS...]: builds $tmp/NAME against the built library
@@ -64,30 +68,19 @@ cd - > /dev/null || exit 1
 # ---- Kernels that deploy
 deploy="$tmp/deploy"
 mkdir "$deploy" || exit 1
-block "Kernels that deploy" sh > "$deploy/build.sh"
-block "Kernels that deploy" c > "$deploy/app.c"
+block "Kernels that deploy" sh "$reference" > "$deploy/build.sh"
+block "Kernels that deploy" c "$reference" > "$deploy/app.c"
 [ -s "$deploy/build.sh" ] && [ -s "$deploy/app.c" ] ||
-    { echo "FAIL: no \`\`\`sh and \`\`\`c blocks under '## Kernels that deploy' in README.md"; exit 1; }
+    { echo "FAIL: no \`\`\`sh and \`\`\`c blocks under '## Kernels that deploy' in docs/reference.md"; exit 1; }
 expected=$(printed "$deploy/app.c")
 [ -n "$expected" ] || { echo "FAIL: the deploy program says nowhere what it prints (/* prints ... */)"; exit 1; }
 # scale.cu: the kernel of the first program, from its string literal
 sed -n '/static const char src\[\] =/,/;$/p' "$tmp/scale.c" | sed -n 's/^ *"\(.*\)\\n";\{0,1\}$/\1/p' |
     sed 's/\\"/"/g' > "$deploy/scale.cu"
 grep -q '__global__ void scale' "$deploy/scale.cu" || { echo "FAIL: no scale kernel in the first program"; exit 1; }
-# xxd (vim's) is not everywhere; this one writes what xxd -i writes
-if ! command -v xxd > /dev/null; then
-    xxd() {
-        [ "$1" = -i ] && [ $# = 2 ] || { echo "xxd stand-in: only xxd -i FILE" >&2; return 2; }
-        local var
-        var=$(printf '%s' "$2" | tr -c 'A-Za-z0-9_\n' '_')
-        echo "unsigned char $var[] = {"
-        od -An -v -tx1 "$2" | awk '{ for (i = 1; i <= NF; i++) printf "%s0x%s", (n++ % 12 ? ", " : (n > 1 ? ",\n  " : "  ")), $i }
-            END { print "" }'
-        echo "};"
-        echo "unsigned int ${var}_len = $(wc -c < "$2");"
-    }
-    export -f xxd
-fi
+# POSIX tools only: no xxd, whose package the README's install line lacks
+xxd() { echo "the README's commands use xxd, which is not installed by its apt-get line" >&2; return 127; }
+export -f xxd
 # building needs no driver
 if ! (cd "$deploy" && env PATH="$top_builddir/tools:$PATH" CUDYN_LIBCUDA=/nonexistent bash -e build.sh) \
         > "$tmp/build.log" 2>&1; then

@@ -61,9 +61,15 @@ for src in "$top_srcdir"/tests/test_*.c; do
 done
 
 vg="$VALGRIND --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
-runs=0 failed=0
+runs=0 failed=0 at=0
+total=$(printf '%s\n' "$targets" | grep -c .)
+# a line per program as it goes, before and after it (this takes minutes:
+# `tail -f tests/check-valgrind.sh.log` follows it during make check)
+echo "valgrind: $total programs to run under memcheck, one at a time"
 while read -r program args; do
     [ -n "$program" ] || continue
+    at=$((at + 1))
+    echo "valgrind: [$at/$total] $program${args:+ $args} ..."
     # libtool keeps the real tools in .libs (the files in tools/ are scripts)
     real=$top_builddir/$program
     [ -x "$top_builddir/${program%/*}/.libs/${program##*/}" ] && real=$top_builddir/${program%/*}/.libs/${program##*/}

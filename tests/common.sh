@@ -75,7 +75,35 @@ have_real_driver() {
     env -u LD_LIBRARY_PATH "$probe" info 2>/dev/null | grep -q '^driver_status=CUDYN_OK$'
 }
 
+# keep_json SCHEMA DOCUMENT: a tool's --json output, validated by finish
+# against tools/schema (SCHEMA: cudainfo/2, cudyn-saxpy/2) with Debian's
+# python3-jsonschema; without it, finish says so and validates nothing.
+kept_json=0
+keep_json() {
+    kept_json=$((kept_json + 1))
+    mkdir -p "$tmp/json/${1%/*}" && printf '%s\n' "$2" > "$tmp/json/${1%/*}/$kept_json.json"
+    echo "$1" > "$tmp/json/${1%/*}/schema"
+}
+validate_kept_json() {
+    local dir schema docs rc
+    for dir in "$tmp"/json/*/; do
+        [ -f "$dir/schema" ] || continue
+        schema=$(cat "$dir/schema")
+        docs=$(ls "$dir" | grep -c '\.json$')
+        /usr/bin/python3 "$top_srcdir/tools/schema/validate.py" "$top_srcdir/tools/schema" "$schema" "$dir"/*.json \
+            > "$tmp/schema.log" 2>&1
+        rc=$?
+        case $rc in
+        0) echo "schema: $docs $schema documents valid" ;;
+        77) echo "schema: not validated, no python3-jsonschema for /usr/bin/python3 ($docs $schema documents)"; return ;;
+        *) echo "FAIL: $schema documents that do not match tools/schema:"; sed 's/^/    | /' "$tmp/schema.log"; fail=1 ;;
+        esac
+    done
+}
+
 finish() {
+    [ -x /usr/bin/python3 ] || { [ "$kept_json" = 0 ] || echo "schema: not validated, no /usr/bin/python3"; kept_json=0; }
+    [ "$kept_json" = 0 ] || validate_kept_json
     [ "$fail" = 0 ] && echo "PASS: $(basename "$0")"
     exit "$fail"
 }

@@ -16,6 +16,13 @@
  *   MOCK_NVRTC_FAIL=fn:N:code,...  the Nth call (1-based; * = every call) of
  *                                  the exported function fn returns code
  *   MOCK_NVRTC_DELAY_MS=N          nvrtcCompileProgram sleeps N ms first
+ *   MOCK_NVRTC_RENDEZVOUS=N        nvrtcCompileProgram waits until N compiles
+ *                                  are in it at once, then all go on: a
+ *                                  test that its callers overlap, by
+ *                                  counting, not timing (a compile that
+ *                                  waited RENDEZVOUS_GUARD_S for the others
+ *                                  fails with NVRTC_ERROR_INTERNAL_ERROR
+ *                                  and says so, instead of hanging)
  *   MOCK_NVRTC_COUNTS=file         at exit, write "fn calls" lines there
  * A value it cannot use makes every call fail with NVRTC_ERROR_INTERNAL_ERROR
  * (and says why once on stderr), so a test never runs on a half-read setup.
@@ -31,8 +38,9 @@
  * followed by that text, which is what the mock driver reads.
  *
  * Every exported NVRTC call is counted; mock_nvrtc_calls(fn),
- * mock_nvrtc_fail_next(fn, code) and mock_nvrtc_live_programs() let tests
- * look (through mock_nvrtc_control.h).
+ * mock_nvrtc_fail_next(fn, code), mock_nvrtc_live_programs() and
+ * mock_nvrtc_most_compiling() let tests look (through
+ * mock_nvrtc_control.h).
  */
 #include "config.h"
 
@@ -50,6 +58,9 @@
 #define MAX_ARCHS 64
 #define MAX_PENDING 32
 #define PROGRAM_MAGIC 0x6e767274u
+/* How long a compile waits for MOCK_NVRTC_RENDEZVOUS's others before it
+ * gives up: a guard against a hang, far above any wait that succeeds. */
+#define RENDEZVOUS_GUARD_S 300
 
 #if MOCK_NVRTC_LEGACY
 #define DEFAULT_VERSION 11010
@@ -69,12 +80,17 @@ static struct {
     int archs[MAX_ARCHS];
     int n_archs;
     long delay_ms;
+    long rendezvous; /* 0: none */
     /* under lock */
     struct calls calls; /* its rules (MOCK_NVRTC_FAIL) are set once, at setup */
     struct fail_rule pending[MAX_PENDING]; /* from mock_nvrtc_fail_next */
     int n_pending;
     long live_programs;
-} mock = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+    long compiling;      /* nvrtcCompileProgram calls in progress now */
+    long most_compiling; /* the most of them at once */
+    bool rendezvous_met; /* MOCK_NVRTC_RENDEZVOUS compiles were in at once */
+    pthread_cond_t compiling_changed;
+} mock = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .compiling_changed = PTHREAD_COND_INITIALIZER};
 
 static bool parse_archs(const char *spec)
 {
@@ -113,6 +129,9 @@ static void setup(void)
     v = getenv("MOCK_NVRTC_DELAY_MS");
     if (!bad && v && !mock_parse_long(v, 0, 600000, &mock.delay_ms))
         bad = "MOCK_NVRTC_DELAY_MS is not a number of milliseconds";
+    v = getenv("MOCK_NVRTC_RENDEZVOUS");
+    if (!bad && v && !mock_parse_long(v, 1, 10000, &mock.rendezvous))
+        bad = "MOCK_NVRTC_RENDEZVOUS is not a number of compiles from 1 to 10000";
     if (bad) {
         snprintf(mock.config_error, sizeof mock.config_error, "%s", bad);
         fprintf(stderr, "mock NVRTC: %s; every call fails with NVRTC_ERROR_INTERNAL_ERROR\n", bad);
@@ -179,6 +198,47 @@ MOCK_EXPORT long mock_nvrtc_live_programs(void)
     long n = mock.live_programs;
     pthread_mutex_unlock(&mock.lock);
     return n;
+}
+
+MOCK_EXPORT long mock_nvrtc_most_compiling(void)
+{
+    pthread_mutex_lock(&mock.lock);
+    long n = mock.most_compiling;
+    pthread_mutex_unlock(&mock.lock);
+    return n;
+}
+
+/* A compile starts: counted, and under MOCK_NVRTC_RENDEZVOUS it waits for
+ * the others; false when they did not come within the guard. */
+static bool compile_begins(void)
+{
+    pthread_mutex_lock(&mock.lock);
+    mock.compiling++;
+    if (mock.compiling > mock.most_compiling)
+        mock.most_compiling = mock.compiling;
+    if (mock.rendezvous && mock.compiling >= mock.rendezvous)
+        mock.rendezvous_met = true;
+    pthread_cond_broadcast(&mock.compiling_changed);
+    struct timespec guard;
+    clock_gettime(CLOCK_REALTIME, &guard);
+    guard.tv_sec += RENDEZVOUS_GUARD_S;
+    int r = 0;
+    while (mock.rendezvous && !mock.rendezvous_met && r != ETIMEDOUT)
+        r = pthread_cond_timedwait(&mock.compiling_changed, &mock.lock, &guard);
+    bool met = !mock.rendezvous || mock.rendezvous_met;
+    long waiting = mock.compiling;
+    pthread_mutex_unlock(&mock.lock);
+    if (!met)
+        fprintf(stderr, "mock NVRTC: MOCK_NVRTC_RENDEZVOUS=%ld: only %ld compiles came together in %d s\n",
+                mock.rendezvous, waiting, RENDEZVOUS_GUARD_S);
+    return met;
+}
+
+static void compile_ends(void)
+{
+    pthread_mutex_lock(&mock.lock);
+    mock.compiling--;
+    pthread_mutex_unlock(&mock.lock);
 }
 
 /* ------------------------------------------------------------ programs */
@@ -497,6 +557,10 @@ MOCK_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int num_options, 
         return NVRTC_ERROR_INVALID_OPTION;
     if (mock.delay_ms)
         sleep_ms(mock.delay_ms);
+    if (!compile_begins()) {
+        compile_ends();
+        return NVRTC_ERROR_INTERNAL_ERROR;
+    }
     free_outputs(prog);
 
     struct mock_log log = {0};
@@ -536,6 +600,7 @@ MOCK_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int num_options, 
         prog->log = keep;
     }
     prog->compiled = r == NVRTC_SUCCESS;
+    compile_ends();
     return r;
 }
 

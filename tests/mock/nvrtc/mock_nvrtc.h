@@ -71,6 +71,7 @@ MOCK_EXPORT nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const
 MOCK_EXPORT long mock_nvrtc_calls(const char *fn);
 MOCK_EXPORT void mock_nvrtc_fail_next(const char *fn, int code);
 MOCK_EXPORT long mock_nvrtc_live_programs(void);
+MOCK_EXPORT long mock_nvrtc_most_compiling(void);
 
 /* ------------------------------------------------------------ text */
 

@@ -43,4 +43,11 @@ static inline long mock_nvrtc_programs_alive(void)
     return alive ? alive() : -1;
 }
 
+/* The most nvrtcCompileProgram calls that were in progress at once. */
+static inline long mock_nvrtc_most_compiling(void)
+{
+    long (*most)(void) = (long (*)(void))mock_nvrtc_symbol("mock_nvrtc_most_compiling");
+    return most ? most() : -1;
+}
+
 #endif
