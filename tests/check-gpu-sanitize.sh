@@ -1,14 +1,15 @@
 #!/bin/bash
 # make check-gpu-sanitize: the GPU tests, the examples and both tools under
 # NVIDIA's compute-sanitizer, with each of its four tools: memcheck (leak
-# check on), racecheck, synccheck and initcheck.  Every run must end with
-# "ERROR SUMMARY: 0 errors" (racecheck: "0 errors"); an error cudyn causes (a failed driver call it
-# made on purpose, a read of memory it never wrote) counts as much as one in
-# a kernel.  Skipped (77) where compute-sanitizer or a GPU is missing.
+# check on), racecheck, synccheck and initcheck.  Every run must report 0
+# errors: a failed driver call that cudyn makes, or a read of memory it
+# never wrote, counts as much as a fault in a kernel.  Skipped (77) where
+# compute-sanitizer or a GPU is missing.
 #
-# Programs that fault on purpose opt out here, by name, and say so:
-#   - test_gpu's "fault" scenario runs in a child; CUDYN_SANITIZE=1 tells it
-#     (and the other GPU tests) to leave out what provokes an error on purpose.
+# What fails on purpose opts out, by name, and says so: with CUDYN_SANITIZE=1
+# the GPU tests leave out their faulting kernel (test_gpu), the launches the
+# driver must refuse (test_gpu_features) and the image with no code for the
+# GPU (test_gpu_deploy) -- test_may_fail_on_purpose() in tests/testutil.h.
 . "$top_srcdir/tests/common.sh"
 
 sanitizer=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
