@@ -21,6 +21,9 @@ struct cudyn__driver_table cudyn__drv;
 bool cudyn__drv_present[DRIVER_ROW_COUNT];
 struct cudyn__nvrtc_table cudyn__nvrtc;
 bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
+atomic_int cudyn__driver_bound_version;
+atomic_int cudyn__nvrtc_bound_version;
+atomic_uint cudyn__context_generation = 1;
 
 /* ---- stubs: the parameters exist only to match each slot's type ---- */
 /* The last stub of each library this thread called: taken, and cleared,

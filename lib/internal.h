@@ -1,7 +1,9 @@
 /*
- * internal.h - what the library's files share.  Nothing here is exported:
- * the library is built with -fvisibility=hidden and only CUDYN_API
- * functions reach the dynamic symbol table.
+ * internal.h - the base wing's header (dispatch.c, error.c, status.c,
+ * util.c; lib/README.md maps the wings): what every file of the library
+ * shares.  Nothing here is exported: the library is built with
+ * -fvisibility=hidden and only CUDYN_API functions reach the dynamic
+ * symbol table.
  */
 #ifndef CUDYN_INTERNAL_H
 #define CUDYN_INTERNAL_H
@@ -11,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cudyn.h"
 #include "cuda_abi.h"
+#include "cudyn.h"
 
 #if defined(__GNUC__)
 #define CUDYN_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -73,6 +75,25 @@ extern struct cudyn__driver_table cudyn__drv;
 extern bool cudyn__drv_present[DRIVER_ROW_COUNT];
 extern struct cudyn__nvrtc_table cudyn__nvrtc;
 extern bool cudyn__nvrtc_present[NVRTC_ROW_COUNT];
+/* The version of the library bound into each table (13000 = 13.0), or 0
+ * until its loader has bound one: stored by the loader, with release, once
+ * the table is final, so that the layers below the loaders (error.c) can
+ * name it without asking them. */
+extern atomic_int cudyn__driver_bound_version;
+extern atomic_int cudyn__nvrtc_bound_version;
+static inline int cudyn__driver_version_loaded(void)
+{
+    return atomic_load_explicit(&cudyn__driver_bound_version, memory_order_acquire);
+}
+static inline int cudyn__nvrtc_version_loaded(void)
+{
+    return atomic_load_explicit(&cudyn__nvrtc_bound_version, memory_order_acquire);
+}
+/* The process's context epoch: bumped by a fork after cuInit (the loader)
+ * and by a context reset or release (context.c); a thread's cached "has a
+ * context" (cudyn__need_context) and other per-context caches hold only
+ * while it is unchanged. */
+extern atomic_uint cudyn__context_generation;
 #define DRIVER_HAS(exported) (cudyn__drv_present[DRIVER_ROW_##exported])
 #define NVRTC_HAS(name) (cudyn__nvrtc_present[NVRTC_ROW_##name])
 
@@ -101,24 +122,6 @@ int cudyn__table_has(const char *name);
 void *cudyn__resolve_driver_proc(void *handle, int mechanism, int driver_version, bool per_thread_stream,
                                 const char *name, int abi_version);
 
-/* ---- load_driver.c, load_nvrtc.c ---- */
-/* Fast check used by every public call; after init it is one load. */
-extern atomic_int cudyn__driver_ready;
-int cudyn__need_driver_slow(void);
-static inline int cudyn__need_driver(void)
-{
-    if (CUDYN_LIKELY(atomic_load_explicit(&cudyn__driver_ready, memory_order_acquire)))
-        return CUDYN_OK;
-    return cudyn__need_driver_slow();
-}
-/* Loads the driver without requiring cuInit to succeed (for cudyn_has,
- * cudyn_driver_proc, cudyn_loader_info). */
-int cudyn__load_driver_only(void);
-int cudyn__need_nvrtc(void);
-int cudyn__driver_version_loaded(void); /* 0 if not loaded */
-int cudyn__nvrtc_version_loaded(void);  /* 0 if not loaded (or not tried yet) */
-const char *cudyn__nvrtc_dir(void);     /* directory libnvrtc was loaded from, or NULL */
-
 /* ---- util.c: small shared helpers ---- */
 void cudyn__copy_string(char *dst, size_t cap, const char *src);
 const char *cudyn__getenv(const char *name); /* secure_getenv where available */
@@ -126,12 +129,21 @@ bool cudyn__debug_enabled(void);
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 double cudyn__now_ms(void); /* CLOCK_MONOTONIC */
 
-/* A bounded text buffer for traces and logs. */
+/* The library's one text buffer, in two kinds.  Bounded: buf and cap given
+ * (the loaders' traces), what does not fit is dropped.  Growing: all zero
+ * but grows (the PTX interface, a cache entry), buf is malloc'd and
+ * doubled as needed, and the caller owns it; when memory runs out, failed
+ * is set and nothing more is added.  Once anything was added, buf ends in
+ * a NUL that len does not count (the bytes may hold NULs of their own). */
 struct cudyn__text {
     char *buf;
     size_t cap, len;
     const char *echo_prefix; /* if not NULL and CUDYN_DEBUG is on, lines go to stderr too */
+    bool grows;
+    bool failed;
 };
+void cudyn__text_put(struct cudyn__text *t, const void *data, size_t n);
+/* A line: fmt's text and a newline. */
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...) CUDYN_PRINTF(2, 3);
 
 /* How a library was found: CUDYN_FOUND_BY_MAP of cudyn.h. */
@@ -142,49 +154,6 @@ enum cudyn__found_by {
 };
 const char *cudyn__found_by_name(enum cudyn__found_by how);
 const char *cudyn__mechanism_name(int mechanism); /* CUDYN_ENTRY_MECHANISM_MAP */
-
-/* ---- context.c ---- */
-extern atomic_uint cudyn__context_generation;
-extern _Thread_local unsigned int cudyn__tls_context_generation; /* 0: not ready */
-int cudyn__need_context_slow(const char *api);
-/* The calling thread has a current context (ours or another library's). */
-static inline int cudyn__need_context(const char *api)
-{
-    if (CUDYN_LIKELY(cudyn__tls_context_generation != 0 &&
-                     cudyn__tls_context_generation ==
-                         atomic_load_explicit(&cudyn__context_generation, memory_order_relaxed)))
-        return CUDYN_OK;
-    return cudyn__need_context_slow(api);
-}
-/* CUDYN_ERROR_WRONG_CONTEXT: `what` ("the module", "kernel saxpy") belongs to
- * context owner, the thread works in `used`; the message names devices. */
-int cudyn__fail_wrong_context(const char *api, const char *what, cu_context owner, cu_context used);
-/* launch.c: what cudyn_launch reports when cuLaunchKernel answered r:
- * the failure for api, with the kernel's context or the limit the launch
- * broke named where cudyn can tell. */
-int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
-                          unsigned int shared_bytes, cudyn_stream stream);
-/* stream.c: a reset or the last release destroyed ctx and its events. */
-void cudyn__events_forget_context(cu_context ctx);
-/* launch.c: the context a stream's work runs in (the current one for
- * NULL), or NULL if the driver cannot say. */
-cu_context cudyn__stream_context(cudyn_stream stream);
-/* Ordinal -> CUdevice, with range checks and messages. */
-int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
-
-/* ---- device.c: attributes the library reads for itself ---- */
-/* Attribute attr of dev (of fn), or 0 where the driver does not report it:
- * an attribute it does not know (older drivers answer
- * CUDA_ERROR_INVALID_VALUE) or a function it lacks.  *failure (may be
- * NULL) receives any other failure of the call, else CU_OK. */
-int cudyn__device_attr_or_zero(cu_device dev, int attr, cu_result *failure);
-int cudyn__func_attr_or_zero(cu_function fn, int attr, cu_result *failure);
-
-/* ---- memory.c: what the allocation functions share ---- */
-/* Clears *out, checks out and bytes, then that the thread has a context. */
-int cudyn__alloc_prologue(const char *api, cudyn_devptr *out, size_t bytes);
-/* A failed allocation's message gets the size asked for; returns status. */
-int cudyn__alloc_failed(int status, size_t bytes);
 
 /* ---- error.c: the calling thread's last failure ---- */
 /* Records a failure: `hint` (a HINT_* of hints.h, or NULL) ends the message
@@ -204,70 +173,6 @@ void cudyn__error_append(const char *fmt, ...) CUDYN_PRINTF(1, 2);
  * to every caller; helpers keep a caller's first error). */
 void cudyn__error_restore(const cudyn_error *saved);
 void cudyn__error_save(cudyn_error *saved);
-
-/* context.c: the thread's context was popped or destroyed by another
- * library (r is CUDA_ERROR_INVALID_CONTEXT or _CONTEXT_IS_DESTROYED): cudyn
- * moved on to what is current now, or to its primary context; true if the
- * call should be tried once more. */
-bool cudyn__context_recovered(cu_result r, const char *api);
-
-/* Calls the driver into r, once more if the thread's context had gone. */
-#define CUDYN_DRIVER_CALL(r, call, api)                                             \
-    do {                                                                            \
-        (r) = (call);                                                               \
-        if (CUDYN_UNLIKELY((r) != CU_OK) && cudyn__context_recovered((r), (api)))   \
-            (r) = (call);                                                           \
-    } while (0)
-
-/* Wrap a driver call: on failure record the translated error and return. */
-#define CUDYN_TRY_DRIVER(call, cufn, api)                        \
-    do {                                                          \
-        cu_result try_r_;                                         \
-        CUDYN_DRIVER_CALL(try_r_, call, api);                     \
-        if (CUDYN_UNLIKELY(try_r_ != CU_OK))                      \
-            return cudyn__fail_driver(try_r_, (cufn), (api));     \
-    } while (0)
-
-/* ---- module.c ---- */
-/* Loads an image with a JIT error log; the log ends the error message. */
-int cudyn__load_image(const char *api, cu_module *mod, const void *image);
-struct cudyn__names;
-struct cudyn__deps;
-/* Wraps a loaded handle with the program's lowered names and kernel
- * interface (NULL: none).  On failure the handle is unloaded. */
-int cudyn__module_wrap(const char *api, cu_module handle, const struct cudyn__names *names, const char *interface,
-                       cudyn_module *out);
-/*
- * cudyn_module_load_source's registry: one module per key and context.
- * Either *found is the registered module for key in the current context
- * (its count raised; the files its program included checked unchanged), or
- * *claim is a placeholder the caller must load and hand to
- * cudyn__module_publish: threads asking for the key meanwhile wait for it.
- */
-int cudyn__module_claim(const char *api, const unsigned char *key, cudyn_module *found, cudyn_module *claim);
-/* Completes a claim: with CUDYN_OK the placeholder becomes the module
- * (handle, names, interface and included files copied) for the caller and
- * the waiters; with a failure each waiter gets this thread's error. */
-int cudyn__module_publish(const char *api, cudyn_module claim, int status, cu_module handle,
-                          const struct cudyn__names *names, const char *interface, const struct cudyn__deps *deps);
-
-/* ---- load_source.c ---- */
-/* What a compile error leaves for a caller that explains it itself. */
-struct cudyn__compile_failure {
-    char *log;      /* NVRTC's log (malloc'd; the caller frees it), or NULL */
-    char target[32]; /* what it compiled for ("sm_90"), or "" */
-};
-/* cudyn_module_load_source of a source the library generated (no options,
- * checked): on CUDYN_ERROR_COMPILE *failure holds the log, so the caller
- * needs no second compile to read it. */
-int cudyn__module_load_generated(cudyn_module *out, const char *source, struct cudyn__compile_failure *failure);
-
-/* ---- image.c ---- */
-/* For cudyn_module_load_image: when image is cudyn's multi-architecture
- * container, *code is the entry for the current device (else the image
- * itself); *interface receives the kernels' PTX interface when the image
- * has PTX (malloc'd, or NULL). */
-int cudyn__image_select(const char *api, const void *image, const void **code, char **interface);
 
 /* ---- status.c ---- */
 struct cudyn__native_code {

@@ -45,21 +45,57 @@ void cudyn__debug(const char *fmt, ...)
     fwrite(line, 1, len, stderr);
 }
 
+/* Room for n more bytes and the NUL: false when a bounded buffer is full
+ * (what fits of the n bytes is then n_fit) or memory ran out. */
+static bool text_room(struct cudyn__text *t, size_t n, size_t *n_fit)
+{
+    *n_fit = n;
+    if (t->len + n + 1 <= t->cap)
+        return true;
+    if (!t->grows) {
+        *n_fit = t->len + 1 < t->cap ? t->cap - t->len - 1 : 0;
+        return false;
+    }
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap < t->len + n + 1)
+        cap *= 2;
+    char *b = realloc(t->buf, cap);
+    if (!b) {
+        t->failed = true;
+        *n_fit = 0;
+        return false;
+    }
+    t->buf = b;
+    t->cap = cap;
+    return true;
+}
+
+void cudyn__text_put(struct cudyn__text *t, const void *data, size_t n)
+{
+    if (t->failed || n == 0)
+        return;
+    size_t fit;
+    text_room(t, n, &fit);
+    if (fit == 0)
+        return;
+    memcpy(t->buf + t->len, data, fit);
+    t->len += fit;
+    t->buf[t->len] = '\0';
+}
+
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (t->echo_prefix && cudyn__debug_enabled())
-        fprintf(stderr, "%s%s\n", t->echo_prefix, line);
-    if (t->len + 1 >= t->cap)
-        return;
-    int n = snprintf(t->buf + t->len, t->cap - t->len, "%s\n", line);
     if (n < 0)
         return;
-    t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - t->len - 1;
+    if (t->echo_prefix && cudyn__debug_enabled())
+        fprintf(stderr, "%s%s\n", t->echo_prefix, line);
+    cudyn__text_put(t, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    cudyn__text_put(t, "\n", 1);
 }
 
 void cudyn__copy_string(char *dst, size_t cap, const char *src)

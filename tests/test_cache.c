@@ -11,7 +11,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
-#include "cache.h"
+#include "compile/cache.h"
 #include "cachetest.h"
 #include "mock/mock_control.h"
 

@@ -21,21 +21,9 @@
         CHECK_EQ_INT(e_.origin, CUDYN_ORIGIN_LIBRARY);           \
     } while (0)
 
-static void test_bad_arguments(void)
+/* Bad arguments: the loader: init flags, loader info, driver and NVRTC entry points. */
+static void test_bad_arguments_loader(void)
 {
-    cudyn_devptr d = 0;
-    void *h = NULL;
-    size_t sz = 0;
-    int v = 0;
-    float ms = 0;
-    cudyn_stream s = NULL;
-    cudyn_event ev = NULL;
-    cudyn_module mod = NULL;
-    cudyn_function fn = NULL;
-    cudyn_program *prog = NULL;
-    cudyn_dim3 one = {1, 1, 1}, zero = {0, 1, 1};
-    char buf[16];
-
     CHECK_BAD_ARG(cudyn_init(0x100), "flags");
     CHECK_BAD_ARG(cudyn_init(CUDYN_INIT_LEGACY_STREAM | CUDYN_INIT_PER_THREAD_STREAM), "flags");
     CHECK_BAD_ARG(cudyn_loader_info(NULL), "out");
@@ -46,6 +34,12 @@ static void test_bad_arguments(void)
     CHECK(cudyn_nvrtc_proc(NULL) == NULL);
     CHECK_EQ_INT(cudyn_has(NULL), 0);
     CHECK_EQ_INT(cudyn_has(""), 0);
+}
+
+/* Bad arguments: devices: counts, info, attributes, selection, peers, reset. */
+static void test_bad_arguments_devices(void)
+{
+    int v = 0;
 
     CHECK_BAD_ARG(cudyn_device_count(NULL), "count");
     CHECK_BAD_ARG(cudyn_device_info(0, NULL), "out");
@@ -67,6 +61,15 @@ static void test_bad_arguments(void)
     CHECK_BAD_ARG(cudyn_device_can_access_peer(0, 0, NULL), "can");
     CHECK_STATUS(cudyn_device_can_access_peer(0, 9, &v), CUDYN_ERROR_INVALID_DEVICE);
     CHECK_STATUS(cudyn_device_reset(9), CUDYN_ERROR_INVALID_DEVICE);
+}
+
+/* Bad arguments: memory: allocations, copies and sets, sync and async. */
+static void test_bad_arguments_memory(void)
+{
+    cudyn_devptr d = 0;
+    void *h = NULL;
+    size_t sz = 0;
+    char buf[16];
 
     CHECK_BAD_ARG(cudyn_mem_alloc(NULL, 16), "out");
     CHECK_BAD_ARG(cudyn_mem_alloc(&d, 0), "bytes");
@@ -88,6 +91,14 @@ static void test_bad_arguments(void)
     CHECK_BAD_ARG(cudyn_memset_d16(4097, 1, 4), "dst");
     CHECK_BAD_ARG(cudyn_memset_d32(4098, 1, 4), "dst");
     CHECK_BAD_ARG(cudyn_memset_d32_async(4098, 1, 4, NULL), "dst");
+}
+
+/* Bad arguments: streams and events. */
+static void test_bad_arguments_streams_events(void)
+{
+    float ms = 0;
+    cudyn_stream s = NULL;
+    cudyn_event ev = NULL;
 
     CHECK_BAD_ARG(cudyn_stream_create(NULL, 0), "out");
     CHECK_BAD_ARG(cudyn_stream_create(&s, 0x80), "flags");
@@ -101,6 +112,13 @@ static void test_bad_arguments(void)
     CHECK_BAD_ARG(cudyn_event_query(NULL), "event");
     CHECK_BAD_ARG(cudyn_event_elapsed_ms(NULL, ev, ev), "ms");
     CHECK_BAD_ARG(cudyn_event_elapsed_ms(&ms, NULL, ev), "start");
+}
+
+/* Bad arguments: compiling: sources and options; a refused compile leaves no program. */
+static void test_bad_arguments_compile(void)
+{
+    size_t sz = 0;
+    cudyn_program *prog = NULL;
 
     CHECK_BAD_ARG(cudyn_compile(NULL, "x", NULL, 0, NULL, 0), "out");
     CHECK_BAD_ARG(cudyn_compile(&prog, NULL, NULL, 0, NULL, 0), "source");
@@ -112,6 +130,15 @@ static void test_bad_arguments(void)
     CHECK(strcmp(cudyn_program_log(NULL), "") == 0);
     CHECK(cudyn_program_image(NULL, &sz) == NULL && sz == 0);
     cudyn_program_free(NULL);
+}
+
+/* Bad arguments: modules, functions, globals, occupancy. */
+static void test_bad_arguments_modules(void)
+{
+    size_t sz = 0;
+    int v = 0;
+    cudyn_module mod = NULL;
+    cudyn_function fn = NULL;
 
     CHECK_BAD_ARG(cudyn_module_load(NULL, NULL), "out");
     CHECK_BAD_ARG(cudyn_module_load(&mod, NULL), "prog");
@@ -125,6 +152,13 @@ static void test_bad_arguments(void)
     CHECK_BAD_ARG(cudyn_occupancy_max_blocks(&v, NULL, 128, 0), "f");
     CHECK_BAD_ARG(cudyn_occupancy_block_size(NULL, &v, fn, 0, 0), "min_grid");
     CHECK_BAD_ARG(cudyn_occupancy_block_size(&v, NULL, fn, 0, 0), "block_size");
+}
+
+/* Bad arguments: launches: no kernel, an empty grid or block. */
+static void test_bad_arguments_launch(void)
+{
+    cudyn_dim3 one = {1, 1, 1}, zero = {0, 1, 1};
+    char buf[16];
 
     CHECK_BAD_ARG(cudyn_launch(NULL, one, one, 0, NULL, NULL), "f");
     CHECK_BAD_ARG(cudyn_launch((cudyn_function)(void *)buf, zero, one, 0, NULL, NULL), "grid");
@@ -187,7 +221,13 @@ static void test_errors_per_thread(void)
 int main(void)
 {
     use_mock_driver();
-    test_bad_arguments();
+    test_bad_arguments_loader();
+    test_bad_arguments_devices();
+    test_bad_arguments_memory();
+    test_bad_arguments_streams_events();
+    test_bad_arguments_compile();
+    test_bad_arguments_modules();
+    test_bad_arguments_launch();
     test_error_struct_sizes();
     test_errors_per_thread();
     return test_result("test_errors");

@@ -1,14 +1,14 @@
 /*
  * test_expr_tables.c - the pure parts of elementwise and reduction kernels
- * against tables: the parameter-list parser (lib/params_decl.c), how the
- * user's text reaches the pointers (lib/expr_scan.c), the launch shape
- * and the variant choice (lib/expr_shape.c), and what the generated source
- * holds (lib/expr_source.c).  No driver, no NVRTC.
+ * against tables: the parameter-list parser (lib/expr/params_decl.c), how
+ * the user's text reaches the pointers (lib/expr/expr_scan.c), the launch
+ * shape and the variant choice (lib/expr/expr_shape.c), and what the
+ * generated source holds (lib/expr/expr_source.c).  No driver, no NVRTC.
  */
 #include "config.h"
 
-#include "args.h"
-#include "expr.h"
+#include "module/args.h"
+#include "expr/expr.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ parser */

@@ -401,25 +401,9 @@ static void test_fork(void)
     cudyn_mem_free(p);
 }
 
-static void test_launch_and_kinds(void)
+/* saxpy on 2^20 + 3 floats, timed by events, every result checked. */
+static void test_saxpy_timed(cudyn_function saxpy)
 {
-    cudyn_program *p = NULL;
-    int st = cudyn_compile(&p, kernels, "gpu_test.cu", 0, NULL, 0);
-    if (st == CUDYN_ERROR_NVRTC_NOT_FOUND) {
-        fprintf(stderr, "no NVRTC: launch tests skipped\n");
-        return;
-    }
-    CHECK_STATUS(st, CUDYN_OK);
-    if (!p)
-        return;
-    printf("compiled for %s\n", cudyn_program_target(p));
-    cudyn_error err = {.size = sizeof err};
-    cudyn_module m = NULL;
-    cudyn_function saxpy = NULL, fault = NULL;
-    CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
-    CHECK_STATUS(cudyn_module_function(&saxpy, m, "saxpy"), CUDYN_OK);
-    CHECK_STATUS(cudyn_module_function(&fault, m, "fault"), CUDYN_OK);
-
     size_t n = ((size_t)1 << 20) + 3;
     float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
     test_saxpy_inputs(x, y, (size_t)n);
@@ -456,8 +440,13 @@ static void test_launch_and_kinds(void)
     free(x);
     free(y);
     free(out);
+}
 
-    /* launchf with every kind of argument, on the real driver */
+/* launchf with every kind of argument, on the real driver; a mismatch is
+ * caught before it reaches the GPU. */
+static void test_launchf_kinds(cudyn_module m)
+{
+    cudyn_error err = {.size = sizeof err};
     cudyn_function kinds = NULL, scale = NULL;
     CHECK_STATUS(cudyn_module_function(&kinds, m, "kinds"), CUDYN_OK);
     CHECK_STATUS(cudyn_module_function(&scale, m, "scale"), CUDYN_OK);
@@ -503,7 +492,13 @@ static void test_launch_and_kinds(void)
     CHECK_CONTAINS(err.message, "kinds: parameter 9 is 16 bytes, argument 9 ('i', int32_t) is 4");
     CHECK_STATUS(cudyn_launchf(scale, one, one, 0, NULL, "pf", words, 2.0), CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
     cudyn_mem_free(words);
-    /* In/Out buffers and a reused pack */
+}
+
+/* launchf with an In/Out buffer, and a reused argument pack. */
+static void test_launchf_buffers(cudyn_module m)
+{
+    cudyn_function scale = NULL;
+    CHECK_STATUS(cudyn_module_function(&scale, m, "scale"), CUDYN_OK);
     float host[300];
     for (int i = 0; i < 300; i++)
         host[i] = (float)i;
@@ -518,7 +513,29 @@ static void test_launch_and_kinds(void)
         CHECK_STATUS(cudyn_args_launch(pack, (cudyn_dim3){3, 1, 1}, (cudyn_dim3){128, 1, 1}, 0, NULL), CUDYN_OK);
     CHECK(host[299] == 897.0f / 8);
     cudyn_args_free(pack);
+}
 
+/* The kernels of gpu_test.cu compiled and loaded, then launched. */
+static void test_launch_and_kinds(void)
+{
+    cudyn_program *p = NULL;
+    int st = cudyn_compile(&p, kernels, "gpu_test.cu", 0, NULL, 0);
+    if (st == CUDYN_ERROR_NVRTC_NOT_FOUND) {
+        fprintf(stderr, "no NVRTC: launch tests skipped\n");
+        return;
+    }
+    CHECK_STATUS(st, CUDYN_OK);
+    if (!p)
+        return;
+    printf("compiled for %s\n", cudyn_program_target(p));
+    cudyn_module m = NULL;
+    cudyn_function saxpy = NULL, fault = NULL;
+    CHECK_STATUS(cudyn_module_load(&m, p), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&saxpy, m, "saxpy"), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&fault, m, "fault"), CUDYN_OK);
+    test_saxpy_timed(saxpy);
+    test_launchf_kinds(m);
+    test_launchf_buffers(m);
     cudyn_program_free(p);
 }
 

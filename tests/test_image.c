@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include "cudyn.h"
-#include "program.h" /* to fake a program's size: struct cudyn_program */
+#include "compile/program.h" /* to fake a program's size: struct cudyn_program */
 #include "testutil.h"
 
 /* The kernel is named after the architecture it was compiled for. */

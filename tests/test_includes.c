@@ -1,8 +1,8 @@
 /*
- * test_includes.c - the include scanner (lib/includes.c): the lexer finds
- * every #include and nothing else, resolution follows NVRTC's order and
- * records the missing candidates, and a recorded list notices edits,
- * vanished files and files that would shadow the one found.
+ * test_includes.c - the include scanner (lib/compile/includes.c): the
+ * lexer finds every #include and nothing else, resolution follows NVRTC's
+ * order and records the missing candidates, and a recorded list notices
+ * edits, vanished files and files that would shadow the one found.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "includes.h"
+#include "compile/includes.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ the lexer */

@@ -1,13 +1,13 @@
 /*
- * test_target.c - the target decision (lib/target.c) against a table of
+ * test_target.c - the target decision (lib/compile/target.c) against a table of
  * cases: it is a pure function, so every rule of the brief is a row here.
  * Likewise the choice of a multi-architecture image's entry, and the
- * option syntax (lib/options.c) the forced target is read with.
+ * option syntax (lib/compile/options.c) the forced target is read with.
  */
 #include "config.h"
 
-#include "options.h"
-#include "target.h"
+#include "compile/options.h"
+#include "compile/target.h"
 #include "testutil.h"
 
 static const int nvrtc13[] = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};

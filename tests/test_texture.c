@@ -103,35 +103,54 @@ static void test_arrays(void)
 #define SIDE_DEVICE(d, pitch_) ((struct cudyn_copy_side){.kind = CUDYN_COPY_DEVICE, .device = (d), .pitch = (pitch_)})
 #define SIDE_ARRAY(a) ((struct cudyn_copy_side){.kind = CUDYN_COPY_ARRAY, .array = (a)})
 
-/* Host -> pitched device memory -> array -> a box back to the host, in 2D
- * (sync and on a stream), and a 3D box with offsets in every dimension. */
-static void test_copies(void)
+enum { COPY_W = 25, COPY_H = 7 };
+
+/* A COPY_W x COPY_H float image holding 100 * y + x. */
+static void fill_image(float img[COPY_H][COPY_W])
 {
-    enum { W = 25, H = 7 };
-    float img[H][W], box[3][10];
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++)
+    for (int y = 0; y < COPY_H; y++)
+        for (int x = 0; x < COPY_W; x++)
             img[y][x] = (float)(100 * y + x);
-    cudyn_devptr pitched = 0;
-    size_t pitch = 0;
-    CHECK_STATUS(cudyn_mem_alloc_pitch(&pitched, &pitch, W * 4, H, 4), CUDYN_OK);
-    CHECK(pitch >= W * 4);
-    struct cudyn_array_desc d = ARRAY_DESC(CUDYN_FORMAT_FLOAT, 1, W, H, 0, 0);
-    cudyn_array a = NULL;
-    CHECK_STATUS(cudyn_array_create(&a, &d), CUDYN_OK);
-    struct cudyn_copy c = {.size = sizeof c, .src = SIDE_HOST(img, 0), .dst = SIDE_DEVICE(pitched, pitch),
-                           .width_bytes = W * 4, .height = H};
-    CHECK_STATUS(cudyn_memcpy_2d(&c), CUDYN_OK);
-    c.src = SIDE_DEVICE(pitched, pitch);
-    c.dst = SIDE_ARRAY(a);
-    CHECK_STATUS(cudyn_memcpy_2d(&c), CUDYN_OK);
-    /* the box x 5..14, y 2..4 of the array, on a stream */
-    cudyn_stream s = NULL;
-    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+}
+
+/* The 2D copy of the whole image from the host into pitched memory. */
+static struct cudyn_copy image_to_pitched(float img[COPY_H][COPY_W], cudyn_devptr pitched, size_t pitch)
+{
+    return (struct cudyn_copy){.size = sizeof(struct cudyn_copy), .src = SIDE_HOST(img, 0),
+                               .dst = SIDE_DEVICE(pitched, pitch), .width_bytes = COPY_W * 4, .height = COPY_H};
+}
+
+/* The 2D copy of the box x 5..14, y 2..4 of array a into box. */
+static struct cudyn_copy array_box_to_host(cudyn_array a, float box[3][10])
+{
     struct cudyn_copy part = {.size = sizeof part, .src = SIDE_ARRAY(a), .dst = SIDE_HOST(box, 0),
                               .width_bytes = 10 * 4, .height = 3};
     part.src.x_bytes = 5 * 4;
     part.src.y = 2;
+    return part;
+}
+
+/* Host -> pitched device memory -> array -> a box back to the host, in 2D
+ * (sync, then the box on a stream). */
+static void test_copies_2d(void)
+{
+    float img[COPY_H][COPY_W], box[3][10];
+    fill_image(img);
+    cudyn_devptr pitched = 0;
+    size_t pitch = 0;
+    CHECK_STATUS(cudyn_mem_alloc_pitch(&pitched, &pitch, COPY_W * 4, COPY_H, 4), CUDYN_OK);
+    CHECK(pitch >= COPY_W * 4);
+    struct cudyn_array_desc d = ARRAY_DESC(CUDYN_FORMAT_FLOAT, 1, COPY_W, COPY_H, 0, 0);
+    cudyn_array a = NULL;
+    CHECK_STATUS(cudyn_array_create(&a, &d), CUDYN_OK);
+    struct cudyn_copy c = image_to_pitched(img, pitched, pitch);
+    CHECK_STATUS(cudyn_memcpy_2d(&c), CUDYN_OK);
+    c.src = SIDE_DEVICE(pitched, pitch);
+    c.dst = SIDE_ARRAY(a);
+    CHECK_STATUS(cudyn_memcpy_2d(&c), CUDYN_OK);
+    cudyn_stream s = NULL;
+    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+    struct cudyn_copy part = array_box_to_host(a, box);
     CHECK_STATUS(cudyn_memcpy_2d_async(&part, s), CUDYN_OK);
     CHECK_STATUS(cudyn_stream_synchronize(s), CUDYN_OK);
     int wrong = 0;
@@ -139,17 +158,33 @@ static void test_copies(void)
         for (int x = 0; x < 10; x++)
             wrong += box[y][x] != img[y + 2][x + 5];
     CHECK_EQ_INT(wrong, 0);
+    cudyn_stream_destroy(s);
+    cudyn_mem_free(pitched);
+    cudyn_array_destroy(a);
+}
 
-    /* 3D: a 6 x 4 x 3 byte volume into device memory of pitch 8 and 5 rows
-     * per slice, then the box x 1..4, y 1..2, z 1..2 back */
+/* The copy of a 6 x 4 x 3 byte volume into device memory of pitch 8 and
+ * 5 rows per slice. */
+static struct cudyn_copy volume_to_device(unsigned char vol[3][4][6], cudyn_devptr dv)
+{
+    struct cudyn_copy c3 = {.size = sizeof c3, .src = SIDE_HOST(vol, 0), .dst = SIDE_DEVICE(dv, 8),
+                            .width_bytes = 6, .height = 4, .depth = 3};
+    c3.dst.rows = 5;
+    return c3;
+}
+
+/* 3D: a volume into device memory, then the box x 1..4, y 1..2, z 1..2
+ * back on a stream: offsets in every dimension. */
+static void test_copies_3d(void)
+{
     unsigned char vol[3][4][6], sub[2][2][4];
     for (size_t i = 0; i < sizeof vol; i++)
         ((unsigned char *)vol)[i] = (unsigned char)i;
     cudyn_devptr dv = 0;
     CHECK_STATUS(cudyn_mem_alloc(&dv, 8 * 5 * 3), CUDYN_OK);
-    struct cudyn_copy c3 = {.size = sizeof c3, .src = SIDE_HOST(vol, 0), .dst = SIDE_DEVICE(dv, 8),
-                            .width_bytes = 6, .height = 4, .depth = 3};
-    c3.dst.rows = 5;
+    cudyn_stream s = NULL;
+    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+    struct cudyn_copy c3 = volume_to_device(vol, dv);
     CHECK_STATUS(cudyn_memcpy_3d(&c3), CUDYN_OK);
     struct cudyn_copy back = {.size = sizeof back, .src = SIDE_DEVICE(dv, 8), .dst = SIDE_HOST(sub, 0),
                               .width_bytes = 4, .height = 2, .depth = 2};
@@ -159,14 +194,34 @@ static void test_copies(void)
     back.src.z = 1;
     CHECK_STATUS(cudyn_memcpy_3d_async(&back, s), CUDYN_OK);
     CHECK_STATUS(cudyn_stream_synchronize(s), CUDYN_OK);
-    wrong = 0;
+    int wrong = 0;
     for (int z = 0; z < 2; z++)
         for (int y = 0; y < 2; y++)
             for (int x = 0; x < 4; x++)
                 wrong += sub[z][y][x] != vol[z + 1][y + 1][x + 1];
     CHECK_EQ_INT(wrong, 0);
+    cudyn_stream_destroy(s);
+    cudyn_mem_free(dv);
+}
 
-    /* refused before the driver, naming the field */
+/* Copies refused before the driver, naming the field; a box that leaves
+ * its array, refused by the driver; bad pitched allocations. */
+static void test_copies_refused(void)
+{
+    float img[COPY_H][COPY_W], box[3][10];
+    fill_image(img);
+    cudyn_devptr pitched = 0, dv = 0;
+    size_t pitch = 0;
+    CHECK_STATUS(cudyn_mem_alloc_pitch(&pitched, &pitch, COPY_W * 4, COPY_H, 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc(&dv, 8 * 5 * 3), CUDYN_OK);
+    struct cudyn_array_desc d = ARRAY_DESC(CUDYN_FORMAT_FLOAT, 1, COPY_W, COPY_H, 0, 0);
+    cudyn_array a = NULL;
+    CHECK_STATUS(cudyn_array_create(&a, &d), CUDYN_OK);
+    cudyn_stream s = NULL;
+    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+    unsigned char vol[3][4][6] = {{{0}}};
+    struct cudyn_copy c = image_to_pitched(img, pitched, pitch), c3 = volume_to_device(vol, dv);
+
     struct cudyn_copy bad = c;
     bad.src.kind = 9;
     CHECK_STATUS(cudyn_memcpy_2d(&bad), CUDYN_ERROR_INVALID_ARGUMENT);
@@ -176,7 +231,7 @@ static void test_copies(void)
     CHECK_STATUS(cudyn_memcpy_2d(&bad), CUDYN_ERROR_INVALID_ARGUMENT);
     expect_message("copy->dst.host");
     bad = c;
-    bad.src.pitch = W * 4 - 1;
+    bad.src.pitch = COPY_W * 4 - 1;
     CHECK_STATUS(cudyn_memcpy_2d(&bad), CUDYN_ERROR_INVALID_ARGUMENT);
     expect_message("'copy->src.pitch' is 99 bytes, less than x_bytes + width_bytes (0 + 100)");
     bad = c;
@@ -195,6 +250,7 @@ static void test_copies(void)
     CHECK_STATUS(cudyn_memcpy_2d(&bad), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_memcpy_3d_async(NULL, s), CUDYN_ERROR_INVALID_ARGUMENT);
     /* refused by the driver: the box leaves the array */
+    struct cudyn_copy part = array_box_to_host(a, box);
     part.src.y = 5;
     CHECK_STATUS(cudyn_memcpy_2d(&part), CUDYN_ERROR_INVALID_ARGUMENT);
     expect_message("cuMemcpy2D returned CUDA_ERROR_INVALID_VALUE");
@@ -260,7 +316,9 @@ static void expect_samples(struct cudyn_texture_desc t, const float *xy, const f
     CHECK_STATUS(cudyn_texture_destroy(tex), CUDYN_OK);
 }
 
-static void test_sampling(void)
+/* Sampling an array: point and linear filters; clamp, border, wrap and
+ * mirror addressing. */
+static void test_sampling_array(void)
 {
     cudyn_array a = grid_array();
     /* point, clamp, coordinates in elements */
@@ -280,32 +338,56 @@ static void test_sampling(void)
     const float wrap_want[] = {1, 31}, mirror_want[] = {2, 31};
     expect_samples(over_array(a, CUDYN_FILTER_POINT, CUDYN_ADDRESS_WRAP, 1), n_xy, wrap_want, 2);
     expect_samples(over_array(a, CUDYN_FILTER_POINT, CUDYN_ADDRESS_MIRROR, 1), n_xy, mirror_want, 2);
+    cudyn_array_destroy(a);
+}
 
-    /* bytes read as normalised floats, through pitched memory */
-    cudyn_devptr img = 0;
+/* A 3 x 2 byte image in pitched memory (*img, the caller frees it), and a
+ * texture over it reading normalised floats. */
+static struct cudyn_texture_desc pitched_bytes(cudyn_devptr *img)
+{
     size_t pitch = 0;
-    CHECK_STATUS(cudyn_mem_alloc_pitch(&img, &pitch, 3, 2, 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc_pitch(img, &pitch, 3, 2, 4), CUDYN_OK);
     const unsigned char bytes[2][3] = {{0, 51, 255}, {102, 204, 153}};
-    struct cudyn_copy c = {.size = sizeof c, .src = SIDE_HOST(bytes, 3), .dst = SIDE_DEVICE(img, pitch),
+    struct cudyn_copy c = {.size = sizeof c, .src = SIDE_HOST(bytes, 3), .dst = SIDE_DEVICE(*img, pitch),
                            .width_bytes = 3, .height = 2};
     CHECK_STATUS(cudyn_memcpy_2d(&c), CUDYN_OK);
-    struct cudyn_texture_desc t = {.size = sizeof t, .resource = CUDYN_RESOURCE_PITCH2D, .device = img,
+    struct cudyn_texture_desc t = {.size = sizeof t, .resource = CUDYN_RESOURCE_PITCH2D, .device = *img,
                                    .format = CUDYN_FORMAT_UINT8, .channels = 1, .width = 3, .height = 2,
                                    .pitch = pitch, .address_mode = {CUDYN_ADDRESS_CLAMP, CUDYN_ADDRESS_CLAMP},
                                    .read_mode = CUDYN_READ_NORMALIZED_FLOAT};
+    return t;
+}
+
+/* Bytes read as normalised floats, through pitched memory. */
+static void test_sampling_pitched(void)
+{
+    cudyn_devptr img = 0;
+    struct cudyn_texture_desc t = pitched_bytes(&img);
     const float u_xy[] = {0.5f, 0.5f, 1.5f, 0.5f, 2.5f, 0.5f, 1.5f, 1.5f};
     const float u_want[] = {0.0f, 0.2f, 1.0f, 0.8f};
     expect_samples(t, u_xy, u_want, 4);
+    cudyn_mem_free(img);
+}
 
-    /* linear memory, read by index; past its end a fetch reads 0 */
-    cudyn_devptr lin = 0;
+/* Ten floats i * 1.5 in linear memory (*lin, the caller frees it), and a
+ * texture over them. */
+static struct cudyn_texture_desc linear_floats(cudyn_devptr *lin)
+{
     float ten[10];
     for (int i = 0; i < 10; i++)
         ten[i] = (float)i * 1.5f;
-    CHECK_STATUS(cudyn_mem_alloc(&lin, sizeof ten), CUDYN_OK);
-    CHECK_STATUS(cudyn_memcpy_htod(lin, ten, sizeof ten), CUDYN_OK);
-    struct cudyn_texture_desc lt = {.size = sizeof lt, .resource = CUDYN_RESOURCE_LINEAR, .device = lin,
+    CHECK_STATUS(cudyn_mem_alloc(lin, sizeof ten), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(*lin, ten, sizeof ten), CUDYN_OK);
+    struct cudyn_texture_desc lt = {.size = sizeof lt, .resource = CUDYN_RESOURCE_LINEAR, .device = *lin,
                                     .format = CUDYN_FORMAT_FLOAT, .channels = 1, .bytes = sizeof ten};
+    return lt;
+}
+
+/* Linear memory, read by index; past its end a fetch reads 0. */
+static void test_sampling_linear(void)
+{
+    cudyn_devptr lin = 0;
+    struct cudyn_texture_desc lt = linear_floats(&lin);
     cudyn_texture tex = 0;
     CHECK_STATUS(cudyn_texture_create(&tex, &lt), CUDYN_OK);
     float fetched[12];
@@ -315,8 +397,16 @@ static void test_sampling(void)
     CHECK(fetched[9] == 13.5f && fetched[3] == 4.5f && fetched[10] == 0.0f && fetched[11] == 0.0f);
     CHECK_STATUS(cudyn_texture_destroy(tex), CUDYN_OK);
     CHECK_STATUS(cudyn_texture_destroy(0), CUDYN_OK);
+    cudyn_mem_free(lin);
+}
 
-    /* what CUDA documents as invalid is refused, naming the field */
+/* What CUDA documents as invalid is refused, naming the field. */
+static void test_texture_refused(void)
+{
+    cudyn_array a = grid_array();
+    cudyn_devptr img = 0, lin = 0;
+    struct cudyn_texture_desc t = pitched_bytes(&img), lt = linear_floats(&lin);
+    cudyn_texture tex = 0;
     struct cudyn_array_desc bd = ARRAY_DESC(CUDYN_FORMAT_UINT8, 1, 4, 4, 0, 0);
     cudyn_array bytes_array = NULL;
     CHECK_STATUS(cudyn_array_create(&bytes_array, &bd), CUDYN_OK);
@@ -523,8 +613,13 @@ int main(int argc, char **argv)
     CHECK_STATUS(cudyn_module_function(&surf2d_scale, mod, "surf2d_scale"), CUDYN_OK);
     size_t memory = mock_device_memory_in_use();
     test_arrays();
-    test_copies();
-    test_sampling();
+    test_copies_2d();
+    test_copies_3d();
+    test_copies_refused();
+    test_sampling_array();
+    test_sampling_pitched();
+    test_sampling_linear();
+    test_texture_refused();
     test_surfaces();
     test_fault_injection();
     CHECK_EQ_INT(mock_device_memory_in_use(), memory);

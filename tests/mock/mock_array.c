@@ -146,16 +146,7 @@ void arrays_release_context(const struct CUctx_st *ctx)
 {
     struct CUarray_st *gone = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUarray_st **link = &arrays; *link;) {
-        struct CUarray_st *a = *link;
-        if (a->ctx == ctx) {
-            *link = a->next;
-            a->next = gone;
-            gone = a;
-        } else {
-            link = &a->next;
-        }
-    }
+    MOCK_LIST_UNLINK_IF(struct CUarray_st, arrays, a, a->ctx == ctx, (a->next = gone, gone = a));
     pthread_mutex_unlock(&mock.lock);
     while (gone) {
         struct CUarray_st *next = gone->next;

@@ -5,18 +5,15 @@
 #ifndef CUDYN_MOCK_CONTROL_H
 #define CUDYN_MOCK_CONTROL_H
 
-#include <dlfcn.h>
 #include <stddef.h>
 
 #include "cudyn.h"
+#include "loaded_symbol.h"
 
 static inline void *mock_symbol(const char *name)
 {
     struct cudyn_loader_info info = {.size = sizeof info};
-    if (cudyn_loader_info(&info) != CUDYN_OK || !info.driver_path)
-        return NULL;
-    void *h = dlopen(info.driver_path, RTLD_NOW | RTLD_NOLOAD);
-    return h ? dlsym(h, name) : NULL;
+    return cudyn_loader_info(&info) == CUDYN_OK ? mock_loaded_symbol(info.driver_path, name) : NULL;
 }
 
 /* Calls of an exported mock function so far; -1 if not running on the mock. */

@@ -1,6 +1,6 @@
 /*
  * mock_elementwise.c - host versions of kernels that cudyn generates from
- * expressions (lib/expr_source.c), for the parameter lists and texts of
+ * expressions (lib/expr/expr_source.c), for the parameter lists and texts of
  * examples/elementwise.c.  mock_launch.c lists them by their exact
  * generated names; each does what the generated CUDA code does, in the
  * order it does it, so results match a GPU's up to the compiler's choice

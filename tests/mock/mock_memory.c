@@ -101,11 +101,9 @@ cu_result memory_allocate(void **out, size_t bytes, int kind)
     return CU_OK;
 }
 
-/* Unlinks and frees the allocation *link; lock held. */
-static void unlink_locked(struct allocation **link)
+/* Frees an unlinked allocation; lock held. */
+static void allocation_free_locked(struct allocation *a)
 {
-    struct allocation *a = *link;
-    *link = a->next;
     if (a->kind == DEVICE_MEMORY)
         used[a->ctx->device] -= a->bytes;
     if (a->kind == POOL_MEMORY)
@@ -125,7 +123,9 @@ cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device)
                 *bytes = (*link)->bytes;
             if (device)
                 *device = (*link)->ctx->device;
-            unlink_locked(link);
+            struct allocation *a = *link;
+            *link = a->next;
+            allocation_free_locked(a);
             r = CU_OK;
             break;
         }
@@ -136,12 +136,7 @@ cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device)
 void memory_release_context(const struct CUctx_st *ctx)
 {
     pthread_mutex_lock(&mock.lock);
-    struct allocation **link = &allocations;
-    while (*link)
-        if ((*link)->ctx == ctx)
-            unlink_locked(link);
-        else
-            link = &(*link)->next;
+    MOCK_LIST_UNLINK_IF(struct allocation, allocations, a, a->ctx == ctx, allocation_free_locked(a));
     pthread_mutex_unlock(&mock.lock);
 }
 

@@ -71,15 +71,7 @@ static void module_free(struct CUmod_st *mod)
 void modules_release_context(const struct CUctx_st *ctx)
 {
     pthread_mutex_lock(&mock.lock);
-    for (struct CUmod_st **link = &modules; *link;) {
-        struct CUmod_st *m = *link;
-        if (m->ctx == ctx) {
-            *link = m->next;
-            module_free(m);
-        } else {
-            link = &m->next;
-        }
-    }
+    MOCK_LIST_UNLINK_IF(struct CUmod_st, modules, m, m->ctx == ctx, module_free(m));
     pthread_mutex_unlock(&mock.lock);
 }
 

@@ -83,24 +83,8 @@ TWO_FLAVOURS(cuStreamGetCtx, cuStreamGetCtx_ptsz, (cu_stream s, cu_context *ctx)
 void streams_release_context(const struct CUctx_st *ctx)
 {
     pthread_mutex_lock(&mock.lock);
-    for (struct CUstream_st **link = &streams; *link;) {
-        struct CUstream_st *x = *link;
-        if (x->ctx == ctx) {
-            *link = x->next;
-            free(x);
-        } else {
-            link = &x->next;
-        }
-    }
-    for (struct CUevent_st **link = &events; *link;) {
-        struct CUevent_st *x = *link;
-        if (x->ctx == ctx) {
-            *link = x->next;
-            free(x);
-        } else {
-            link = &x->next;
-        }
-    }
+    MOCK_LIST_UNLINK_IF(struct CUstream_st, streams, x, x->ctx == ctx, free(x));
+    MOCK_LIST_UNLINK_IF(struct CUevent_st, events, x, x->ctx == ctx, free(x));
     pthread_mutex_unlock(&mock.lock);
 }
 

@@ -180,15 +180,7 @@ cu_result cuSurfObjectDestroy(cu_surfobj s)
 void textures_release_context(const struct CUctx_st *ctx)
 {
     pthread_mutex_lock(&mock.lock);
-    for (struct texture **link = &textures; *link;) {
-        struct texture *x = *link;
-        if (x->ctx == ctx) {
-            *link = x->next;
-            free(x);
-        } else {
-            link = &x->next;
-        }
-    }
+    MOCK_LIST_UNLINK_IF(struct texture, textures, x, x->ctx == ctx, free(x));
     pthread_mutex_unlock(&mock.lock);
 }
 

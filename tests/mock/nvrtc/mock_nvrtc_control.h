@@ -7,18 +7,15 @@
 #ifndef CUDYN_MOCK_NVRTC_CONTROL_H
 #define CUDYN_MOCK_NVRTC_CONTROL_H
 
-#include <dlfcn.h>
 #include <stddef.h>
 
 #include "cudyn.h"
+#include "../loaded_symbol.h"
 
 static inline void *mock_nvrtc_symbol(const char *name)
 {
     struct cudyn_loader_info info = {.size = sizeof info};
-    if (cudyn_loader_info(&info) != CUDYN_OK || !info.nvrtc_path)
-        return NULL;
-    void *h = dlopen(info.nvrtc_path, RTLD_NOW | RTLD_NOLOAD);
-    return h ? dlsym(h, name) : NULL;
+    return cudyn_loader_info(&info) == CUDYN_OK ? mock_loaded_symbol(info.nvrtc_path, name) : NULL;
 }
 
 /* Calls of the exported NVRTC function fn so far (NULL: of all of them). */

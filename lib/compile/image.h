@@ -1,0 +1,65 @@
+/*
+ * image.h - cudyn's multi-architecture image: one kernel built for several
+ * architectures in one file, which cudyn_module_load_image recognises and
+ * picks from (target.c's cudyn__choose_image_entry).  The format, also in
+ * cudyn.h and cudyn-cc(1); all integers little-endian:
+ *
+ *   offset    bytes
+ *    0         8     magic "CUDYNIMG"
+ *    8         4     format version (1)
+ *   12         4     number of entries n (1 to 64)
+ *   16         8     total size of the image in bytes, checksum included
+ *   24         4     version of the NVRTC that built the entries (13000;
+ *                    0 = unknown), for the PTX rule
+ *   28         4     reserved, 0
+ *   32       24n     entries: u32 arch (90), u32 kind (1 CUBIN, 2 PTX),
+ *                    u64 offset, u64 size of its bytes
+ *   ...              the entries' bytes (PTX ends with its NUL), each at a
+ *                    multiple of 64
+ *   total-32  32     SHA-256 of every byte before it
+ */
+#ifndef CUDYN_IMAGE_H
+#define CUDYN_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CUDYN_IMAGE_MAGIC "CUDYNIMG"
+#define CUDYN_IMAGE_HEADER_BYTES 32
+#define CUDYN_IMAGE_MAX_ENTRIES 64
+#define CUDYN_IMAGE_MAX_BYTES ((size_t)1 << 30)
+
+struct cudyn__image_part {
+    int arch;   /* 90 */
+    bool cubin; /* true: SASS for sm_<arch>; false: PTX for compute_<arch> */
+    const unsigned char *data;
+    size_t size;
+};
+
+/* Whether parts fit the format (count, sizes, PTX with its NUL): 0, or -1
+ * with the reason in why (cap bytes; why may be NULL when cap is 0). */
+int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *why, size_t cap);
+/* Packs parts into a malloc'd image; 0, -1 when out of memory, -2 when the
+ * parts do not fit the format (cudyn__image_check). */
+int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
+                      size_t *size);
+/* Whether the first CUDYN_IMAGE_HEADER_BYTES are a cudyn image header:
+ * 1 yes (with its announced *total size), 0 not one of ours (another
+ * kind of image), -1 ours but damaged. */
+int cudyn__image_header(const unsigned char *header, size_t *total);
+/* Checks a whole image (entries within bounds, checksum) and lists its
+ * parts, which point into buf; 0, or -1 when damaged. */
+int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
+                        size_t *n, int *built_by);
+/* "sm_90" / "compute_90" (digits only: no arch-specific suffix); 0 or -1. */
+int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin);
+
+/* image.c: */
+/* For cudyn_module_load_image: when image is cudyn's multi-architecture
+ * container, *code is the entry for the current device (else the image
+ * itself); *interface receives the kernels' PTX interface when the image
+ * has PTX (malloc'd, or NULL). */
+int cudyn__image_select(const char *api, const void *image, const void **code, char **interface);
+
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * image_format.c - packing and checking cudyn's multi-architecture image
+ * (the format is in image.h).  Pure: no driver, no NVRTC.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile/image.h"
+#include "compile/little_endian.h"
+#include "compile/sha256.h"
+
+#define IMAGE_VERSION 1u
+#define ENTRY_BYTES 24
+#define ALIGN 64
+#define KIND_CUBIN 1u
+#define KIND_PTX 2u
+
+static uint64_t align_up(uint64_t n)
+{
+    return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static bool part_ok(const struct cudyn__image_part *p)
+{
+    return p->data && p->size > 0 && p->arch > 0 && (p->cubin || p->data[p->size - 1] == '\0');
+}
+
+/* Where the entries' bytes start. */
+static uint64_t first_offset(size_t n)
+{
+    return align_up(CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES);
+}
+
+/* The image's size, checksum included (parts of at most 1 GiB each: no
+ * overflow). */
+static uint64_t image_bytes(const struct cudyn__image_part *parts, size_t n)
+{
+    uint64_t total = first_offset(n);
+    for (size_t i = 0; i < n; i++)
+        total = align_up(total + parts[i].size);
+    return total + CUDYN_SHA256_BYTES;
+}
+
+int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *why, size_t cap)
+{
+    if (n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES) {
+        snprintf(why, cap, "%zu entries; an image holds 1 to %d", n, CUDYN_IMAGE_MAX_ENTRIES);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct cudyn__image_part *p = &parts[i];
+        if (p->size > CUDYN_IMAGE_MAX_BYTES) { /* before part_ok, which reads the last byte */
+            snprintf(why, cap, "entry %zu (%s_%d) is %zu bytes, more than the %zu bytes (1 GiB) an image may hold",
+                     i, p->cubin ? "sm" : "compute", p->arch, p->size, CUDYN_IMAGE_MAX_BYTES);
+            return -1;
+        }
+        if (!part_ok(p)) {
+            snprintf(why, cap, "entry %zu (%s_%d) is empty, has no architecture or is PTX without its final NUL", i,
+                     p->cubin ? "sm" : "compute", p->arch);
+            return -1;
+        }
+    }
+    uint64_t total = image_bytes(parts, n);
+    if (total > CUDYN_IMAGE_MAX_BYTES) {
+        snprintf(why, cap, "the image would be %llu bytes, more than the %zu bytes (1 GiB) it may hold",
+                 (unsigned long long)total, CUDYN_IMAGE_MAX_BYTES);
+        return -1;
+    }
+    return 0;
+}
+
+int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
+                      size_t *size)
+{
+    if (cudyn__image_check(parts, n, NULL, 0) != 0)
+        return -2;
+    size_t total = (size_t)image_bytes(parts, n); /* at most 1 GiB: checked */
+    unsigned char *buf = calloc(1, total);
+    if (!buf)
+        return -1;
+    memcpy(buf, CUDYN_IMAGE_MAGIC, 8);
+    cudyn__set_u32(buf + 8, IMAGE_VERSION);
+    cudyn__set_u32(buf + 12, (uint32_t)n);
+    cudyn__set_u64(buf + 16, total);
+    cudyn__set_u32(buf + 24, (uint32_t)built_by);
+    size_t offset = (size_t)first_offset(n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
+        cudyn__set_u32(e, (uint32_t)parts[i].arch);
+        cudyn__set_u32(e + 4, parts[i].cubin ? KIND_CUBIN : KIND_PTX);
+        cudyn__set_u64(e + 8, offset);
+        cudyn__set_u64(e + 16, parts[i].size);
+        memcpy(buf + offset, parts[i].data, parts[i].size);
+        offset = (size_t)align_up(offset + parts[i].size);
+    }
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, total - CUDYN_SHA256_BYTES);
+    cudyn__sha256_final(&h, buf + total - CUDYN_SHA256_BYTES);
+    *out = buf;
+    *size = total;
+    return 0;
+}
+
+int cudyn__image_header(const unsigned char *header, size_t *total)
+{
+    if (memcmp(header, CUDYN_IMAGE_MAGIC, 8) != 0)
+        return 0;
+    uint32_t n = cudyn__get_u32(header + 12);
+    uint64_t announced = cudyn__get_u64(header + 16);
+    if (cudyn__get_u32(header + 8) != IMAGE_VERSION || n == 0 || n > CUDYN_IMAGE_MAX_ENTRIES ||
+        announced < CUDYN_IMAGE_HEADER_BYTES + n * ENTRY_BYTES + CUDYN_SHA256_BYTES ||
+        announced > CUDYN_IMAGE_MAX_BYTES)
+        return -1;
+    *total = (size_t)announced;
+    return 1;
+}
+
+int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
+                        size_t *n, int *built_by)
+{
+    size_t total = 0;
+    if (size < CUDYN_IMAGE_HEADER_BYTES || cudyn__image_header(buf, &total) != 1 || total != size)
+        return -1;
+    unsigned char digest[CUDYN_SHA256_BYTES];
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, buf, size - CUDYN_SHA256_BYTES);
+    cudyn__sha256_final(&h, digest);
+    if (memcmp(digest, buf + size - CUDYN_SHA256_BYTES, sizeof digest) != 0)
+        return -1;
+    *n = cudyn__get_u32(buf + 12);
+    *built_by = (int)cudyn__get_u32(buf + 24);
+    size_t first = CUDYN_IMAGE_HEADER_BYTES + *n * ENTRY_BYTES, end = size - CUDYN_SHA256_BYTES;
+    for (size_t i = 0; i < *n; i++) {
+        const unsigned char *e = buf + CUDYN_IMAGE_HEADER_BYTES + i * ENTRY_BYTES;
+        uint32_t arch = cudyn__get_u32(e), kind = cudyn__get_u32(e + 4);
+        uint64_t offset = cudyn__get_u64(e + 8), bytes = cudyn__get_u64(e + 16);
+        if ((kind != KIND_CUBIN && kind != KIND_PTX) || arch == 0 || arch > 10000 || offset < first ||
+            offset > end || bytes > end - offset)
+            return -1;
+        parts[i] = (struct cudyn__image_part){(int)arch, kind == KIND_CUBIN, buf + offset, (size_t)bytes};
+        if (!part_ok(&parts[i]))
+            return -1;
+    }
+    return 0;
+}
+
+int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin)
+{
+    const char *digits = strncmp(name, "sm_", 3) == 0 ? name + 3 : strncmp(name, "compute_", 8) == 0 ? name + 8 : NULL;
+    size_t n = digits ? strspn(digits, "0123456789") : 0;
+    if (!digits || n < 2 || n > 4 || digits[n] != '\0')
+        return -1;
+    *arch = atoi(digits);
+    *cubin = name[0] == 's';
+    return 0;
+}

@@ -1,0 +1,356 @@
+/*
+ * load_driver.c - finds libcuda, rejects stubs, binds the symbol table and
+ * calls cuInit, once per process (pthread_once).
+ *
+ * Search order (first usable wins): CUDYN_LIBCUDA (file or directory; if set
+ * but unusable: error, no fall-through), a copy already loaded in the
+ * process (RTLD_NOLOAD), libcuda.so.1 by soname (if that is a stub: the
+ * other LD_LIBRARY_PATH directories by full path), WSL's directory, fixed
+ * system directories, plain libcuda.so last.  Never the toolkit directory.
+ * Libraries are never dlclose'd: function pointers into them live in the
+ * dispatch tables for the life of the process.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hints.h"
+#include "loader/loader.h"
+
+/* The oldest driver cudyn's tables are written for. */
+#define MIN_DRIVER_VERSION 11000
+
+static const char *const driver_system_dirs[] = {
+    "/usr/lib/x86_64-linux-gnu", /* Debian, Ubuntu */
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",                /* Fedora, RHEL, SUSE */
+    "/usr/lib",                  /* Arch */
+    "/usr/local/nvidia/lib64",   /* NVIDIA container toolkit */
+    "/run/opengl-driver/lib",    /* NixOS */
+};
+
+struct cudyn__driver_state cudyn__driver;
+atomic_int cudyn__driver_ready;
+
+static pthread_once_t driver_once_control = PTHREAD_ONCE_INIT;
+static pthread_mutex_t flags_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int requested_flags;
+
+#define TRACE(...) cudyn__text_add(&cudyn__driver.lib.trace, __VA_ARGS__)
+
+/* Records why a candidate was rejected, in the trace and in `why`. */
+static enum candidate_result reject(enum candidate_result r, const char *file, enum cudyn__found_by how, char *why,
+                                    size_t why_cap, const char *fmt, ...) CUDYN_PRINTF(6, 7);
+static enum candidate_result reject(enum candidate_result r, const char *file, enum cudyn__found_by how, char *why,
+                                    size_t why_cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_cap, fmt, ap);
+    va_end(ap);
+    TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), why);
+    return r;
+}
+
+/* Opens one candidate and decides whether it is a usable driver. */
+static enum candidate_result try_driver(const char *file, enum cudyn__found_by how, int extra_flags, char *why,
+                                        size_t why_cap)
+{
+    /* RTLD_LAZY: libcuda is large and most of its own relocations are
+     * never used by a process; binding them up front would dominate the
+     * load time. */
+    double t0 = cudyn__now_ms();
+    void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags);
+    if (!h) {
+        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
+        snprintf(why, why_cap, "%s", e ? e : "cannot be opened");
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        return CANDIDATE_MISSING;
+    }
+    cudyn__pfn_cuDriverGetVersion get_version = (cudyn__pfn_cuDriverGetVersion)dlsym(h, "cuDriverGetVersion");
+    char path[LOADER_PATH_BYTES];
+    cudyn__library_path((void *)get_version, file, path, sizeof path);
+
+    if (strstr(path, "/stubs/"))
+        return reject(CANDIDATE_STUB, file, how, why, why_cap, "%s is the CUDA toolkit's stub library, not a driver",
+                      path);
+    if (!get_version)
+        return reject(CANDIDATE_UNUSABLE, file, how, why, why_cap, "%s has no cuDriverGetVersion: not a CUDA driver",
+                      path);
+    int version = 0;
+    cu_result r = get_version(&version);
+    if (r == CU_ERR_STUB_LIBRARY)
+        return reject(CANDIDATE_STUB, file, how, why, why_cap,
+                      "%s answers CUDA_ERROR_STUB_LIBRARY (34): it is a stub, not a driver", path);
+    if (r != CU_OK)
+        return reject(CANDIDATE_UNUSABLE, file, how, why, why_cap, "cuDriverGetVersion in %s failed with %u", path, r);
+    struct cudyn__library *lib = &cudyn__driver.lib;
+    lib->handle = h;
+    lib->version = version;
+    lib->found_by = how;
+    cudyn__copy_string(lib->path, sizeof lib->path, path);
+    lib->dlopen_ms = cudyn__now_ms() - t0;
+    TRACE("%s [%s]: using %s, CUDA %d.%d (dlopen %.0f us)", file, cudyn__found_by_name(how), path, version / 1000,
+          version % 1000 / 10, lib->dlopen_ms * 1e3);
+    return CANDIDATE_OK;
+}
+
+/* libcuda.so.1 in each LD_LIBRARY_PATH directory that is not a stubs dir. */
+static enum candidate_result try_library_path_dirs(char *why, size_t why_cap)
+{
+    const char *path = cudyn__getenv("LD_LIBRARY_PATH");
+    if (!path)
+        return CANDIDATE_MISSING;
+    char dirs[LOADER_PATH_BYTES];
+    cudyn__copy_string(dirs, sizeof dirs, path);
+    char *save = NULL;
+    for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        if (!dir[0] || strstr(dir, "/stubs"))
+            continue;
+        char file[LOADER_PATH_BYTES + 16];
+        snprintf(file, sizeof file, "%s/libcuda.so.1", dir);
+        struct stat st;
+        if (stat(file, &st) == 0 && try_driver(file, FOUND_BY_LD_LIBRARY_PATH, 0, why, why_cap) == CANDIDATE_OK)
+            return CANDIDATE_OK;
+    }
+    return CANDIDATE_MISSING;
+}
+
+static int override_failed(const char *override, enum candidate_result r, const char *why)
+{
+    bool stub = r == CANDIDATE_STUB;
+    return cudyn__fail(stub ? CUDYN_ERROR_STUB_DRIVER : CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+                       "dlopen", stub ? HINT_OVERRIDE_STUB : HINT_DRIVER_OVERRIDE, "CUDYN_LIBCUDA=%s is not usable: %s",
+                       override, why);
+}
+
+static int nothing_found(bool saw_stub, const char *stub_why)
+{
+    if (saw_stub)
+        return cudyn__fail(CUDYN_ERROR_STUB_DRIVER, CUDYN_ORIGIN_LOADER, CU_ERR_STUB_LIBRARY,
+                           "CUDA_ERROR_STUB_LIBRARY", "dlopen", HINT_ONLY_STUB, "only a stub libcuda was found (%s)",
+                           stub_why);
+    /* the kernel module without its library is a broken install, not a
+     * machine without NVIDIA hardware: say which */
+    bool module_loaded = access("/proc/driver/nvidia/version", F_OK) == 0;
+    return cudyn__fail(CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen",
+                       module_loaded ? HINT_NO_DRIVER_LIBRARY : HINT_NO_DRIVER,
+                       "the NVIDIA driver library libcuda.so.1 was not found (tried: the process, the loader's search "
+                       "path, /usr/lib/wsl/lib, %zu system directories, libcuda.so)",
+                       N_ELEMS(driver_system_dirs));
+}
+
+/* Walks the search order; returns the cudyn_status of the search. */
+static int find_driver(void)
+{
+    char why[1024] = "", stub_why[1024] = "";
+    const char *override = cudyn__getenv("CUDYN_LIBCUDA");
+    if (override && override[0]) {
+        char file[LOADER_PATH_BYTES + 16];
+        if (cudyn__is_directory(override))
+            snprintf(file, sizeof file, "%s/libcuda.so.1", override);
+        else
+            cudyn__copy_string(file, sizeof file, override);
+        enum candidate_result r = try_driver(file, FOUND_BY_DRIVER_ENV, 0, why, sizeof why);
+        return r == CANDIDATE_OK ? CUDYN_OK : override_failed(override, r, why);
+    }
+
+    struct candidate {
+        char file[LOADER_PATH_BYTES];
+        enum cudyn__found_by how;
+        int flags;
+    } order[4 + N_ELEMS(driver_system_dirs)];
+    size_t n = 0;
+    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD};
+    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_SONAME, 0};
+    order[n++] = (struct candidate){"/usr/lib/wsl/lib/libcuda.so.1", FOUND_BY_WSL, 0};
+    for (size_t i = 0; i < N_ELEMS(driver_system_dirs); i++) {
+        snprintf(order[n].file, sizeof order[n].file, "%s/libcuda.so.1", driver_system_dirs[i]);
+        order[n].how = FOUND_BY_SYSTEM_DIR;
+        order[n++].flags = 0;
+    }
+    order[n++] = (struct candidate){"libcuda.so", FOUND_BY_UNVERSIONED, 0};
+
+    bool saw_stub = false;
+    for (size_t i = 0; i < n; i++) {
+        enum candidate_result r = try_driver(order[i].file, order[i].how, order[i].flags, why, sizeof why);
+        if (r == CANDIDATE_OK)
+            return CUDYN_OK;
+        if (r != CANDIDATE_STUB || saw_stub)
+            continue;
+        saw_stub = true;
+        cudyn__copy_string(stub_why, sizeof stub_why, why);
+        /* Once a stub is loaded under the soname, ld.so hands it back for
+         * every later "libcuda.so.1"; the rest of LD_LIBRARY_PATH is only
+         * reachable by full path. */
+        if (order[i].how == FOUND_BY_SONAME && try_library_path_dirs(why, sizeof why) == CANDIDATE_OK)
+            return CUDYN_OK;
+    }
+    return nothing_found(saw_stub, stub_why);
+}
+
+/* Legacy or per-thread default stream: explicit flags win over CUDYN_PTDS. */
+static int choose_stream_mode(unsigned int flags, bool *per_thread)
+{
+    if (flags & (CUDYN_INIT_PER_THREAD_STREAM | CUDYN_INIT_LEGACY_STREAM)) {
+        *per_thread = (flags & CUDYN_INIT_PER_THREAD_STREAM) != 0;
+        return CUDYN_OK;
+    }
+    const char *env = cudyn__getenv("CUDYN_PTDS");
+    if (!env || !env[0] || strcmp(env, "0") == 0 || strcmp(env, "1") == 0) {
+        *per_thread = env && strcmp(env, "1") == 0;
+        return CUDYN_OK;
+    }
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init", HINT_PTDS_VALUE,
+                       "CUDYN_PTDS='%s' is not valid", env);
+}
+
+static int load_and_bind_driver(void)
+{
+    int st = find_driver();
+    if (st != CUDYN_OK)
+        return st;
+    struct cudyn__library *lib = &cudyn__driver.lib;
+    if (lib->version < MIN_DRIVER_VERSION)
+        return cudyn__fail(CUDYN_ERROR_DRIVER_TOO_OLD, CUDYN_ORIGIN_LOADER, 0, NULL, "cuDriverGetVersion",
+                           HINT_UPDATE_DRIVER, "the driver at %s supports CUDA %d.%d; cudyn needs CUDA %d.%d or newer",
+                           lib->path, lib->version / 1000, lib->version % 1000 / 10, MIN_DRIVER_VERSION / 1000,
+                           MIN_DRIVER_VERSION % 1000 / 10);
+
+    pthread_mutex_lock(&flags_lock);
+    unsigned int flags = requested_flags;
+    pthread_mutex_unlock(&flags_lock);
+    st = choose_stream_mode(flags, &cudyn__driver.per_thread_stream);
+    if (st != CUDYN_OK)
+        return st;
+
+    cudyn__bind_driver(lib->handle, lib->version, cudyn__driver.per_thread_stream, &lib->trace, &lib->bind);
+    if (lib->bind.first_missing_required)
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, lib->bind.first_missing_required,
+                           HINT_DAMAGED_DRIVER, "the driver at %s (CUDA %d.%d) lacks %s, which cudyn requires",
+                           lib->path, lib->version / 1000, lib->version % 1000 / 10, lib->bind.first_missing_required);
+    return CUDYN_OK;
+}
+
+static void init_driver(void)
+{
+    double t0 = cudyn__now_ms();
+    cu_result r = cudyn__drv.cuInit(0);
+    cudyn__driver.init_ms = cudyn__now_ms() - t0;
+    TRACE("cuInit: %.0f us", cudyn__driver.init_ms * 1e3);
+    if (r == CU_OK) {
+        TRACE("cuInit(0): ok");
+        cudyn__driver.init_status = CUDYN_OK;
+        return;
+    }
+    /* Keep the driver's own status for "no device" so callers can tell an
+     * empty machine from a broken one. */
+    cudyn__fail_driver(r, "cuInit", "cudyn_init");
+    cudyn__error_save(&cudyn__driver.init_error);
+    cudyn__driver.init_status = r == CU_ERR_NO_DEVICE ? CUDYN_ERROR_NO_DEVICE : CUDYN_ERROR_INIT_FAILED;
+    cudyn__driver.init_error.status = cudyn__driver.init_status;
+    TRACE("cuInit(0) failed: %s", cudyn__driver.init_error.message);
+}
+
+/* Set in a child forked after cuInit succeeded in the parent. */
+static atomic_bool forked;
+static long parent_pid;
+
+/* Runs in the child of a fork(): the driver's state belongs to the parent.
+ * Clearing the ready flag and moving the context generation sends every
+ * later call down the slow paths, which answer CUDYN_ERROR_FORKED; the
+ * fast paths stay untouched. */
+static void child_after_fork(void)
+{
+    atomic_store_explicit(&forked, true, memory_order_relaxed);
+    atomic_store_explicit(&cudyn__driver_ready, 0, memory_order_release);
+    atomic_fetch_add_explicit(&cudyn__context_generation, 1, memory_order_relaxed);
+}
+
+static int fail_forked(void)
+{
+    return cudyn__fail(CUDYN_ERROR_FORKED, CUDYN_ORIGIN_LIBRARY, 0, NULL, "fork", HINT_FORKED,
+                       "this process (pid %ld) was forked from pid %ld after that process had initialised CUDA; "
+                       "the driver cannot be used in the child",
+                       (long)getpid(), parent_pid);
+}
+
+static void driver_once(void)
+{
+    struct cudyn__library *lib = &cudyn__driver.lib;
+    lib->trace = (struct cudyn__text){.buf = lib->trace_buf, .cap = sizeof lib->trace_buf, .echo_prefix = "cudyn: "};
+    cudyn_error saved_caller_error;
+    cudyn__error_save(&saved_caller_error);
+
+    double t0 = cudyn__now_ms();
+    lib->status = load_and_bind_driver();
+    lib->load_ms = cudyn__now_ms() - t0;
+    TRACE("load and bind: %.0f us", lib->load_ms * 1e3);
+    if (lib->status != CUDYN_OK) {
+        cudyn__error_save(&lib->error);
+        TRACE("driver not usable: %s", lib->error.message);
+        cudyn__driver.init_status = lib->status;
+        cudyn__driver.init_error = lib->error;
+    } else {
+        init_driver();
+    }
+    cudyn__error_restore(&saved_caller_error);
+    if (lib->status == CUDYN_OK)
+        atomic_store_explicit(&cudyn__driver_bound_version, lib->version, memory_order_release);
+    atomic_store_explicit(&lib->done, true, memory_order_release);
+    if (cudyn__driver.init_status == CUDYN_OK) {
+        parent_pid = (long)getpid();
+        pthread_atfork(NULL, NULL, child_after_fork);
+        atomic_store_explicit(&cudyn__driver_ready, 1, memory_order_release);
+    }
+}
+
+int cudyn__load_driver_only(void)
+{
+    pthread_once(&driver_once_control, driver_once);
+    if (CUDYN_UNLIKELY(atomic_load_explicit(&forked, memory_order_relaxed)))
+        return fail_forked();
+    if (cudyn__driver.lib.status != CUDYN_OK)
+        cudyn__error_restore(&cudyn__driver.lib.error);
+    return cudyn__driver.lib.status;
+}
+
+int cudyn__need_driver_slow(void)
+{
+    pthread_once(&driver_once_control, driver_once);
+    if (CUDYN_UNLIKELY(atomic_load_explicit(&forked, memory_order_relaxed)))
+        return fail_forked();
+    if (cudyn__driver.init_status != CUDYN_OK) {
+        cudyn__error_restore(&cudyn__driver.init_error);
+        return cudyn__driver.init_status;
+    }
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_init(unsigned int flags)
+{
+    const unsigned int stream_flags = CUDYN_INIT_LEGACY_STREAM | CUDYN_INIT_PER_THREAD_STREAM;
+    if (flags & ~stream_flags)
+        return cudyn__fail_arg("cudyn_init", "flags", "has unknown bits");
+    if ((flags & stream_flags) == stream_flags)
+        return cudyn__fail_arg("cudyn_init", "flags", "asks for both the legacy and the per-thread default stream");
+
+    pthread_mutex_lock(&flags_lock);
+    requested_flags = flags;
+    pthread_mutex_unlock(&flags_lock);
+    pthread_once(&driver_once_control, driver_once);
+
+    if (cudyn__driver.lib.status == CUDYN_OK && (flags & stream_flags)) {
+        bool want_per_thread = (flags & CUDYN_INIT_PER_THREAD_STREAM) != 0;
+        if (want_per_thread != cudyn__driver.per_thread_stream)
+            return cudyn__fail(CUDYN_ERROR_ALREADY_INITIALIZED, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
+                               HINT_INIT_FIRST, "cudyn_init: cudyn was already initialised with the %s default stream",
+                               cudyn__driver.per_thread_stream ? "per-thread" : "legacy");
+    }
+    return cudyn__need_driver_slow();
+}

@@ -1,0 +1,233 @@
+/*
+ * load_nvrtc.c - finds libnvrtc and binds its table, once per process and
+ * only when something needs it (a compile, cudyn_nvrtc_proc, or
+ * cudyn_loader_info): a kernel found in the cache never loads NVRTC.
+ *
+ * Search order: CUDYN_LIBNVRTC, a copy already loaded, sonames newest first
+ * (a data table), CUDA_PATH / CUDA_HOME, /usr/local/cuda and
+ * /usr/local/cuda-X.Y (newest first), the unversioned name last.
+ * libnvrtc-builtins is preloaded from the directory NVRTC came from.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hints.h"
+#include "loader/loader.h"
+
+static const char *const nvrtc_sonames[] = {
+    "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2",
+};
+
+/* Environment variables naming a toolkit root, and how each is reported. */
+static const struct {
+    const char *variable;
+    enum cudyn__found_by how;
+} nvrtc_env_roots[] = {{"CUDA_PATH", FOUND_BY_CUDA_PATH}, {"CUDA_HOME", FOUND_BY_CUDA_HOME}};
+
+static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
+
+struct cudyn__nvrtc_state cudyn__nvrtc_state;
+static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
+
+#define LIB (&cudyn__nvrtc_state.lib)
+#define TRACE(...) cudyn__text_add(&LIB->trace, __VA_ARGS__)
+
+static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by how, int extra_flags)
+{
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
+    if (!h) {
+        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
+        return CANDIDATE_MISSING;
+    }
+    cudyn__pfn_nvrtcVersion get_version = (cudyn__pfn_nvrtcVersion)dlsym(h, "nvrtcVersion");
+    char path[LOADER_PATH_BYTES];
+    cudyn__library_path((void *)get_version, file, path, sizeof path);
+    int major = 0, minor = 0;
+    nvrtc_result r = get_version ? get_version(&major, &minor) : NVRTC_OK;
+    if (!get_version || r != NVRTC_OK) {
+        const struct cudyn__native_code *code = cudyn__nvrtc_code((int)r);
+        if (get_version)
+            snprintf(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected,
+                     "%s: nvrtcVersion returned %s (%d)", path, code ? code->name : "an unknown result", (int)r);
+        else
+            snprintf(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected, "%s has no nvrtcVersion", path);
+        TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), cudyn__nvrtc_state.rejected);
+        return CANDIDATE_UNUSABLE;
+    }
+    LIB->handle = h;
+    LIB->version = major * 1000 + minor * 10;
+    LIB->found_by = how;
+    cudyn__copy_string(LIB->path, sizeof LIB->path, path);
+    cudyn__copy_string(cudyn__nvrtc_state.dir, sizeof cudyn__nvrtc_state.dir, path);
+    char *slash = strrchr(cudyn__nvrtc_state.dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        cudyn__nvrtc_state.dir[0] = '\0';
+    TRACE("%s [%s]: using %s, NVRTC %d.%d", file, cudyn__found_by_name(how), path, major, minor);
+    return CANDIDATE_OK;
+}
+
+/* Tries every soname of the table inside `dir`. */
+static bool try_nvrtc_dir(const char *dir, enum cudyn__found_by how)
+{
+    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++) {
+        char file[LOADER_PATH_BYTES + 32];
+        snprintf(file, sizeof file, "%s/%s", dir, nvrtc_sonames[i]);
+        struct stat st;
+        if (stat(file, &st) != 0)
+            continue; /* keep the trace to files that exist */
+        if (try_nvrtc(file, how, 0) == CANDIDATE_OK)
+            return true;
+    }
+    return false;
+}
+
+static int compare_versions_descending(const void *a, const void *b)
+{
+    return strverscmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* /usr/local/cuda-X.Y/lib64, newest version first. */
+static bool try_versioned_toolkits(void)
+{
+    DIR *d = opendir("/usr/local");
+    if (!d)
+        return false;
+    char *names[64];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < N_ELEMS(names))
+        if (strncmp(e->d_name, "cuda-", 5) == 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    closedir(d);
+    qsort(names, n, sizeof names[0], compare_versions_descending);
+    bool found = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!found) {
+            char dir[LOADER_PATH_BYTES];
+            snprintf(dir, sizeof dir, "/usr/local/%s/lib64", names[i]);
+            found = try_nvrtc_dir(dir, FOUND_BY_TOOLKIT_DIR);
+        }
+        free(names[i]);
+    }
+    return found;
+}
+
+static bool try_toolkit_roots(void)
+{
+    for (size_t i = 0; i < N_ELEMS(nvrtc_env_roots); i++) {
+        const char *root = cudyn__getenv(nvrtc_env_roots[i].variable);
+        if (!root || !root[0])
+            continue;
+        for (size_t j = 0; j < N_ELEMS(toolkit_lib_subdirs); j++) {
+            char dir[LOADER_PATH_BYTES];
+            snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
+            if (try_nvrtc_dir(dir, nvrtc_env_roots[i].how))
+                return true;
+        }
+    }
+    return try_nvrtc_dir("/usr/local/cuda/lib64", FOUND_BY_TOOLKIT_DIR) || try_versioned_toolkits();
+}
+
+static int find_nvrtc(void)
+{
+    const char *override = cudyn__getenv("CUDYN_LIBNVRTC");
+    if (override && override[0]) {
+        bool ok = cudyn__is_directory(override) ? try_nvrtc_dir(override, FOUND_BY_NVRTC_ENV)
+                                                : try_nvrtc(override, FOUND_BY_NVRTC_ENV, 0) == CANDIDATE_OK;
+        if (ok)
+            return CUDYN_OK;
+        return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVRTC_OVERRIDE,
+                           "CUDYN_LIBNVRTC=%s is not a usable libnvrtc%s%s", override,
+                           cudyn__nvrtc_state.rejected[0] ? ": " : "", cudyn__nvrtc_state.rejected);
+    }
+    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++)
+        if (try_nvrtc(nvrtc_sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
+            return CUDYN_OK;
+    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++)
+        if (try_nvrtc(nvrtc_sonames[i], FOUND_BY_SONAME, 0) == CANDIDATE_OK)
+            return CUDYN_OK;
+    if (try_toolkit_roots() || try_nvrtc("libnvrtc.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVRTC,
+                       "NVRTC (libnvrtc.so.13, .12, .11.x or .10.2) was not found (tried: the process, the loader's "
+                       "search path, CUDA_PATH, CUDA_HOME, /usr/local/cuda*/lib64, libnvrtc.so)%s%s",
+                       cudyn__nvrtc_state.rejected[0] ? "; found but not usable: " : "", cudyn__nvrtc_state.rejected);
+}
+
+/* NVRTC dlopens libnvrtc-builtins itself, by soname; loading it first from
+ * NVRTC's own directory makes sure the matching one is used. */
+static void preload_builtins(void)
+{
+    if (!cudyn__nvrtc_state.dir[0])
+        return;
+    char file[LOADER_PATH_BYTES + 64];
+    snprintf(file, sizeof file, "%s/libnvrtc-builtins.so.%d.%d", cudyn__nvrtc_state.dir, LIB->version / 1000,
+             LIB->version % 1000 / 10);
+    if (dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
+        cudyn__copy_string(cudyn__nvrtc_state.builtins_path, sizeof cudyn__nvrtc_state.builtins_path, file);
+        TRACE("preloaded %s", file);
+    } else {
+        const char *e = dlerror();
+        TRACE("%s: %s (NVRTC will search for it itself)", file, e ? e : "cannot be opened");
+    }
+}
+
+static int load_and_bind_nvrtc(void)
+{
+    int st = find_nvrtc();
+    if (st != CUDYN_OK)
+        return st;
+    cudyn__bind_nvrtc(LIB->handle, &LIB->trace, &LIB->bind);
+    if (LIB->bind.first_missing_required)
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, LIB->bind.first_missing_required,
+                           HINT_REINSTALL_NVRTC, "%s lacks %s, which cudyn requires", LIB->path,
+                           LIB->bind.first_missing_required);
+    preload_builtins();
+    return CUDYN_OK;
+}
+
+static void nvrtc_once(void)
+{
+    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf, .echo_prefix = "cudyn: nvrtc: "};
+    cudyn_error saved_caller_error;
+    cudyn__error_save(&saved_caller_error);
+    double t0 = cudyn__now_ms();
+    LIB->status = load_and_bind_nvrtc();
+    LIB->load_ms = cudyn__now_ms() - t0;
+    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
+    if (LIB->status != CUDYN_OK) {
+        cudyn__error_save(&LIB->error);
+        TRACE("NVRTC not usable: %s", LIB->error.message);
+    }
+    cudyn__error_restore(&saved_caller_error);
+    if (LIB->status == CUDYN_OK)
+        atomic_store_explicit(&cudyn__nvrtc_bound_version, LIB->version, memory_order_release);
+    atomic_store_explicit(&LIB->done, true, memory_order_release);
+}
+
+void cudyn__load_nvrtc(void)
+{
+    pthread_once(&nvrtc_once_control, nvrtc_once);
+}
+
+int cudyn__need_nvrtc(void)
+{
+    cudyn__load_nvrtc();
+    if (LIB->status != CUDYN_OK)
+        cudyn__error_restore(&LIB->error);
+    return LIB->status;
+}
+
+const char *cudyn__nvrtc_dir(void)
+{
+    return cudyn__nvrtc_version_loaded() && cudyn__nvrtc_state.dir[0] ? cudyn__nvrtc_state.dir : NULL;
+}

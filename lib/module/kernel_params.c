@@ -1,0 +1,320 @@
+/*
+ * kernel_params.c - what each kernel takes, so a typed launch is checked
+ * before the GPU sees it: the count and sizes from the driver
+ * (cuFuncGetParamInfo, CUDA 12.4+), the count, sizes and kinds from the PTX
+ * of the module it came from (when cudyn has that PTX), and the kernel's
+ * name and context for messages.
+ *
+ * Launches read this on every cudyn_launchf, from many threads, so readers
+ * take no lock: each slot is a seqlock.  A writer (under write_lock) makes
+ * the sequence odd, changes the slot, and makes it even again; a reader
+ * that saw an odd or changed sequence retries on the slow path.  Every
+ * field is written with release and read with acquire order (no fences,
+ * which ThreadSanitizer cannot follow; on x86 both are plain moves): a
+ * reader that sees any new field then sees the odd sequence after it.  A slot
+ * belongs to one function handle until that handle's module is unloaded
+ * (the driver may hand the same address to another kernel later).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "module/kernel_params.h"
+
+#define SLOTS 512
+#define PROBES 8
+
+struct slot {
+    atomic_uint seq;
+    _Atomic(cudyn_function) f;
+    atomic_int count; /* PARAMS_UNKNOWN: the launch goes unchecked */
+    _Atomic(size_t) sizes[CUDYN_MAX_ARGS];
+    _Atomic(unsigned char) classes[CUDYN_MAX_ARGS];
+    /* read and written under write_lock only */
+    cu_module module; /* NULL if unknown: forgotten at every unload */
+    struct cudyn__kernel_identity who;
+};
+
+static struct slot slots[SLOTS];
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint epoch = 1; /* moves with every change of any slot */
+
+unsigned int cudyn__kernel_epoch(void)
+{
+    return atomic_load_explicit(&epoch, memory_order_acquire);
+}
+
+static size_t home(cudyn_function f)
+{
+    return ((uintptr_t)f >> 4) % SLOTS;
+}
+
+/* ---------------------------------------------------------- writers */
+
+static void write_begin(struct slot *s)
+{
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static void write_end(struct slot *s)
+{
+    atomic_store_explicit(&s->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_release);
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_release);
+}
+
+static void fill(struct slot *s, cudyn_function f, const struct cudyn__kernel_facts *facts)
+{
+    write_begin(s);
+    atomic_store_explicit(&s->f, f, memory_order_release);
+    atomic_store_explicit(&s->count, facts->count, memory_order_release);
+    for (int i = 0; i < facts->count && i < CUDYN_MAX_ARGS; i++) {
+        atomic_store_explicit(&s->sizes[i], facts->sizes[i], memory_order_release);
+        atomic_store_explicit(&s->classes[i], (unsigned char)facts->classes[i], memory_order_release);
+    }
+    s->module = facts->module;
+    s->who = facts->who;
+    write_end(s);
+}
+
+static void clear(struct slot *s)
+{
+    write_begin(s);
+    atomic_store_explicit(&s->f, NULL, memory_order_release);
+    s->module = NULL;
+    write_end(s);
+}
+
+/* The slot for f, or a free one near its home (write_lock held). */
+static struct slot *slot_for_writing(cudyn_function f)
+{
+    struct slot *free_slot = NULL;
+    for (size_t probe = 0; probe < PROBES; probe++) {
+        struct slot *s = &slots[(home(f) + probe) % SLOTS];
+        cudyn_function key = atomic_load_explicit(&s->f, memory_order_relaxed);
+        if (key == f)
+            return s;
+        if (!key && !free_slot)
+            free_slot = s;
+    }
+    return free_slot; /* NULL: the neighbourhood is full; f goes unchecked */
+}
+
+void cudyn__kernel_register(cudyn_function f, const struct cudyn__kernel_facts *facts)
+{
+    pthread_mutex_lock(&write_lock);
+    struct slot *s = slot_for_writing(f);
+    if (s)
+        fill(s, f, facts);
+    pthread_mutex_unlock(&write_lock);
+}
+
+bool cudyn__kernel_known(cudyn_function f, cu_module module)
+{
+    pthread_mutex_lock(&write_lock);
+    struct slot *s = slot_for_writing(f);
+    bool known = s && atomic_load_explicit(&s->f, memory_order_relaxed) == f && s->module == module;
+    pthread_mutex_unlock(&write_lock);
+    return known;
+}
+
+void cudyn__kernel_forget_module(cu_module module)
+{
+    pthread_mutex_lock(&write_lock);
+    for (size_t i = 0; i < SLOTS; i++)
+        if (atomic_load_explicit(&slots[i].f, memory_order_relaxed) &&
+            (slots[i].module == module || slots[i].module == NULL))
+            clear(&slots[i]);
+    pthread_mutex_unlock(&write_lock);
+}
+
+void cudyn__kernel_forget_all(void)
+{
+    pthread_mutex_lock(&write_lock);
+    for (size_t i = 0; i < SLOTS; i++)
+        if (atomic_load_explicit(&slots[i].f, memory_order_relaxed))
+            clear(&slots[i]);
+    pthread_mutex_unlock(&write_lock);
+}
+
+/* ---------------------------------------------------------- readers */
+
+enum verdict { VERDICT_UNKNOWN, VERDICT_UNCHECKED, VERDICT_MATCH, VERDICT_MISMATCH };
+
+/* Compares a format with one slot; VERDICT_UNKNOWN if the slot is not f's
+ * or changed while read. */
+static enum verdict compare(struct slot *s, cudyn_function f, const struct cudyn__format *fmt)
+{
+    unsigned int seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+    if (seq & 1u)
+        return VERDICT_UNKNOWN;
+    enum verdict v = VERDICT_UNKNOWN;
+    if (atomic_load_explicit(&s->f, memory_order_acquire) == f) {
+        int count = atomic_load_explicit(&s->count, memory_order_acquire);
+        if (count == PARAMS_UNKNOWN)
+            v = VERDICT_UNCHECKED;
+        else if (count != fmt->n)
+            v = VERDICT_MISMATCH;
+        else {
+            v = VERDICT_MATCH;
+            for (int i = 0; i < count && v == VERDICT_MATCH; i++)
+                if (atomic_load_explicit(&s->sizes[i], memory_order_acquire) != fmt->args[i].size ||
+                    !cudyn__param_accepts(atomic_load_explicit(&s->classes[i], memory_order_acquire),
+                                          fmt->args[i].code))
+                    v = VERDICT_MISMATCH;
+        }
+    }
+    return atomic_load_explicit(&s->seq, memory_order_relaxed) == seq ? v : VERDICT_UNKNOWN;
+}
+
+static enum verdict lookup(cudyn_function f, const struct cudyn__format *fmt)
+{
+    for (size_t probe = 0; probe < PROBES; probe++) {
+        enum verdict v = compare(&slots[(home(f) + probe) % SLOTS], f, fmt);
+        if (v != VERDICT_UNKNOWN)
+            return v;
+    }
+    return VERDICT_UNKNOWN;
+}
+
+/* ------------------------------------------------------ the slow path */
+
+static const char *class_name(enum cudyn__param_class cls)
+{
+    switch (cls) {
+    case PARAM_INTEGER: return "an integer";
+    case PARAM_FLOAT: return "a floating-point value";
+    case PARAM_POINTER: return "a pointer";
+    case PARAM_BYTES: return "a struct or array";
+    default: return "a value";
+    }
+}
+
+/* The message for a format that does not match (write_lock held, so the
+ * slot cannot change under it). */
+static int mismatch(const char *api, const struct slot *s, const struct cudyn__format *fmt, const char *fmt_text)
+{
+    const char *name = s->who.name[0] ? s->who.name : "the kernel";
+    int count = atomic_load_explicit(&s->count, memory_order_relaxed);
+    if (count != fmt->n)
+        return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: %s takes %d parameter%s, the format \"%.64s\" gives %d", api, name, count,
+                           count == 1 ? "" : "s", fmt_text, fmt->n);
+    for (int i = 0; i < count; i++) {
+        size_t size = atomic_load_explicit(&s->sizes[i], memory_order_relaxed);
+        enum cudyn__param_class cls = atomic_load_explicit(&s->classes[i], memory_order_relaxed);
+        const struct cudyn__arg_spec *a = &fmt->args[i];
+        if (size != a->size)
+            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                               "%s: %s: parameter %d is %zu bytes, argument %d ('%c', %s) is %zu", api, name, i + 1,
+                               size, i + 1, a->code, a->what, a->size);
+        if (!cudyn__param_accepts(cls, a->code))
+            return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                               "%s: %s: parameter %d is %s (its PTX says so), argument %d ('%c') is %s", api, name,
+                               i + 1, class_name(cls), i + 1, a->code, a->what);
+    }
+    return CUDYN_OK; /* it matches after all: it changed since the fast path looked */
+}
+
+int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__format *fmt, const char *fmt_text,
+                        bool *checked)
+{
+    enum verdict v = lookup(f, fmt);
+    if (CUDYN_LIKELY(v == VERDICT_MATCH || v == VERDICT_UNCHECKED)) {
+        *checked = v == VERDICT_MATCH;
+        return CUDYN_OK;
+    }
+    if (v == VERDICT_UNKNOWN) {
+        /* first launch of a kernel cudyn did not look up itself (or a
+         * slot being rewritten): ask the driver, outside the lock */
+        struct cudyn__kernel_facts facts;
+        cudyn__kernel_query(f, &facts);
+        cudyn__kernel_register(f, &facts);
+        v = lookup(f, fmt);
+        if (v == VERDICT_UNKNOWN) { /* no room near its home: unchecked */
+            *checked = false;
+            return CUDYN_OK;
+        }
+        if (v != VERDICT_MISMATCH) {
+            *checked = v == VERDICT_MATCH;
+            return CUDYN_OK;
+        }
+    }
+    pthread_mutex_lock(&write_lock);
+    struct slot *s = slot_for_writing(f);
+    bool still_there = s && atomic_load_explicit(&s->f, memory_order_relaxed) == f;
+    int st = still_there ? mismatch(api, s, fmt, fmt_text) : CUDYN_OK;
+    pthread_mutex_unlock(&write_lock);
+    *checked = still_there; /* gone meanwhile (its module was unloaded): unchecked */
+    return st;
+}
+
+int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts)
+{
+    memset(facts, 0, sizeof *facts);
+    cu_function fn = (cu_function)(void *)f;
+    const char *name = NULL;
+    if (!module && DRIVER_HAS(cuFuncGetName) && cudyn__drv.cuFuncGetName(&name, fn) == CU_OK && name)
+        cudyn__copy_string(facts->who.name, sizeof facts->who.name, name);
+    facts->module = module;
+    if (!module && (!DRIVER_HAS(cuFuncGetModule) || cudyn__drv.cuFuncGetModule(&facts->module, fn) != CU_OK))
+        facts->module = NULL;
+    int count = PARAMS_UNKNOWN;
+    for (int i = 0; DRIVER_HAS(cuFuncGetParamInfo) && i <= CUDYN_MAX_ARGS; i++) {
+        size_t offset = 0, size = 0;
+        cu_result r = cudyn__drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size);
+        if (r == CU_ERR_INVALID_VALUE) { /* past the last parameter */
+            count = i;
+            break;
+        }
+        if (r != CU_OK || i == CUDYN_MAX_ARGS)
+            break; /* the driver cannot say */
+        facts->sizes[i] = size;
+    }
+    return count;
+}
+
+/* What the driver and the module can tell about a kernel cudyn did not
+ * look up itself (no lock held: these are driver calls). */
+void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts)
+{
+    int driver_count = cudyn__kernel_driver_facts(f, NULL, facts);
+    struct cudyn__ptx_kernel ptx = {.count = -1};
+    if (facts->module)
+        cudyn__module_ptx_params(facts->module, facts->who.name, &ptx, &facts->who.ctx);
+    cudyn__kernel_merge(facts, driver_count, &ptx);
+}
+
+/* The driver's count and sizes win; the PTX adds the kinds where both
+ * agree on the count, and stands alone where the driver cannot say. */
+void cudyn__kernel_merge(struct cudyn__kernel_facts *facts, int driver_count, const struct cudyn__ptx_kernel *ptx)
+{
+    facts->count = driver_count;
+    for (int i = 0; i < CUDYN_MAX_ARGS; i++)
+        facts->classes[i] = PARAM_UNKNOWN;
+    if (ptx->count < 0 || (driver_count != PARAMS_UNKNOWN && driver_count != ptx->count))
+        return;
+    facts->count = ptx->count;
+    for (int i = 0; i < ptx->count; i++) {
+        if (driver_count == PARAMS_UNKNOWN)
+            facts->sizes[i] = ptx->params[i].size;
+        facts->classes[i] = facts->sizes[i] == ptx->params[i].size ? ptx->params[i].cls : PARAM_UNKNOWN;
+    }
+}
+
+bool cudyn__kernel_identify(cudyn_function f, struct cudyn__kernel_identity *who)
+{
+    bool found = false;
+    pthread_mutex_lock(&write_lock);
+    for (size_t probe = 0; probe < PROBES && !found; probe++) {
+        struct slot *s = &slots[(home(f) + probe) % SLOTS];
+        if (atomic_load_explicit(&s->f, memory_order_relaxed) == f) {
+            *who = s->who;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&write_lock);
+    return found;
+}

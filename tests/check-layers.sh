@@ -1,0 +1,105 @@
+#!/bin/sh
+# check-layers.sh - lib/'s wings call only downward.  The library's files
+# sit in wings, bottom to top: lib/ (base), loader/, api/, compile/,
+# module/, expr/ (lib/README.md says what each holds).  Reading the built
+# objects' symbols with nm, this fails when a file of a lower wing
+# references a name defined in a higher one, and when an #include line of
+# a lower wing names a higher wing's header; the one documented exception
+# (EXCEPTIONS below) passes, and fails once it is no longer used, so the
+# list stays true.  Before looking at the library it proves on two objects
+# of its own that it catches an upward call.
+. "$top_srcdir/tests/common.sh"
+command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
+
+WINGS="base loader api compile module expr"
+# "FILE NAME": FILE (wing/name, no .c) may reference NAME of a higher wing.
+# The reset fan-out: a context reset destroys the context's modules and
+# kernels, so context.c tells module.c and kernel_params.c to forget them.
+EXCEPTIONS="api/context cudyn__module_forget_context
+api/context cudyn__kernel_forget_all"
+# "FILE HEADER": the includes those calls need.
+INCLUDE_EXCEPTIONS="api/context module/kernel_params.h"
+
+# check_objects LIST: LIST has a line "WING FILE OBJECT" per object; prints
+# each upward reference ("FILE -> WING/FILE: NAME") not excepted, and each
+# exception no longer used; returns 1 if it printed anything.
+check_objects() {
+    while read -r wing file obj; do
+        nm -P "$obj" | awk -v w="$wing" -v f="$file" '
+            $2 == "U" { print "U", w, f, $1; next }
+            $2 ~ /^[TDBRCVWGSi]$/ { print "D", w, f, $1 }'
+    done < "$1" > "$tmp/symbols" || return 1
+    awk -v wings="$WINGS" -v exceptions="$EXCEPTIONS" '
+        BEGIN {
+            n = split(wings, order, " ")
+            for (i = 1; i <= n; i++) rank[order[i]] = i
+            m = split(exceptions, lines, "\n")
+            for (i = 1; i <= m; i++) { split(lines[i], p, " "); allowed[p[1] " " p[2]] = 1 }
+        }
+        $1 == "D" { defined_in[$4] = $2; defined_file[$4] = $3; next }
+        { uses[++k] = $0 }
+        END {
+            bad = 0
+            for (i = 1; i <= k; i++) {
+                split(uses[i], u, " ")
+                name = u[4]
+                if (!(name in defined_in)) continue
+                if (!(u[2] in rank) || !(defined_in[name] in rank)) {
+                    printf "wing %s or %s is not in the order: add it to WINGS\n", u[2], defined_in[name]
+                    bad = 1; continue
+                }
+                if (rank[defined_in[name]] <= rank[u[2]]) continue
+                key = u[3] " " name
+                if (key in allowed) { used[key] = 1; continue }
+                printf "%s -> %s: %s\n", u[3], defined_file[name], name
+                bad = 1
+            }
+            for (key in allowed)
+                if (!(key in used)) { printf "exception no longer used: %s\n", key; bad = 1 }
+            exit bad
+        }' "$tmp/symbols"
+}
+
+# ---- the check can fail: a base object calling an expr object's function
+mkdir -p "$tmp/plant"
+printf 'int planted_high(void);\nint planted_low(void) { return planted_high(); }\n' > "$tmp/plant/low.c"
+printf 'int planted_high(void) { return 1; }\n' > "$tmp/plant/high.c"
+if ${CC:-cc} -c -o "$tmp/plant/low.o" "$tmp/plant/low.c" && ${CC:-cc} -c -o "$tmp/plant/high.o" "$tmp/plant/high.c"; then
+    printf 'base low %s\nexpr high %s\n' "$tmp/plant/low.o" "$tmp/plant/high.o" > "$tmp/plant/list"
+    # the exceptions are not used by these two objects: only the planted line counts
+    planted=$(check_objects "$tmp/plant/list" | grep -v '^exception no longer used')
+    [ "$planted" = "low -> high: planted_high" ] ||
+        { echo "FAIL: a planted upward call (base -> expr) was not reported as such: '$planted'"; fail=1; }
+else
+    echo "FAIL: cannot compile the planted objects with ${CC:-cc}"; fail=1
+fi
+
+# ---- the library's objects, found through libtool's .lo files
+: > "$tmp/list"
+for lo in $(cd "$top_builddir/lib" && find . -name 'libcudyn_la-*.lo' | sort); do
+    dir=$(dirname "$lo"); dir=${dir#.}; dir=${dir#/}
+    obj=$(sed -n "s/^pic_object='\(.*\)'$/\1/p" "$top_builddir/lib/$lo")
+    [ -n "$obj" ] && [ "$obj" != none ] || obj=$(sed -n "s/^non_pic_object='\(.*\)'$/\1/p" "$top_builddir/lib/$lo")
+    file=$(basename "$lo" .lo); file=${file#libcudyn_la-}
+    printf '%s %s %s\n' "${dir:-base}" "${dir:-base}/$file" "$top_builddir/lib/${dir:+$dir/}$obj" >> "$tmp/list"
+done
+[ -s "$tmp/list" ] || { echo "SKIP: the library's objects are not built"; exit 77; }
+if ! out=$(check_objects "$tmp/list"); then
+    echo "FAIL: a lower wing of lib/ calls into a higher one (lib/README.md: the wings and their order):"
+    printf '%s\n' "$out" | sed 's/^/    /'
+    fail=1
+fi
+
+# ---- #include lines: a lower wing names no higher wing's header
+rank() { i=1; for w in $WINGS; do [ "$w" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 0; }
+for path in $(cd "$top_srcdir/lib" && find . -name '*.[ch]' | sort); do
+    path=${path#./}
+    case $path in */*) wing=${path%%/*} ;; *) wing=base ;; esac
+    for header in $(sed -n 's/^#include "\([a-z]*\/[a-z0-9_]*\.h\)".*/\1/p' "$top_srcdir/lib/$path"); do
+        [ "$(rank "${header%%/*}")" -gt "$(rank "$wing")" ] || continue
+        printf '%s\n' "$INCLUDE_EXCEPTIONS" | grep -qxF "${path%.[ch]} $header" && continue
+        echo "FAIL: lib/$path ($wing) includes $header, of a higher wing"
+        fail=1
+    done
+done
+finish
