@@ -106,6 +106,18 @@ fi
 cp -R "$examples" "$work/examples"
 check "make (the installed examples)" make --no-print-directory -C "$work/examples"
 check "saxpy linked to" sh -c "ldd '$work/examples/saxpy' | grep -m1 libcudyn"
+check "cxx/saxpy linked to" sh -c "ldd '$work/examples/cxx/saxpy' | grep -m1 libcudyn"
+if command -v cmake >/dev/null; then   # find_package(cudyn) from the installed libcudyn-dev
+    mkdir -p "$work/cmake"
+    printf '%s\n' 'cmake_minimum_required(VERSION 3.13)' 'project(consumer C)' 'find_package(cudyn 0.2 REQUIRED)' \
+        'add_executable(consumer main.c)' 'target_link_libraries(consumer PRIVATE cudyn::cudyn)' > "$work/cmake/CMakeLists.txt"
+    printf '%s\n' '#include <cudyn.h>' '#include <stdio.h>' \
+        'int main(void) { puts(CUDYN_VERSION_STRING); return 0; }' > "$work/cmake/main.c"
+    check "find_package(cudyn 0.2) (CMake)" sh -c "cmake -S '$work/cmake' -B '$work/cmake/build' >/dev/null &&
+        cmake --build '$work/cmake/build' >/dev/null && '$work/cmake/build/consumer'"
+else
+    echo "cmake not installed: find_package(cudyn) not tried"
+fi
 check "cudainfo --version" cudainfo --version
 # no GPU here is fine: 3 no driver, 4 cuInit failed, 5 no device
 info_rc=0
@@ -128,5 +140,5 @@ else
     printf '%s\n' "$tags" | sed 's/^/  /'
 fi
 echo "blhc: hardening flags on every compile and link line"
-echo "installed and used: man pages, pkg-config, the installed examples, cudainfo (exit $info_rc)"
+echo "installed and used: man pages, pkg-config, the installed examples (C and C++), the CMake package, cudainfo (exit $info_rc)"
 echo "output: $out"

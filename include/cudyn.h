@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cudyn/version.h"
+
 #if defined(CUDYN_BUILDING_LIBRARY) && defined(__GNUC__)
 #define CUDYN_API __attribute__((visibility("default")))
 #else
@@ -298,7 +300,15 @@ CUDYN_API int cudyn_has(const char *entry_point);
 CUDYN_API void *cudyn_driver_proc(const char *name, int abi_version);
 CUDYN_API void *cudyn_nvrtc_proc(const char *name);
 
-/* The library's own version as "MAJOR.MINOR.PATCH" (the package version). */
+/*
+ * The library's own version as "MAJOR.MINOR.PATCH" (the package version),
+ * which may be newer than the headers a program was built with.  Those
+ * give theirs at compile time, for #if: CUDYN_VERSION_MAJOR,
+ * CUDYN_VERSION_MINOR, CUDYN_VERSION_PATCH, CUDYN_VERSION_STRING ("0.2.0")
+ * and CUDYN_VERSION_NUM (0xMMmmpp, a byte each: 0x000200 is 0.2.0), with
+ * CUDYN_VERSION_AT_LEAST(major, minor, patch) to compare (from
+ * <cudyn/version.h>, which cudyn.h includes).
+ */
 CUDYN_API const char *cudyn_version(void);
 
 /* ======================================================================

@@ -196,6 +196,13 @@ expect_exit 6 "$cudainfo" -d ''
 expect_match "$out" "device '' not found"
 MOCK_CUDA_FAIL=cuDeviceGetName:2:999 expect_exit 6 "$cudainfo" -d ''
 
+# --version and --help are JSON too with --json, on either side of it
+run_json 0 --version
+expect_line "$(json_get "$json" .version)" "$("$cudainfo" --version | awk '{print $3}')"
+run_json 0 -h
+expect_line "$(json_get "$json" .help)" "$("$cudainfo" --help)"
+json=$("$cudainfo" --help --json) && json_ok "$json" || { echo "FAIL: cudainfo --help --json"; fail=1; }
+
 # 2: usage, in one line naming what is wrong (defect 14), never the whole help
 expect_exit 2 "$cudainfo" --no-such-option
 expect_line "$out" "cudainfo: unrecognized option '--no-such-option' (see cudainfo --help)"
@@ -240,6 +247,8 @@ if ! have_real_driver; then
     (unset CUDYN_LIBCUDA; LD_LIBRARY_PATH="$top_builddir/lib/.libs" expect_exit 3 "$cudainfo"
      expect_match "$out" "^cudainfo: the NVIDIA driver library libcuda.so.1 was not found"
      expect_match "$out" "^cudainfo: hint: (install the NVIDIA driver|the nvidia kernel module is loaded)"
+     expect_exit 3 "$cudainfo" --explain
+     expect_no_match "$out" "hint: .*cudainfo --explain"
      exit $fail) || fail=1
 fi
 MOCK_CUDA_STUB=1 expect_exit 3 "$cudainfo"
@@ -256,10 +265,18 @@ expect_match "$out" "^cudainfo: hint: .*Xid"
 MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$cudainfo" --explain
 [ "$(printf '%s\n' "$out" | grep -c 'cuInit returned CUDA_ERROR_UNKNOWN')" = 1 ] || { echo "FAIL: --explain repeats the message"; fail=1; }
 [ "$(printf '%s\n' "$out" | grep -c 'Xid')" = 1 ] || { echo "FAIL: --explain repeats the hint"; fail=1; }
+# --explain's hint does not send the reader to --explain: text and JSON
+expect_line "$out" "cudainfo: hint: an unknown driver error; check dmesg for Xid messages"
+MOCK_CUDA_FAIL=cuInit:1:999 expect_exit 4 "$cudainfo"
+expect_line "$out" "cudainfo: hint: an unknown driver error; check dmesg for Xid messages and run cudainfo --explain"
+MOCK_CUDA_DEVICES=none expect_exit 5 "$cudainfo" --explain
+expect_no_match "$out" "cudainfo --explain"
+expect_match "$out" "hint: no GPU is visible: .*kernel module is loaded$"
 MOCK_CUDA_FAIL=cuInit:1:803 expect_exit 4 "$cudainfo"
 expect_match "$out" "^cudainfo: hint: the NVIDIA kernel module and the user-space driver \(libcuda\) have different versions"
 MOCK_CUDA_FAIL=cuInit:1:999 run_json 4 --explain
 expect_match "$(json_get "$json" .result.hint)" "Xid"
+expect_no_match "$(json_get "$json" .result.hint)" "cudainfo --explain"
 # the driver fails to count its devices after cuInit: 4 as well
 MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 expect_exit 4 "$cudainfo"
 MOCK_CUDA_FAIL=cuDeviceGetCount:1:999 run_json 4

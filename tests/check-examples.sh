@@ -4,7 +4,8 @@
 # and on a real GPU when the machine has one.  Kernels
 # are compiled by the real NVRTC when it is installed, else by the mock
 # NVRTC (which cannot compile C++ templates: template_kernel then waits for
-# a real NVRTC).  mpi_saxpy has its own test, check-mpi.sh.
+# a real NVRTC).  The C++ ones (examples/cxx, cudyn.hpp) too.  mpi_saxpy has
+# its own test, check-mpi.sh.
 . "$top_srcdir/tests/common.sh"
 examples="$top_builddir/examples"
 
@@ -36,6 +37,13 @@ on_mock in_out
 on_mock elementwise
 [ ${#nvrtc_env[@]} = 0 ] && on_mock template_kernel
 on_mock texture
+# the C++ examples (cudyn.hpp); struct_args.cc's deliberate mistake is
+# refused before launching, the mock describing the kernel's parameters
+on_mock cxx/saxpy
+on_mock cxx/struct_args
+expect_match "$out" "^caught before launching: .*testkernel: parameter 3 is 4 bytes, argument 3 \('d', double\) is 8"
+on_mock cxx/stream_pipeline
+expect_match "$out" "^1048576 floats in 8 chunks on 2 streams"
 # texture through the mock NVRTC too, so it runs where the toolkit is not
 # installed: the mock samples its texture on the host
 out=$(CUDYN_CACHE=0 CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$examples/texture" 2>&1)
@@ -75,6 +83,7 @@ fi
 
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
     gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture"
+    gpu_examples="$gpu_examples cxx/saxpy cxx/struct_args cxx/stream_pipeline"
     [ -n "$CUDA_INCLUDE_DIR" ] && gpu_examples="$gpu_examples raw_driver"
     for ex in $gpu_examples; do
         out=$(env -u LD_LIBRARY_PATH "$examples/$ex" 2>&1)

@@ -25,7 +25,7 @@ compile() {
     name=$1 src=$2
     shift 2
     # shellcheck disable=SC2086 # the flags are words
-    if ! $CC $CUDYN_CFLAGS -I"$top_srcdir/include" "$@" "$src" -o "$tmp/$name" \
+    if ! $CC $CUDYN_CFLAGS -I"$top_builddir/include" -I"$top_srcdir/include" "$@" "$src" -o "$tmp/$name" \
             -L"$top_builddir/lib/.libs" -lcudyn > "$tmp/cc.log" 2>&1; then
         echo "FAIL: the README program $src does not compile:"
         sed 's/^/    | /' "$tmp/cc.log"

@@ -111,6 +111,23 @@ expect_match "$out" "^Result = PASS$"
 expect_match "$out" "^cudyn-saxpy: timed out after 2 s, after the result was written; it stands$"
 MOCK_CUDA_FAIL=cuModuleUnload:1:999 expect_exit 0 "$saxpy" $small
 expect_match "$out" "^Result = PASS$"
+# --free (for leak checkers): after the result, every device and
+# page-locked allocation is freed and the primary context released, on each
+# device; pageable: 3 device vectors and the probe; --pinned: 3 more
+# page-locked vectors
+calls() { awk -v f="$2" '$1 == f {n = $2} END {print n + 0}' "$1"; }
+MOCK_CUDA_COUNTS="$tmp/free.counts" expect_exit 0 "$saxpy" $small --free
+expect_match "$out" "^Result = PASS$"
+expect_line "$(calls "$tmp/free.counts" cuMemAlloc_v2) $(calls "$tmp/free.counts" cuMemFree_v2)" "3 3"
+expect_line "$(calls "$tmp/free.counts" cuMemHostAlloc) $(calls "$tmp/free.counts" cuMemFreeHost)" "1 1"
+expect_line "$(calls "$tmp/free.counts" cuDevicePrimaryCtxRelease_v2)" 1
+MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_COUNTS="$tmp/free2.counts" expect_exit 0 "$saxpy" $small --free --pinned -d all
+expect_line "$(calls "$tmp/free2.counts" cuMemAlloc_v2) $(calls "$tmp/free2.counts" cuMemFree_v2)" "6 6"
+expect_line "$(calls "$tmp/free2.counts" cuMemHostAlloc) $(calls "$tmp/free2.counts" cuMemFreeHost)" "8 8"
+expect_line "$(calls "$tmp/free2.counts" cuDevicePrimaryCtxRelease_v2)" 2
+# without it, none of that (the counts above are the ordinary run's)
+expect_line "$(calls "$tmp/saxpy.counts" cuMemAlloc_v2) $(calls "$tmp/saxpy.counts" cuMemFree_v2)" "3 0"
+expect_line "$(calls "$tmp/saxpy.counts" cuDevicePrimaryCtxRelease_v2)" 0
 
 # only what is needed: the selected device alone is described (all of them
 # for a UUID or PCI id, to match it), and --naive asks for no occupancy
@@ -225,6 +242,13 @@ if [ -n "${VALGRIND:-}" ]; then
         [ $rc = 8 ] || { echo "FAIL: cudyn-saxpy with $fn failing under valgrind exited $rc"; cat "$tmp/vg.log"; fail=1; }
     done
 fi
+
+# --version and --help are JSON too with --json
+run_json 0 --version
+expect_match "$json" "\"version\":\"[0-9]+\.[0-9]+"
+run_json 0 -h
+expect_match "$json" "\"help\":\"Usage: cudyn-saxpy"
+json=$("$saxpy" -h --json) && json_ok "$json" || { echo "FAIL: cudyn-saxpy -h --json"; fail=1; }
 
 # no driver, no device, unknown device, usage
 CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 expect_exit 3 "$saxpy"

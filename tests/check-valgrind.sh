@@ -34,6 +34,7 @@ tests/test_sharing
 tests/test_status
 tests/test_texture
 tests/test_threads
+tests/test_cxx17
 tools/cudainfo
 tools/cudainfo -a --p2p --mem --json
 tools/cudainfo --explain
@@ -47,6 +48,8 @@ examples/in_out
 examples/elementwise
 examples/texture
 examples/multi_gpu
+examples/cxx/saxpy
+examples/cxx/struct_args
 '
 excluded=''
 

@@ -97,11 +97,22 @@ parse() {
     done
     case ${words[i]:-} in
     probe) argv=("$top_builddir/tests/probe") ;;
-    cudainfo | cudyn-saxpy) argv=("$top_builddir/tools/${words[i]}") ;;
+    cudainfo | cudyn-saxpy | cudyn-cc) argv=("$top_builddir/tools/${words[i]}") ;;
     examples/*) argv=("$top_builddir/${words[i]}") ;;
     *) echo "FAIL: $workflows: no program in '$1'"; exit 1 ;;
     esac
-    argv+=("${words[@]:i+1}")
+    # $NAME in an argument is the harness's NAME ($top_srcdir); $RUN_DIR
+    # stays, for run() to make the run's own directory
+    local word done name
+    for word in "${words[@]:i+1}"; do
+        done=
+        while [[ $word =~ ^([^$]*)\$([A-Za-z_][A-Za-z0-9_]*)(.*)$ ]]; do
+            name=${BASH_REMATCH[2]}
+            word=${BASH_REMATCH[3]}
+            if [ "$name" = RUN_DIR ]; then done+="${BASH_REMATCH[1]}\$RUN_DIR"; else done+="${BASH_REMATCH[1]}${!name:-}"; fi
+        done
+        argv+=("$done$word")
+    done
     json=0
     [[ " ${words[*]} " == *" --json "* ]] && json=1
     return 0
@@ -117,7 +128,7 @@ run() {
     [ "$leak_check" = 1 ] || asan=$asan:detect_leaks=0
     env ASAN_OPTIONS="$asan" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_CACHE_DIR="$dir/cache" \
         MOCK_CUDA_COUNTS="$dir/cuda.counts" MOCK_NVRTC_COUNTS="$dir/nvrtc.counts" "${settings[@]}" "$@" \
-        timeout -k 5 "$timeout" "${argv[@]}" > "$dir/out" 2> "$dir/err"
+        timeout -k 5 "$timeout" "${argv[@]//\$RUN_DIR/$dir}" > "$dir/out" 2> "$dir/err"
     echo $? > "$dir/rc"
 }
 
@@ -249,7 +260,7 @@ repro() {
     [ "$2" = nvrtc ] && var=MOCK_NVRTC_FAIL code=$nvrtc_code
     parse "$(cat "$tmp/workflow.$1")"
     echo "$var=$3:$4:$code CUDYN_LIBCUDA=$MOCK_LIBCUDA CUDYN_LIBNVRTC=$MOCK_LIBNVRTC" \
-        "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]}" | sed "s|$top_builddir/||g"
+        "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]//\$RUN_DIR/.}" | sed "s|$top_builddir/||g"
 }
 
 # ---- report: absorbed runs, each failure in detail, then the failures in

@@ -97,6 +97,68 @@ static void usage_error(struct failure *f, const char *fmt, ...)
     va_end(ap);
 }
 
+void exit_codes_print(FILE *out, char tool)
+{
+    static const struct {
+        int code;
+        const char *tools, *what;
+    } codes[] = {
+#define EXIT_ROW(code, name, tools, what) {code, tools, what},
+        TOOL_EXIT_CODES(EXIT_ROW)
+#undef EXIT_ROW
+    };
+    int column = fprintf(out, "Exit codes:");
+    bool first = true;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        if (!strchr(codes[i].tools, tool))
+            continue;
+        char item[64];
+        int n = snprintf(item, sizeof item, "%s%d %s", first ? "" : ",", codes[i].code, codes[i].what);
+        if (!first && column + n > 78) { /* the comma stays on the line it ends */
+            fputs(",\n", out);
+            column = fprintf(out, "%s", item + 1);
+        } else {
+            column += fprintf(out, "%s%s", first ? " " : ", ", first ? item : item + 1);
+        }
+        first = false;
+    }
+    fputs(".\n", out);
+}
+
+/* --help or --version as a document of the tool's schema: its head, the
+ * loader block (described, nothing loaded, as for a usage error), the
+ * text asked for, and the result. */
+static void help_version_json(const struct tool *t, bool help)
+{
+    struct cudyn_loader_info l = {.size = sizeof l};
+    cudyn_loader_info_ex(&l, CUDYN_LOAD_NOTHING);
+    char kernel_module[64];
+    kernel_module_version(kernel_module, sizeof kernel_module);
+    struct json j;
+    json_init(&j, stdout);
+    json_document_begin(&j, t->schema);
+    json_loader(&j, &l, kernel_module, false);
+    if (help) {
+        /* the same text as without --json, in one string */
+        char *text = NULL;
+        size_t n = 0;
+        FILE *mem = open_memstream(&text, &n);
+        if (mem) {
+            fputs(t->usage, mem);
+            exit_codes_print(mem, t->letter);
+            fclose(mem);
+        }
+        json_string(&j, "help", text ? text : t->usage);
+        free(text);
+    } else {
+        json_string(&j, "version", cudyn_version());
+    }
+    struct failure none = {.exit_code = EXIT_OK};
+    json_result(&j, EXIT_OK, t->ok, &none);
+    json_object_end(&j);
+    json_finish(&j);
+}
+
 /* What the command line asks for besides running. */
 struct request {
     bool help, version;
@@ -153,11 +215,17 @@ int tool_parse(struct tool *t, int argc, char **argv, const char *short_options,
         failure_see_help(t, f);
         return EXIT_USAGE;
     }
-    if (req.help)
+    if (!req.help && !req.version)
+        return -1;
+    if (t->json && t->schema) /* --json promises JSON on every path, these too */
+        help_version_json(t, req.help);
+    else if (req.help) {
         fputs(t->usage, stdout);
-    else if (req.version)
+        exit_codes_print(stdout, t->letter);
+    } else {
         printf("%s (cudyn) %s\n", t->name, cudyn_version());
-    return req.help || req.version ? EXIT_OK : -1;
+    }
+    return EXIT_OK;
 }
 
 /* -------------------------------------------------------------- start-up */

@@ -1,10 +1,9 @@
 /*
- * common.h - what the tools share, stated once: exit codes (cudainfo's and
- * cudyn-saxpy's; cudyn-cc has its own beside 0 and 2), option parsing
- * (--json, --quiet, --help, --version and usage errors), how a failure is
- * reported (what went wrong, and the library's hint on its own line), the
- * start-up sequence (load the driver, cuInit, count devices) and the
- * loader's JSON object.
+ * common.h - what the tools share, stated once: exit codes (one table for
+ * the three tools), option parsing (--json, --quiet, --help, --version and
+ * usage errors), how a failure is reported (what went wrong, and the
+ * library's hint on its own line), the start-up sequence (load the driver,
+ * cuInit, count devices) and the loader's JSON object.
  */
 #ifndef CUDYN_TOOLS_COMMON_H
 #define CUDYN_TOOLS_COMMON_H
@@ -12,24 +11,44 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cudyn.h"
 #include "json.h"
 
-/* Exit codes of cudainfo (0 and 2-7) and cudyn-saxpy (0-9); cudyn-cc uses
- * 0 and EXIT_USAGE from here and its own codes otherwise (cudyn-cc.1). */
+/*
+ * The exit codes of all three tools, one table: a number means the same
+ * thing in every tool, and each tool uses the subset its letters say
+ * (i cudainfo, s cudyn-saxpy, c cudyn-cc).  X(number, name, tools, what
+ * --help says).  Every man page's EXIT STATUS lists exactly its tool's
+ * subset (tests/check-exit-codes.sh); --help prints it from here.
+ * Numbers are never reused for another meaning; new ones are appended.
+ */
+#define TOOL_EXIT_CODES(X)                                                                                       \
+    X(0, EXIT_OK, "isc", "ok")                                                                                  \
+    X(1, EXIT_WRONG, "s", "wrong result")                                                                       \
+    X(2, EXIT_USAGE, "isc", "usage error")                                                                      \
+    X(3, EXIT_NO_DRIVER, "is", "no driver library")                                                             \
+    X(4, EXIT_INIT_FAILED, "is", "cuInit failed")            /* or the driver cannot count its devices */       \
+    X(5, EXIT_NO_DEVICES, "is", "no or too few devices")                                                        \
+    X(6, EXIT_DEVICE_NOT_FOUND, "is", "device not found")    /* a -d selector matches none, or several */       \
+    X(7, EXIT_PARTIAL, "i", "partial failure")               /* something asked for could not be read */        \
+    X(8, EXIT_CUDA_ERROR, "sc", "cudyn or CUDA error")       /* during the work; the message says which */      \
+    X(9, EXIT_TIMEOUT, "s", "timeout")                       /* the watchdog fired */                           \
+    X(10, EXIT_COMPILE, "c", "compile error")                /* NVRTC's log is on stderr */                     \
+    X(11, EXIT_FILE, "c", "file error")                      /* an input unreadable, the output unwritable */   \
+    X(12, EXIT_NO_NVRTC, "c", "NVRTC not found")                                                                \
+    X(13, EXIT_NO_NVFATBIN, "c", "nvFatbin not found")
+
 enum tool_exit {
-    EXIT_OK = 0,
-    EXIT_WRONG = 1,            /* cudyn-saxpy: wrong result */
-    EXIT_USAGE = 2,
-    EXIT_NO_DRIVER = 3,        /* no usable driver library */
-    EXIT_INIT_FAILED = 4,      /* cuInit failed, or the driver cannot count its devices */
-    EXIT_NO_DEVICES = 5,       /* no device, or fewer than required */
-    EXIT_DEVICE_NOT_FOUND = 6, /* a -d selector matches no device, or several */
-    EXIT_PARTIAL = 7,          /* cudainfo: something asked for could not be read */
-    EXIT_CUDA_ERROR = 8,       /* cudyn-saxpy: a CUDA error during the run */
-    EXIT_TIMEOUT = 9,          /* cudyn-saxpy: the watchdog fired */
+#define TOOL_EXIT_ENUM(code, name, tools, what) name = code,
+    TOOL_EXIT_CODES(TOOL_EXIT_ENUM)
+#undef TOOL_EXIT_ENUM
 };
+
+/* "Exit codes: 0 ok, 2 usage error, ..." for the tool of letter `tool`
+ * (see TOOL_EXIT_CODES), wrapped for --help. */
+void exit_codes_print(FILE *out, char tool);
 
 /* A failure as the tools report it: what went wrong, and the library's
  * hint apart (empty for the tools' own failures, which need none). */
@@ -62,8 +81,11 @@ enum { OPT_JSON = 1000, OPT_VERSION, OPT_FIRST_TOOL_OPTION };
         {"version", no_argument, NULL, OPT_VERSION}, {"help", no_argument, NULL, 'h'}
 
 struct tool {
-    const char *name;  /* "cudainfo" */
-    const char *usage; /* the whole --help text */
+    const char *name;   /* "cudainfo" */
+    char letter;        /* its letter in TOOL_EXIT_CODES */
+    const char *schema; /* its JSON documents' schema; NULL: no --json */
+    const char *ok;     /* result.status of a success ("ok", "PASS") */
+    const char *usage;  /* the --help text, before the exit codes */
     bool json, quiet;
 };
 
@@ -74,8 +96,9 @@ typedef void (*option_fn)(void *options, int option, const char *arg, struct fai
  * Parses the command line.  Every argument is read even after a usage
  * error, so --json and -q anywhere still count and a usage error is
  * reported as JSON too.  Returns -1 to go on, or the exit code: EXIT_OK
- * after printing --help or --version, EXIT_USAGE with *f naming the bad
- * argument in one line.
+ * after printing --help (the usage, then the tool's exit codes) or
+ * --version, each as a JSON document with --json (where the tool has a
+ * schema), EXIT_USAGE with *f naming the bad argument in one line.
  */
 int tool_parse(struct tool *t, int argc, char **argv, const char *short_options, const struct option *long_options,
                option_fn take, void *options, struct failure *f);

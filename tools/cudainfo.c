@@ -2,7 +2,7 @@
  * cudainfo - which GPUs, driver and NVRTC this machine has, how the GPUs
  * are linked, and why something fails.  Results go to stdout, diagnostics
  * to stderr; --json writes one valid document on every path, failures
- * included.  Exit codes: enum tool_exit in common.h (0 and 2-7).
+ * included.  Exit codes: TOOL_EXIT_CODES in common.h (0 and 2-7).
  *
  * It gathers everything first (loader, devices, attributes, links), so the
  * exit code is known before anything is printed, then prints it as text
@@ -44,9 +44,7 @@ static const char usage_text[] =
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
     "  -q, --quiet        print nothing; only the exit code tells\n"
     "      --version      cudyn's version\n"
-    "  -h, --help         this help\n\n"
-    "Exit codes: 0 ok, 2 usage, 3 no driver library, 4 cuInit failed,\n"
-    "5 no or too few devices, 6 device not found, 7 partial failure.\n";
+    "  -h, --help         this help\n\n";
 
 struct options {
     bool all, p2p, mem, explain;
@@ -778,8 +776,42 @@ static void report_failure(const struct report *r)
 
 /* ------------------------------------------------------------------ main */
 
+/* Under --explain, the part of the library's hint that sends the reader
+ * to "cudainfo --explain" (a parenthesis, or a clause such as "and run
+ * cudainfo --explain") goes: that is what was just shown. */
+static void drop_self_reference(char *hint)
+{
+    static const char me[] = "cudainfo --explain";
+    char *at = strstr(hint, me);
+    if (!at)
+        return;
+    char *from = at, *end = at + strlen(me);
+    char *open = NULL;
+    for (char *p = at; p > hint && !open && p[-1] != ')'; p--)
+        if (p[-1] == '(')
+            open = p - 1;
+    if (open && strchr(end, ')')) { /* " (cudainfo --explain shows ...)" */
+        from = open > hint && open[-1] == ' ' ? open - 1 : open;
+        end = strchr(end, ')') + 1;
+    } else { /* "; run cudainfo --explain", "and run cudainfo --explain" */
+        static const char *const joins[] = {" and ", "; ", ", "};
+        if (from - hint >= 4 && strncmp(from - 4, "run ", 4) == 0)
+            from -= 4;
+        for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++) {
+            size_t n = strlen(joins[i]);
+            if ((size_t)(from - hint) >= n && strncmp(from - n, joins[i], n) == 0) {
+                from -= n;
+                break;
+            }
+        }
+    }
+    memmove(from, end, strlen(end) + 1);
+}
+
 static int finish(struct report *r)
 {
+    if (r->opt.explain)
+        drop_self_reference(r->failure.hint);
     if (r->tool.json)
         write_json(r);
     else if (!r->tool.quiet) {
@@ -794,7 +826,7 @@ static int finish(struct report *r)
 
 int main(int argc, char **argv)
 {
-    static struct report r = {.tool = {.name = "cudainfo", .usage = usage_text}};
+    static struct report r = {.tool = {.name = "cudainfo", .letter = 'i', .schema = SCHEMA, .ok = "ok", .usage = usage_text}};
     int code = parse_options(&r, argc, argv);
     r.loader.size = sizeof r.loader;
     kernel_module_version(r.kernel_module, sizeof r.kernel_module);

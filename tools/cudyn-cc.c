@@ -7,24 +7,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "cudyn.h"
-
-/* Exit codes of cudyn-cc's own (man/cudyn-cc.1), beside EXIT_OK and
- * EXIT_USAGE of common.h. */
-enum cc_exit {
-    CC_EXIT_COMPILE = 1,   /* the source did not compile: NVRTC's log is on stderr */
-    CC_EXIT_FILE = 3,      /* an input could not be read or the output written */
-    CC_EXIT_NO_NVRTC = 4,
-    CC_EXIT_NO_NVFATBIN = 5,
-    CC_EXIT_FAILED = 6     /* anything else cudyn reports */
-};
 
 #define MAX_ARCHS 64
 #define MAX_OPTIONS 256
@@ -51,14 +45,13 @@ static const char usage_text[] =
     "  --cache-clear       remove every entry of the kernel cache\n"
     "  -h, --help          show this help\n"
     "  --version           show the version\n"
-    "\n"
-    "Exit status: 0 ok, 1 compile error, 2 usage error, 3 file error,\n"
-    "4 NVRTC not found, 5 nvFatbin not found, 6 other failure.\n";
+    "\n";
 
 struct request {
     char **argv; /* -Xnvrtc takes its value from the next argument */
     const char *output, *source_path;
     const char *format;
+    bool format_given;
     char *archs[MAX_ARCHS]; /* each target once, from every --arch; freed at exit */
     int n_archs;
     char *options[MAX_OPTIONS]; /* for NVRTC ("-I" "DIR" joined); freed at exit */
@@ -86,13 +79,20 @@ static void add_option(struct request *r, struct failure *f, const char *flag, c
     snprintf(r->options[r->n_options++], n, "%s%s", flag, value);
 }
 
-/* One target of --arch: well-formed, and not given before. */
+/* One target of --arch: well-formed, and not given before.  The compute
+ * capability is written as NVRTC writes it, 2 or 3 digits with no leading
+ * zero (sm_90, sm_100): so each target has one spelling, which the "given
+ * twice" check compares, and a malformed one (sm_00, sm_090, sm_9999) is a
+ * usage error here rather than NVRTC's. */
 static void add_arch(struct request *r, struct failure *f, const char *tok)
 {
     bool sm = strncmp(tok, "sm_", 3) == 0, compute = strncmp(tok, "compute_", 8) == 0;
     const char *digits = sm ? tok + 3 : tok + 8;
-    if ((!sm && !compute) || strlen(digits) < 2 || strspn(digits, "0123456789") != strlen(digits)) {
-        failure_set(f, EXIT_USAGE, "--arch: '%s' is not sm_XY or compute_XY", tok);
+    size_t n_digits = strlen(digits);
+    if ((!sm && !compute) || n_digits < 2 || n_digits > 3 || strspn(digits, "0123456789") != n_digits ||
+        digits[0] == '0') {
+        failure_set(f, EXIT_USAGE, "--arch: '%s' is not sm_XY or compute_XY (2 or 3 digits, no leading zero: sm_90)",
+                    tok);
         return;
     }
     for (int i = 0; i < r->n_archs; i++)
@@ -148,6 +148,18 @@ enum {
     OPT_CACHE_CLEAR
 };
 
+/* An NVRTC option that chooses the target (--gpu-architecture, -arch, with
+ * or without "=VALUE"): it would override --arch for every compile. */
+static bool names_target(const char *option)
+{
+    static const char *const names[] = {"--gpu-architecture", "-gpu-architecture", "-arch", "--arch"};
+    size_t len = strcspn(option, "=");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(option, names[i], len) == 0)
+            return true;
+    return false;
+}
+
 static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
     struct request *r = options;
@@ -160,7 +172,10 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     case 'o': r->output = arg; break;
     case OPT_ARCH: split_archs(r, f, arg); break;
-    case OPT_FORMAT: r->format = arg; break;
+    case OPT_FORMAT:
+        r->format = arg;
+        r->format_given = true;
+        break;
     case OPT_HEADER: add_header(r, f, arg); break;
     case OPT_STD: add_option(r, f, "--std=", arg); break;
     case 'I': add_option(r, f, "-I", arg); break;
@@ -170,11 +185,38 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
             failure_set(f, EXIT_USAGE, "invalid option '-X%s'", arg);
         else if (!r->argv[optind])
             failure_set(f, EXIT_USAGE, "missing value for option '-Xnvrtc'");
+        else if (names_target(r->argv[optind]))
+            failure_set(f, EXIT_USAGE, "-Xnvrtc %s: targets are given with --arch only (one compile each)",
+                        r->argv[optind]);
         else
             add_option(r, f, "", r->argv[optind++]);
         break;
-    case OPT_CACHE_INFO: r->action = DO_CACHE_INFO; break;
-    case OPT_CACHE_CLEAR: r->action = DO_CACHE_CLEAR; break;
+    case OPT_CACHE_INFO:
+    case OPT_CACHE_CLEAR:
+        if (r->action != DO_COMPILE)
+            failure_set(f, EXIT_USAGE, "--cache-info and --cache-clear exclude each other");
+        r->action = c == OPT_CACHE_INFO ? DO_CACHE_INFO : DO_CACHE_CLEAR;
+        break;
+    }
+}
+
+/* Fills *f if the output is one of the inputs (the source or a --header
+ * file): the same file by device and inode, so that the name itself, a
+ * symbolic link to it (stat follows it, on either side) and a hard link
+ * are all refused, and a slip such as -o k.cu never replaces the source
+ * with an image. */
+static void refuse_output_as_input(const struct request *r, struct failure *f)
+{
+    struct stat out;
+    if (strcmp(r->output, "-") == 0 || stat(r->output, &out) != 0)
+        return; /* standard output, or a file still to be made */
+    for (int i = -1; i < r->n_headers; i++) {
+        const char *input = i < 0 ? r->source_path : r->header_files[i];
+        struct stat in;
+        if (stat(input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            failure_set(f, EXIT_USAGE, "the output '%s' is the input '%s'; it would be overwritten", r->output, input);
+            return;
+        }
     }
 }
 
@@ -196,8 +238,18 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
     r->argv = argv;
     r->format = "cudyn";
     int code = tool_parse(t, argc, argv, "-:ho:I:D:X:", long_options, take_option, r, f);
-    if (code >= 0 || r->action != DO_COMPILE)
+    if (code >= 0)
         return code;
+    if (r->action != DO_COMPILE) {
+        /* the cache commands act on the user's cache as a whole: a
+         * compile argument beside them would be ignored, so it is refused */
+        if (!r->source_path && !r->output && !r->n_archs && !r->n_options && !r->n_headers && !r->format_given)
+            return -1;
+        failure_set(f, EXIT_USAGE, "%s takes no compile arguments",
+                    r->action == DO_CACHE_INFO ? "--cache-info" : "--cache-clear");
+        failure_see_help(t, f);
+        return EXIT_USAGE;
+    }
     bool single = strcmp(r->format, "cubin") == 0 || strcmp(r->format, "ptx") == 0;
     if (!r->source_path)
         failure_set(f, EXIT_USAGE, "no source file given");
@@ -211,6 +263,8 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
         failure_set(f, EXIT_USAGE, "--format %s takes one target of its kind (sm_XY for cubin, compute_XY for ptx)",
                     r->format);
     else
+        refuse_output_as_input(r, f);
+    if (f->exit_code == EXIT_OK)
         return -1;
     failure_see_help(t, f);
     return EXIT_USAGE;
@@ -218,35 +272,62 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
 
 /* ---------------------------------------------------------------- files */
 
+/* An input (the source, a --header file) whole, NUL-terminated: a file
+ * of at most MAX_FILE_BYTES (the limit included) with no NUL byte. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EISDIR; /* said as such, not as a failed read */
+    }
+    if (fd < 0) {
         fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, strerror(errno));
         return NULL;
     }
+    /* read up to one byte past the limit: only then is the file too large */
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap && cap < MAX_FILE_BYTES) {
-            char *grown = realloc(buf, 2 * cap + 1);
+    const char *why = buf ? NULL : "out of memory";
+    while (!why) {
+        if (n == cap) {
+            if (cap > MAX_FILE_BYTES) {
+                why = "larger than 64 MiB, the limit for a source or header";
+                break;
+            }
+            size_t grown_cap = cap * 2 > MAX_FILE_BYTES ? MAX_FILE_BYTES + 1 : cap * 2;
+            char *grown = realloc(buf, grown_cap + 1);
             if (!grown) {
-                free(buf);
-                buf = NULL;
+                why = "out of memory";
                 break;
             }
             buf = grown;
-            cap *= 2;
-        } else if (n == cap) {
-            break;
+            cap = grown_cap;
         }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            why = strerror(errno);
+        else if (got == 0)
+            break;
+        else
+            n += (size_t)got;
     }
-    bool failed = !buf || ferror(f) || n == cap;
-    fclose(f);
-    if (failed) {
-        fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, buf ? "read error or larger than 64 MiB" : "out of memory");
+    close(fd);
+    if (why) {
+        fprintf(stderr, "cudyn-cc: cannot read %s: %s\n", path, why);
+        free(buf);
+        return NULL;
+    }
+    /* NVRTC takes a source or header as a C string: it would compile only
+     * up to the first NUL, silently */
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        fprintf(stderr, "cudyn-cc: %s: a NUL byte at offset %zu; a source or header must be text\n", path,
+                (size_t)(nul - buf));
         free(buf);
         return NULL;
     }
@@ -254,20 +335,96 @@ static char *read_file(const char *path)
     return buf;
 }
 
+/* Writes all n bytes; false with errno set on a failure (ENOSPC, EFBIG). */
+static bool write_all(int fd, const char *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t put = write(fd, data, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return false;
+        data += put;
+        n -= (size_t)put;
+    }
+    return true;
+}
+
+/*
+ * Writes the output whole or not at all: into a new file in the output's
+ * directory, renamed over the output only once complete, so that a failed
+ * write (a full disk, a file size limit) leaves a previous output as it
+ * was and no partial file behind.  The new file gets the previous
+ * output's permissions, or those a created file gets (0666 less the
+ * umask).  Through a symbolic link, the file it points to is replaced.  An
+ * output that exists and is not a regular file (/dev/null, a pipe) is
+ * written in place: it cannot be replaced.
+ */
 static int write_output(const char *path, const void *data, size_t n)
 {
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, n, f) == n;
-    if (f && !to_stdout)
-        ok &= fclose(f) == 0;
-    else if (f)
-        ok &= fflush(f) == 0;
-    if (!ok) {
-        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(errno));
-        return CC_EXIT_FILE;
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, n, stdout) == n && fflush(stdout) == 0)
+            return EXIT_OK;
+        fprintf(stderr, "cudyn-cc: cannot write to standard output: %s\n", strerror(errno));
+        return EXIT_FILE;
     }
-    return EXIT_OK;
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(EISDIR));
+        return EXIT_FILE;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        bool ok = fd >= 0 && write_all(fd, data, n);
+        int saved = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+            ok = false;
+            saved = errno;
+        }
+        if (ok)
+            return EXIT_OK;
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(saved));
+        return EXIT_FILE;
+    }
+    char *resolved = exists ? realpath(path, NULL) : NULL; /* a symbolic link's target */
+    const char *final = resolved ? resolved : path;
+    const char *base = strrchr(final, '/');
+    int dir_len = base ? (int)(base - final + 1) : 0;
+    base = base ? base + 1 : final;
+    size_t cap = strlen(final) + sizeof ".cudyn-cc-XXXXXX" + 1;
+    char *temp = malloc(cap);
+    int rc = EXIT_FILE, saved = ENOMEM;
+    if (temp) {
+        snprintf(temp, cap, "%.*s.%s.XXXXXX", dir_len, final, base);
+        mode_t mode = 0666;
+        if (exists) {
+            mode = st.st_mode & 0777;
+        } else {
+            mode_t mask = umask(0); /* read it: there is no other way */
+            umask(mask);
+            mode &= ~mask;
+        }
+        int fd = mkostemp(temp, O_CLOEXEC);
+        bool ok = fd >= 0 && fchmod(fd, mode) == 0 && write_all(fd, data, n);
+        saved = errno;
+        if (fd >= 0 && close(fd) != 0 && ok) {
+            ok = false;
+            saved = errno;
+        }
+        if (ok && rename(temp, final) != 0) {
+            ok = false;
+            saved = errno;
+        }
+        if (!ok && fd >= 0)
+            unlink(temp);
+        rc = ok ? EXIT_OK : EXIT_FILE;
+    }
+    if (rc != EXIT_OK)
+        fprintf(stderr, "cudyn-cc: cannot write %s: %s\n", path, strerror(saved));
+    free(temp);
+    free(resolved);
+    return rc;
 }
 
 /* -------------------------------------------------------------- actions */
@@ -277,13 +434,13 @@ static int write_output(const char *path, const void *data, size_t n)
 static int report(int status)
 {
     struct failure f;
-    failure_from_last_error(&f, CC_EXIT_FAILED, NULL);
+    failure_from_last_error(&f, EXIT_CUDA_ERROR, NULL);
     if (status == CUDYN_ERROR_NVRTC_NOT_FOUND)
-        f.exit_code = CC_EXIT_NO_NVRTC;
+        f.exit_code = EXIT_NO_NVRTC;
     else if (status == CUDYN_ERROR_NOT_SUPPORTED && (strstr(f.what, "nvFatbin") || strstr(f.hint, "nvFatbin")))
-        f.exit_code = CC_EXIT_NO_NVFATBIN;
+        f.exit_code = EXIT_NO_NVFATBIN;
     else if (status == CUDYN_ERROR_COMPILE)
-        f.exit_code = CC_EXIT_COMPILE;
+        f.exit_code = EXIT_COMPILE;
     failure_print("cudyn-cc", &f);
     return f.exit_code;
 }
@@ -328,10 +485,10 @@ static int compile(struct request *r)
 {
     char *source = read_file(r->source_path);
     char *headers[MAX_HEADERS] = {0};
-    int rc = source ? EXIT_OK : CC_EXIT_FILE;
+    int rc = source ? EXIT_OK : EXIT_FILE;
     for (int i = 0; i < r->n_headers && rc == EXIT_OK; i++)
         if (!(headers[i] = read_file(r->header_files[i])))
-            rc = CC_EXIT_FILE;
+            rc = EXIT_FILE;
     cudyn_program *programs[MAX_ARCHS] = {0};
     struct cudyn_compile_args a = {.size = sizeof a, .source = source, .name = r->source_path, .device = CUDYN_DEVICE_NONE};
     a.header_names = r->header_names;
@@ -381,9 +538,13 @@ static int cache_clear(void)
 
 int main(int argc, char **argv)
 {
-    static struct tool t = {.name = "cudyn-cc", .usage = usage_text};
+    static struct tool t = {.name = "cudyn-cc", .letter = 'c', .usage = usage_text};
     static struct request r;
     struct failure f = {0};
+    /* past a file size limit (ulimit -f), write() then fails with EFBIG,
+     * which is reported, instead of the signal ending the process with a
+     * partial file */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = parse_args(&t, &r, argc, argv, &f);
     if (rc == EXIT_USAGE)
         failure_print(t.name, &f);

@@ -22,6 +22,7 @@ struct options {
     size_t n;
     int iters;
     bool pinned, naive;
+    bool free_all; /* --free: run_release frees device and page-locked memory too */
     double timeout_s;
 };
 
@@ -94,6 +95,10 @@ struct device_run {
     cudyn_program *prog;
     cudyn_module mod;
     float *own_out; /* an output buffer made for this run (another has the background one) */
+    /* device and page-locked memory (0 or NULL where none), which
+     * run_release frees only with --free */
+    cudyn_devptr device_memory[3];
+    void *locked_memory[4];
 };
 
 /* Runs SAXPY on the device, on the calling thread, which it makes the
@@ -102,7 +107,8 @@ struct device_run {
  * memory is freed before the result. */
 void run_device(struct device_run *run);
 /* After the result: frees what holds host memory, and leaves device and
- * page-locked memory to the driver, which frees them with the context. */
+ * page-locked memory to the driver, which frees them with the context;
+ * with --free, frees those too and releases the device's context. */
 void run_release(struct device_run *run);
 
 #endif

@@ -597,15 +597,36 @@ static void check_and_time(struct device_run *run, const struct work *w, int ite
  * memory and page-locked memory are left to the driver: its exit handler
  * destroys the contexts and everything in them (see teardown in
  * cudyn-saxpy.c), and freeing them first, before or after the result, only
- * costs time (unpinning the 16 MiB probe alone takes milliseconds).  A
- * failure here changes nothing: the result is out.
+ * costs time (unpinning the 16 MiB probe alone takes milliseconds).  With
+ * --free they are freed all the same, and cudyn's hold on the primary
+ * context released, so that a leak checker (compute-sanitizer
+ * --leak-check full) finds nothing left.  A failure here changes nothing:
+ * the result is out.
  */
 void run_release(struct device_run *run)
 {
-    if (run->mod && cudyn_device_use(run->ordinal) == CUDYN_OK)
+    bool allocated = false; /* device or page-locked memory, which needs the device current to free */
+    for (size_t i = 0; i < sizeof run->device_memory / sizeof run->device_memory[0]; i++)
+        allocated |= run->device_memory[i] != 0;
+    for (size_t i = 0; i < sizeof run->locked_memory / sizeof run->locked_memory[0]; i++)
+        allocated |= run->locked_memory[i] != NULL;
+    bool current = (run->mod || (run->opt->free_all && allocated)) && cudyn_device_use(run->ordinal) == CUDYN_OK;
+    if (run->mod && current)
         (void)cudyn_module_unload(run->mod);
     cudyn_program_free(run->prog);
     free(run->own_out);
+    /* without the device current nothing could be freed, the module
+     * included: releasing the context then would leave its module record
+     * to a handle no one unloads */
+    if (!run->opt->free_all || (!current && (run->mod || allocated)))
+        return;
+    for (size_t i = 0; current && i < sizeof run->device_memory / sizeof run->device_memory[0]; i++)
+        if (run->device_memory[i])
+            (void)cudyn_mem_free(run->device_memory[i]);
+    for (size_t i = 0; current && i < sizeof run->locked_memory / sizeof run->locked_memory[0]; i++)
+        if (run->locked_memory[i])
+            (void)cudyn_host_free(run->locked_memory[i]);
+    (void)cudyn_device_release(run->ordinal); /* no retain of cudyn's is no error */
 }
 
 /* The "device" phase: how describing it went (before the run). */
@@ -627,6 +648,16 @@ void run_device(struct device_run *run)
               copy(run, &w, false);
     if (ok)
         check_and_time(run, &w, opt->iters);
+    /* kept for run_release (--free): what was allocated, however far the run went */
+    run->device_memory[0] = w.dx;
+    run->device_memory[1] = w.dy;
+    run->device_memory[2] = w.dout;
+    run->locked_memory[0] = w.probe;
+    if (w.pinned) {
+        run->locked_memory[1] = w.hx;
+        run->locked_memory[2] = w.hy;
+        run->locked_memory[3] = w.hout;
+    }
     if (!run->at_rendezvous && !run->alone)
         rendezvous_leave(run->timing);
     atomic_store(&run->phases.now, "done");
