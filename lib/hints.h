@@ -30,6 +30,8 @@
 #define HINT_FORKED                                                                                             \
     "initialise CUDA only after fork() (call cudyn in the children, not in the parent before forking), or start "  \
     "workers with posix_spawn or fork+exec"
+#define HINT_STATIC_PROGRAM                                                                                     \
+    "link the program dynamically (libcudyn.a can stay static: -Wl,-Bstatic -lcudyn -Wl,-Bdynamic -ldl)"
 #define HINT_INIT_FIRST "call cudyn_init before any other cudyn function"
 #define HINT_NEWER_DRIVER_FOR "install a newer NVIDIA driver, or ask cudyn_has() first"
 #define HINT_ABI_VERSION "pass the oldest CUDA version whose declaration your code uses, or update the driver"

@@ -132,18 +132,20 @@ static int child_images(void)
     run_image("ptx.img");    /* only an older CUBIN and PTX: the driver JIT-compiles */
     char path[1024];
     snprintf(path, sizeof path, "%s/foreign.img", dir);
-    void *image = read_file(path);
-    cudyn_module m = NULL;
-    CHECK_STATUS(cudyn_module_load_image(&m, image), CUDYN_ERROR_NO_BINARY_FOR_GPU);
-    cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    struct cudyn_device_info d = {.size = sizeof d};
-    cudyn_device_info(0, &d);
-    char cc[32];
-    snprintf(cc, sizeof cc, "%d.%d", d.cc_major, d.cc_minor);
-    CHECK_CONTAINS(e.message, cc);
-    printf("foreign.img: %s\n", e.message);
-    free(image);
+    if (test_may_fail_on_purpose("foreign.img (no code for this GPU)")) {
+        void *image = read_file(path);
+        cudyn_module m = NULL;
+        CHECK_STATUS(cudyn_module_load_image(&m, image), CUDYN_ERROR_NO_BINARY_FOR_GPU);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        struct cudyn_device_info d = {.size = sizeof d};
+        cudyn_device_info(0, &d);
+        char cc[32];
+        snprintf(cc, sizeof cc, "%d.%d", d.cc_major, d.cc_minor);
+        CHECK_CONTAINS(e.message, cc);
+        printf("foreign.img: %s\n", e.message);
+        free(image);
+    }
     CHECK(!nvrtc_mapped());
     return test_result("test_gpu_deploy (images)");
 }

@@ -414,7 +414,8 @@ static void test_cooperative(void)
         wrong += out[i] != 3 * ((i + 1) % n);
     CHECK_EQ_INT(wrong, 0);
     c.grid.x = blocks + (unsigned int)sms; /* more than fit at once */
-    CHECK_STATUS(cudyn_launch_ex(f, &c, args), CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    if (test_may_fail_on_purpose("a cooperative grid too large to fit"))
+        CHECK_STATUS(cudyn_launch_ex(f, &c, args), CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES);
     free(out);
     cudyn_mem_free(a);
     cudyn_mem_free(b);
@@ -436,8 +437,12 @@ static void test_shared_and_priority(void)
     CHECK_STATUS(cudyn_memcpy_htod(din, in, N * sizeof(float)), CUDYN_OK);
     int n = N;
     void *args[] = {&dout, &din, &n};
-    int plain = cudyn_launch(shared_reverse, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){256, 1, 1}, N * 4, NULL, args);
-    CHECK(plain != CUDYN_OK); /* above the 48 KiB default */
+    const char *plain = "left out";
+    if (test_may_fail_on_purpose("a plain launch above the 48 KiB shared-memory default")) {
+        int st = cudyn_launch(shared_reverse, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){256, 1, 1}, N * 4, NULL, args);
+        CHECK(st != CUDYN_OK); /* above the 48 KiB default */
+        plain = cudyn_status_name(st);
+    }
     struct cudyn_launch_config c = {.size = sizeof c, .grid = {1, 1, 1}, .block = {256, 1, 1},
                                     .shared_bytes = N * 4};
     CHECK_STATUS(cudyn_launch_ex(shared_reverse, &c, args), CUDYN_OK);
@@ -453,7 +458,7 @@ static void test_shared_and_priority(void)
     CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
     printf("dynamic shared memory: 102400 bytes refused by cudyn_launch (%s), raised and %s by cudyn_launch_ex; "
            "priority launch %s\n",
-           cudyn_status_name(plain), wrong ? "WRONG" : "right", cudyn_status_name(prio));
+           plain, wrong ? "WRONG" : "right", cudyn_status_name(prio));
     note("100 KiB shared %s; ", wrong ? "WRONG" : "ok");
     cudyn_mem_free(din);
     cudyn_mem_free(dout);

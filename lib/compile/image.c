@@ -141,6 +141,9 @@ static void nvfatbin_once(void)
 static int fatbin_pack(const char *api, const struct cudyn__image_part *parts, size_t n, unsigned char **out,
                        size_t *size)
 {
+    int st = cudyn__refuse_static_program(CUDYN_ERROR_NOT_SUPPORTED, "nvFatbin (libnvfatbin)");
+    if (st != CUDYN_OK)
+        return st;
     pthread_once(&nvfatbin.once, nvfatbin_once);
     if (!nvfatbin.ok)
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVFATBIN,

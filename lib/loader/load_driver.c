@@ -148,6 +148,9 @@ static int nothing_found(bool saw_stub, const char *stub_why)
 /* Walks the search order; returns the cudyn_status of the search. */
 static int find_driver(void)
 {
+    int st = cudyn__refuse_static_program(CUDYN_ERROR_DRIVER_NOT_FOUND, "the NVIDIA driver (libcuda.so.1)");
+    if (st != CUDYN_OK)
+        return st;
     char why[1024] = "", stub_why[1024] = "";
     const char *override = cudyn__getenv("CUDYN_LIBCUDA");
     if (override && override[0]) {

@@ -139,6 +139,9 @@ static bool try_toolkit_roots(void)
 
 static int find_nvrtc(void)
 {
+    int st = cudyn__refuse_static_program(CUDYN_ERROR_NVRTC_NOT_FOUND, "NVRTC (libnvrtc)");
+    if (st != CUDYN_OK)
+        return st;
     const char *override = cudyn__getenv("CUDYN_LIBNVRTC");
     if (override && override[0]) {
         bool ok = cudyn__is_directory(override) ? try_nvrtc_dir(override, FOUND_BY_NVRTC_ENV)
