@@ -128,9 +128,6 @@ const char *cudyn__getenv(const char *name); /* secure_getenv where available */
 bool cudyn__debug_enabled(void);
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 double cudyn__now_ms(void); /* CLOCK_MONOTONIC */
-/* CUDYN_OK, or the failure `status` naming `library` when this process
- * is a statically linked program, which cannot load a shared library. */
-int cudyn__refuse_static_program(int status, const char *library);
 
 /* The library's one text buffer, in two kinds.  Bounded: buf and cap given
  * (the loaders' traces), what does not fit is dropped.  Growing: all zero

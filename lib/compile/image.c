@@ -18,6 +18,7 @@
 #include "compile/options.h"
 #include "compile/program.h"
 #include "compile/ptx_interface.h"
+#include "loader/loader.h"
 
 /* ------------------------------------------------------------- loading */
 

@@ -78,4 +78,8 @@ void cudyn__load_nvrtc(void);
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
 bool cudyn__is_directory(const char *path);
 
+/* CUDYN_OK, or the failure `status` naming `library` when this process
+ * is a statically linked program, which cannot load a shared library. */
+int cudyn__refuse_static_program(int status, const char *library);
+
 #endif
