@@ -1372,6 +1372,26 @@ CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *ou
  * below).  The user's text may use any name the preamble declares; names
  * starting with cudyn_ are the generated code's.
  *
+ * The texts are code.  The body, the map, reduce and neutral expressions
+ * and the parameter list are confined to their place in the generated
+ * source, a rule a caller can rely on: outside comments and string or
+ * character literals they hold no '#' (no preprocessor directive, no # or
+ * ## operator) and no digraph (%: <% %> <: :>); their (), [] and {} are
+ * balanced and properly nested; no line ends in a backslash (a line
+ * splice, refused inside comments too) and the text does not end in one;
+ * comments and literals are closed within the text, ordinary literals on
+ * their line; a parameter repeats no qualifier ("const const").  A text
+ * that breaks the rule is CUDYN_ERROR_INVALID_ARGUMENT before anything
+ * compiles, naming the text, the line and column and what is wrong ("the
+ * body, line 1, column 25: '}' closes nothing that the text opened").  The
+ * preamble follows the same rule except that it may hold preprocessor
+ * directives (#include, #define): it is code at file scope.  Within these
+ * limits a text still runs as code inside the kernel (it may read and
+ * write any device memory the kernel can reach, loop forever, or call
+ * device functions), so a service that evaluates formulas from untrusted
+ * users must check them itself; what cudyn guarantees is only that a text
+ * cannot add kernels, include files, or redefine the generated code.
+ *
  * Errors in the user's text: creation compiles, and a compile error is
  * CUDYN_ERROR_COMPILE whose message carries NVRTC's first error line.  The
  * text is placed under #line directives, so that line names it:
