@@ -151,6 +151,24 @@ static void test_from_programs(void)
     cudyn_program_free(p[1]);
 }
 
+/* PTX text shorter than any magic (issue 24, row 1): in an exactly-sized
+ * heap buffer, so AddressSanitizer (the asan CI job runs make check) sees
+ * a read past its end.  The driver refuses the text; cudyn must not read
+ * beyond its NUL to find that out. */
+static void test_short_text(void)
+{
+    static const char *const texts[] = {"", "x", "CUDYNIM", "\x7f" "EL"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        size_t n = strlen(texts[i]) + 1;
+        char *exact = malloc(n);
+        memcpy(exact, texts[i], n);
+        cudyn_module m = NULL;
+        int st = cudyn_module_load_image(&m, exact);
+        CHECK(st != CUDYN_OK && m == NULL);
+        free(exact);
+    }
+}
+
 static void test_arguments(void)
 {
     void *image = NULL;
@@ -191,6 +209,7 @@ int main(void)
 {
     setenv("MOCK_CUDA_DEVICES", "A:90,B:80,C:75,D:86,E:70,F:100", 1);
     use_mock_driver();
+    test_short_text(); /* needs no NVRTC */
     struct cudyn_loader_info l = {.size = sizeof l};
     cudyn_loader_info(&l);
     if (l.nvrtc_status != CUDYN_OK)

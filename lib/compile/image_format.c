@@ -106,9 +106,20 @@ int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built
     return 0;
 }
 
+bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len)
+{
+    /* byte by byte, stopping at the first difference: a NUL-terminated
+     * text shorter than the magic differs at its NUL at the latest (no
+     * magic holds a NUL), so nothing past it is read */
+    for (size_t i = 0; i < len; i++)
+        if (i >= avail || p[i] != (unsigned char)magic[i])
+            return false;
+    return true;
+}
+
 int cudyn__image_header(const unsigned char *header, size_t *total)
 {
-    if (memcmp(header, CUDYN_IMAGE_MAGIC, 8) != 0)
+    if (!cudyn__image_starts_with(header, CUDYN_IMAGE_HEADER_BYTES, CUDYN_IMAGE_MAGIC, 8))
         return 0;
     uint32_t n = cudyn__get_u32(header + 12);
     uint64_t announced = cudyn__get_u64(header + 16);

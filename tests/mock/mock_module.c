@@ -77,9 +77,12 @@ void modules_release_context(const struct CUctx_st *ctx)
 
 /* ------------------------------------------------------------------ images */
 
+/* Byte by byte, as a driver must: a PTX text shorter than 4 bytes ends
+ * before the magic could. */
 static int is_elf(const void *image)
 {
-    return memcmp(image, "\177ELF", 4) == 0;
+    const unsigned char *p = image;
+    return p[0] == 0x7F && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
 }
 
 /* Size of an ELF image from its header, else of a NUL-terminated text. */
