@@ -754,8 +754,21 @@ CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_
 /* Loads a PTX (NUL-terminated), CUBIN, fatbin or cudyn multi-architecture
  * image (cudyn_compile_image; the entry for the thread's device is
  * chosen).  A JIT error log, when the driver gives one, ends up in the
- * last error's message. */
+ * last error's message.  It takes no length, so it is for images the
+ * program itself embeds or built in this process: it reads PTX up to its
+ * NUL (text shorter than a magic is PTX), and trusts a container's or a
+ * CUBIN's header for the size (a container's entries and checksum are
+ * still checked within that size).  An image read from a file, the
+ * network or any other source takes cudyn_module_load_image_sized. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
+/* As cudyn_module_load_image, for an image of `bytes` bytes (not 0) from
+ * anywhere: nothing past them is read, by cudyn or the driver.  Before
+ * anything past a header is read, it checks, against bytes: a container's
+ * header, its announced total size (equal to bytes), every entry's offset
+ * and size, and its checksum; a CUBIN's ELF64 header tables, sections and
+ * segments; a fatbinary's header and announced size; that PTX text has its
+ * NUL.  Any of these wrong is CUDYN_ERROR_INVALID_IMAGE saying which. */
+CUDYN_API int cudyn_module_load_image_sized(cudyn_module *out, const void *image, size_t bytes);
 /* Unloads a module (a shared one from cudyn_module_load_source: when its
  * last user unloads it).  If the driver refuses, the module stays loaded
  * and valid, and the caller may try again. */

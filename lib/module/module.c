@@ -322,6 +322,25 @@ int cudyn__load_image(const char *api, cu_module *mod, const void *image)
     return st;
 }
 
+/* Both image loads: checked (image.c, within bytes when sized), then
+ * loaded with what cudyn can tell of the kernels' parameters, from the
+ * image's PTX. */
+static int load_image(const char *api, cudyn_module *out, const void *image, size_t bytes, bool sized)
+{
+    const void *code = image;
+    char *interface = NULL;
+    const unsigned char *cubin = NULL;
+    size_t cubin_bytes = 0;
+    int st = cudyn__image_select(api, image, bytes, sized, &code, &interface, &cubin, &cubin_bytes);
+    cu_module mod = NULL;
+    if (st == CUDYN_OK)
+        st = cudyn__load_image(api, &mod, code);
+    if (st == CUDYN_OK)
+        st = cudyn__module_wrap(api, mod, NULL, interface, out);
+    free(interface);
+    return st;
+}
+
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
 {
     static const char api[] = "cudyn_module_load_image";
@@ -330,16 +349,20 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
     *out = NULL;
     if (!image)
         return cudyn__fail_arg(api, "image", "must not be NULL");
-    const void *code = image;
-    char *interface = NULL;
-    int st = cudyn__image_select(api, image, &code, &interface); /* cudyn's multi-architecture images */
-    cu_module mod = NULL;
-    if (st == CUDYN_OK)
-        st = cudyn__load_image(api, &mod, code);
-    if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, NULL, interface, out);
-    free(interface);
-    return st;
+    return load_image(api, out, image, 0, false);
+}
+
+CUDYN_API int cudyn_module_load_image_sized(cudyn_module *out, const void *image, size_t bytes)
+{
+    static const char api[] = "cudyn_module_load_image_sized";
+    if (!out)
+        return cudyn__fail_arg(api, "out", "must not be NULL");
+    *out = NULL;
+    if (!image)
+        return cudyn__fail_arg(api, "image", "must not be NULL");
+    if (bytes == 0)
+        return cudyn__fail_arg(api, "bytes", "must not be 0");
+    return load_image(api, out, image, bytes, true);
 }
 
 CUDYN_API int cudyn_module_unload(cudyn_module mod)
