@@ -497,8 +497,8 @@ static int expr(void)
     return st;
 }
 
-/* A multi-architecture image compiled without a device, loaded (sized and
- * not) and its kernel launched. */
+/* A multi-architecture image compiled without a device, loaded without
+ * and with its length, and its kernel launched. */
 static int image(void)
 {
     static float x[N], y[N], out[N];
@@ -512,7 +512,7 @@ static int image(void)
     cudyn_devptr dx = 0, dy = 0, dout = 0;
     int st = cudyn_compile_image(&img, &bytes, &args, archs, 2, CUDYN_IMAGE_CUDYN);
     STEP(cudyn_module_load_image(&mod, img));
-    STEP(cudyn_module_load_image(&again, img)); /* the same bytes, loaded twice */
+    STEP(cudyn_module_load_image_sized(&again, img, bytes)); /* the same bytes, with their length */
     STEP(cudyn_module_function(&f, mod, "saxpy"));
     STEP(cudyn_mem_alloc(&dx, sizeof x));
     STEP(cudyn_mem_alloc(&dy, sizeof y));
