@@ -866,7 +866,12 @@ typedef struct cudyn_dim3 {
  * Launches `f` on `stream` as the driver takes it: args[i] points to the
  * value of the i-th kernel parameter.  Dimensions of 0 are invalid
  * arguments.  Launch errors are reported here; execution errors surface at
- * the next synchronising call.
+ * the next synchronising call.  shared_bytes above 48 KiB: the kernel's
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised to it before
+ * the launch (once per kernel; it stays raised), as cudyn_launch_ex does;
+ * more than the device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less
+ * the kernel's static part is CUDYN_ERROR_INVALID_ARGUMENT.  (cudyn_launchf
+ * and cudyn_args_launch launch through here.)
  */
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args);
@@ -922,7 +927,13 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * target or with NVRTC 12+, or loaded it from PTX or from a cudyn image
  * with a PTX entry), the count, sizes and kinds are checked on any driver:
  * "parameter 1 is a floating-point value (its PTX says so), argument 1
- * ('i') ...".  Otherwise the launch goes ahead unchecked.  A malformed
+ * ('i') ...".  The count comes from that PTX, or from a CUBIN's own
+ * parameter records (its .nv.info section), so the driver is asked only
+ * about parameters that exist; only for a kernel of an image cudyn knows
+ * neither of does it ask cuFuncGetParamInfo past the last parameter to
+ * find the count (one failing call per kernel, which compute-sanitizer
+ * reports).
+ * Otherwise the launch goes ahead unchecked.  A malformed
  * format (unknown character, more than 64 parameters) is
  * CUDYN_ERROR_INVALID_ARGUMENT.
  */
@@ -991,11 +1002,12 @@ struct cudyn_launch_config {
  *    is CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES).  On a driver without
  *    cuLaunchKernelEx it goes through cuLaunchCooperativeKernel.
  *  - CUDYN_LAUNCH_PRIORITY: needs cuLaunchKernelEx of a CUDA 12.0+ driver.
- *  - shared_bytes above what `f` allows now (48 KiB less its static shared
- *    memory, unless raised before): when the driver refuses the launch,
- *    cudyn raises the kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
- *    to shared_bytes and launches again; the limit stays raised for later
- *    launches of `f`.  The most it can be is the
+ *  - shared_bytes above what `f` allows now (48 KiB, unless raised
+ *    before): cudyn raises the kernel's
+ *    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to shared_bytes before
+ *    the launch (never after a refused one, which tools such as
+ *    compute-sanitizer report as an error); the limit stays raised for later
+ *    launches of `f`, and what each kernel allows is remembered.  The most it can be is the
  *    device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the static
  *    part; more is CUDYN_ERROR_INVALID_ARGUMENT with both numbers.
  * What the device or the driver cannot do is CUDYN_ERROR_NOT_SUPPORTED,

@@ -309,6 +309,42 @@ static void test_hostile_texts(void)
     cudyn_elementwise_free(k);
 }
 
+/* Issue 24, row 11: cudyn knows a kernel's parameter count from the PTX
+ * it compiled or generated, so it never asks the driver about a parameter
+ * past the last (a failing cuFuncGetParamInfo is an error of the program
+ * under compute-sanitizer): none refused for an expression kernel, a
+ * reduction, a kernel compiled from source and one loaded as PTX. */
+static void test_no_parameter_probing(void)
+{
+    long refused = mock_refusal_count("param_info"), asked = mock_call_count("cuFuncGetParamInfo");
+    CHECK(refused >= 0);
+    cudyn_elementwise *k = NULL;
+    struct buffers b;
+    CHECK_STATUS(make_saxpy(&k), CUDYN_OK); /* kernels the mock runs */
+    CHECK_STATUS(buffers_make(&b, 64), CUDYN_OK);
+    if (k)
+        CHECK_STATUS(cudyn_elementwise_launch(k, b.n, NULL, 2.0f, b.dx, b.dy), CUDYN_OK);
+    cudyn_reduction *r = NULL;
+    CHECK_STATUS(make_dot(&r), CUDYN_OK);
+    float sum = 0;
+    if (r)
+        CHECK_STATUS(cudyn_reduction_run(r, &sum, 0, b.n, NULL, b.dx, b.dy), CUDYN_OK);
+    cudyn_module m = NULL;
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_load_source(&m, test_saxpy_source, NULL, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
+    if (f)
+        CHECK_STATUS(cudyn_launchf(f, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){64, 1, 1}, 0, NULL, "fpppz", 2.0f, b.dx,
+                                   b.dx, b.dy, (size_t)b.n),
+                     CUDYN_OK);
+    cudyn_module_unload(m);
+    CHECK(mock_call_count("cuFuncGetParamInfo") > asked); /* the driver was asked, within bounds */
+    CHECK_EQ_INT(mock_refusal_count("param_info"), refused);
+    cudyn_reduction_free(r);
+    cudyn_elementwise_free(k);
+    buffers_free(&b);
+}
+
 static void test_saxpy(void)
 {
     cudyn_elementwise *k = NULL;
@@ -746,6 +782,7 @@ int main(int argc, char **argv)
     test_expression_errors();
     test_hostile_texts();
     test_saxpy();
+    test_no_parameter_probing();
     test_dot();
     test_driver_faults();
     test_nvrtc_faults();

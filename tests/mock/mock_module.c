@@ -448,8 +448,12 @@ cu_result cuFuncGetParamInfo(cu_function fn, size_t index, size_t *offset, size_
         return CU_ERR_INVALID_HANDLE;
     if (f->n_params < 0)
         return CU_ERR_NOT_SUPPORTED; /* a real CUBIN: the mock cannot read its parameters */
-    if (index >= (size_t)f->n_params)
+    if (index >= (size_t)f->n_params) {
+        pthread_mutex_lock(&mock.lock);
+        mock.refused_param_info++;
+        pthread_mutex_unlock(&mock.lock);
         return CU_ERR_INVALID_VALUE;
+    }
     if (offset)
         *offset = f->param_offset[index];
     if (size)
