@@ -126,8 +126,18 @@ int main(void)
     n = param_bytes(info, 0);
     build(info, n);
     CHECK_EQ_INT(cudyn__cubin_kernel_params(elf, elf_bytes, "k", NULL), 0);
-    /* no records at all: unknown, not 0 */
+    /* no parameter attributes at all: none (NVRTC 13's kernel without) */
     build(info, 0);
+    CHECK_EQ_INT(cudyn__cubin_kernel_params(elf, elf_bytes, "k", NULL), 0);
+    /* a parameter size, or a parameter bank, without records: unknown */
+    n = param_bytes(info, 24);
+    build(info, n);
+    CHECK_EQ_INT(cudyn__cubin_kernel_params(elf, elf_bytes, "k", NULL), -1);
+    info[0] = 4; /* EIFMT_SVAL */
+    info[1] = 0x0A;
+    put16(info + 2, 8);
+    memset(info + 4, 0, 8);
+    build(info, 12);
     CHECK_EQ_INT(cudyn__cubin_kernel_params(elf, elf_bytes, "k", NULL), -1);
     return test_result("test_cubin");
 }

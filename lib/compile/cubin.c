@@ -26,6 +26,7 @@
 #define EIFMT_HVAL 3u
 #define EIFMT_SVAL 4u
 #define EIATTR_KPARAM_INFO 0x17u
+#define EIATTR_PARAM_CBANK 0x0Au
 #define EIATTR_CBANK_PARAM_SIZE 0x19u
 
 struct elf {
@@ -153,7 +154,11 @@ int cudyn__cubin_kernel_params(const unsigned char *p, size_t bytes, const char 
         const unsigned char *q = p + at, *end = p + at + size;
         bool seen[CUDYN_CUBIN_MAX_PARAMS] = {false};
         int count = 0;
-        bool sized = false; /* the parameters' total size is recorded: a count of 0 means none */
+        /* the parameters' constant bank and total size: recorded for every
+         * kernel that has parameters (NVRTC 13 writes neither for a kernel
+         * without) */
+        bool bank = false, sized = false;
+        unsigned total = 0;
         while (end - q >= 2) {
             unsigned format = q[0], attribute = q[1];
             size_t value = format == EIFMT_NVAL ? 0 : format == EIFMT_BVAL ? 1 : format == EIFMT_HVAL ? 2 : 0;
@@ -167,8 +172,12 @@ int cudyn__cubin_kernel_params(const unsigned char *p, size_t bytes, const char 
                 return -1; /* a format this reader does not know: the rest cannot be framed */
             if ((size_t)(end - q) < value)
                 return -1;
-            if (attribute == EIATTR_CBANK_PARAM_SIZE)
+            if (attribute == EIATTR_PARAM_CBANK)
+                bank = true;
+            if (attribute == EIATTR_CBANK_PARAM_SIZE && format == EIFMT_HVAL) {
                 sized = true;
+                total = cudyn__get_u16(q);
+            }
             if (attribute == EIATTR_KPARAM_INFO && format == EIFMT_SVAL && value >= 12) {
                 /* u32 index, u16 ordinal, u16 offset, u32 flags with the
                  * size in bytes in bits 18-31 */
@@ -187,7 +196,10 @@ int cudyn__cubin_kernel_params(const unsigned char *p, size_t bytes, const char 
         for (int k = 0; k < count; k++)
             if (!seen[k])
                 return -1; /* a gap: the records do not add up */
-        return count > 0 || sized ? count : -1;
+        if (count > 0)
+            return count;
+        /* no parameter records: none, unless the kernel has a parameter bank */
+        return sized ? (total == 0 ? 0 : -1) : bank ? -1 : 0;
     }
     return -1;
 }

@@ -21,7 +21,9 @@ int cudyn__cubin_check(const unsigned char *elf, size_t bytes, char *why, size_t
 size_t cudyn__cubin_extent(const unsigned char *elf);
 /* kernel's parameter count and sizes from its .nv.info.<kernel> section:
  * the count (0 to CUDYN_CUBIN_MAX_PARAMS), or -1 when the CUBIN does not
- * say (no such section, no records, or records that do not add up).
+ * say (no such section, records that do not add up, or a parameter bank
+ * or size with no parameter records).  A section with none of these
+ * attributes is a kernel without parameters (as NVRTC 13 writes one).
  * sizes may be NULL. */
 int cudyn__cubin_kernel_params(const unsigned char *elf, size_t bytes, const char *kernel,
                                size_t sizes[CUDYN_CUBIN_MAX_PARAMS]);
