@@ -11,6 +11,7 @@
 
 #include "cudyn.h"
 #include "compile/program.h" /* to fake a program's size: struct cudyn_program */
+#include "mock/mock_control.h"
 #include "testutil.h"
 
 /* The kernel is named after the architecture it was compiled for. */
@@ -202,6 +203,40 @@ static void test_sized(const unsigned char *image, size_t bytes)
     CHECK_STATUS(cudyn_module_load_image_sized(&m, NULL, 1), CUDYN_ERROR_INVALID_ARGUMENT);
 }
 
+/* Faults of the driver while an image loads (MOCK_CUDA_FAIL's calls, one
+ * at a time): the device's capability for choosing the entry, the load
+ * itself; each is reported, nothing is half made, and the next load works. */
+static void test_faults(const unsigned char *image, size_t bytes)
+{
+    static const struct {
+        const char *fn;
+        unsigned int code; /* CUresult */
+        int expected;
+    } faults[] = {
+        {"cuCtxGetDevice", 201, CUDYN_ERROR_INVALID_CONTEXT},         /* choosing the entry */
+        {"cuDeviceGetAttribute", 999, CUDYN_ERROR_DRIVER},            /* its compute capability */
+        {"cuModuleLoadDataEx", 2, CUDYN_ERROR_OUT_OF_MEMORY},         /* the load */
+        {"cuModuleLoadDataEx", 200, CUDYN_ERROR_INVALID_IMAGE},
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        long loads = mock_call_count("cuModuleLoadDataEx");
+        CHECK_EQ_INT(mock_fail_next(faults[i].fn, faults[i].code), 0);
+        cudyn_module m = NULL;
+        int st = cudyn_module_load_image_sized(&m, image, bytes);
+        if (st != faults[i].expected) {
+            fprintf(stderr, "a failing %s (%u): status %d, expected %d\n", faults[i].fn, faults[i].code, st,
+                    faults[i].expected);
+            test_failures++;
+        }
+        CHECK(m == NULL);
+        if (strcmp(faults[i].fn, "cuModuleLoadDataEx") != 0) /* refused before the driver saw the image */
+            CHECK_EQ_INT(mock_call_count("cuModuleLoadDataEx"), loads);
+        mock_fail_next("", 0);
+        CHECK_STATUS(cudyn_module_load_image_sized(&m, image, bytes), CUDYN_OK);
+        CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+    }
+}
+
 /* The sized load of the other kinds, without NVRTC: PTX must hold its NUL
  * within the size, a CUBIN's tables must lie within it. */
 static void test_sized_other_kinds(void)
@@ -303,6 +338,7 @@ int main(void)
         test_round_trip(image);
         test_damage(image, bytes);
         test_sized(image, bytes);
+        test_faults(image, bytes);
     }
     cudyn_image_free(image);
     test_from_programs();
