@@ -2,10 +2,11 @@
  * big_shared.c - a kernel with 96 KiB of dynamic shared memory.  A launch
  * may use at most 48 KiB of dynamic shared memory unless the kernel opts
  * in to more (up to the device's max_shared_memory_per_block_optin).
- * cudyn_launch_ex raises the limit by itself; this example shows the
- * driver's own way instead: a cudyn_function is the driver's CUfunction,
- * so cuFuncSetAttribute, fetched through cudyn_driver_proc, raises it
- * directly, as code written for the driver API does.
+ * cudyn's launches raise the limit by themselves, before the launch; this
+ * example shows the driver's own way too: a cudyn_function is the
+ * driver's CUfunction, so cuFuncSetAttribute, fetched through
+ * cudyn_driver_proc, raises it directly, as code written for the driver
+ * API does.
  *
  * Each block stages its slice of x in shared memory and sums it there.
  * Build: cc big_shared.c $(pkg-config --cflags --libs cudyn)
@@ -88,16 +89,6 @@ int main(void)
     CHECK(cudyn_mem_alloc(&dsums, sizeof sums));
     CHECK(cudyn_memcpy_htod(dx, x, sizeof(float) * PER_BLOCK * BLOCKS));
     const cudyn_dim3 grid = {BLOCKS, 1, 1}, block = {1024, 1, 1};
-
-    /* First without raising the limit: the driver refuses the launch, and
-     * cudyn's message says what to do about it. */
-    if (cudyn_launchf(block_sum, grid, block, shared, NULL, "ppI", dx, dsums, (unsigned int)PER_BLOCK) != CUDYN_OK) {
-        cudyn_error e = {.size = sizeof e};
-        cudyn_last_error(&e);
-        printf("without raising the limit: %s\n", e.message);
-    } else {
-        printf("without raising the limit: the launch was accepted\n");
-    }
 
     /* Raise it: the driver's own call on the native CUfunction.  9000 is
      * the CUDA version whose declaration of cuFuncSetAttribute we wrote

@@ -765,8 +765,21 @@ CUDYN_API int cudyn_module_load_source_ex(cudyn_module *out, const struct cudyn_
 /* Loads a PTX (NUL-terminated), CUBIN, fatbin or cudyn multi-architecture
  * image (cudyn_compile_image; the entry for the thread's device is
  * chosen).  A JIT error log, when the driver gives one, ends up in the
- * last error's message. */
+ * last error's message.  It takes no length, so it is for images the
+ * program itself embeds or built in this process: it reads PTX up to its
+ * NUL (text shorter than a magic is PTX), and trusts a container's or a
+ * CUBIN's header for the size (a container's entries and checksum are
+ * still checked within that size).  An image read from a file, the
+ * network or any other source takes cudyn_module_load_image_sized. */
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image);
+/* As cudyn_module_load_image, for an image of `bytes` bytes (not 0) from
+ * anywhere: nothing past them is read, by cudyn or the driver.  Before
+ * anything past a header is read, it checks, against bytes: a container's
+ * header, its announced total size (equal to bytes), every entry's offset
+ * and size, and its checksum; a CUBIN's ELF64 header tables, sections and
+ * segments; a fatbinary's header and announced size; that PTX text has its
+ * NUL.  Any of these wrong is CUDYN_ERROR_INVALID_IMAGE saying which. */
+CUDYN_API int cudyn_module_load_image_sized(cudyn_module *out, const void *image, size_t bytes);
 /* Unloads a module (a shared one from cudyn_module_load_source: when its
  * last user unloads it).  If the driver refuses, the module stays loaded
  * and valid, and the caller may try again. */
@@ -864,7 +877,12 @@ typedef struct cudyn_dim3 {
  * Launches `f` on `stream` as the driver takes it: args[i] points to the
  * value of the i-th kernel parameter.  Dimensions of 0 are invalid
  * arguments.  Launch errors are reported here; execution errors surface at
- * the next synchronising call.
+ * the next synchronising call.  shared_bytes above 48 KiB: the kernel's
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised to it before
+ * the launch (once per kernel; it stays raised), as cudyn_launch_ex does;
+ * more than the device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less
+ * the kernel's static part is CUDYN_ERROR_INVALID_ARGUMENT.  (cudyn_launchf
+ * and cudyn_args_launch launch through here.)
  */
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args);
@@ -920,7 +938,13 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * target or with NVRTC 12+, or loaded it from PTX or from a cudyn image
  * with a PTX entry), the count, sizes and kinds are checked on any driver:
  * "parameter 1 is a floating-point value (its PTX says so), argument 1
- * ('i') ...".  Otherwise the launch goes ahead unchecked.  A malformed
+ * ('i') ...".  The count comes from that PTX, or from a CUBIN's own
+ * parameter records (its .nv.info section), so the driver is asked only
+ * about parameters that exist; only for a kernel of an image cudyn knows
+ * neither of does it ask cuFuncGetParamInfo past the last parameter to
+ * find the count (one failing call per kernel, which compute-sanitizer
+ * reports).
+ * Otherwise the launch goes ahead unchecked.  A malformed
  * format (unknown character, more than 64 parameters) is
  * CUDYN_ERROR_INVALID_ARGUMENT.
  */
@@ -989,11 +1013,12 @@ struct cudyn_launch_config {
  *    is CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES).  On a driver without
  *    cuLaunchKernelEx it goes through cuLaunchCooperativeKernel.
  *  - CUDYN_LAUNCH_PRIORITY: needs cuLaunchKernelEx of a CUDA 12.0+ driver.
- *  - shared_bytes above what `f` allows now (48 KiB less its static shared
- *    memory, unless raised before): when the driver refuses the launch,
- *    cudyn raises the kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
- *    to shared_bytes and launches again; the limit stays raised for later
- *    launches of `f`.  The most it can be is the
+ *  - shared_bytes above what `f` allows now (48 KiB, unless raised
+ *    before): cudyn raises the kernel's
+ *    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to shared_bytes before
+ *    the launch (never after a refused one, which tools such as
+ *    compute-sanitizer report as an error); the limit stays raised for later
+ *    launches of `f`, and what each kernel allows is remembered.  The most it can be is the
  *    device's CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the static
  *    part; more is CUDYN_ERROR_INVALID_ARGUMENT with both numbers.
  * What the device or the driver cannot do is CUDYN_ERROR_NOT_SUPPORTED,
@@ -1382,6 +1407,26 @@ CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *ou
  * (the _vec kernel exists when the text allows a vectorised variant; see
  * below).  The user's text may use any name the preamble declares; names
  * starting with cudyn_ are the generated code's.
+ *
+ * The texts are code.  The body, the map, reduce and neutral expressions
+ * and the parameter list are confined to their place in the generated
+ * source, a rule a caller can rely on: outside comments and string or
+ * character literals they hold no '#' (no preprocessor directive, no # or
+ * ## operator) and no digraph (%: <% %> <: :>); their (), [] and {} are
+ * balanced and properly nested; no line ends in a backslash (a line
+ * splice, refused inside comments too) and the text does not end in one;
+ * comments and literals are closed within the text, ordinary literals on
+ * their line; a parameter repeats no qualifier ("const const").  A text
+ * that breaks the rule is CUDYN_ERROR_INVALID_ARGUMENT before anything
+ * compiles, naming the text, the line and column and what is wrong ("the
+ * body, line 1, column 25: '}' closes nothing that the text opened").  The
+ * preamble follows the same rule except that it may hold preprocessor
+ * directives (#include, #define): it is code at file scope.  Within these
+ * limits a text still runs as code inside the kernel (it may read and
+ * write any device memory the kernel can reach, loop forever, or call
+ * device functions), so a service that evaluates formulas from untrusted
+ * users must check them itself; what cudyn guarantees is only that a text
+ * cannot add kernels, include files, or redefine the generated code.
  *
  * Errors in the user's text: creation compiles, and a compile error is
  * CUDYN_ERROR_COMPILE whose message carries NVRTC's first error line.  The

@@ -5,9 +5,10 @@
  *
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
- *         devices | memory | stream | compile | source | peer
+ *         devices | memory | stream | compile | source | peer | graph | pool |
+ *         texture | launch_ex | managed | expr | image
  *
- * The last six are whole workflows of the public API, each stopping at its
+ * The last thirteen are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
  * fault-injection sweep (tests/fault-sweep.sh) fails every driver and NVRTC
  * call they make in turn.
@@ -16,6 +17,7 @@
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,12 +270,282 @@ static int peer(void)
     return st;
 }
 
+/* A kernel of the saxpy source, loaded from source: for the workflows
+ * below that launch one. */
+static int saxpy_kernel(cudyn_module *mod, cudyn_function *f)
+{
+    int st = cudyn_module_load_source(mod, saxpy_source, NULL, 0);
+    STEP(cudyn_module_function(f, *mod, "saxpy"));
+    return st;
+}
+
+/* Stream capture: a memset, a launch and a copy back captured into a
+ * graph, instantiated, launched twice, updated from a second capture. */
+static int graph(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_stream s = NULL;
+    cudyn_graph g = NULL, g2 = NULL;
+    cudyn_graph_exec e = NULL;
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    size_t n = N;
+    int st = saxpy_kernel(&mod, &f), status = -1;
+    STEP(cudyn_stream_create(&s, CUDYN_STREAM_NON_BLOCKING));
+    STEP(cudyn_mem_alloc(&dx, sizeof x));
+    STEP(cudyn_mem_alloc(&dy, sizeof y));
+    STEP(cudyn_mem_alloc(&dout, sizeof out));
+    STEP(cudyn_memcpy_htod(dx, x, sizeof x));
+    STEP(cudyn_memcpy_htod(dy, y, sizeof y));
+    for (int round = 0; round < 2 && st == CUDYN_OK; round++) {
+        status = CUDYN_CAPTURE_NONE;
+        STEP(cudyn_stream_begin_capture(s, CUDYN_CAPTURE_GLOBAL));
+        if (st == CUDYN_OK)
+            status = CUDYN_CAPTURE_ACTIVE; /* begun: ended below whatever fails */
+        STEP(cudyn_memset_d32_async(dout, 0, N, s));
+        STEP(cudyn_launchf(f, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, s, "fpppz", 2.0f, dx, dy,
+                           dout, n));
+        STEP(cudyn_memcpy_dtoh_async(out, dout, sizeof out, s));
+        STEP(cudyn_stream_capture_status(s, &status));
+        if (status != CUDYN_CAPTURE_NONE && st == CUDYN_OK) {
+            st = cudyn_stream_end_capture(s, round ? &g2 : &g);
+        } else if (status != CUDYN_CAPTURE_NONE) {
+            /* a capture begun is ended whatever failed inside it; that
+             * ending may fail too, so the first failure is said first */
+            print_error("graph.captured", st);
+            cudyn_stream_end_capture(s, round ? &g2 : &g);
+        }
+    }
+    STEP(cudyn_graph_instantiate(&e, g, 0));
+    STEP(cudyn_graph_launch(e, s));
+    STEP(cudyn_graph_exec_update(e, g2));
+    STEP(cudyn_graph_launch(e, s));
+    STEP(cudyn_stream_synchronize(s));
+    if (st == CUDYN_OK)
+        printf("graph.result=%d\n", saxpy_ok(x, y, out));
+    if (e)
+        RELEASE(cudyn_graph_exec_destroy(e));
+    if (g2)
+        RELEASE(cudyn_graph_destroy(g2));
+    if (g)
+        RELEASE(cudyn_graph_destroy(g));
+    if (dout)
+        RELEASE(cudyn_mem_free(dout));
+    if (dy)
+        RELEASE(cudyn_mem_free(dy));
+    if (dx)
+        RELEASE(cudyn_mem_free(dx));
+    if (s)
+        RELEASE(cudyn_stream_destroy(s));
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
+    return st;
+}
+
+/* Stream-ordered allocation from the device's default pool. */
+static int pool(void)
+{
+    cudyn_stream s = NULL;
+    cudyn_devptr d = 0;
+    uint64_t reserved = 0;
+    unsigned int host[N];
+    int st = cudyn_stream_create(&s, CUDYN_STREAM_NON_BLOCKING);
+    STEP(cudyn_mem_pool_set_release_threshold(0, 1u << 20));
+    STEP(cudyn_mem_alloc_async(&d, sizeof host, s));
+    STEP(cudyn_memset_d32_async(d, 5, N, s));
+    STEP(cudyn_memcpy_dtoh_async(host, d, sizeof host, s));
+    if (d)
+        RELEASE(cudyn_mem_free_async(d, s));
+    STEP(cudyn_stream_synchronize(s));
+    STEP(cudyn_mem_pool_attribute(0, CUDYN_POOL_RESERVED_CURRENT, &reserved));
+    STEP(cudyn_mem_pool_trim(0, 0));
+    if (st == CUDYN_OK)
+        printf("pool.roundtrip=%d\n", host[0] == 5 && host[N - 1] == 5);
+    if (s)
+        RELEASE(cudyn_stream_destroy(s));
+    return st;
+}
+
+/* A 2D array filled from the host and read back, a texture and a surface
+ * over it, and a texture over linear memory. */
+static int texture(void)
+{
+    static float in[16 * 8], back[16 * 8];
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+        in[i] = (float)i;
+    struct cudyn_array_desc d = {.size = sizeof d, .format = CUDYN_FORMAT_FLOAT, .channels = 1, .width = 16,
+                                 .height = 8, .flags = CUDYN_ARRAY_SURFACE};
+    struct cudyn_array_desc got = {.size = sizeof got};
+    cudyn_array a = NULL;
+    cudyn_texture tex = 0, lin = 0;
+    cudyn_surface surf = 0;
+    cudyn_devptr dl = 0;
+    int st = cudyn_array_create(&a, &d);
+    STEP(cudyn_array_describe(a, &got));
+    STEP(cudyn_array_copy_from_host(a, in));
+    STEP(cudyn_array_copy_to_host(back, a));
+    struct cudyn_texture_desc t = {.size = sizeof t, .resource = CUDYN_RESOURCE_ARRAY, .array = a,
+                                   .filter = CUDYN_FILTER_POINT, .read_mode = CUDYN_READ_ELEMENT_TYPE};
+    for (int i = 0; i < 3; i++)
+        t.address_mode[i] = CUDYN_ADDRESS_CLAMP;
+    STEP(cudyn_texture_create(&tex, &t));
+    STEP(cudyn_surface_create(&surf, a));
+    STEP(cudyn_mem_alloc(&dl, sizeof in));
+    struct cudyn_texture_desc lt = {.size = sizeof lt, .resource = CUDYN_RESOURCE_LINEAR, .device = dl,
+                                    .format = CUDYN_FORMAT_FLOAT, .channels = 1, .bytes = sizeof in};
+    STEP(cudyn_texture_create(&lin, &lt));
+    if (st == CUDYN_OK)
+        printf("texture.roundtrip=%d\n", memcmp(in, back, sizeof in) == 0);
+    if (lin)
+        RELEASE(cudyn_texture_destroy(lin));
+    if (dl)
+        RELEASE(cudyn_mem_free(dl));
+    if (surf)
+        RELEASE(cudyn_surface_destroy(surf));
+    if (tex)
+        RELEASE(cudyn_texture_destroy(tex));
+    if (a)
+        RELEASE(cudyn_array_destroy(a));
+    return st;
+}
+
+/* cudyn_launch_ex: a launch with a priority and one with more than 48 KiB
+ * of dynamic shared memory (the kernel's limit raised). */
+static int launch_ex(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    size_t n = N;
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &dout, &n};
+    int st = saxpy_kernel(&mod, &f);
+    STEP(cudyn_mem_alloc(&dx, sizeof x));
+    STEP(cudyn_mem_alloc(&dy, sizeof y));
+    STEP(cudyn_mem_alloc(&dout, sizeof out));
+    STEP(cudyn_memcpy_htod(dx, x, sizeof x));
+    STEP(cudyn_memcpy_htod(dy, y, sizeof y));
+    struct cudyn_launch_config c = {.size = sizeof c, .grid = {N / 256, 1, 1}, .block = {256, 1, 1},
+                                    .flags = CUDYN_LAUNCH_PRIORITY, .priority = -1};
+    STEP(cudyn_launch_ex(f, &c, args));
+    c.flags = 0;
+    c.shared_bytes = 64 * 1024;
+    STEP(cudyn_launch_ex(f, &c, args));
+    STEP(cudyn_synchronize());
+    STEP(cudyn_memcpy_dtoh(out, dout, sizeof out));
+    if (st == CUDYN_OK)
+        printf("launch_ex.result=%d\n", saxpy_ok(x, y, out));
+    if (dout)
+        RELEASE(cudyn_mem_free(dout));
+    if (dy)
+        RELEASE(cudyn_mem_free(dy));
+    if (dx)
+        RELEASE(cudyn_mem_free(dx));
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
+    return st;
+}
+
+/* Managed memory: allocated, advised, prefetched both ways, described. */
+static int managed(void)
+{
+    cudyn_devptr m = 0;
+    struct cudyn_pointer_info pi = {.size = sizeof pi};
+    int st = cudyn_mem_alloc_managed(&m, 4096, CUDYN_MEM_ATTACH_GLOBAL);
+    STEP(cudyn_mem_advise(m, 4096, CUDYN_ADVISE_SET_READ_MOSTLY, 0));
+    STEP(cudyn_mem_prefetch(m, 4096, 0, NULL));
+    STEP(cudyn_memset_d32(m, 9, 1024));
+    STEP(cudyn_mem_prefetch(m, 4096, CUDYN_HOST, NULL));
+    STEP(cudyn_synchronize());
+    STEP(cudyn_pointer_info(m, &pi));
+    if (m)
+        RELEASE(cudyn_mem_free(m));
+    return st;
+}
+
+/* An elementwise kernel and a reduction, made, run and freed. */
+static int expr(void)
+{
+    static float x[N], y[N];
+    fill(x, y);
+    cudyn_elementwise *k = NULL;
+    cudyn_reduction *r = NULL;
+    cudyn_devptr dx = 0, dy = 0;
+    float sum = 0;
+    int st = cudyn_mem_alloc(&dx, sizeof x);
+    STEP(cudyn_mem_alloc(&dy, sizeof y));
+    STEP(cudyn_memcpy_htod(dx, x, sizeof x));
+    STEP(cudyn_memcpy_htod(dy, y, sizeof y));
+    STEP(cudyn_elementwise_create(&k, "float a, const float *x, float *y", "y[i] = a * x[i] + y[i]", "saxpy",
+                                  NULL));
+    STEP(cudyn_elementwise_launch(k, (size_t)N, NULL, 2.0f, dx, dy));
+    STEP(cudyn_reduction_create(&r, "float", "0", "a + b", "x[i] * y[i]", "const float *x, const float *y", "dot",
+                                NULL));
+    STEP(cudyn_reduction_run(r, &sum, 0, (size_t)N, NULL, dx, dy));
+    if (st == CUDYN_OK)
+        printf("expr.ran=1\n");
+    cudyn_reduction_free(r);
+    cudyn_elementwise_free(k);
+    if (dy)
+        RELEASE(cudyn_mem_free(dy));
+    if (dx)
+        RELEASE(cudyn_mem_free(dx));
+    return st;
+}
+
+/* A multi-architecture image compiled without a device, loaded without
+ * and with its length, and its kernel launched. */
+static int image(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    const char *archs[] = {"sm_90", "compute_80"};
+    struct cudyn_compile_args args = {.size = sizeof args, .source = saxpy_source, .name = "saxpy.cu"};
+    void *img = NULL;
+    size_t bytes = 0, n = N;
+    cudyn_module mod = NULL, again = NULL;
+    cudyn_function f = NULL;
+    cudyn_devptr dx = 0, dy = 0, dout = 0;
+    int st = cudyn_compile_image(&img, &bytes, &args, archs, 2, CUDYN_IMAGE_CUDYN);
+    STEP(cudyn_module_load_image(&mod, img));
+    STEP(cudyn_module_load_image_sized(&again, img, bytes)); /* the same bytes, with their length */
+    STEP(cudyn_module_function(&f, mod, "saxpy"));
+    STEP(cudyn_mem_alloc(&dx, sizeof x));
+    STEP(cudyn_mem_alloc(&dy, sizeof y));
+    STEP(cudyn_mem_alloc(&dout, sizeof out));
+    STEP(cudyn_memcpy_htod(dx, x, sizeof x));
+    STEP(cudyn_memcpy_htod(dy, y, sizeof y));
+    STEP(cudyn_launchf(f, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0f, dx, dy,
+                       dout, n));
+    STEP(cudyn_memcpy_dtoh(out, dout, sizeof out));
+    if (st == CUDYN_OK)
+        printf("image.result=%d\n", saxpy_ok(x, y, out));
+    if (dout)
+        RELEASE(cudyn_mem_free(dout));
+    if (dy)
+        RELEASE(cudyn_mem_free(dy));
+    if (dx)
+        RELEASE(cudyn_mem_free(dx));
+    if (again)
+        RELEASE(cudyn_module_unload(again));
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
+    cudyn_image_free(img);
+    return st;
+}
+
 static const struct {
     const char *name;
     int (*run)(void);
 } workflows[] = {
     {"devices", devices}, {"memory", memory}, {"stream", stream},
     {"compile", compile}, {"source", source}, {"peer", peer},
+    {"graph", graph},     {"pool", pool},     {"texture", texture},
+    {"launch_ex", launch_ex}, {"managed", managed}, {"expr", expr}, {"image", image},
 };
 
 static bool run_workflow(const char *name)

@@ -198,35 +198,37 @@ static void test_creation(void)
     CHECK_MESSAGE("parameter 2 ('void *v')");
 }
 
-/* An #error in each piece of text (the mock NVRTC reports it as NVRTC
- * does): CUDYN_ERROR_COMPILE whose message names that text and line. */
+/* An #error in a preamble (the mock NVRTC reports it as NVRTC does):
+ * CUDYN_ERROR_COMPILE whose message names that text and line.  In the
+ * confined texts a '#' is refused before NVRTC, naming the text and line. */
 static void test_expression_errors(void)
 {
     cudyn_elementwise *k = NULL;
     long runs = mock_nvrtc_call_count("nvrtcCompileProgram");
-    CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error the body is wrong", "e1", NULL),
+    CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, SAXPY_BODY, "e2", "\n#error the preamble"),
                  CUDYN_ERROR_COMPILE);
     CHECK_EQ_INT(mock_nvrtc_call_count("nvrtcCompileProgram"), runs + 1); /* its log explains it: no second run */
     CHECK(k == NULL);
-    CHECK_MESSAGE("elementwise body(2): catastrophic error: #error directive: the body is wrong");
-    CHECK_MESSAGE("elementwise \"e1\"");
-    CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, SAXPY_BODY, "e2", "#error the preamble"),
-                 CUDYN_ERROR_COMPILE);
-    CHECK_MESSAGE("elementwise preamble(1)");
+    CHECK_MESSAGE("elementwise preamble(2): catastrophic error: #error directive: the preamble");
+    CHECK_MESSAGE("elementwise \"e2\"");
+    CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error the body is wrong", "e1", NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("the body, line 2, column 1: '#' is not allowed");
 
     static const struct {
         const char *neutral, *reduce, *map, *preamble, *where;
+        int status;
     } red[] = {
-        {"0", "a + b", "x[i]\n#error map", NULL, "reduction map(2)"},
-        {"0", "#error reduce", "x[i]", NULL, "reduction expression(1)"},
-        {"#error neutral", "a + b", "x[i]", NULL, "reduction neutral(1)"},
-        {"0", "a + b", "x[i]", "\n\n#error pre", "reduction preamble(3)"},
+        {"0", "a + b", "x[i]\n#error map", NULL, "the map expression, line 2, column 1", CUDYN_ERROR_INVALID_ARGUMENT},
+        {"0", "#error reduce", "x[i]", NULL, "the reduce expression, line 1, column 1", CUDYN_ERROR_INVALID_ARGUMENT},
+        {"#error neutral", "a + b", "x[i]", NULL, "the neutral, line 1, column 1", CUDYN_ERROR_INVALID_ARGUMENT},
+        {"0", "a + b", "x[i]", "\n\n#error pre", "reduction preamble(3)", CUDYN_ERROR_COMPILE},
     };
     for (size_t c = 0; c < sizeof red / sizeof red[0]; c++) {
         cudyn_reduction *r = NULL;
         CHECK_STATUS(cudyn_reduction_create(&r, "float", red[c].neutral, red[c].reduce, red[c].map, "const float *x",
                                             "e3", red[c].preamble),
-                     CUDYN_ERROR_COMPILE);
+                     red[c].status);
         CHECK(r == NULL);
         CHECK_MESSAGE(red[c].where);
     }
@@ -236,6 +238,111 @@ static void test_expression_errors(void)
     CHECK_MESSAGE("cuda_fp16.h");
     CHECK_MESSAGE("__half needs cuda_fp16.h");
     CHECK_EQ_INT(mock_nvrtc_programs_alive(), 0);
+}
+
+/* Texts that would reach outside their place in the generated source are
+ * refused before NVRTC sees them, saying what and where (issue 24, rows 9
+ * and 10); texts with braces in literals or balanced blocks still build. */
+static void test_hostile_texts(void)
+{
+    static const struct {
+        const char *body, *detail;
+    } bad[] = {
+        {"y[i] = a * x[i] + y[i]; }\nextern \"C\" __global__ void extra(float *p) { p[0] = 1;",
+         "the body, line 1, column 25: '}' closes nothing that the text opened"},
+        {"#include \"/etc/passwd\"\ny[i] = x[i];", "the body, line 1, column 1: '#' is not allowed"},
+        {"  #define size_t int\ny[i] = x[i];", "the body, line 1, column 3: '#' is not allowed"},
+        {"y[i] = x[i]; # define X", "line 1, column 14: '#' is not allowed"},
+        {"%:include \"/etc/passwd\"\ny[i] = x[i];", "the digraph '%:' is not allowed"},
+        {"y[i] = x[i]; <% y[i] = 0;", "the digraph '<%' is not allowed"},
+        {"y[i] = x[i]; \\", "the body, line 1, column 14: the text ends in a backslash"},
+        {"y[i] = x[i]; // a comment \\\n}", "line 1, column 27: a backslash ends the line (a line splice)"},
+        {"y[i] = (x[i] + 1;", "the body, line 1, column 8: '(' is never closed"},
+        {"y[i] = x[i]);", "line 1, column 12: ')' closes nothing"},
+        {"y[i] = x[i]; { y[i] = 0; )", "')' does not match the bracket"},
+        {"y[i] = x[i]; /* } hidden", "line 1, column 14: a /* comment is not closed"},
+        {"y[i] = x[i]; const char *s = \"}\n\";", "a string literal is not closed on its line"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        cudyn_elementwise *k = NULL;
+        long runs = mock_nvrtc_call_count("nvrtcCompileProgram");
+        CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, bad[c].body, "hostile", NULL),
+                     CUDYN_ERROR_INVALID_ARGUMENT);
+        CHECK(k == NULL);
+        CHECK_EQ_INT(mock_nvrtc_call_count("nvrtcCompileProgram"), runs); /* refused before NVRTC */
+        CHECK_MESSAGE(bad[c].detail);
+        CHECK_MESSAGE("cudyn_elementwise_create: \"hostile\"");
+    }
+    /* a reduction's texts are confined the same way */
+    cudyn_reduction *r = NULL;
+    CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b) + (0", "x[i]", "const float *x", "r", NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("the reduce expression, line 1, column 6: ')' closes nothing");
+    CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "x[i] }; __global__ void k() {", "const float *x",
+                                        "r", NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("the map expression, line 1, column 6: '}' closes nothing");
+    CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "x[i]", "const float *x", "r", "int f() {"),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("the preamble, line 1, column 9: '{' is never closed");
+    CHECK(r == NULL);
+    /* row 9: a qualifier twice is named with its parameter */
+    cudyn_elementwise *k = NULL;
+    CHECK_STATUS(cudyn_elementwise_create(&k, "float a, const const float *x, float *y", SAXPY_BODY, "cc", NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("parameter 2 ('const const float *x') repeats the qualifier 'const'");
+
+    /* still accepted: braces and '#' in literals and comments, balanced
+     * blocks, digit separators, a preamble's own directives */
+    static const char *const good[] = {
+        "if (x[i] > 0) { y[i] = a * x[i]; } else { y[i] = 0; }",
+        "const char *s = \"} { # ( [\"; char c = '}'; (void)s; (void)c; y[i] = x[i]; // } #include\n",
+        "/* } #define \\ */ y[i] = x[i] * 1'000;",
+    };
+    for (size_t c = 0; c < sizeof good / sizeof good[0]; c++) {
+        CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, good[c], "fine", NULL), CUDYN_OK);
+        cudyn_elementwise_free(k);
+        k = NULL;
+    }
+    CHECK_STATUS(cudyn_elementwise_create(&k, SAXPY_PARAMS, SAXPY_BODY, "pre", "#define TWICE(v) ((v) * 2)\n"),
+                 CUDYN_OK);
+    cudyn_elementwise_free(k);
+}
+
+/* Issue 24, row 11: cudyn knows a kernel's parameter count from the PTX
+ * it compiled or generated, so it never asks the driver about a parameter
+ * past the last (a failing cuFuncGetParamInfo is an error of the program
+ * under compute-sanitizer): none refused for an expression kernel, a
+ * reduction, a kernel compiled from source and one loaded as PTX. */
+static void test_no_parameter_probing(void)
+{
+    long refused = mock_refusal_count("param_info"), asked = mock_call_count("cuFuncGetParamInfo");
+    CHECK(refused >= 0);
+    cudyn_elementwise *k = NULL;
+    struct buffers b;
+    CHECK_STATUS(make_saxpy(&k), CUDYN_OK); /* kernels the mock runs */
+    CHECK_STATUS(buffers_make(&b, 64), CUDYN_OK);
+    if (k)
+        CHECK_STATUS(cudyn_elementwise_launch(k, b.n, NULL, 2.0f, b.dx, b.dy), CUDYN_OK);
+    cudyn_reduction *r = NULL;
+    CHECK_STATUS(make_dot(&r), CUDYN_OK);
+    float sum = 0;
+    if (r)
+        CHECK_STATUS(cudyn_reduction_run(r, &sum, 0, b.n, NULL, b.dx, b.dy), CUDYN_OK);
+    cudyn_module m = NULL;
+    cudyn_function f = NULL;
+    CHECK_STATUS(cudyn_module_load_source(&m, test_saxpy_source, NULL, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_module_function(&f, m, "saxpy"), CUDYN_OK);
+    if (f)
+        CHECK_STATUS(cudyn_launchf(f, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){64, 1, 1}, 0, NULL, "fpppz", 2.0f, b.dx,
+                                   b.dx, b.dy, (size_t)b.n),
+                     CUDYN_OK);
+    cudyn_module_unload(m);
+    CHECK(mock_call_count("cuFuncGetParamInfo") > asked); /* the driver was asked, within bounds */
+    CHECK_EQ_INT(mock_refusal_count("param_info"), refused);
+    cudyn_reduction_free(r);
+    cudyn_elementwise_free(k);
+    buffers_free(&b);
 }
 
 static void test_saxpy(void)
@@ -612,7 +719,7 @@ static void *create_bad(void *arg)
     struct bad_create *job = arg;
     cudyn_elementwise *k = NULL;
     pthread_barrier_wait(job->start);
-    job->status = cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;\n#error twice", "same", NULL);
+    job->status = cudyn_elementwise_create(&k, SAXPY_PARAMS, "y[i] = 0;", "same", "\n#error twice");
     cudyn_error e = {.size = sizeof e};
     cudyn_last_error(&e);
     snprintf(job->message, sizeof job->message, "%s", e.message);
@@ -636,7 +743,7 @@ static int scenario_concurrent_error(void)
         pthread_join(t[i], NULL);
         CHECK_STATUS(jobs[i].status, CUDYN_ERROR_COMPILE);
         CHECK_CONTAINS(jobs[i].message, "cudyn_elementwise_create: elementwise \"same\" does not compile for sm_90: "
-                                        "elementwise body(2): catastrophic error: #error directive: twice");
+                                        "elementwise preamble(2): catastrophic error: #error directive: twice");
     }
     pthread_barrier_destroy(&start);
     return test_result("test_elementwise concurrent-error");
@@ -673,7 +780,9 @@ int main(int argc, char **argv)
     test_null_and_range();
     test_creation();
     test_expression_errors();
+    test_hostile_texts();
     test_saxpy();
+    test_no_parameter_probing();
     test_dot();
     test_driver_faults();
     test_nvrtc_faults();

@@ -166,6 +166,35 @@ static void test_bad_arguments_launch(void)
 }
 
 /* cudyn_last_error honours a smaller (older) struct. */
+/* Bad arguments: textures and surfaces (issue 24, row 8): a NULL array, a
+ * zero device and bad fields are named before any driver is needed. */
+static void test_bad_arguments_textures(void)
+{
+    cudyn_texture t = 0;
+    cudyn_surface s = 0;
+    struct cudyn_texture_desc d = {.size = sizeof d, .resource = CUDYN_RESOURCE_ARRAY};
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->array");
+    d.resource = CUDYN_RESOURCE_LINEAR;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->device");
+    d.resource = CUDYN_RESOURCE_PITCH2D;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->device");
+    d.resource = 99;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->resource");
+    d.resource = CUDYN_RESOURCE_ARRAY;
+    d.array = (cudyn_array)(void *)&d; /* never read: a field before it is bad */
+    d.filter = 7;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->filter");
+    d.filter = CUDYN_FILTER_POINT;
+    d.read_mode = 9;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->read_mode");
+    d.read_mode = CUDYN_READ_ELEMENT_TYPE;
+    d.address_mode[2] = 42;
+    CHECK_BAD_ARG(cudyn_texture_create(&t, &d), "desc->address_mode[2]");
+    CHECK_BAD_ARG(cudyn_texture_create(&t, NULL), "desc");
+    CHECK_BAD_ARG(cudyn_surface_create(&s, NULL), "array");
+    CHECK_BAD_ARG(cudyn_surface_create(NULL, NULL), "out");
+}
+
 static void test_error_struct_sizes(void)
 {
     cudyn_mem_alloc(NULL, 1);
@@ -218,9 +247,32 @@ static void test_errors_per_thread(void)
     }
 }
 
-int main(void)
+/* The same bad arguments where no driver can be loaded: each must still be
+ * named (INVALID_ARGUMENT), not answered with the loader's status, so
+ * every function checks its arguments before the lazy load. */
+static int no_driver(void)
 {
+    setenv("CUDYN_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    test_bad_arguments_loader();
+    /* not test_bad_arguments_devices: whether an ordinal names a device,
+     * or an attribute is known to this driver, only the driver can say */
+    test_bad_arguments_memory();
+    test_bad_arguments_streams_events();
+    test_bad_arguments_compile();
+    test_bad_arguments_modules();
+    test_bad_arguments_launch();
+    test_bad_arguments_textures();
+    int n = 0;
+    CHECK(cudyn_device_count(&n) != CUDYN_OK); /* there was truly no driver */
+    return test_result("test_errors no-driver");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "no-driver") == 0)
+        return no_driver();
     use_mock_driver();
+    CHECK_EQ_INT(run_self(argv[0], "no-driver"), 0);
     test_bad_arguments_loader();
     test_bad_arguments_devices();
     test_bad_arguments_memory();
@@ -228,6 +280,7 @@ int main(void)
     test_bad_arguments_compile();
     test_bad_arguments_modules();
     test_bad_arguments_launch();
+    test_bad_arguments_textures();
     test_error_struct_sizes();
     test_errors_per_thread();
     return test_result("test_errors");

@@ -438,12 +438,63 @@ static void test_sources(void)
     }
 }
 
+/* The confinement rule (expr_scan.c, cudyn.h), one text at a time: NULL
+ * detail = accepted, else the refusal must contain it. */
+static void test_confine(void)
+{
+    static const struct {
+        const char *text;
+        unsigned int flags;
+        const char *detail;
+    } cases[] = {
+        {"y[i] = a * x[i] + y[i]", 0, NULL},
+        {"if (x[i] > 0) { y[i] = 1; } else { y[i] = (x[i] + 2) * 3; }", 0, NULL},
+        {"const char *s = \"}{)(#\\\"\"; char c = '}'; char d = '\\''; (void)s;", 0, NULL},
+        {"y[i] = x[i]; // } # \\ not a splice: no newline follows\n", 0, NULL},
+        {"/* } # ( */ y[i] = 1'000'000 + 0x1'0;", 0, NULL},
+        {"auto s = R\"d(} # \\\n)\" )d\"; (void)s;", 0, "a backslash ends the line"}, /* a splice even in a raw string */
+        {"auto s = R\"d(} # ( [)d\"; (void)s;", 0, NULL},
+        {"std::vector<::size_t> v;", 0, NULL}, /* <:: is not a digraph */
+        {"#define TWICE(v) ((v) * 2)\n__device__ int f() { return 1; }", CUDYN_CONFINE_CODE, NULL},
+        {"}", 0, "line 1, column 1: '}' closes nothing"},
+        {"a\n  b)", 0, "line 2, column 4: ')' closes nothing"},
+        {"(a]", 0, "column 3: ']' does not match"},
+        {"{ (", 0, "column 3: '(' is never closed"},
+        {"#include <x>", 0, "line 1, column 1: '#' is not allowed"},
+        {"#include <x>", CUDYN_CONFINE_CODE, NULL},
+        {"a # b", 0, "column 3: '#' is not allowed"},
+        {"a ## b", 0, "'#' is not allowed"},
+        {"%:define X", CUDYN_CONFINE_CODE, "the digraph '%:'"},
+        {"a <% b", 0, "the digraph '<%'"},
+        {"a[0 :> b", 0, "the digraph ':>'"},
+        {"a\\\nb", 0, "line 1, column 2: a backslash ends the line"},
+        {"a\\ \t\nb", 0, "a backslash ends the line"},
+        {"a\\", 0, "the text ends in a backslash"},
+        {"a /* b", 0, "column 3: a /* comment is not closed"},
+        {"\"abc", 0, "a string literal is not closed on its line"},
+        {"'a\nb'", 0, "a character literal is not closed on its line"},
+        {"R\"x(abc)y\"", 0, "a raw string literal is not closed"},
+        {"}", CUDYN_CONFINE_CODE, "closes nothing"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char why[400] = "";
+        int rc = cudyn__text_confine(cases[c].text, "body", cases[c].flags, why, sizeof why);
+        if (cases[c].detail ? rc == 0 || !strstr(why, cases[c].detail) || !strstr(why, "the body, line ")
+                            : rc != 0) {
+            fprintf(stderr, "confine \"%s\" (flags %u): %d \"%s\", expected %s\n", cases[c].text, cases[c].flags, rc,
+                    why, cases[c].detail ? cases[c].detail : "acceptance");
+            test_failures++;
+        }
+    }
+}
+
 int main(void)
 {
     test_parser();
     test_parser_facts();
     test_codes_match_the_format();
     test_result_types_and_names();
+    test_confine();
     test_scan();
     test_shape();
     test_lanes();

@@ -11,6 +11,7 @@
 
 #include "cudyn.h"
 #include "compile/program.h" /* to fake a program's size: struct cudyn_program */
+#include "mock/mock_control.h"
 #include "testutil.h"
 
 /* The kernel is named after the architecture it was compiled for. */
@@ -151,6 +152,136 @@ static void test_from_programs(void)
     cudyn_program_free(p[1]);
 }
 
+/* The sized load (issue 24, row 2) on a container whose length is wrong:
+ * truncated in memory, or its total-size field off by one bit.  Each copy
+ * is exactly as long as the size given, so a read past it is seen under
+ * AddressSanitizer; the unsized call cannot know, the sized one must
+ * refuse before it reads past the header. */
+static void expect_refused(const void *image, size_t given, size_t real, const char *why)
+{
+    unsigned char *exact = malloc(given);
+    memcpy(exact, image, given < real ? given : real);
+    if (given > real)
+        memset(exact + real, 0, given - real);
+    cudyn_module m = NULL;
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, exact, given), CUDYN_ERROR_INVALID_IMAGE);
+    CHECK(m == NULL);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, why);
+    free(exact);
+}
+
+static void test_sized(const unsigned char *image, size_t bytes)
+{
+    cudyn_module m = NULL;
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, image, bytes), CUDYN_OK);
+    cudyn_module_unload(m);
+    expect_refused(image, bytes - 1, bytes, "announces");
+    expect_refused(image, bytes / 2, bytes, "announces");
+    expect_refused(image, 31, bytes, "shorter than its 32-byte header");
+    expect_refused(image, 8, bytes, "shorter than its 32-byte header");
+    expect_refused(image, bytes + 64, bytes, "announces");
+    /* one bit of the total-size field (offset 16) flipped, high and low */
+    const int bits[] = {3, 29};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+        unsigned char *flipped = malloc(bytes);
+        memcpy(flipped, image, bytes);
+        flipped[16 + bits[i] / 8] ^= (unsigned char)(1u << (bits[i] % 8));
+        CHECK_STATUS(cudyn_module_load_image_sized(&m, flipped, bytes), CUDYN_ERROR_INVALID_IMAGE);
+        /* (the unsized call must trust this field: it would read 512 MiB on) */
+        free(flipped);
+    }
+    /* an entry's offset past the end (the checksum is over what the header
+     * claims, so it cannot catch this: the bounds must) */
+    unsigned char *moved = malloc(bytes);
+    memcpy(moved, image, bytes);
+    moved[32 + 8 + 3] ^= 0x40;
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, moved, bytes), CUDYN_ERROR_INVALID_IMAGE);
+    free(moved);
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, image, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, NULL, 1), CUDYN_ERROR_INVALID_ARGUMENT);
+}
+
+/* Faults of the driver while an image loads (MOCK_CUDA_FAIL's calls, one
+ * at a time): the device's capability for choosing the entry, the load
+ * itself; each is reported, nothing is half made, and the next load works. */
+static void test_faults(const unsigned char *image, size_t bytes)
+{
+    static const struct {
+        const char *fn;
+        unsigned int code; /* CUresult */
+        int expected;
+    } faults[] = {
+        {"cuCtxGetDevice", 201, CUDYN_ERROR_INVALID_CONTEXT},         /* choosing the entry */
+        {"cuDeviceGetAttribute", 999, CUDYN_ERROR_DRIVER},            /* its compute capability */
+        {"cuModuleLoadDataEx", 2, CUDYN_ERROR_OUT_OF_MEMORY},         /* the load */
+        {"cuModuleLoadDataEx", 200, CUDYN_ERROR_INVALID_IMAGE},
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        long loads = mock_call_count("cuModuleLoadDataEx");
+        CHECK_EQ_INT(mock_fail_next(faults[i].fn, faults[i].code), 0);
+        cudyn_module m = NULL;
+        int st = cudyn_module_load_image_sized(&m, image, bytes);
+        if (st != faults[i].expected) {
+            fprintf(stderr, "a failing %s (%u): status %d, expected %d\n", faults[i].fn, faults[i].code, st,
+                    faults[i].expected);
+            test_failures++;
+        }
+        CHECK(m == NULL);
+        if (strcmp(faults[i].fn, "cuModuleLoadDataEx") != 0) /* refused before the driver saw the image */
+            CHECK_EQ_INT(mock_call_count("cuModuleLoadDataEx"), loads);
+        mock_fail_next("", 0);
+        CHECK_STATUS(cudyn_module_load_image_sized(&m, image, bytes), CUDYN_OK);
+        CHECK_STATUS(cudyn_module_unload(m), CUDYN_OK);
+    }
+}
+
+/* The sized load of the other kinds, without NVRTC: PTX must hold its NUL
+ * within the size, a CUBIN's tables must lie within it. */
+static void test_sized_other_kinds(void)
+{
+    cudyn_module m = NULL;
+    static const char ptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n";
+    char *exact = malloc(sizeof ptx - 1);
+    memcpy(exact, ptx, sizeof ptx - 1); /* no NUL */
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, exact, sizeof ptx - 1), CUDYN_ERROR_INVALID_IMAGE);
+    free(exact);
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, ptx, sizeof ptx), CUDYN_OK);
+    cudyn_module_unload(m);
+    unsigned char elf[64] = {0x7F, 'E', 'L', 'F', 2, 1};
+    elf[40] = 200; /* e_shoff */
+    elf[58] = 64;  /* e_shentsize */
+    elf[60] = 1;   /* e_shnum: one section header, at 200, past the end */
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, elf, sizeof elf), CUDYN_ERROR_INVALID_IMAGE);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "the CUBIN: its header tables lie past its 64 bytes");
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, elf, 3), CUDYN_ERROR_INVALID_IMAGE); /* 3 bytes: PTX without NUL */
+    unsigned char fatbin[16] = {0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0, 0xFF, 0xFF};
+    CHECK_STATUS(cudyn_module_load_image_sized(&m, fatbin, sizeof fatbin), CUDYN_ERROR_INVALID_IMAGE);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "the fatbinary's header announces 16 + 65535 bytes, 16 were given");
+}
+
+/* PTX text shorter than any magic (issue 24, row 1): in an exactly-sized
+ * heap buffer, so AddressSanitizer (the asan CI job runs make check) sees
+ * a read past its end.  The driver refuses the text; cudyn must not read
+ * beyond its NUL to find that out. */
+static void test_short_text(void)
+{
+    static const char *const texts[] = {"", "x", "CUDYNIM", "\x7f" "EL"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        size_t n = strlen(texts[i]) + 1;
+        char *exact = malloc(n);
+        memcpy(exact, texts[i], n);
+        cudyn_module m = NULL;
+        int st = cudyn_module_load_image(&m, exact);
+        CHECK(st != CUDYN_OK && m == NULL);
+        free(exact);
+    }
+}
+
 static void test_arguments(void)
 {
     void *image = NULL;
@@ -191,6 +322,8 @@ int main(void)
 {
     setenv("MOCK_CUDA_DEVICES", "A:90,B:80,C:75,D:86,E:70,F:100", 1);
     use_mock_driver();
+    test_short_text(); /* these need no NVRTC */
+    test_sized_other_kinds();
     struct cudyn_loader_info l = {.size = sizeof l};
     cudyn_loader_info(&l);
     if (l.nvrtc_status != CUDYN_OK)
@@ -204,6 +337,8 @@ int main(void)
         CHECK(memcmp(image, "CUDYNIMG", 8) == 0);
         test_round_trip(image);
         test_damage(image, bytes);
+        test_sized(image, bytes);
+        test_faults(image, bytes);
     }
     cudyn_image_free(image);
     test_from_programs();

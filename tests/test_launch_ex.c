@@ -142,9 +142,10 @@ static void test_shared_and_priority(void)
 {
     struct cudyn_launch_config c = config(2, 1, 64);
     c.shared_bytes = 100 * 1024;
-    long sets = mock_call_count("cuFuncSetAttribute");
+    long sets = mock_call_count("cuFuncSetAttribute"), refused = mock_refusal_count("shared");
     CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_OK);
     CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), sets + 1);
+    CHECK_EQ_INT(mock_refusal_count("shared"), refused); /* raised before the launch, none refused first */
     long reads = mock_call_count("cuFuncGetAttribute");
     CHECK_STATUS(cudyn_launch_ex(empty, &c, NULL), CUDYN_OK); /* raised already: nothing asked */
     CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), sets + 1);

@@ -20,7 +20,6 @@
 typedef unsigned int (*ctx_create_fn)(void **ctx, unsigned int flags, int dev);
 typedef unsigned int (*ctx_one_fn)(void *ctx);
 typedef unsigned int (*ctx_pop_fn)(void **ctx);
-typedef unsigned int (*func_set_attr_fn)(void *fn, int attr, int value);
 typedef unsigned int (*launch_fn)(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                                   unsigned int by, unsigned int bz, unsigned int shared, void *stream, void **params,
                                   void **extra);
@@ -222,11 +221,23 @@ static void test_launch_limits_named(void)
     expect_refusal(bounded, one, (cudyn_dim3){512, 1, 1}, 0,
                    "block 512x1x1 has 512 threads; bounded_empty allows at most 256");
     expect_refusal(empty, (cudyn_dim3){1, 70000, 1}, one, 0, "grid 1x70000x1: y is 70000, Mock H200 allows at most 65535");
-    expect_refusal(empty, one, one, 64 * 1024, "65536 bytes of dynamic shared memory; empty allows 49152");
-    /* raised through the native handle, the same launch runs */
-    func_set_attr_fn set_attr = (func_set_attr_fn)cudyn_driver_proc("cuFuncSetAttribute", 9000);
-    CHECK(set_attr && set_attr(cudyn_function_native(empty), 8, 64 * 1024) == 0);
+    /* more than 48 KiB of dynamic shared memory: the limit is raised
+     * before the launch, once, and no launch is refused first (issue 24,
+     * row 11: a refused launch is an error under compute-sanitizer) */
+    long refused = mock_refusal_count("shared"), raises = mock_call_count("cuFuncSetAttribute");
     CHECK_STATUS(cudyn_launch(empty, one, one, 64 * 1024, NULL, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_launch(empty, one, one, 64 * 1024, NULL, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_launchf(empty, one, one, 60 * 1024, NULL, ""), CUDYN_OK);
+    CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), raises + 1);
+    CHECK_STATUS(cudyn_launch(empty, one, one, 96 * 1024, NULL, NULL), CUDYN_OK); /* raised again, higher */
+    CHECK_EQ_INT(mock_call_count("cuFuncSetAttribute"), raises + 2);
+    CHECK_EQ_INT(mock_refusal_count("shared"), refused);
+    /* more than the device can give: named, not sent to be refused */
+    CHECK_STATUS(cudyn_launch(empty, one, one, 232448 + 1, NULL, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "argument 'shared_bytes' is 232449");
+    CHECK_EQ_INT(mock_refusal_count("shared"), refused);
     CHECK_STATUS(cudyn_launch(empty, one, (cudyn_dim3){1024, 1, 1}, 0, NULL, NULL), CUDYN_OK);
     CHECK_STATUS(cudyn_module_unload(mod), CUDYN_OK);
 }

@@ -160,12 +160,13 @@ CUDYN_API int cudyn_memcpy_dtod_async(cudyn_devptr dst, cudyn_devptr src, size_t
     return CUDYN_OK;
 }
 
-/* A memset's checks: a copy's, then that dst is aligned to the element. */
+/* A memset's checks: that dst is aligned to the element, then a copy's
+ * (which loads the driver: every argument is checked before it). */
 #define MEMSET_PROLOGUE(api, dst, count, element_bytes)                                      \
     do {                                                                                     \
-        COPY_PROLOGUE((api), (dst) != 0, true, (count));                                     \
         if ((dst) % (element_bytes))                                                         \
             return cudyn__fail_arg((api), "dst", "must be " #element_bytes "-byte aligned"); \
+        COPY_PROLOGUE((api), (dst) != 0, true, (count));                                     \
     } while (0)
 
 CUDYN_API int cudyn_memset_d8(cudyn_devptr dst, uint8_t value, size_t count)

@@ -82,16 +82,29 @@ static int describe_pitch2d(const char *api, const struct cudyn_texture_desc *t,
     return CUDYN_OK;
 }
 
-/* How the texel is sampled, as CUDA_TEXTURE_DESC. */
-static int describe_sampling(const char *api, const struct cudyn_texture_desc *t, const struct texel *x,
-                             cu_texture_desc *tex)
+/* The sampling fields that need no texel format: checked with the other
+ * arguments before the driver is loaded. */
+static int check_sampling_values(const char *api, const struct cudyn_texture_desc *t)
 {
-    bool integer = cudyn__format_is_integer(x->format);
     if (t->filter != CUDYN_FILTER_POINT && t->filter != CUDYN_FILTER_LINEAR)
         return cudyn__fail_arg(api, "desc->filter", "must be CUDYN_FILTER_POINT or CUDYN_FILTER_LINEAR");
     if (t->read_mode != CUDYN_READ_ELEMENT_TYPE && t->read_mode != CUDYN_READ_NORMALIZED_FLOAT)
         return cudyn__fail_arg(api, "desc->read_mode",
                                "must be CUDYN_READ_ELEMENT_TYPE or CUDYN_READ_NORMALIZED_FLOAT");
+    for (int i = 0; i < 3; i++)
+        if (t->address_mode[i] < CUDYN_ADDRESS_WRAP || t->address_mode[i] > CUDYN_ADDRESS_BORDER) {
+            char arg[32];
+            snprintf(arg, sizeof arg, "desc->address_mode[%d]", i);
+            return cudyn__fail_arg(api, arg, "must be a CUDYN_ADDRESS_* value");
+        }
+    return CUDYN_OK;
+}
+
+/* How the texel is sampled, as CUDA_TEXTURE_DESC. */
+static int describe_sampling(const char *api, const struct cudyn_texture_desc *t, const struct texel *x,
+                             cu_texture_desc *tex)
+{
+    bool integer = cudyn__format_is_integer(x->format);
     if (t->read_mode == CUDYN_READ_NORMALIZED_FLOAT && integer && cudyn__format_bytes(x->format) == 4)
         return cudyn__fail_arg(api, "desc->read_mode",
                                "CUDYN_READ_NORMALIZED_FLOAT applies to 8- and 16-bit integers, not 32-bit ones");
@@ -102,11 +115,6 @@ static int describe_sampling(const char *api, const struct cudyn_texture_desc *t
     memset(tex, 0, sizeof *tex);
     for (int i = 0; i < 3; i++) {
         int mode = t->address_mode[i];
-        if (mode < CUDYN_ADDRESS_WRAP || mode > CUDYN_ADDRESS_BORDER) {
-            char arg[32];
-            snprintf(arg, sizeof arg, "desc->address_mode[%d]", i);
-            return cudyn__fail_arg(api, arg, "must be a CUDYN_ADDRESS_* value");
-        }
         bool used = i < x->dimensions;
         bool needs_normalized = mode == CUDYN_ADDRESS_WRAP || mode == CUDYN_ADDRESS_MIRROR;
         if (used && needs_normalized && !t->normalized_coords) {
@@ -138,20 +146,30 @@ CUDYN_API int cudyn_texture_create(cudyn_texture *out, const struct cudyn_textur
         return cudyn__fail_arg(api, "desc->size", "must be set to sizeof(struct cudyn_texture_desc)");
     if (desc->normalized_coords != 0 && desc->normalized_coords != 1)
         return cudyn__fail_arg(api, "desc->normalized_coords", "must be 0 or 1");
-    int st = cudyn__need_context(api);
-    if (st != CUDYN_OK)
-        return st;
+    /* every argument that can be checked without the driver is, first: a
+     * bad one is named even where no driver can be loaded; only an array's
+     * format needs the driver */
     cu_resource_desc res;
     memset(&res, 0, sizeof res);
     struct texel x = {0, 0};
+    int st;
     switch (desc->resource) {
-    case CUDYN_RESOURCE_ARRAY: st = describe_array(api, desc, &res, &x); break;
+    case CUDYN_RESOURCE_ARRAY:
+        st = desc->array ? CUDYN_OK
+                         : cudyn__fail_arg(api, "desc->array", "must not be NULL for CUDYN_RESOURCE_ARRAY");
+        break;
     case CUDYN_RESOURCE_LINEAR: st = describe_linear(api, desc, &res, &x); break;
     case CUDYN_RESOURCE_PITCH2D: st = describe_pitch2d(api, desc, &res, &x); break;
     default:
         return cudyn__fail_arg(api, "desc->resource",
                                "must be CUDYN_RESOURCE_ARRAY, CUDYN_RESOURCE_LINEAR or CUDYN_RESOURCE_PITCH2D");
     }
+    if (st == CUDYN_OK)
+        st = check_sampling_values(api, desc);
+    if (st == CUDYN_OK)
+        st = cudyn__need_context(api);
+    if (st == CUDYN_OK && desc->resource == CUDYN_RESOURCE_ARRAY)
+        st = describe_array(api, desc, &res, &x);
     cu_texture_desc tex;
     if (st == CUDYN_OK)
         st = describe_sampling(api, desc, &x, &tex);

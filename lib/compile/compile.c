@@ -408,20 +408,34 @@ static void first_error_line(const char *log, char *out, size_t cap)
 }
 
 /* The PTX, when NVRTC made one (always for compute_ targets; NVRTC 12+
- * also for sm_ targets): the image of PTX targets, and the interface. */
-static void fetch_ptx(nvrtc_program p, struct cudyn__cache_entry *e)
+ * also for sm_ targets): the image of PTX targets, and the interface.
+ * What failed is kept for a PTX target, whose only image it is: the NVRTC
+ * call in *fn with its result (NVRTC_OK and *fn NULL: none made; *fn
+ * "malloc": out of memory). */
+static nvrtc_result fetch_ptx(nvrtc_program p, struct cudyn__cache_entry *e, const char **fn)
 {
     size_t size = 0;
-    if (cudyn__nvrtc.nvrtcGetPTXSize(p, &size) != NVRTC_OK || size <= 1)
-        return;
+    *fn = "nvrtcGetPTXSize";
+    nvrtc_result r = cudyn__nvrtc.nvrtcGetPTXSize(p, &size);
+    if (r != NVRTC_OK || size <= 1) {
+        if (r == NVRTC_OK)
+            *fn = NULL;
+        return r;
+    }
     e->ptx = malloc(size);
-    if (e->ptx && cudyn__nvrtc.nvrtcGetPTX(p, (char *)e->ptx) == NVRTC_OK && e->ptx[size - 1] == '\0') {
+    *fn = e->ptx ? "nvrtcGetPTX" : "malloc";
+    r = e->ptx ? cudyn__nvrtc.nvrtcGetPTX(p, (char *)e->ptx) : NVRTC_OK;
+    if (e->ptx && r == NVRTC_OK && e->ptx[size - 1] == '\0') {
         e->ptx_size = size;
         e->interface = cudyn__ptx_interface((const char *)e->ptx, size);
-    } else {
-        free(e->ptx);
-        e->ptx = NULL;
+        *fn = NULL;
+        return NVRTC_OK;
     }
+    if (e->ptx && r == NVRTC_OK)
+        *fn = NULL; /* no NUL: not PTX cudyn can load */
+    free(e->ptx);
+    e->ptx = NULL;
+    return r;
 }
 
 static int fetch_cubin(const char *api, nvrtc_program p, struct cudyn_program *prog)
@@ -448,11 +462,16 @@ static int fetch_cubin(const char *api, nvrtc_program p, struct cudyn_program *p
 static int fetch_output(const char *api, nvrtc_program p, struct cudyn_program *prog)
 {
     struct cudyn__cache_entry *e = &prog->out;
-    fetch_ptx(p, e);
+    const char *ptx_fn = NULL;
+    nvrtc_result ptx_r = fetch_ptx(p, e, &ptx_fn);
     int st = prog->target.cubin ? fetch_cubin(api, p, prog) : CUDYN_OK;
     if (st != CUDYN_OK)
         return st;
     if (!prog->target.cubin) {
+        if (!e->ptx && ptx_r != NVRTC_OK)
+            return cudyn__fail_nvrtc(ptx_r, ptx_fn, api, NULL);
+        if (!e->ptx && ptx_fn) /* malloc */
+            return cudyn__fail_oom(api);
         if (!e->ptx)
             return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, "nvrtcGetPTX", NULL,
                                "%s: NVRTC produced no PTX for %s", api, prog->target.name);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hints.h"
+#include "compile/cubin.h"
 #include "compile/image.h"
 #include "compile/options.h"
 #include "compile/program.h"
@@ -21,17 +22,6 @@
 #include "loader/loader.h"
 
 /* ------------------------------------------------------------- loading */
-
-/* NVIDIA's fatbinary magic (little-endian 0xBA55ED50), for the driver. */
-static bool is_fatbin(const unsigned char *p)
-{
-    return p[0] == 0x50 && p[1] == 0xED && p[2] == 0x55 && p[3] == 0xBA;
-}
-
-static bool is_elf(const unsigned char *p)
-{
-    return p[0] == 0x7F && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
-}
 
 /* The entry of a container for the current device. */
 static int pick(const char *api, const struct cudyn__image_part *parts, size_t n, int built_by, const void **code)
@@ -63,27 +53,45 @@ static char *container_interface(const struct cudyn__image_part *parts, size_t n
     return NULL;
 }
 
-int cudyn__image_select(const char *api, const void *image, const void **code, char **interface)
+int cudyn__image_select(const char *api, const void *image, size_t bytes, bool sized, const void **code,
+                        char **interface, const unsigned char **cubin, size_t *cubin_bytes)
 {
-    const unsigned char *p = image;
     *code = image;
     *interface = NULL;
-    size_t total = 0;
-    int ours = cudyn__image_header(p, &total);
-    if (ours == 0) {
-        if (!is_elf(p) && !is_fatbin(p)) /* PTX text, as the driver reads it */
-            *interface = cudyn__ptx_interface(image, strlen(image));
+    *cubin = NULL;
+    *cubin_bytes = 0;
+    struct cudyn__image_view v;
+    char why[256];
+    if (cudyn__image_inspect(image, bytes, sized, &v, why, sizeof why) != 0)
+        return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_IMAGE, "%s: %s", api,
+                           why);
+    switch (v.kind) {
+    case CUDYN__IMAGE_PTX: /* text, as the driver reads it: up to its NUL */
+        *interface = cudyn__ptx_interface(image, strlen(image));
         return CUDYN_OK;
+    case CUDYN__IMAGE_ELF:
+        *cubin = image;
+        *cubin_bytes = v.bytes;
+        return CUDYN_OK;
+    case CUDYN__IMAGE_FATBIN:
+        return CUDYN_OK;
+    case CUDYN__IMAGE_OURS:
+        break;
     }
-    struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES];
-    size_t n = 0;
-    int built_by = 0;
-    if (ours < 0 || cudyn__image_unpack(p, total, parts, &n, &built_by) != 0)
-        return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_IMAGE,
-                           "%s: the cudyn multi-architecture image is damaged (header, entries or checksum)", api);
-    int st = pick(api, parts, n, built_by, code);
+    int st = pick(api, v.parts, v.n, v.built_by, code);
+    for (size_t i = 0; st == CUDYN_OK && i < v.n; i++)
+        if (v.parts[i].data == *code && v.parts[i].cubin) {
+            /* the driver reads the entry's CUBIN by its own headers:
+             * within the entry, or not at all */
+            if (sized && cudyn__cubin_check(v.parts[i].data, v.parts[i].size, why, sizeof why) != 0)
+                return cudyn__fail(CUDYN_ERROR_INVALID_IMAGE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_IMAGE,
+                                   "%s: the cudyn multi-architecture image's sm_%d entry: %s", api,
+                                   v.parts[i].arch, why);
+            *cubin = v.parts[i].data;
+            *cubin_bytes = v.parts[i].size;
+        }
     if (st == CUDYN_OK)
-        *interface = container_interface(parts, n);
+        *interface = container_interface(v.parts, v.n);
     return st;
 }
 

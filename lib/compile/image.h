@@ -43,6 +43,11 @@ int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *wh
  * parts do not fit the format (cudyn__image_check). */
 int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
                       size_t *size);
+/* Whether p starts with the len bytes of magic (which hold no NUL),
+ * reading at most avail bytes of p and none past the first that differs:
+ * safe on a NUL-terminated text of any length, when avail is unknown
+ * (SIZE_MAX). */
+bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len);
 /* Whether the first CUDYN_IMAGE_HEADER_BYTES are a cudyn image header:
  * 1 yes (with its announced *total size), 0 not one of ours (another
  * kind of image), -1 ours but damaged. */
@@ -54,12 +59,35 @@ int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__ima
 /* "sm_90" / "compute_90" (digits only: no arch-specific suffix); 0 or -1. */
 int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin);
 
+/* What an image given to cudyn_module_load_image is. */
+enum cudyn__image_kind { CUDYN__IMAGE_PTX, CUDYN__IMAGE_OURS, CUDYN__IMAGE_ELF, CUDYN__IMAGE_FATBIN };
+
+struct cudyn__image_view {
+    enum cudyn__image_kind kind;
+    size_t bytes; /* the ELF's or container's extent, or 0 where unknown */
+    struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES]; /* a container's entries */
+    size_t n;
+    int built_by;
+};
+
+/* Everything checked before the driver sees an image, reading nothing
+ * past it.  sized: the image is `bytes` long, and its kind, the length, a
+ * container's header, every entry's bounds and its checksum, a CUBIN's
+ * tables and sections, a fatbinary's header or PTX's NUL are checked
+ * against that, in that order; not sized: an image the program embeds,
+ * read up to its NUL (PTX) or as far as its own header says.  0, or -1
+ * with the reason in why (cap bytes). */
+int cudyn__image_inspect(const unsigned char *image, size_t bytes, bool sized, struct cudyn__image_view *v,
+                         char *why, size_t cap);
+
 /* image.c: */
-/* For cudyn_module_load_image: when image is cudyn's multi-architecture
- * container, *code is the entry for the current device (else the image
- * itself); *interface receives the kernels' PTX interface when the image
- * has PTX (malloc'd, or NULL). */
-int cudyn__image_select(const char *api, const void *image, const void **code, char **interface);
+/* For cudyn_module_load_image(_sized): when image is cudyn's
+ * multi-architecture container, *code is the entry for the current device
+ * (else the image itself); *interface receives the kernels' PTX interface
+ * when the image has PTX (malloc'd, or NULL); *cubin and *cubin_bytes the
+ * CUBIN loaded, when it is one (for its parameter records), else NULL. */
+int cudyn__image_select(const char *api, const void *image, size_t bytes, bool sized, const void **code,
+                        char **interface, const unsigned char **cubin, size_t *cubin_bytes);
 
 
 #endif

@@ -4,11 +4,13 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile/cubin.h"
 #include "compile/image.h"
 #include "compile/little_endian.h"
 #include "compile/sha256.h"
@@ -106,9 +108,20 @@ int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built
     return 0;
 }
 
+bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len)
+{
+    /* byte by byte, stopping at the first difference: a NUL-terminated
+     * text shorter than the magic differs at its NUL at the latest (no
+     * magic holds a NUL), so nothing past it is read */
+    for (size_t i = 0; i < len; i++)
+        if (i >= avail || p[i] != (unsigned char)magic[i])
+            return false;
+    return true;
+}
+
 int cudyn__image_header(const unsigned char *header, size_t *total)
 {
-    if (memcmp(header, CUDYN_IMAGE_MAGIC, 8) != 0)
+    if (!cudyn__image_starts_with(header, CUDYN_IMAGE_HEADER_BYTES, CUDYN_IMAGE_MAGIC, 8))
         return 0;
     uint32_t n = cudyn__get_u32(header + 12);
     uint64_t announced = cudyn__get_u64(header + 16);
@@ -148,6 +161,105 @@ int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__ima
             return -1;
     }
     return 0;
+}
+
+static bool is_fatbin(const unsigned char *p)
+{
+    return p[0] == 0x50 && p[1] == 0xED && p[2] == 0x55 && p[3] == 0xBA; /* 0xBA55ED50 */
+}
+
+static bool is_elf(const unsigned char *p)
+{
+    return p[0] == 0x7F && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
+}
+
+/* known: how many bytes may be read; for an image without a size, those
+ * before its first NUL (the magics hold no NUL, so a shorter text cannot
+ * be one and nothing past its NUL is read: "" and "x" are PTX). */
+static enum cudyn__image_kind kind_of(const unsigned char *p, size_t known)
+{
+    if (known >= 8 && memcmp(p, CUDYN_IMAGE_MAGIC, 8) == 0)
+        return CUDYN__IMAGE_OURS;
+    if (known >= 4 && is_elf(p))
+        return CUDYN__IMAGE_ELF;
+    if (known >= 4 && is_fatbin(p))
+        return CUDYN__IMAGE_FATBIN;
+    return CUDYN__IMAGE_PTX;
+}
+
+/* A fatbinary's header: u32 magic, u16 version, u16 header size, u64 size
+ * of what follows the header. */
+static int check_fatbin(const unsigned char *p, size_t bytes, char *why, size_t cap)
+{
+    if (bytes < 16) {
+        snprintf(why, cap, "the fatbinary is %zu bytes, shorter than its 16-byte header", bytes);
+        return -1;
+    }
+    uint64_t header = cudyn__get_u16(p + 6), body = cudyn__get_u64(p + 8);
+    if (header < 16 || header > bytes || body > bytes - header) {
+        snprintf(why, cap, "the fatbinary's header announces %llu + %llu bytes, %zu were given",
+                 (unsigned long long)header, (unsigned long long)body, bytes);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_container(const unsigned char *p, size_t bytes, bool sized, struct cudyn__image_view *v, char *why,
+                           size_t cap)
+{
+    size_t total = 0;
+    if (sized && bytes < CUDYN_IMAGE_HEADER_BYTES) {
+        snprintf(why, cap, "the cudyn multi-architecture image is %zu bytes, shorter than its %d-byte header", bytes,
+                 CUDYN_IMAGE_HEADER_BYTES);
+        return -1;
+    }
+    if (cudyn__image_header(p, &total) != 1) {
+        snprintf(why, cap, "the cudyn multi-architecture image's header is damaged");
+        return -1;
+    }
+    if (sized && total != bytes) {
+        snprintf(why, cap,
+                 "the cudyn multi-architecture image's header announces %zu bytes, %zu were given (damaged or "
+                 "truncated)",
+                 total, bytes);
+        return -1;
+    }
+    if (cudyn__image_unpack(p, total, v->parts, &v->n, &v->built_by) != 0) {
+        snprintf(why, cap, "the cudyn multi-architecture image is damaged (entries or checksum)");
+        return -1;
+    }
+    v->bytes = total;
+    return 0;
+}
+
+int cudyn__image_inspect(const unsigned char *p, size_t bytes, bool sized, struct cudyn__image_view *v, char *why,
+                         size_t cap)
+{
+    memset(v, 0, offsetof(struct cudyn__image_view, parts));
+    v->n = 0;
+    v->kind = kind_of(p, sized ? bytes : strnlen((const char *)p, 8));
+    switch (v->kind) {
+    case CUDYN__IMAGE_PTX:
+        if (sized && !memchr(p, '\0', bytes)) {
+            snprintf(why, cap, "the PTX text has no NUL within its %zu bytes", bytes);
+            return -1;
+        }
+        return 0;
+    case CUDYN__IMAGE_ELF:
+        if (sized && cudyn__cubin_check(p, bytes, why, cap) != 0) {
+            char detail[200];
+            snprintf(detail, sizeof detail, "%s", why);
+            snprintf(why, cap, "the CUBIN: %s", detail);
+            return -1;
+        }
+        v->bytes = sized ? bytes : cudyn__cubin_extent(p);
+        return 0;
+    case CUDYN__IMAGE_FATBIN:
+        return sized ? check_fatbin(p, bytes, why, cap) : 0;
+    case CUDYN__IMAGE_OURS:
+        break;
+    }
+    return check_container(p, bytes, sized, v, why, cap);
 }
 
 int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin)

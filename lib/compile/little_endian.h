@@ -21,6 +21,11 @@ static inline void cudyn__set_u64(unsigned char *p, uint64_t v)
     cudyn__set_u32(p + 4, (uint32_t)(v >> 32));
 }
 
+static inline uint16_t cudyn__get_u16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static inline uint32_t cudyn__get_u32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

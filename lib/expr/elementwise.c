@@ -38,6 +38,10 @@ static int read_inputs(const char *api, struct cudyn_elementwise *k, const char 
     if (cudyn__params_parse(params, &k->params, why, sizeof why) != 0)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: \"%s\": %s",
                            api, name, why);
+    if (cudyn__text_confine(body, "body", 0, why, sizeof why) != 0 ||
+        (preamble && cudyn__text_confine(preamble, "preamble", CUDYN_CONFINE_CODE, why, sizeof why) != 0))
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: \"%s\": %s",
+                           api, name, why);
     snprintf(k->name, sizeof k->name, "%s", name);
     cudyn__scan_text(body, preamble, &k->params, &k->scan);
     k->lanes = cudyn__lanes(&k->params, &k->scan);

@@ -75,6 +75,13 @@ struct cudyn__scan {
 void cudyn__scan_text(const char *text, const char *preamble, const struct cudyn__param_list *params,
                       struct cudyn__scan *out);
 
+/* Whether a user's text stays in its place in the generated source (the
+ * rule is in expr_scan.c and cudyn.h): 0, or -1 with "the WHAT, line L,
+ * column C: what is wrong" in why.  CUDYN_CONFINE_CODE: a preamble, which
+ * may hold preprocessor directives. */
+#define CUDYN_CONFINE_CODE 1u
+int cudyn__text_confine(const char *text, const char *what, unsigned int flags, char *why, size_t cap);
+
 /* ------------------------------------------------------------ expr_shape.c */
 
 /* What a launch shape depends on, for one kernel in one context. */

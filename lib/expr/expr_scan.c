@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -158,4 +159,167 @@ void cudyn__scan_text(const char *text, const char *preamble, const struct cudyn
     }
     if (!any)
         no_lanes(out, "the text indexes no pointer", "parameter");
+}
+
+/* ------------------------------------------------------------ confinement */
+
+/*
+ * The user's texts are pasted into the generated source, so a text could
+ * otherwise reach outside its place: a '}' closing the function and
+ * adding kernels, a #include reading a file, a #define retyping the
+ * generated loop, a backslash at a line's end joining the #line that
+ * follows.  The rule (cudyn.h states it): outside comments and string or
+ * character literals, no '#' and no digraph (%: <% %> <: :>); (), [] and
+ * {} balanced and properly nested; no backslash-newline anywhere (the
+ * preprocessor joins lines before anything else, inside comments too) and
+ * no backslash at the very end; comments and literals closed within the
+ * text, ordinary literals on one line.  A preamble (CONFINE_CODE) may hold
+ * directives: it is code, from a trusted source.
+ */
+
+#define CONFINE_DEPTH 256
+
+struct confine {
+    const char *text, *what;
+    char *why;
+    size_t cap;
+};
+
+/* "line L, column C" of p. */
+static void where(const struct confine *c, const char *p, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *s = c->text; s < p; s++) {
+        *col = *s == '\n' ? 1 : *col + 1;
+        *line += *s == '\n';
+    }
+}
+
+static int refuse(const struct confine *c, const char *p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(const struct confine *c, const char *p, const char *fmt, ...)
+{
+    int line, col;
+    where(c, p, &line, &col);
+    char said[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(said, sizeof said, fmt, ap);
+    va_end(ap);
+    snprintf(c->why, c->cap, "the %s, line %d, column %d: %s", c->what, line, col, said);
+    return -1;
+}
+
+static bool ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Whether the quote at q opens a raw string literal (R"..., u8R"...). */
+static bool raw_prefix(const char *text, const char *q)
+{
+    if (q == text || q[-1] != 'R')
+        return false;
+    const char *w = q - 1;
+    while (w > text && ident_char(w[-1]))
+        w--;
+    size_t len = (size_t)(q - w);
+    return (len == 1 && w[0] == 'R') || (len == 2 && strchr("uUL", w[0])) || (len == 3 && strncmp(w, "u8", 2) == 0);
+}
+
+/* Skips a comment or literal at *p; -1 when it is not closed (or an
+ * ordinary literal crosses a line). */
+static int skip_quoted(const struct confine *c, const char **p)
+{
+    const char *s = *p;
+    if (s[0] == '/' && s[1] == '/') {
+        *p = s + strcspn(s, "\n");
+        return 0;
+    }
+    if (s[0] == '/' && s[1] == '*') {
+        const char *close = strstr(s + 2, "*/");
+        if (!close)
+            return refuse(c, s, "%s", "a /* comment is not closed");
+        *p = close + 2;
+        return 0;
+    }
+    if (*s == '"' && raw_prefix(c->text, s)) {
+        size_t dlen = strcspn(s + 1, "( )\\\t\n\"");
+        if (s[1 + dlen] != '(' || dlen > 16)
+            return refuse(c, s, "%s", "a raw string literal has a bad delimiter");
+        char end[20];
+        snprintf(end, sizeof end, ")%.*s\"", (int)dlen, s + 1);
+        const char *close = strstr(s + 2 + dlen, end);
+        if (!close)
+            return refuse(c, s, "%s", "a raw string literal is not closed");
+        *p = close + strlen(end);
+        return 0;
+    }
+    char quote = *s++;
+    while (*s && *s != quote && *s != '\n')
+        s += s[0] == '\\' && s[1] && s[1] != '\n' ? 2 : 1;
+    if (*s != quote)
+        return refuse(c, *p, "%s", quote == '"' ? "a string literal is not closed on its line"
+                                                 : "a character literal is not closed on its line");
+    *p = s + 1;
+    return 0;
+}
+
+int cudyn__text_confine(const char *text, const char *what, unsigned int flags, char *why, size_t cap)
+{
+    struct confine c = {text, what, why, cap};
+    /* line splices first: the preprocessor joins lines before anything */
+    for (const char *s = strchr(text, '\\'); s; s = strchr(s + 1, '\\')) {
+        const char *t = s + 1;
+        while (*t == ' ' || *t == '\t' || *t == '\r') /* compilers splice over trailing blanks too */
+            t++;
+        if (*t == '\n')
+            return refuse(&c, s, "%s", "a backslash ends the line (a line splice), which would join it to the next");
+        if (*t == '\0')
+            return refuse(&c, s, "%s", "the text ends in a backslash, which would join the line after it");
+    }
+    char open[CONFINE_DEPTH];
+    const char *opened_at[CONFINE_DEPTH];
+    int depth = 0;
+    bool number = false; /* inside a pp-number, where ' separates digits */
+    for (const char *s = text; *s;) {
+        if ((s[0] == '/' && (s[1] == '/' || s[1] == '*')) || *s == '"' || (*s == '\'' && !number)) {
+            if (skip_quoted(&c, &s) != 0)
+                return -1;
+            number = false;
+            continue;
+        }
+        if (!number && isdigit((unsigned char)*s) && (s == text || !ident_char(s[-1])))
+            number = true;
+        else if (number && !(ident_char(*s) || *s == '.' || (*s == '\'' && ident_char(s[1])) ||
+                             ((*s == '+' || *s == '-') && strchr("eEpP", s[-1]))))
+            number = false;
+        static const char *const digraphs[] = {"%:", "<%", "%>", "<:", ":>"};
+        for (size_t k = 0; k < sizeof digraphs / sizeof digraphs[0]; k++)
+            if (strncmp(s, digraphs[k], 2) == 0 && !(k == 3 && s[2] == ':' && s[3] != ':' && s[3] != '>'))
+                return refuse(&c, s, "the digraph '%s' is not allowed (write the character it stands for)",
+                              digraphs[k]);
+        if (*s == '#' && !(flags & CUDYN_CONFINE_CODE))
+            return refuse(&c, s, "%s", "'#' is not allowed: no preprocessor directives (#include, #define ...), "
+                                       "no # or ## operators");
+        if (strchr("([{", *s)) {
+            if (depth == CONFINE_DEPTH)
+                return refuse(&c, s, "%s", "brackets nest too deep");
+            open[depth] = *s;
+            opened_at[depth++] = s;
+        } else if (strchr(")]}", *s)) {
+            char want = *s == ')' ? '(' : *s == ']' ? '[' : '{';
+            char closer[2] = {*s, '\0'};
+            if (!depth)
+                return refuse(&c, s, "'%s' closes nothing that the text opened", closer);
+            if (open[--depth] != want)
+                return refuse(&c, s, "'%s' does not match the bracket the text opened before it", closer);
+        }
+        s++;
+    }
+    if (depth) {
+        char opener[2] = {open[depth - 1], '\0'};
+        return refuse(&c, opened_at[depth - 1], "'%s' is never closed", opener);
+    }
+    return 0;
 }

@@ -130,6 +130,7 @@ struct decl {
     char unknown[64];                      /* a word that is no type or qualifier */
     char name[64];
     bool named_twice;
+    const char *repeated; /* a qualifier given twice in one place ("const const") */
 };
 
 /* Reads the tokens of [s, end): words, '*'.  -1 on another character. */
@@ -162,12 +163,16 @@ static int read_decl(const char *s, const char *end, struct decl *d, char *bad)
         for (size_t i = 0; i < sizeof named_scalars / sizeof named_scalars[0] && !named; i++)
             if (is_word(w, len, named_scalars[i].name))
                 named = named_scalars[i].spelling;
-        if (is_word(w, len, "const"))
-            *(after_star ? &d->const_ptr : &d->const_data) = true;
-        else if (is_word(w, len, "volatile"))
-            *(after_star ? &d->volatile_ptr : &d->volatile_data) = true;
-        else if (is_word(w, len, "__restrict__"))
-            *(after_star ? &d->restrict_ptr : &d->restrict_early) = true;
+        bool *qualifier = is_word(w, len, "const")          ? (after_star ? &d->const_ptr : &d->const_data)
+                          : is_word(w, len, "volatile")     ? (after_star ? &d->volatile_ptr : &d->volatile_data)
+                          : is_word(w, len, "__restrict__") ? (after_star ? &d->restrict_ptr : &d->restrict_early)
+                                                            : NULL;
+        if (qualifier) {
+            if (*qualifier && !d->repeated) /* C allows it, C++ (NVRTC) does not: say it here */
+                d->repeated = is_word(w, len, "const") ? "const" : is_word(w, len, "volatile") ? "volatile"
+                                                                                                : "__restrict__";
+            *qualifier = true;
+        }
         else if (k < N_KEYS && !after_star && !d->name[0])
             d->keys[k]++;
         else if (named && !after_star && !d->name[0] && !d->named)
@@ -247,6 +252,10 @@ static int parse_one(const char *s, const char *end, struct cudyn__param_list *l
     char bad = 0;
     if (read_decl(s, end, &d, &bad) != 0) {
         say(why, cap, "contains '%c'; %s", isprint((unsigned char)bad) ? bad : '?', supported);
+        return -1;
+    }
+    if (d.repeated) {
+        say(why, cap, "repeats the qualifier '%s'", d.repeated);
         return -1;
     }
     if (d.stars > 1) {

@@ -78,7 +78,8 @@ static int setup(const char *api, void *owner, struct cudyn__expr_context *c)
 
 /* Checks the text arguments; fills the parsed parts of *r. */
 static int read_inputs(const char *api, struct cudyn_reduction *r, const char *type, const char *neutral,
-                       const char *reduce, const char *map, const char *params, const char *name)
+                       const char *reduce, const char *map, const char *params, const char *name,
+                       const char *preamble)
 {
     static const char *const names[] = {"result_type", "neutral", "reduce", "map", "params"};
     const char *const given[] = {type, neutral, reduce, map, params};
@@ -95,6 +96,13 @@ static int read_inputs(const char *api, struct cudyn_reduction *r, const char *t
     if (cudyn__params_parse(params, &r->params, why, sizeof why) != 0)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: \"%s\": %s",
                            api, name, why);
+    static const char *const text_names[] = {"neutral", "reduce expression", "map expression", "preamble"};
+    const char *const texts[] = {neutral, reduce, map, preamble};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i] && cudyn__text_confine(texts[i], text_names[i], i == 3 ? CUDYN_CONFINE_CODE : 0, why,
+                                            sizeof why) != 0)
+            return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                               "%s: \"%s\": %s", api, name, why);
     snprintf(r->name, sizeof r->name, "%s", name);
     if (!(r->param_text = strdup(params)))
         return cudyn__fail_oom(api);
@@ -132,7 +140,7 @@ CUDYN_API int cudyn_reduction_create(cudyn_reduction **out, const char *result_t
     struct cudyn_reduction *r = calloc(1, sizeof *r);
     if (!r)
         return cudyn__fail_oom(api);
-    int st = read_inputs(api, r, result_type, neutral, reduce, map, params, name ? name : "kernel");
+    int st = read_inputs(api, r, result_type, neutral, reduce, map, params, name ? name : "kernel", preamble);
     if (st != CUDYN_OK) {
         free_parts(r);
         return st;

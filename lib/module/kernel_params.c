@@ -251,7 +251,9 @@ int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__f
     return st;
 }
 
-int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts)
+/* f's name and module from the driver, unless the caller knows the module
+ * (it looked f up by name in it). */
+static void identify(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts)
 {
     memset(facts, 0, sizeof *facts);
     cu_function fn = (cu_function)(void *)f;
@@ -261,29 +263,56 @@ int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn_
     facts->module = module;
     if (!module && (!DRIVER_HAS(cuFuncGetModule) || cudyn__drv.cuFuncGetModule(&facts->module, fn) != CU_OK))
         facts->module = NULL;
-    int count = PARAMS_UNKNOWN;
-    for (int i = 0; DRIVER_HAS(cuFuncGetParamInfo) && i <= CUDYN_MAX_ARGS; i++) {
+}
+
+/* The sizes of f's parameters from cuFuncGetParamInfo.  With the count
+ * known (from the PTX cudyn compiled or generated, or the CUBIN's own
+ * records), only those parameters are asked for, so no call fails (a tool
+ * such as compute-sanitizer reports every failing driver call as an error
+ * of the program).  Without it, the driver is asked until it answers
+ * CUDA_ERROR_INVALID_VALUE past the last one: the last resort, for kernels
+ * of images cudyn knows nothing of. */
+static int param_sizes(cudyn_function f, int known_count, struct cudyn__kernel_facts *facts)
+{
+    cu_function fn = (cu_function)(void *)f;
+    if (!DRIVER_HAS(cuFuncGetParamInfo))
+        return PARAMS_UNKNOWN;
+    if (known_count >= 0 && known_count <= CUDYN_MAX_ARGS) {
+        for (int i = 0; i < known_count; i++) {
+            size_t offset = 0, size = 0;
+            if (cudyn__drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size) != CU_OK)
+                return PARAMS_UNKNOWN; /* the driver cannot say, or disagrees: the PTX alone stands */
+            facts->sizes[i] = size;
+        }
+        return known_count;
+    }
+    for (int i = 0; i <= CUDYN_MAX_ARGS; i++) {
         size_t offset = 0, size = 0;
         cu_result r = cudyn__drv.cuFuncGetParamInfo(fn, (size_t)i, &offset, &size);
-        if (r == CU_ERR_INVALID_VALUE) { /* past the last parameter */
-            count = i;
-            break;
-        }
+        if (r == CU_ERR_INVALID_VALUE) /* past the last parameter */
+            return i;
         if (r != CU_OK || i == CUDYN_MAX_ARGS)
             break; /* the driver cannot say */
         facts->sizes[i] = size;
     }
-    return count;
+    return PARAMS_UNKNOWN;
+}
+
+int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, int known_count, struct cudyn__kernel_facts *facts)
+{
+    identify(f, module, facts);
+    return param_sizes(f, known_count, facts);
 }
 
 /* What the driver and the module can tell about a kernel cudyn did not
  * look up itself (no lock held: these are driver calls). */
 void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts)
 {
-    int driver_count = cudyn__kernel_driver_facts(f, NULL, facts);
+    identify(f, NULL, facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};
     if (facts->module)
         cudyn__module_ptx_params(facts->module, facts->who.name, &ptx, &facts->who.ctx);
+    int driver_count = param_sizes(f, ptx.count, facts);
     cudyn__kernel_merge(facts, driver_count, &ptx);
 }
 

@@ -35,8 +35,10 @@ bool cudyn__kernel_known(cudyn_function f, cu_module module);
 /* Asks the driver about f: sizes and, unless the caller knows them
  * (module not NULL: it looked f up by name in it), its name and module;
  * returns the count of parameters, or PARAMS_UNKNOWN when the driver
- * cannot say. */
-int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, struct cudyn__kernel_facts *facts);
+ * cannot say.  known_count (-1 if unknown): the count the module's PTX or
+ * CUBIN declares, so that the driver is asked about no parameter past the
+ * last (probing for the end is the last resort). */
+int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, int known_count, struct cudyn__kernel_facts *facts);
 /* Asks the driver (and the module f belongs to) about f. */
 void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts);
 /* Combines the driver's count (PARAMS_UNKNOWN if it cannot say; sizes

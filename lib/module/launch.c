@@ -6,8 +6,11 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "hints.h"
 #include "module/kernel_params.h"
 #include "module/module.h"
 
@@ -104,6 +107,79 @@ int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_di
     return st;
 }
 
+/* ---------------------------------------- dynamic shared memory over 48 KiB */
+
+/* What each kernel allows now, as last read or set: a launch asking for
+ * more than 48 KiB raises the kernel's limit before it goes to the driver
+ * (a refused launch is an error that tools such as compute-sanitizer
+ * report), once per kernel.  An entry is valid while the kernel registry's
+ * epoch is unchanged (an unload may hand the handle to another kernel);
+ * after that the limit is read again, which cannot fail. */
+#define SHARED_SLOTS 64
+
+static struct {
+    cu_function fn;
+    unsigned int epoch;
+    unsigned int allowed;
+} shared_slots[SHARED_SLOTS];
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned int shared_slot(cu_function fn)
+{
+    return (unsigned int)(((uintptr_t)fn >> 4) % SHARED_SLOTS);
+}
+
+static bool shared_known(cu_function fn, unsigned int shared)
+{
+    unsigned int i = shared_slot(fn), epoch = cudyn__kernel_epoch();
+    pthread_mutex_lock(&shared_lock);
+    bool ok = shared_slots[i].fn == fn && shared_slots[i].epoch == epoch && shared <= shared_slots[i].allowed;
+    pthread_mutex_unlock(&shared_lock);
+    return ok;
+}
+
+static void shared_remember(cu_function fn, unsigned int epoch, unsigned int allowed)
+{
+    unsigned int i = shared_slot(fn);
+    pthread_mutex_lock(&shared_lock);
+    shared_slots[i].fn = fn;
+    shared_slots[i].epoch = epoch;
+    shared_slots[i].allowed = allowed;
+    pthread_mutex_unlock(&shared_lock);
+}
+
+int cudyn__allow_dynamic_shared(const char *api, const char *arg, cu_function fn, unsigned int shared)
+{
+    if (shared <= CUDYN__DEFAULT_DYNAMIC_SHARED || shared_known(fn, shared))
+        return CUDYN_OK;
+    unsigned int epoch = cudyn__kernel_epoch(); /* read before the limit: a change meanwhile invalidates */
+    cu_result failure = CU_OK;
+    int allowed = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &failure);
+    if (failure != CU_OK)
+        return cudyn__fail_driver(failure, "cuFuncGetAttribute", api);
+    if (shared <= (unsigned int)allowed) {
+        shared_remember(fn, epoch, (unsigned int)allowed);
+        return CUDYN_OK;
+    }
+    int static_bytes = cudyn__func_attr_or_zero(fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES, &failure);
+    if (failure != CU_OK)
+        return cudyn__fail_driver(failure, "cuFuncGetAttribute", api);
+    cu_device dev = 0;
+    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(&dev), "cuCtxGetDevice", api);
+    int optin = cudyn__device_attr_or_zero(dev, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &failure);
+    if (failure != CU_OK)
+        return cudyn__fail_driver(failure, "cuDeviceGetAttribute", api);
+    if ((long long)shared + static_bytes > optin)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_SHARED_OPTIN,
+                           "%s: argument '%s' is %u; with the kernel's %d bytes of static shared "
+                           "memory that is more than the %d bytes per block device %d allows",
+                           api, arg, shared, static_bytes, optin, (int)dev);
+    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared),
+                     "cuFuncSetAttribute", api);
+    shared_remember(fn, epoch, shared);
+    return CUDYN_OK;
+}
+
 CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                            cudyn_stream stream, void **args)
 {
@@ -118,6 +194,9 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
     if (CUDYN_UNLIKELY(st != CUDYN_OK))
         return st;
     cu_function fn = (cu_function)(void *)f;
+    if (CUDYN_UNLIKELY(shared_bytes > CUDYN__DEFAULT_DYNAMIC_SHARED) &&
+        (st = cudyn__allow_dynamic_shared(api, "shared_bytes", fn, shared_bytes)) != CUDYN_OK)
+        return st;
     cu_result r;
     CUDYN_DRIVER_CALL(r,
                       cudyn__drv.cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,

@@ -1,10 +1,10 @@
 /*
  * launch_ex.c - launches with attributes (cudyn_launch_ex): thread-block
  * clusters, cooperative launches, priority, and dynamic shared memory
- * above a kernel's current limit.  As in launch.c, the launch is made
- * first and only a refusal is diagnosed: what the device lacks is named
- * then, and dynamic shared memory above the kernel's limit is allowed (the
- * limit raised) and the launch made once more.  What the driver lacks is
+ * above a kernel's current limit.  Dynamic shared memory above the
+ * kernel's limit is allowed (the limit raised, launch.c) before the
+ * launch.  As in launch.c, the launch is then made and only a refusal is
+ * diagnosed: what the device lacks is named then.  What the driver lacks is
  * known without asking it, and refused before launching.  A driver
  * without cuLaunchKernelEx (before 11.8) still launches cooperative
  * kernels, through cuLaunchCooperativeKernel; clusters and priorities
@@ -54,16 +54,6 @@ static int check_config(const char *api, const struct cudyn_launch_config *c, st
     return CUDYN_OK;
 }
 
-/* The current device's attribute; 0 where the driver does not report it. */
-static int device_attribute(const char *api, int attr, cu_device *dev, int *value)
-{
-    *value = 0;
-    CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetDevice(dev), "cuCtxGetDevice", api);
-    cu_result failure;
-    *value = cudyn__device_attr_or_zero(*dev, attr, &failure);
-    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuDeviceGetAttribute", api);
-}
-
 /* After a refused launch: NOT_SUPPORTED naming `attr` when the current
  * device lacks it, else CUDYN_OK (also when the driver cannot say). */
 static int device_lacks(const char *api, int attr, const char *what, const char *hint)
@@ -107,40 +97,6 @@ static int check_driver(const char *api, const struct wants *w)
         st = need_driver(api, ex || DRIVER_HAS(cuLaunchCooperativeKernel), "cuLaunchCooperativeKernel", 9000,
                          "cooperative launches", HINT_NEWER_DRIVER_FOR);
     return st;
-}
-
-static int function_attribute(const char *api, cu_function fn, int attr, int *value)
-{
-    cu_result failure;
-    *value = cudyn__func_attr_or_zero(fn, attr, &failure);
-    return failure == CU_OK ? CUDYN_OK : cudyn__fail_driver(failure, "cuFuncGetAttribute", api);
-}
-
-/* A launch refused with more dynamic shared memory than the kernel allows
- * now: raises its limit to `shared` (*raised) within what the device
- * allows.  CUDYN_OK with *raised false when the limit was not the cause. */
-static int allow_shared(const char *api, cu_function fn, unsigned int shared, bool *raised)
-{
-    int allowed = 0, static_bytes = 0, optin = 0;
-    cu_device dev = 0;
-    *raised = false;
-    int st = function_attribute(api, fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &allowed);
-    if (st != CUDYN_OK || shared <= (unsigned int)allowed)
-        return st;
-    st = function_attribute(api, fn, CU_FUNC_ATTR_SHARED_SIZE_BYTES, &static_bytes);
-    if (st == CUDYN_OK)
-        st = device_attribute(api, CUDYN_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &dev, &optin);
-    if (st != CUDYN_OK)
-        return st;
-    if ((long long)shared + static_bytes > optin)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, HINT_SHARED_OPTIN,
-                           "%s: argument 'config->shared_bytes' is %u; with the kernel's %d bytes of static shared "
-                           "memory that is more than the %d bytes per block device %d allows",
-                           api, shared, static_bytes, optin, (int)dev);
-    CUDYN_TRY_DRIVER(cudyn__drv.cuFuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared),
-                     "cuFuncSetAttribute", api);
-    *raised = true;
-    return CUDYN_OK;
 }
 
 /* One launch through cuLaunchKernelEx with the attributes asked for. */
@@ -212,20 +168,14 @@ CUDYN_API int cudyn_launch_ex(cudyn_function f, const struct cudyn_launch_config
         st = cudyn__need_context(api);
     if (st == CUDYN_OK)
         st = check_driver(api, &w);
-    if (st != CUDYN_OK)
-        return st;
     const struct cudyn_launch_config *c = config;
     cu_function fn = (cu_function)(void *)f;
+    if (st == CUDYN_OK) /* raised before the launch, not after a refusal */
+        st = cudyn__allow_dynamic_shared(api, "config->shared_bytes", fn, c->shared_bytes);
+    if (st != CUDYN_OK)
+        return st;
     const char *cufn = NULL;
     cu_result r = launch_once(api, fn, c, &w, args, &cufn);
-    if (r == CU_ERR_INVALID_VALUE && c->shared_bytes) { /* maybe more than the kernel allows now */
-        bool raised = false;
-        st = allow_shared(api, fn, c->shared_bytes, &raised);
-        if (st != CUDYN_OK)
-            return st;
-        if (raised)
-            r = launch_once(api, fn, c, &w, args, &cufn);
-    }
     if (r == CU_OK)
         return CUDYN_OK;
     if (plain(&w))

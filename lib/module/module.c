@@ -13,6 +13,7 @@
 #include "compile/image.h"
 #include "compile/includes.h"
 #include "compile/names.h"
+#include "compile/cubin.h"
 #include "compile/ptx_interface.h"
 #include "module/kernel_params.h"
 #include "module/module.h"
@@ -322,6 +323,27 @@ int cudyn__load_image(const char *api, cu_module *mod, const void *image)
     return st;
 }
 
+/* Both image loads: checked (image.c, within bytes when sized), then
+ * loaded with what cudyn can tell of the kernels' parameters, from the
+ * image's PTX or its CUBIN's own records. */
+static int load_image(const char *api, cudyn_module *out, const void *image, size_t bytes, bool sized)
+{
+    const void *code = image;
+    char *interface = NULL;
+    const unsigned char *cubin = NULL;
+    size_t cubin_bytes = 0;
+    int st = cudyn__image_select(api, image, bytes, sized, &code, &interface, &cubin, &cubin_bytes);
+    if (st == CUDYN_OK && !interface && cubin && cubin_bytes)
+        interface = cudyn__cubin_interface(cubin, cubin_bytes);
+    cu_module mod = NULL;
+    if (st == CUDYN_OK)
+        st = cudyn__load_image(api, &mod, code);
+    if (st == CUDYN_OK)
+        st = cudyn__module_wrap(api, mod, NULL, interface, out);
+    free(interface);
+    return st;
+}
+
 CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
 {
     static const char api[] = "cudyn_module_load_image";
@@ -330,16 +352,20 @@ CUDYN_API int cudyn_module_load_image(cudyn_module *out, const void *image)
     *out = NULL;
     if (!image)
         return cudyn__fail_arg(api, "image", "must not be NULL");
-    const void *code = image;
-    char *interface = NULL;
-    int st = cudyn__image_select(api, image, &code, &interface); /* cudyn's multi-architecture images */
-    cu_module mod = NULL;
-    if (st == CUDYN_OK)
-        st = cudyn__load_image(api, &mod, code);
-    if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, NULL, interface, out);
-    free(interface);
-    return st;
+    return load_image(api, out, image, 0, false);
+}
+
+CUDYN_API int cudyn_module_load_image_sized(cudyn_module *out, const void *image, size_t bytes)
+{
+    static const char api[] = "cudyn_module_load_image_sized";
+    if (!out)
+        return cudyn__fail_arg(api, "out", "must not be NULL");
+    *out = NULL;
+    if (!image)
+        return cudyn__fail_arg(api, "image", "must not be NULL");
+    if (bytes == 0)
+        return cudyn__fail_arg(api, "bytes", "must not be 0");
+    return load_image(api, out, image, bytes, true);
 }
 
 CUDYN_API int cudyn_module_unload(cudyn_module mod)
@@ -372,19 +398,20 @@ CUDYN_API int cudyn_module_unload(cudyn_module mod)
     return CUDYN_OK;
 }
 
-/* Records what a kernel takes, from the driver and from the module's PTX
- * (found by the name the PTX knows it by), for checking launches; once
- * per kernel while its module lives. */
+/* Records what a kernel takes, from the module's PTX (found by the name
+ * the PTX knows it by) or its CUBIN's records, and from the driver, asked
+ * only about the parameters those declare, for checking launches; once per
+ * kernel while its module lives. */
 static void register_kernel(const struct cudyn_module_st *m, cu_function f, const char *name, const char *lowered)
 {
     cudyn_function kernel = (cudyn_function)(void *)f;
     if (cudyn__kernel_known(kernel, m->handle))
         return;
     struct cudyn__kernel_facts facts;
-    int driver_count = cudyn__kernel_driver_facts(kernel, m->handle, &facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};
     if (m->interface)
         cudyn__ptx_kernel_params(m->interface, strlen(m->interface), lowered, &ptx);
+    int driver_count = cudyn__kernel_driver_facts(kernel, m->handle, ptx.count, &facts);
     cudyn__copy_string(facts.who.name, sizeof facts.who.name, name);
     facts.who.ctx = m->ctx;
     cudyn__kernel_merge(&facts, driver_count, &ptx);

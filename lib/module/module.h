@@ -47,4 +47,10 @@ int cudyn__module_load_generated(cudyn_module *out, const char *source, struct c
  * broke named where cudyn can tell. */
 int cudyn__launch_refused(const char *api, cu_result r, cu_function fn, cudyn_dim3 grid, cudyn_dim3 block,
                           unsigned int shared_bytes, cudyn_stream stream);
+/* The dynamic shared memory every kernel may use without opting in. */
+#define CUDYN__DEFAULT_DYNAMIC_SHARED 49152u
+/* Before a launch with more than that: raises fn's limit to `shared`
+ * (once; what each kernel allows is remembered), or refuses with
+ * INVALID_ARGUMENT naming `arg` when the device cannot give it. */
+int cudyn__allow_dynamic_shared(const char *api, const char *arg, cu_function fn, unsigned int shared);
 #endif /* CUDYN_MODULE_MODULE_H */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile/cubin.h"
 #include "compile/program.h"
 #include "module/module.h"
 
@@ -120,6 +121,20 @@ static int load_with_fallback(const char *api, const struct cudyn_program *prog,
     return first.status;
 }
 
+/* The kernels' interface of a built program: from its PTX, or, where NVRTC
+ * gave none (a CUBIN target of an NVRTC before 12), from the CUBIN's own
+ * parameter records (*owned is then that malloc'd text, for the caller to
+ * free), so the driver is asked about no parameter past the last. */
+static const char *interface_of(const struct cudyn_program *p, char **owned)
+{
+    *owned = NULL;
+    if (p->out.interface || !p->out.image || p->out.image_size < 4 ||
+        memcmp(p->out.image, "\177ELF", 4) != 0)
+        return p->out.interface;
+    *owned = cudyn__cubin_interface(p->out.image, p->out.image_size);
+    return *owned;
+}
+
 CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
 {
     static const char api[] = "cudyn_module_load";
@@ -134,8 +149,10 @@ CUDYN_API int cudyn_module_load(cudyn_module *out, const cudyn_program *prog)
     struct cudyn_program *rebuilt = NULL;
     int st = load_with_fallback(api, prog, &mod, &rebuilt);
     const struct cudyn_program *built = rebuilt ? rebuilt : prog;
+    char *owned = NULL;
     if (st == CUDYN_OK)
-        st = cudyn__module_wrap(api, mod, &built->out.names, built->out.interface, out);
+        st = cudyn__module_wrap(api, mod, &built->out.names, interface_of(built, &owned), out);
+    free(owned);
     cudyn_program_free(rebuilt);
     return st;
 }
@@ -149,13 +166,16 @@ static int compile_and_load(const char *api, struct cudyn_program *prog, cudyn_m
     if (st == CUDYN_OK)
         st = load_with_fallback(api, prog, &mod, &rebuilt);
     const struct cudyn_program *built = rebuilt ? rebuilt : prog;
+    char *owned = NULL;
+    const char *interface = interface_of(built, &owned);
     if (claim) {
-        st = cudyn__module_publish(api, claim, st, mod, &built->out.names, built->out.interface, &built->out.deps);
+        st = cudyn__module_publish(api, claim, st, mod, &built->out.names, interface, &built->out.deps);
         if (st == CUDYN_OK)
             *out = claim;
     } else if (st == CUDYN_OK) {
-        st = cudyn__module_wrap(api, mod, &built->out.names, built->out.interface, out);
+        st = cudyn__module_wrap(api, mod, &built->out.names, interface, out);
     }
+    free(owned);
     cudyn_program_free(rebuilt);
     return st;
 }

@@ -1,8 +1,8 @@
 /*
  * fuzz_seeds.c - the fuzzers' seed corpora, tests/fuzz/corpus/cache/ (cache
  * entries, for fuzz_cache), tests/fuzz/corpus/format/ (launch formats, for
- * fuzz_format) and tests/fuzz/corpus/image/ (multi-architecture images, for
- * fuzz_image): small valid and invalid inputs that `make fuzz` starts
+ * fuzz_format) and tests/fuzz/corpus/image/ (multi-architecture images
+ * after a u16 cut, for fuzz_image): small valid and invalid inputs that `make fuzz` starts
  * from.  A seed named valid-* must parse and one named invalid-* must be
  * refused, so the corpus keeps reaching deep into the parsers when their
  * formats change.
@@ -123,9 +123,25 @@ static int write_cache_seeds(const char *dir)
 }
 
 /* Image header fields (image.h): the number of entries at 12, the first
- * entry's kind at 36. */
+ * entry's kind at 36, the total size at 16. */
 #define IMAGE_COUNT_AT 12
+#define IMAGE_TOTAL_AT 16
 #define IMAGE_FIRST_KIND_AT 36
+
+/* An image seed for fuzz_image: a u16 cut, then the image (of which the
+ * sized call is given all but the last `cut` bytes). */
+static int write_image_seed(const char *dir, const char *name, const unsigned char *image, size_t n, size_t cut)
+{
+    unsigned char *seed = malloc(n + 2);
+    if (!seed)
+        return -1;
+    seed[0] = (unsigned char)cut;
+    seed[1] = (unsigned char)(cut >> 8);
+    memcpy(seed + 2, image, n);
+    int rc = write_file(dir, name, seed, n + 2);
+    free(seed);
+    return rc;
+}
 
 static int write_image_seeds(const char *dir)
 {
@@ -139,23 +155,28 @@ static int write_image_seeds(const char *dir)
     size_t n = 0, m = 0;
     int rc = cudyn__image_pack(parts, 2, 13000, &a, &n) || cudyn__image_pack(parts + 1, 1, 12080, &b, &m) ? -1 : 0;
     if (rc == 0) {
-        rc |= write_file(dir, "valid-cubin-and-ptx", a, n);
-        rc |= write_file(dir, "valid-ptx", b, m);
-        rc |= write_file(dir, "invalid-truncated", a, n / 2);
+        rc |= write_image_seed(dir, "valid-cubin-and-ptx", a, n, 0);
+        rc |= write_image_seed(dir, "valid-ptx", b, m, 0);
+        rc |= write_image_seed(dir, "invalid-truncated", a, n, n - n / 2);    /* half of it in memory */
+        rc |= write_image_seed(dir, "invalid-truncated-short", a, n, n - 20); /* shorter than the header */
+        rc |= write_image_seed(dir, "invalid-truncated-by-one", a, n, 1);
         unsigned char *c = malloc(n);
         if (!c)
             rc = -1;
-        for (int variant = 0; c && variant < 4; variant++) {
+        for (int variant = 0; c && variant < 6; variant++) {
             static const char *const names[] = {"invalid-magic", "invalid-checksum", "invalid-no-entries",
-                                                "invalid-kind"};
+                                                "invalid-kind", "invalid-total-size-bit-flip",
+                                                "invalid-total-size-high-bit-flip"};
             memcpy(c, a, n);
             switch (variant) {
             case 0: c[0] ^= 0x20; reseal(c, n); break;
             case 1: c[n - 1] ^= 1; break;
             case 2: memset(c + IMAGE_COUNT_AT, 0, 4); reseal(c, n); break;
-            default: c[IMAGE_FIRST_KIND_AT] = 7; reseal(c, n); break;
+            case 3: c[IMAGE_FIRST_KIND_AT] = 7; reseal(c, n); break;
+            case 4: c[IMAGE_TOTAL_AT] ^= 0x08; break;      /* one bit of the total size */
+            default: c[IMAGE_TOTAL_AT + 3] ^= 0x20; break; /* 512 MiB more than it has */
             }
-            rc |= write_file(dir, names[variant], c, n);
+            rc |= write_image_seed(dir, names[variant], c, n, 0);
         }
         free(c);
     }
@@ -226,11 +247,13 @@ static int check_kind(const char *dir, const char *kind, int *seen)
                 wrong++;
             }
         } else if (data && strcmp(kind, "image") == 0) {
-            struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES];
-            size_t total = 0, n = 0;
-            int built_by = 0;
-            parsed = size >= CUDYN_IMAGE_HEADER_BYTES && cudyn__image_header(data, &total) == 1 && total == size &&
-                     cudyn__image_unpack(data, size, parts, &n, &built_by) == 0;
+            /* as fuzz_image reads it: the sized check of all but `cut` bytes */
+            static struct cudyn__image_view v;
+            char why[256];
+            size_t cut = size >= 2 ? (size_t)data[0] | (size_t)data[1] << 8 : 0;
+            parsed = size >= 2 && cut < size - 2 &&
+                     cudyn__image_inspect(data + 2, size - 2 - cut, true, &v, why, sizeof why) == 0 &&
+                     v.kind == CUDYN__IMAGE_OURS;
         } else if (data) {
             struct cudyn__format f;
             char err[128];

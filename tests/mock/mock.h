@@ -153,6 +153,7 @@ cu_result cuGetProcAddress_v2(const char *symbol, void **fn, int version, cu_uin
 /* ------------------------------------- inspection (tests/mock/mock_control.h) */
 
 long mock_calls(const char *fn);
+long mock_refusals(const char *what);
 void mock_fail_next(const char *fn, unsigned int code);
 void mock_fail_call(const char *fn, long nth, unsigned int code);
 void mock_reject_images(const char *kind);
@@ -199,6 +200,10 @@ struct mock_state {
     char fail_next_fn[64];
     unsigned int fail_next_code;
     long fail_next_skip; /* calls of fail_next_fn to let through first */
+    /* calls a real driver answers with an error that a tool such as
+     * compute-sanitizer reports, for tests that cudyn provokes none */
+    long refused_param_info; /* cuFuncGetParamInfo past the last parameter */
+    long refused_shared;     /* launches over the kernel's dynamic shared-memory limit */
 };
 extern struct mock_state mock MOCK_INTERNAL;
 

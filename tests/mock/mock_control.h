@@ -23,6 +23,15 @@ static inline long mock_call_count(const char *fn)
     return calls ? calls(fn) : -1;
 }
 
+/* Calls the mock refused as a real driver would, of one kind ("param_info":
+ * cuFuncGetParamInfo past the last parameter; "shared": a launch over the
+ * kernel's dynamic shared-memory limit); -1 if not running on the mock. */
+static inline long mock_refusal_count(const char *what)
+{
+    long (*refusals)(const char *) = (long (*)(const char *))mock_symbol("mock_refusals");
+    return refusals ? refusals(what) : -1;
+}
+
 /* "name@version[/pt];" for every cuGetProcAddress request. */
 static inline const char *mock_requests(void)
 {

@@ -122,6 +122,20 @@ long mock_calls(const char *fn)
     return n;
 }
 
+/* How many calls the mock refused as a real driver would, of one kind:
+ * "param_info" (cuFuncGetParamInfo past the last parameter) or "shared"
+ * (a launch over the kernel's dynamic shared-memory limit); -1 for
+ * another kind. */
+long mock_refusals(const char *what)
+{
+    pthread_mutex_lock(&mock.lock);
+    long n = strcmp(what, "param_info") == 0 ? mock.refused_param_info
+             : strcmp(what, "shared") == 0   ? mock.refused_shared
+                                             : -1;
+    pthread_mutex_unlock(&mock.lock);
+    return n;
+}
+
 /* MOCK_CUDA_COUNTS=FILE: the calls, at exit (calls.h). */
 __attribute__((destructor)) static void write_counts(void)
 {

@@ -430,8 +430,14 @@ static cu_result validate(const struct request *rq, struct CUfunc_st **fn_out, c
     unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
     if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2] || b[0] > MOCK_MAX_BLOCK_X || b[1] > MOCK_MAX_BLOCK_Y ||
         b[2] > MOCK_MAX_BLOCK_Z || threads > max_threads || g[0] > MOCK_MAX_GRID_X || g[1] > MOCK_MAX_GRID_Y ||
-        g[2] > MOCK_MAX_GRID_Z || rq->shared > max_shared)
+        g[2] > MOCK_MAX_GRID_Z)
         return CU_ERR_INVALID_VALUE;
+    if (rq->shared > max_shared) {
+        pthread_mutex_lock(&mock.lock);
+        mock.refused_shared++;
+        pthread_mutex_unlock(&mock.lock);
+        return CU_ERR_INVALID_VALUE;
+    }
     if ((rq->params && rq->extra) || (!rq->params && !rq->extra && f->n_params > 0))
         return CU_ERR_INVALID_VALUE;
     if ((r = check_cluster(f, rq, ctx->device)) != CU_OK)

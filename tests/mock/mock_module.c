@@ -78,9 +78,12 @@ void modules_release_context(const struct CUctx_st *ctx)
 
 /* ------------------------------------------------------------------ images */
 
+/* Byte by byte, as a driver must: a PTX text shorter than 4 bytes ends
+ * before the magic could. */
 static int is_elf(const void *image)
 {
-    return memcmp(image, "\177ELF", 4) == 0;
+    const unsigned char *p = image;
+    return p[0] == 0x7F && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
 }
 
 /* Size of an ELF image from its header, else of a NUL-terminated text. */
@@ -446,8 +449,12 @@ cu_result cuFuncGetParamInfo(cu_function fn, size_t index, size_t *offset, size_
         return CU_ERR_INVALID_HANDLE;
     if (f->n_params < 0)
         return CU_ERR_NOT_SUPPORTED; /* a real CUBIN: the mock cannot read its parameters */
-    if (index >= (size_t)f->n_params)
+    if (index >= (size_t)f->n_params) {
+        pthread_mutex_lock(&mock.lock);
+        mock.refused_param_info++;
+        pthread_mutex_unlock(&mock.lock);
         return CU_ERR_INVALID_VALUE;
+    }
     if (offset)
         *offset = f->param_offset[index];
     if (size)

@@ -458,7 +458,7 @@ static nvrtcResult build_outputs(nvrtcProgram p, const struct mock_options *o, c
             mbuf_free(&ptx);
             return NVRTC_ERROR_OUT_OF_MEMORY;
         }
-        memcpy(elf, "\177ELF", 4);
+        memcpy(elf, "\177ELF\2\1", 6); /* ELF64, little-endian */
         uint64_t shoff = 64 + ptx.len; /* where the driver's size rule ends the image */
         for (int b = 0; b < 8; b++)
             elf[0x28 + b] = (unsigned char)(shoff >> (8 * b));
