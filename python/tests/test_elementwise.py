@@ -53,10 +53,14 @@ def test_elementwise_kernel_errors():
     with pytest.raises(cudyn.InvalidArgument) as info:
         bad(np.float32(1), x)
     assert "p" in str(info.value)
-    broken = cudyn.ElementwiseKernel("float *y", "#error broken body\n", "broken")
+    hostile = cudyn.ElementwiseKernel("float *y", "#include \"/etc/passwd\"\n", "hostile")
+    with pytest.raises(cudyn.InvalidArgument) as info:    # confined: no directives in a body
+        hostile(x)
+    assert "'#' is not allowed" in str(info.value)
+    broken = cudyn.ElementwiseKernel("float *y", "y[i] = 0", "broken", preamble="#error broken preamble\n")
     with pytest.raises(cudyn.CompileError) as info:
         broken(x)
-    assert "broken body" in str(info.value)
+    assert "broken preamble" in str(info.value)
 
 
 def test_reduction_kernel_dot():
