@@ -33,32 +33,55 @@ tools=("memcheck --leak-check full" "racecheck" "synccheck" "initcheck")
 # every run's whole log stays here (CUDYN_SANITIZE_LOGS, else tests/sanitize-logs)
 logs=${CUDYN_SANITIZE_LOGS:-$top_builddir/tests/sanitize-logs}
 mkdir -p "$logs" || exit 1
-runs=0 bad=0
+# runs at once (CUDYN_SANITIZE_JOBS): each is mostly the sanitizer's own work
+jobs=${CUDYN_SANITIZE_JOBS:-4}
+case $jobs in '' | *[!0-9]* | 0) echo "CUDYN_SANITIZE_JOBS must be a number from 1 up"; exit 1 ;; esac
+
+# sanitize TOOL PROGRAM LOG: one run; its exit code beside the log (LOG.rc)
+sanitize() {
+    # --error-exitcode makes an error visible even where the summary is cut short
+    # shellcheck disable=SC2086
+    (cd "$top_builddir" && timeout 600 "$sanitizer" --tool $1 --target-processes all --error-exitcode 99 \
+        ./$2) > "$3" 2>&1
+    echo $? > "$3.rc"
+}
+
+# report TOOL PROGRAM LOG: its verdict; returns 1 for a run with errors
+report() {
+    local rc errors summaries
+    rc=$(cat "$3.rc")
+    # memcheck, synccheck and initcheck: "ERROR SUMMARY: N errors";
+    # racecheck: "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)"
+    errors=$(sed -n -e 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
+        -e 's/^========= RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$3" | awk '{n += $1} END {print n + 0}')
+    summaries=$(grep -cE '^========= (ERROR|RACECHECK) SUMMARY' "$3")
+    if [ "$rc" != 0 ] || [ "$errors" != 0 ] || [ "$summaries" = 0 ]; then
+        echo "FAIL: ${1%% *} $2: exit $rc, $errors errors"
+        grep -E '^=========' "$3" | grep -vE 'COMPUTE-SANITIZER|^=========$' | head -n 40 | sed 's/^/    | /'
+        tail -n 5 "$3" | sed 's/^/    > /'
+        return 1
+    fi
+    echo "ok: ${1%% *} $2 ($summaries processes, 0 errors)"
+}
+
+runs=() # "TOOL|PROGRAM|LOG"
 for p in "${programs[@]}"; do
-    exe=${p%% *}
-    [ -x "$top_builddir/$exe" ] || { echo "$exe: not built, skipped"; continue; }
+    [ -x "$top_builddir/${p%% *}" ] || { echo "${p%% *}: not built, skipped"; continue; }
     for t in "${tools[@]}"; do
-        runs=$((runs + 1))
-        log="$logs/$(printf '%s' "${t%% *}-$p" | tr -c 'A-Za-z0-9_.-' '_').log"
-        # --error-exitcode makes an error visible even where the summary is cut short
-        # shellcheck disable=SC2086
-        (cd "$top_builddir" && timeout 600 "$sanitizer" --tool $t --target-processes all --error-exitcode 99 \
-            ./$p) > "$log" 2>&1
-        rc=$?
-        # memcheck, synccheck and initcheck: "ERROR SUMMARY: N errors";
-        # racecheck: "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)"
-        errors=$(sed -n -e 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
-            -e 's/^========= RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
-        summaries=$(grep -cE '^========= (ERROR|RACECHECK) SUMMARY' "$log")
-        if [ "$rc" != 0 ] || [ "$errors" != 0 ] || [ "$summaries" = 0 ]; then
-            bad=$((bad + 1))
-            echo "FAIL: ${t%% *} $p: exit $rc, $errors errors"
-            grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^=========$' | head -n 40 | sed 's/^/    | /'
-            tail -n 5 "$log" | sed 's/^/    > /'
-        else
-            echo "ok: ${t%% *} $p ($summaries processes, 0 errors)"
-        fi
+        runs+=("$t|$p|$logs/$(printf '%s' "${t%% *}-$p" | tr -c 'A-Za-z0-9_.-' '_').log")
     done
 done
+for r in "${runs[@]}"; do
+    IFS='|' read -r t p log <<< "$r"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    sanitize "$t" "$p" "$log" &
+done
+wait
+bad=0
+for r in "${runs[@]}"; do
+    IFS='|' read -r t p log <<< "$r"
+    report "$t" "$p" "$log" || bad=$((bad + 1))
+done
+runs=${#runs[@]}
 echo "check-gpu-sanitize: $runs runs of ${#programs[@]} programs under ${#tools[@]} tools, $bad with errors"
 [ "$bad" = 0 ] && [ "$fail" = 0 ]

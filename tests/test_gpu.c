@@ -284,11 +284,13 @@ static void test_refusals(void)
     cudyn_module m = NULL;
     cudyn_function scale = kernel("scale", &m);
     cudyn_error e = {.size = sizeof e};
-    CHECK_STATUS(cudyn_launch(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){2048, 1, 1}, 0, NULL, NULL),
-                 CUDYN_ERROR_INVALID_ARGUMENT);
-    cudyn_last_error(&e);
-    printf("block of 2048: %s\n", e.message);
-    CHECK_CONTAINS(e.message, "block 2048x1x1 has 2048 threads; scale allows at most 1024 on ");
+    if (test_may_fail_on_purpose("a block of 2048 threads")) {
+        CHECK_STATUS(cudyn_launch(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){2048, 1, 1}, 0, NULL, NULL),
+                     CUDYN_ERROR_INVALID_ARGUMENT);
+        cudyn_last_error(&e);
+        printf("block of 2048: %s\n", e.message);
+        CHECK_CONTAINS(e.message, "block 2048x1x1 has 2048 threads; scale allows at most 1024 on ");
+    }
     CHECK_STATUS(cudyn_launchf(scale, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){1, 1, 1}, 0, NULL, "dfi", 1.0, 2.0, 3),
                  CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS);
     cudyn_last_error(&e);
@@ -332,20 +334,23 @@ static void test_two_devices(void)
     CHECK_STATUS(cudyn_memcpy_dtoh(out, staged, N * 4), CUDYN_OK);
     CHECK(memcmp(out, x, N * 4) == 0);
 
-    /* device 1's kernel and event, used from device 0 */
+    /* device 1's kernel and event, used from device 0 (cudyn names the
+     * mistake once the driver has refused the handle) */
     cudyn_error e = {.size = sizeof e};
     cudyn_function f = NULL;
     CHECK_STATUS(cudyn_module_function(&f, m1, "saxpy"), CUDYN_ERROR_WRONG_CONTEXT);
     cudyn_last_error(&e);
     printf("device 1's module on device 0: %s\n", e.message);
-    CHECK_STATUS(cudyn_launchf(saxpy1, (cudyn_dim3){64, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0, dx, dy,
-                               dout, (size_t)N),
-                 CUDYN_ERROR_WRONG_CONTEXT);
-    cudyn_last_error(&e);
-    printf("device 1's kernel on device 0's stream: %s\n", e.message);
-    CHECK_STATUS(cudyn_event_record(e1, NULL), CUDYN_ERROR_WRONG_CONTEXT);
-    cudyn_last_error(&e);
-    printf("device 1's event on device 0's stream: %s\n", e.message);
+    if (test_may_fail_on_purpose("device 1's kernel and event used from device 0")) {
+        CHECK_STATUS(cudyn_launchf(saxpy1, (cudyn_dim3){64, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, NULL, "fpppz", 2.0, dx,
+                                   dy, dout, (size_t)N),
+                     CUDYN_ERROR_WRONG_CONTEXT);
+        cudyn_last_error(&e);
+        printf("device 1's kernel on device 0's stream: %s\n", e.message);
+        CHECK_STATUS(cudyn_event_record(e1, NULL), CUDYN_ERROR_WRONG_CONTEXT);
+        cudyn_last_error(&e);
+        printf("device 1's event on device 0's stream: %s\n", e.message);
+    }
 
     /* device 0's kernel reading device 1's memory, with peer access */
     if (can) {

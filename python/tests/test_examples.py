@@ -55,8 +55,11 @@ def test_mpi_example_one_rank_per_gpu(real_gpu):
     import sys
 
     from conftest import child_env
+    env = child_env(mock=False)
+    # Open MPI refuses root unless told twice (CI and GPU machines run as root)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", sys.executable, os.path.join(EXAMPLES, "mpi_scale.py")],
-                       env=child_env(mock=False), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, timeout=300)
     if p.returncode == 77 or "skipped: mpi4py" in p.stdout:
         pytest.skip("mpi4py is not installed")

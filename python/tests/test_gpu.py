@@ -114,11 +114,13 @@ def test_compile_log_and_ptxas_report(real_gpu):
 def test_float16_and_complex_arguments(real_gpu):
     out = gpu_run("""
         import numpy as np, cudyn
+        # a header of C++ overloads cannot sit inside extern "C" (PyCUDA's rule too)
         m = cudyn.SourceModule('''
         #include <cuda_fp16.h>
         struct c64 { float re, im; };
-        __global__ void k(__half h, c64 c, double2 z, float *out)
-        { out[0] = __half2float(h); out[1] = c.re; out[2] = c.im; out[3] = (float)z.x; out[4] = (float)z.y; }''')
+        extern "C" __global__ void k(__half h, c64 c, double2 z, float *out)
+        { out[0] = __half2float(h); out[1] = c.re; out[2] = c.im; out[3] = (float)z.x; out[4] = (float)z.y; }''',
+                               no_extern_c=True)
         out = cudyn.gpuarray.zeros(5, np.float32)
         m.get_function("k")(np.float16(1.5), np.complex64(2 + 3j), np.complex128(4 - 5j), out, grid=(1,), block=(1,))
         print(*out.get())
