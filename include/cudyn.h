@@ -1618,6 +1618,41 @@ CUDYN_API int cudyn_vmm_export_fd(int *fd_out, cudyn_vmm_alloc alloc);
  * map it and set access as for one made here. */
 CUDYN_API int cudyn_vmm_import_fd(cudyn_vmm_alloc *out, int fd);
 
+/* ======================================================================
+ * Rank-local devices (MPI and batch launchers)
+ * ====================================================================== */
+
+/* What the launcher says about this process's rank on its node. */
+struct cudyn_local_rank {
+    size_t size;          /* set by the caller: sizeof(struct cudyn_local_rank) */
+    const char *variable; /* the variable used ("SLURM_LOCALID"), NULL if none is set */
+    int local_rank;       /* its value; -1 if none */
+    int local_size;       /* ranks on this node, where the launcher says; 0 if unknown */
+    int device_count;     /* devices visible to this process */
+    int device;           /* the ordinal rank-local choice gives: local_rank mod device_count */
+    int shared;           /* 1 if other local ranks get the same device */
+};
+
+/*
+ * Reads the first of OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), SLURM_LOCALID
+ * (srun), PMI_LOCAL_RANK (MPICH Hydra), MV2_COMM_WORLD_LOCAL_RANK
+ * (MVAPICH2) and PALS_LOCAL_RANKID (HPE PALS) that is set; works before
+ * MPI_Init.  Ordinals count the devices this process sees, so
+ * CUDA_VISIBLE_DEVICES is respected.  None set: CUDYN_ERROR_NOT_FOUND; a
+ * value that is not a decimal number 0..INT_MAX:
+ * CUDYN_ERROR_INVALID_ARGUMENT naming the variable.
+ */
+CUDYN_API int cudyn_local_rank_info(struct cudyn_local_rank *out);
+/*
+ * Makes the local rank's device the calling thread's (as cudyn_device_use)
+ * and stores its ordinal in *ordinal_out (may be NULL).  When more local
+ * ranks than devices run, ranks share devices: the call succeeds, and
+ * cudyn_last_error then returns CUDYN_OK with a message saying which
+ * device is shared.  The environment variable CUDYN_DEVICE=local makes
+ * the same choice for every thread that has not chosen a device.
+ */
+CUDYN_API int cudyn_device_use_local(int *ordinal_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,9 @@ cu_context cudyn__stream_context(cudyn_stream stream);
  * will destroy (one opened from an IPC handle), owned by the thread's
  * context. */
 void cudyn__event_adopt(cu_event e);
+/* local_rank.c: the device a thread starts on when it chose none (0, or
+ * the local rank's under CUDYN_DEVICE=local). */
+int cudyn__first_device(const char *api, int *ordinal);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 
