@@ -36,6 +36,8 @@ on_mock in_out
 on_mock elementwise
 [ ${#nvrtc_env[@]} = 0 ] && on_mock template_kernel
 on_mock texture
+# two processes: the mock's device memory is a memfd the second maps
+on_mock ipc_share
 # texture through the mock NVRTC too, so it runs where the toolkit is not
 # installed: the mock samples its texture on the host
 out=$(CUDYN_CACHE=0 CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$examples/texture" 2>&1)
@@ -74,7 +76,7 @@ if [ -n "$CUDA_INCLUDE_DIR" ]; then
 fi
 
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture"
+    gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture ipc_share"
     [ -n "$CUDA_INCLUDE_DIR" ] && gpu_examples="$gpu_examples raw_driver"
     for ex in $gpu_examples; do
         out=$(env -u LD_LIBRARY_PATH "$examples/$ex" 2>&1)
