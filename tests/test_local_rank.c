@@ -78,6 +78,9 @@ static void test_choice(void)
     /* rank 0 of those three shares too: the size says so */
     setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
     CHECK_EQ_INT(info(CUDYN_OK).shared, 1);
+    /* ... and rank 1 has device 1 to itself */
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+    CHECK_EQ_INT(info(CUDYN_OK).shared, 0);
 }
 
 static void test_hostile(void)

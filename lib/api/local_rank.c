@@ -89,7 +89,8 @@ static int describe(const char *api, struct cudyn_local_rank *out)
                            "%s: local rank %d (%s) has no device: none is visible", api, rank, found->rank);
     out->device_count = count;
     out->device = rank % count;
-    out->shared = rank >= count || out->local_size > count;
+    /* ranks d, d + count, d + 2 count ... take device d */
+    out->shared = rank >= count || (out->local_size > 0 && rank < out->local_size - count);
     return CUDYN_OK;
 }
 
