@@ -147,10 +147,12 @@ CUDYN_API int cudyn_ipc_event_get_handle(cudyn_ipc_event_handle *out, cudyn_even
     cu_ipc_event_handle h;
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuIpcGetEventHandle(&h, CU_EVENT(event)), api);
-    if (r == CU_ERR_INVALID_VALUE)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
+    /* drivers answer either for an event made without the flag */
+    if (r == CU_ERR_INVALID_VALUE || r == CU_ERR_INVALID_HANDLE)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r,
+                           r == CU_ERR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_INVALID_HANDLE",
                            "cuIpcGetEventHandle", "create the event with CUDYN_EVENT_INTERPROCESS",
-                           "%s: the event was not created for interprocess use", api);
+                           "%s: the event was not created for interprocess use (or is no longer a live event)", api);
     if (r != CU_OK)
         return cudyn__fail_driver(r, "cuIpcGetEventHandle", api);
     memcpy(out, &h, sizeof *out);
