@@ -1607,9 +1607,10 @@ CUDYN_API int cudyn_vmm_release(cudyn_vmm_alloc alloc);
 CUDYN_API int cudyn_vmm_map(cudyn_devptr ptr, size_t bytes, cudyn_vmm_alloc alloc);
 /* Unmaps [ptr, ptr + bytes). */
 CUDYN_API int cudyn_vmm_unmap(cudyn_devptr ptr, size_t bytes);
-/* Lets device `ordinal` read and write the mapped range [ptr, ptr + bytes).
- * A device other than the memory's must have peer access to it
- * (cudyn_device_can_access_peer), else CUDYN_ERROR_NOT_SUPPORTED. */
+/* Lets device `ordinal` read and write the mapped range [ptr, ptr + bytes),
+ * whose memory is taken to be the calling thread's device's.  Another
+ * device must have peer access to it (cudyn_device_can_access_peer), else
+ * CUDYN_ERROR_NOT_SUPPORTED, before the driver is asked. */
 CUDYN_API int cudyn_vmm_set_access(cudyn_devptr ptr, size_t bytes, int ordinal);
 /* A new file descriptor naming an allocation made with
  * CUDYN_VMM_EXPORTABLE (the caller closes it). */

@@ -134,12 +134,32 @@ static void test_environment_choice(void)
     unsetenv("CUDYN_DEVICE");
 }
 
-int main(void)
+/* srun --gpus-per-task=1: each rank sees one GPU through
+ * CUDA_VISIBLE_DEVICES; rank 1 takes ordinal 0 and shares nothing. */
+static int child_one_gpu_per_task(void)
 {
+    clear_launcher();
+    setenv("SLURM_LOCALID", "1", 1);
+    struct cudyn_local_rank l = info(CUDYN_OK);
+    CHECK_EQ_INT(l.device_count, 1);
+    CHECK_EQ_INT(l.device, 0);
+    CHECK_EQ_INT(l.shared, 0);
+    unsetenv("CUDA_VISIBLE_DEVICES"); /* one GPU for the node: then rank 1 shares it */
+    CHECK_EQ_INT(info(CUDYN_OK).shared, 1);
+    return test_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "one-gpu-per-task") == 0)
+        return child_one_gpu_per_task();
     setenv("MOCK_CUDA_DEVICES", "A:90,B:80", 1);
     use_mock_driver();
     test_choice();
     test_hostile();
     test_environment_choice();
+    setenv("MOCK_CUDA_DEVICES", "A:90", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "1", 1); /* the mock ignores it; cudyn reads that it is set */
+    CHECK_EQ_INT(run_self(argv[0], "one-gpu-per-task"), 0);
     return test_result("test_local_rank");
 }

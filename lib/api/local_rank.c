@@ -89,8 +89,13 @@ static int describe(const char *api, struct cudyn_local_rank *out)
                            "%s: local rank %d (%s) has no device: none is visible", api, rank, found->rank);
     out->device_count = count;
     out->device = rank % count;
-    /* ranks d, d + count, d + 2 count ... take device d */
+    /* ranks d, d + count, d + 2 count ... take device d; but a launcher
+     * that gives each task its own GPU (srun --gpus-per-task=1) leaves
+     * every rank one visible device, whose ordinal 0 names a different GPU
+     * in each: that is not sharing, and nothing here can tell otherwise */
     out->shared = rank >= count || (out->local_size > 0 && rank < out->local_size - count);
+    if (count == 1 && cudyn__getenv("CUDA_VISIBLE_DEVICES"))
+        out->shared = 0;
     return CUDYN_OK;
 }
 
