@@ -11,9 +11,14 @@
  * cudyn_module_load_source <= 0.3 ms, in this process and in a fresh one
  * (which must not load NVRTC); elementwise SAXPY and the reduction's dot
  * product on 2^24 floats >= 95 % and 85 % of a device-to-device copy's
- * bandwidth (GPU only).  Without targets: empty-kernel launches one by one
- * against the same launches replayed from a CUDA graph, and a copy from
- * device 1 to device 0 without and with peer access (two GPUs).
+ * bandwidth (GPU only); a 16 MiB halo from device 0 into another
+ * process's buffer on device 1 through CUDA IPC >= 80 % of
+ * cudyn_memcpy_dtod with peer access (two GPUs), against staging through
+ * pinned host memory; examples/mpi_stencil's 2-GPU weak-scaling efficiency
+ * >= 90 % by the IPC path (when make bench finds mpirun).  Without
+ * targets: empty-kernel launches one by one against the same launches
+ * replayed from a CUDA graph, a copy from device 1 to device 0 without and
+ * with peer access, and the time to open an IPC handle.
  */
 #include "config.h"
 
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -484,10 +490,205 @@ static void bench_peer_copy(bool mock)
     cudyn_device_use(0);
 }
 
+
+/* ---- a halo between two GPUs: IPC, peer copy, staged ---- */
+
+/* The argument that makes bench the exporting process of bench_halo. */
+#define IPC_CHILD_ARG "--ipc-exporter"
+#define HALO_BYTES ((size_t)16 << 20)
+
+/* The exporter: 16 MiB on device 1, its handle to the parent, then waits
+ * for the parent to be done with it. */
+static int ipc_exporter(int sock)
+{
+    cudyn_devptr p = 0;
+    cudyn_ipc_mem_handle h;
+    memset(&h, 0, sizeof h);
+    int st = cudyn_device_use(1);
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&p, HALO_BYTES);
+    if (st == CUDYN_OK)
+        st = cudyn_ipc_mem_get_handle(&h, p);
+    if (st != CUDYN_OK)
+        fprintf(stderr, "bench exporter: %s\n", last_message());
+    if (write(sock, &h, sizeof h) != (ssize_t)sizeof h)
+        st = CUDYN_ERROR_SYSTEM;
+    char done;
+    if (read(sock, &done, 1) < 0) /* the parent closes the socket when done */
+        st = CUDYN_ERROR_SYSTEM;
+    cudyn_mem_free(p);
+    return st == CUDYN_OK ? 0 : 1;
+}
+
+struct staged_job {
+    cudyn_devptr dst, src;
+    void *pinned;
+    size_t bytes;
+};
+
+static int run_staged_job(void *p)
+{
+    const struct staged_job *j = p;
+    int st = cudyn_memcpy_dtoh_async(j->pinned, j->src, j->bytes, NULL);
+    return st == CUDYN_OK ? cudyn_memcpy_htod_async(j->dst, j->pinned, j->bytes, NULL) : st;
+}
+
+/* A 16 MiB row block from device 0 into device 1: into another process's
+ * buffer opened by IPC handle (the stencil's IPC path), by
+ * cudyn_memcpy_dtod between this process's buffers with peer access, and
+ * staged through pinned host memory; and what opening the handle costs. */
+static void bench_halo(const char *exe)
+{
+    const char *what = "halo 16 MiB, device 0 -> 1";
+    int n = 0;
+    if (cudyn_device_count(&n) != CUDYN_OK || n < 2) {
+        printf("%-44s skipped: needs 2 GPUs, this machine has %d\n", what, n);
+        return;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        printf("%-44s skipped: socketpair failed\n", what);
+        return;
+    }
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", sv[1]);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]); /* else the exporter never sees the parent close it */
+        execl(exe, exe, IPC_CHILD_ARG, arg, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    cudyn_ipc_mem_handle h;
+    cudyn_devptr src = 0, dst = 0, mapped_dst = 0;
+    void *pinned = NULL;
+    const char *error = NULL;
+    int st = read(sv[0], &h, sizeof h) == (ssize_t)sizeof h ? cudyn_device_use(0) : CUDYN_ERROR_SYSTEM;
+    if (st == CUDYN_OK)
+        st = cudyn_mem_alloc(&src, HALO_BYTES);
+    if (st == CUDYN_OK)
+        st = cudyn_memset_d8(src, 7, HALO_BYTES);
+    enum { OPENS = 11 };
+    double open_ms[OPENS];
+    for (int i = 0; st == CUDYN_OK && i < OPENS; i++) {
+        double t0 = now_ns();
+        st = cudyn_ipc_mem_open(&mapped_dst, &h, CUDYN_IPC_LAZY_PEER_ACCESS);
+        open_ms[i] = (now_ns() - t0) / 1e6;
+        if (st == CUDYN_OK && i + 1 < OPENS)
+            st = cudyn_ipc_mem_close(mapped_dst);
+    }
+    if (st != CUDYN_OK)
+        error = last_message();
+    double ipc = st == CUDYN_OK ? copy_gbps(mapped_dst, src, HALO_BYTES, &error) : 0;
+    if (error) {
+        printf("%-44s skipped: %s\n", what, error);
+    } else {
+        printf("%-44s %9.3f ms   (first %.3f ms; median of %d, closed in between)\n", "cudyn_ipc_mem_open",
+               median(open_ms + 1, OPENS - 1), open_ms[0], OPENS - 1);
+        /* staged: device 0 -> pinned -> device 1 (this process's buffer) */
+        struct staged_job j = {0, src, NULL, HALO_BYTES};
+        st = cudyn_host_alloc(&pinned, HALO_BYTES);
+        if (st == CUDYN_OK)
+            st = cudyn_device_use(1);
+        if (st == CUDYN_OK)
+            st = cudyn_mem_alloc(&dst, HALO_BYTES);
+        if (st == CUDYN_OK)
+            st = cudyn_device_use(0);
+        j.dst = dst;
+        j.pinned = pinned;
+        double staged_ms = st == CUDYN_OK ? event_median_ms(11, run_staged_job, &j) : -1;
+        double staged = staged_ms > 0 ? HALO_BYTES / (staged_ms * 1e6) : 0;
+        double peer = 0;
+        int can = 0;
+        cudyn_device_can_access_peer(0, 1, &can);
+        if (can && cudyn_device_enable_peer(0, 1) == CUDYN_OK) {
+            const char *peer_error = NULL;
+            peer = copy_gbps(dst, src, HALO_BYTES, &peer_error);
+            cudyn_device_disable_peer(0, 1);
+        }
+        printf("%-44s %9.1f GB/s   (IPC-mapped buffer of another process; target >= 80 %% of peer: %.0f %%)\n",
+               what, ipc, peer > 0 ? 100 * ipc / peer : 0);
+        printf("%-44s %9.1f GB/s   (cudyn_memcpy_dtod, peer access enabled)\n", "  peer copy in one process", peer);
+        printf("%-44s %9.1f GB/s   (through pinned host memory)\n", "  staged", staged);
+        cudyn_ipc_mem_close(mapped_dst);
+    }
+    close(sv[0]); /* the exporter frees its buffer and exits */
+    int status = 0;
+    waitpid(pid, &status, 0);
+    cudyn_mem_free(src);
+    cudyn_host_free(pinned);
+    if (dst && cudyn_device_use(1) == CUDYN_OK)
+        cudyn_mem_free(dst);
+    cudyn_device_use(0);
+}
+
+/* ---- examples/mpi_stencil on 1 and 2 GPUs ---- */
+
+/* Cells per second of one run, or 0 (the reason printed). */
+static double stencil_cells(const char *mpirun, const char *stencil, int ranks, const char *path, int nx, int ny,
+                            int steps)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -n %d %s --path=%s %d %d %d 2>&1", mpirun, ranks, stencil, path, nx, ny, steps);
+    FILE *p = popen(cmd, "r");
+    char line[1024];
+    double cells = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        const char *at = strstr(line, " cells/s: PASS");
+        if (strncmp(line, "mpi_stencil: ", 13) == 0 && at) {
+            const char *comma = at;
+            while (comma > line && comma[-1] != ' ')
+                comma--;
+            cells = strtod(comma, NULL);
+        }
+    }
+    if (p && pclose(p) != 0)
+        cells = 0;
+    return cells;
+}
+
+/* Weak scaling: 4096 x 4096 cells per GPU, 200 steps (512 x 512 and 20 on
+ * the mock, which runs the kernel on the host); needs BENCH_MPIRUN and
+ * BENCH_STENCIL (make bench sets them when configure found MPI).  Rank 0
+ * also checks the result on the host, outside the timed steps. */
+static void bench_stencil(bool mock)
+{
+    const char *mpirun = getenv("BENCH_MPIRUN"), *stencil = getenv("BENCH_STENCIL");
+    const int side = mock ? 512 : 4096, steps = mock ? 20 : 200;
+    const char *what = "stencil, cells per second";
+    if (!mpirun || !*mpirun || !stencil || access(stencil, X_OK) != 0) {
+        printf("%-44s skipped: no mpirun or examples/mpi_stencil (configure found no MPI)\n", what);
+        return;
+    }
+    if (geteuid() == 0) { /* Open MPI runs as root only when told twice */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    int n = 0;
+    cudyn_device_count(&n);
+    printf("%-44s %d x %d cells per GPU, %d steps\n", "stencil (examples/mpi_stencil)", side, side, steps);
+    static const char *const paths[] = {"ipc", "staged"};
+    for (int i = 0; i < 2; i++) {
+        double on_one = stencil_cells(mpirun, stencil, 1, paths[i], side, side, steps);
+        double on_two = n >= 2 ? stencil_cells(mpirun, stencil, 2, paths[i], side, 2 * side, steps) : 0;
+        if (on_one <= 0) {
+            printf("%-44s skipped: the %s run failed (%s -n 1 %s)\n", what, paths[i], mpirun, stencil);
+            continue;
+        }
+        printf("%-44s %9.3g cells/s on 1 GPU, %.3g on 2: weak-scaling efficiency %.0f %%%s\n",
+               i == 0 ? "stencil, IPC halos" : "stencil, staged halos", on_one, on_two,
+               on_two > 0 ? 100 * on_two / (2 * on_one) : 0,
+               i == 0 ? " (target >= 90 %)" : "");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], FRESH_CHILD_ARG) == 0)
         return fresh_process_child(argv[2]);
+    if (argc == 3 && strcmp(argv[1], IPC_CHILD_ARG) == 0)
+        return ipc_exporter(atoi(argv[2]));
     int n = 0;
     if (cudyn_device_count(&n) != CUDYN_OK || n == 0) {
         const char *mock = getenv("MOCK_LIBCUDA");
@@ -617,6 +818,8 @@ int main(int argc, char **argv)
     if (info.nvrtc_status == CUDYN_OK && !strstr(l.driver_path, "mock"))
         bench_expressions();
     bench_peer_copy(strstr(l.driver_path, "mock") != NULL);
+    bench_halo("/proc/self/exe");
+    bench_stencil(strstr(l.driver_path, "mock") != NULL);
     cudyn_module_unload(mod);
     cudyn_program_free(prog);
     return 0;

@@ -531,6 +531,10 @@ CUDYN_API int cudyn_stream_wait_event(cudyn_stream stream, cudyn_event event);
 #define CUDYN_EVENT_DEFAULT 0u
 #define CUDYN_EVENT_BLOCKING_SYNC 1u
 #define CUDYN_EVENT_DISABLE_TIMING 2u
+/* An event other processes can wait on (cudyn_ipc_event_get_handle); the
+ * driver requires such events to keep no timing, so the value includes
+ * CUDYN_EVENT_DISABLE_TIMING. */
+#define CUDYN_EVENT_INTERPROCESS 6u
 
 CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags);
 CUDYN_API int cudyn_event_destroy(cudyn_event event);
@@ -1532,6 +1536,179 @@ CUDYN_API const char *cudyn_reduction_source(const cudyn_reduction *r);
 /* Unloads the kernels' modules, frees the buffers and the object; NULL is
  * accepted. */
 CUDYN_API void cudyn_reduction_free(cudyn_reduction *r);
+
+/* ======================================================================
+ * Sharing device memory between processes: CUDA IPC, exportable pools,
+ * virtual memory
+ * ====================================================================== */
+
+/*
+ * Processes of one node share device memory three ways:
+ *  - IPC handles (cudyn_ipc_mem_*): 64 bytes naming an allocation of
+ *    cudyn_mem_alloc, sent to the other process by any means (a pipe, MPI);
+ *  - exportable pools (cudyn_mem_pool_*): a pool whose file descriptor the
+ *    other process imports, then each allocation's 64-byte export data;
+ *  - virtual memory (cudyn_vmm_*): physical allocations exported as a file
+ *    descriptor, mapped into address ranges each process reserves; a
+ *    buffer grows by mapping more behind it, without copying.
+ * File descriptors travel between processes over a Unix socket
+ * (SCM_RIGHTS) or pidfd_getfd(); examples/ipc_share.c has a helper.
+ *
+ * Every handle is the driver's own: cudyn_ipc_mem_handle holds the bytes
+ * of a CUipcMemHandle, cudyn_ipc_event_handle of a CUipcEventHandle,
+ * cudyn_pool_ptr_export of a CUmemPoolPtrExportData (memcpy either way),
+ * cudyn_mem_pool is a CUmemoryPool, cudyn_vmm_alloc a
+ * CUmemGenericAllocationHandle, and every pointer a CUdeviceptr.
+ *
+ * Failures: a driver older than the call (CUDA 11.2 for pools, 10.2 for
+ * virtual memory, 11.0 for cudyn_ipc_mem_open) gives
+ * CUDYN_ERROR_SYMBOL_NOT_FOUND naming the entry point; a handle this
+ * process exported, opened by itself, CUDYN_ERROR_INVALID_ARGUMENT; a
+ * handle whose exporter exited or freed the memory, or of a device this
+ * process cannot see, the driver's status with a message naming those
+ * causes; sizes not a multiple of the device's granularity,
+ * CUDYN_ERROR_INVALID_ARGUMENT naming the granularity, before the driver
+ * is called; access from a device without peer access to the memory's,
+ * CUDYN_ERROR_NOT_SUPPORTED.
+ */
+#define CUDYN_IPC_HANDLE_BYTES 64
+typedef struct cudyn_ipc_mem_handle {
+    unsigned char bytes[CUDYN_IPC_HANDLE_BYTES];
+} cudyn_ipc_mem_handle;
+typedef struct cudyn_ipc_event_handle {
+    unsigned char bytes[CUDYN_IPC_HANDLE_BYTES];
+} cudyn_ipc_event_handle;
+
+/* The IPC handle of device memory from cudyn_mem_alloc (ptr must be the
+ * start of the allocation).  The handle names the whole allocation and is
+ * valid while this process keeps it. */
+CUDYN_API int cudyn_ipc_mem_get_handle(cudyn_ipc_mem_handle *out, cudyn_devptr ptr);
+/* cudyn_ipc_mem_open flags: let the thread's device reach memory of
+ * another device through peer access when it needs to. */
+#define CUDYN_IPC_LAZY_PEER_ACCESS 1u
+/*
+ * Maps memory another process exported into this one, in the thread's
+ * context; *out is the start of the allocation (its address differs from
+ * the exporter's).  A handle this process made gives
+ * CUDYN_ERROR_INVALID_ARGUMENT: use the pointer itself.  Close it with
+ * cudyn_ipc_mem_close before the exporter frees it.
+ */
+CUDYN_API int cudyn_ipc_mem_open(cudyn_devptr *out, const cudyn_ipc_mem_handle *handle, unsigned int flags);
+/* Unmaps memory from cudyn_ipc_mem_open (the exporter's stays). */
+CUDYN_API int cudyn_ipc_mem_close(cudyn_devptr ptr);
+/* The IPC handle of an event made with CUDYN_EVENT_INTERPROCESS (another
+ * event gives CUDYN_ERROR_INVALID_ARGUMENT naming the flag). */
+CUDYN_API int cudyn_ipc_event_get_handle(cudyn_ipc_event_handle *out, cudyn_event event);
+/* Opens an event another process exported: record it, wait on it or
+ * query it; destroy it with cudyn_event_destroy. */
+CUDYN_API int cudyn_ipc_event_open(cudyn_event *out, const cudyn_ipc_event_handle *handle);
+
+/* A memory pool (a CUmemoryPool). */
+typedef struct cudyn_mem_pool_st *cudyn_mem_pool;
+/* 64 bytes naming one allocation of an exportable pool. */
+typedef struct cudyn_pool_ptr_export {
+    unsigned char bytes[CUDYN_IPC_HANDLE_BYTES];
+} cudyn_pool_ptr_export;
+
+/* Creates a pool of device `ordinal` whose memory other processes can
+ * import through a POSIX file descriptor (cudyn_mem_pool_export_fd).
+ * max_bytes 0: the driver's default limit. */
+CUDYN_API int cudyn_mem_pool_create_exportable(cudyn_mem_pool *out, int ordinal, size_t max_bytes);
+/* Destroys a pool made by cudyn_mem_pool_create_exportable or imported. */
+CUDYN_API int cudyn_mem_pool_destroy(cudyn_mem_pool pool);
+/* Allocates from `pool` in stream order (free with cudyn_mem_free_async). */
+CUDYN_API int cudyn_mem_alloc_from_pool_async(cudyn_devptr *out, size_t bytes, cudyn_mem_pool pool,
+                                              cudyn_stream stream);
+/* A new file descriptor naming the pool (the caller closes it). */
+CUDYN_API int cudyn_mem_pool_export_fd(int *fd_out, cudyn_mem_pool pool);
+/* The pool another process exported as fd (fd stays the caller's). */
+CUDYN_API int cudyn_mem_pool_import_fd(cudyn_mem_pool *out, int fd);
+/* Lets device `ordinal` read and write the pool's memory (an importer's
+ * device must be given access when it is not the pool's). */
+CUDYN_API int cudyn_mem_pool_set_access(cudyn_mem_pool pool, int ordinal);
+/* The export data of an allocation from an exportable pool. */
+CUDYN_API int cudyn_mem_pool_export_pointer(cudyn_pool_ptr_export *out, cudyn_devptr ptr);
+/* The allocation `data` names, in a pool imported with
+ * cudyn_mem_pool_import_fd; free it with cudyn_mem_free_async (the
+ * exporter frees its own only after the importer has). */
+CUDYN_API int cudyn_mem_pool_import_pointer(cudyn_devptr *out, cudyn_mem_pool pool, const cudyn_pool_ptr_export *data);
+/* The CUmemoryPool of a pool, and a pool from a CUmemoryPool. */
+CUDYN_API void *cudyn_mem_pool_native(cudyn_mem_pool pool);
+CUDYN_API cudyn_mem_pool cudyn_mem_pool_from_native(void *cu_mem_pool);
+
+/* A physical allocation of virtual memory (a CUmemGenericAllocationHandle). */
+typedef uint64_t cudyn_vmm_alloc;
+/*
+ * The size every physical allocation, reservation, mapping and access
+ * range on device `ordinal` must be a multiple of (2 MiB on current GPUs);
+ * recommended != 0 asks for the size the driver suggests for speed.
+ */
+CUDYN_API int cudyn_vmm_granularity(size_t *out, int ordinal, int recommended);
+/* Reserves `bytes` of device address space (no memory behind it yet),
+ * aligned to `alignment` (0: the granularity).  bytes must be a multiple
+ * of the thread's device's granularity. */
+CUDYN_API int cudyn_vmm_reserve(cudyn_devptr *out, size_t bytes, size_t alignment);
+/* Gives back a range from cudyn_vmm_reserve (unmap it first). */
+CUDYN_API int cudyn_vmm_free(cudyn_devptr ptr, size_t bytes);
+/* cudyn_vmm_create flags: the allocation can be exported as a file
+ * descriptor (cudyn_vmm_export_fd). */
+#define CUDYN_VMM_EXPORTABLE 1u
+/* Creates `bytes` of physical memory on device `ordinal` (a multiple of
+ * its granularity). */
+CUDYN_API int cudyn_vmm_create(cudyn_vmm_alloc *out, int ordinal, size_t bytes, unsigned int flags);
+/* Releases a physical allocation; its memory lives on while it is mapped. */
+CUDYN_API int cudyn_vmm_release(cudyn_vmm_alloc alloc);
+/* Maps the first `bytes` of `alloc` at ptr (inside a reserved range).
+ * The range is not accessible until cudyn_vmm_set_access. */
+CUDYN_API int cudyn_vmm_map(cudyn_devptr ptr, size_t bytes, cudyn_vmm_alloc alloc);
+/* Unmaps [ptr, ptr + bytes). */
+CUDYN_API int cudyn_vmm_unmap(cudyn_devptr ptr, size_t bytes);
+/* Lets device `ordinal` read and write the mapped range [ptr, ptr + bytes),
+ * whose memory is taken to be the calling thread's device's.  Another
+ * device must have peer access to it (cudyn_device_can_access_peer), else
+ * CUDYN_ERROR_NOT_SUPPORTED, before the driver is asked. */
+CUDYN_API int cudyn_vmm_set_access(cudyn_devptr ptr, size_t bytes, int ordinal);
+/* A new file descriptor naming an allocation made with
+ * CUDYN_VMM_EXPORTABLE (the caller closes it). */
+CUDYN_API int cudyn_vmm_export_fd(int *fd_out, cudyn_vmm_alloc alloc);
+/* The allocation another process exported as fd (fd stays the caller's);
+ * map it and set access as for one made here. */
+CUDYN_API int cudyn_vmm_import_fd(cudyn_vmm_alloc *out, int fd);
+
+/* ======================================================================
+ * Rank-local devices (MPI and batch launchers)
+ * ====================================================================== */
+
+/* What the launcher says about this process's rank on its node. */
+struct cudyn_local_rank {
+    size_t size;          /* set by the caller: sizeof(struct cudyn_local_rank) */
+    const char *variable; /* the variable used ("SLURM_LOCALID"), NULL if none is set */
+    int local_rank;       /* its value; -1 if none */
+    int local_size;       /* ranks on this node, where the launcher says; 0 if unknown */
+    int device_count;     /* devices visible to this process */
+    int device;           /* the ordinal rank-local choice gives: local_rank mod device_count */
+    int shared;           /* 1 if other local ranks get the same device */
+};
+
+/*
+ * Reads the first of OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), SLURM_LOCALID
+ * (srun), PMI_LOCAL_RANK (MPICH Hydra), MV2_COMM_WORLD_LOCAL_RANK
+ * (MVAPICH2) and PALS_LOCAL_RANKID (HPE PALS) that is set; works before
+ * MPI_Init.  Ordinals count the devices this process sees, so
+ * CUDA_VISIBLE_DEVICES is respected.  None set: CUDYN_ERROR_NOT_FOUND; a
+ * value that is not a decimal number 0..INT_MAX:
+ * CUDYN_ERROR_INVALID_ARGUMENT naming the variable.
+ */
+CUDYN_API int cudyn_local_rank_info(struct cudyn_local_rank *out);
+/*
+ * Makes the local rank's device the calling thread's (as cudyn_device_use)
+ * and stores its ordinal in *ordinal_out (may be NULL).  When more local
+ * ranks than devices run, ranks share devices: the call succeeds, and
+ * cudyn_last_error then returns CUDYN_OK with a message saying which
+ * device is shared.  The environment variable CUDYN_DEVICE=local makes
+ * the same choice for every thread that has not chosen a device.
+ */
+CUDYN_API int cudyn_device_use_local(int *ordinal_out);
 
 #ifdef __cplusplus
 }

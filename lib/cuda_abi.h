@@ -34,6 +34,7 @@ typedef struct CUarray_st *cu_array;
 typedef struct CUmemPoolHandle_st *cu_mem_pool;
 typedef unsigned long long cu_texobj;       /* CUtexObject */
 typedef unsigned long long cu_surfobj;      /* CUsurfObject */
+typedef unsigned long long cu_mem_handle;   /* CUmemGenericAllocationHandle */
 
 /* Structs cudyn only passes through by pointer. */
 struct CUctxCreateParams_st;
@@ -53,6 +54,51 @@ struct CUmemLocation_st {
     int id;
 };
 #endif
+#ifndef CUDA_VERSION
+/* CUipcMemHandle, CUipcEventHandle and CUmemPoolPtrExportData: 64 opaque
+ * bytes each, passed by value (IPC) or by pointer (pool pointers). */
+typedef struct CUipcMemHandle_st {
+    char reserved[64];
+} CUipcMemHandle_v1;
+typedef struct CUipcEventHandle_st {
+    char reserved[64];
+} CUipcEventHandle_v1;
+typedef struct CUmemPoolPtrExportData_st {
+    unsigned char reserved[64];
+} CUmemPoolPtrExportData_v1;
+/* CUmemAllocationProp, CUmemAccessDesc, CUmemPoolProps */
+typedef struct CUmemAllocationProp_st {
+    cu_enum type;                 /* CUmemAllocationType */
+    cu_enum requestedHandleTypes; /* CUmemAllocationHandleType */
+    struct CUmemLocation_st location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType;
+        unsigned char gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp_v1;
+typedef struct CUmemAccessDesc_st {
+    struct CUmemLocation_st location;
+    cu_enum flags; /* CUmemAccess_flags */
+} CUmemAccessDesc_v1;
+typedef struct CUmemPoolProps_st {
+    cu_enum allocType;
+    cu_enum handleTypes;
+    struct CUmemLocation_st location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps_v1;
+#endif
+typedef CUipcMemHandle_v1 cu_ipc_mem_handle;
+typedef CUipcEventHandle_v1 cu_ipc_event_handle;
+typedef CUmemPoolPtrExportData_v1 cu_mem_pool_ptr_export;
+typedef CUmemAllocationProp_v1 cu_mem_alloc_prop;
+typedef CUmemAccessDesc_v1 cu_mem_access_desc;
+typedef CUmemPoolProps_v1 cu_mem_pool_props;
 typedef struct CUuuid_st cu_uuid;
 typedef struct CUmemLocation_st cu_mem_location;
 
@@ -194,6 +240,7 @@ enum {
     CU_ERR_INVALID_DEVICE = 101,
     CU_ERR_INVALID_IMAGE = 200,
     CU_ERR_INVALID_CONTEXT = 201,
+    CU_ERR_ALREADY_MAPPED = 208,
     CU_ERR_NO_BINARY_FOR_GPU = 209,
     CU_ERR_PEER_ACCESS_UNSUPPORTED = 217,
     CU_ERR_INVALID_PTX = 218,
@@ -306,7 +353,21 @@ enum {
     CU_STREAM_FLAG_NON_BLOCKING = 1,
     CU_EVENT_FLAG_BLOCKING_SYNC = 1,
     CU_EVENT_FLAG_DISABLE_TIMING = 2,
-    CU_HOSTALLOC_PORTABLE = 1
+    CU_HOSTALLOC_PORTABLE = 1,
+    CU_EVENT_FLAG_INTERPROCESS = 4
+};
+
+/* IPC and virtual memory: CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
+ * CUmemAllocationType, CUmemAllocationHandleType, CUmemAccess_flags,
+ * CUmemAllocationGranularity_flags */
+enum {
+    CU_IPC_LAZY_PEER_ACCESS = 1,
+    CU_MEM_ALLOCATION_PINNED = 1,
+    CU_MEM_HANDLE_NONE = 0,
+    CU_MEM_HANDLE_POSIX_FD = 1,
+    CU_MEM_ACCESS_READWRITE = 3,
+    CU_MEM_GRANULARITY_MINIMUM = 0,
+    CU_MEM_GRANULARITY_RECOMMENDED = 1
 };
 
 /* nvrtcResult and nvrtcProgram */

@@ -104,6 +104,35 @@ DRIVER_SYMBOL(cuMemPoolSetAttribute, cuMemPoolSetAttribute, 11020, NOSTREAM, OPT
 DRIVER_SYMBOL(cuMemPoolGetAttribute, cuMemPoolGetAttribute, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, cu_enum attribute, void *value))
 DRIVER_SYMBOL(cuMemPoolTrimTo, cuMemPoolTrimTo, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, size_t keep_bytes))
 
+/* ---- pools that other processes can import (api/ipc.c) ---- */
+DRIVER_SYMBOL(cuMemPoolCreate, cuMemPoolCreate, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool *pool, const cu_mem_pool_props *props))
+DRIVER_SYMBOL(cuMemPoolDestroy, cuMemPoolDestroy, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool))
+DRIVER_SYMBOL(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 11020, PTSZ, OPTIONAL, (cu_deviceptr *ptr, size_t bytes, cu_mem_pool pool, cu_stream stream))
+DRIVER_SYMBOL(cuMemPoolSetAccess, cuMemPoolSetAccess, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool pool, const cu_mem_access_desc *map, size_t count))
+DRIVER_SYMBOL(cuMemPoolExportToShareableHandle, cuMemPoolExportToShareableHandle, 11020, NOSTREAM, OPTIONAL, (void *handle, cu_mem_pool pool, cu_enum handle_type, unsigned long long flags))
+DRIVER_SYMBOL(cuMemPoolImportFromShareableHandle, cuMemPoolImportFromShareableHandle, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool *pool, void *handle, cu_enum handle_type, unsigned long long flags))
+DRIVER_SYMBOL(cuMemPoolExportPointer, cuMemPoolExportPointer, 11020, NOSTREAM, OPTIONAL, (cu_mem_pool_ptr_export *data, cu_deviceptr ptr))
+DRIVER_SYMBOL(cuMemPoolImportPointer, cuMemPoolImportPointer, 11020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, cu_mem_pool pool, cu_mem_pool_ptr_export *data))
+
+/* ---- CUDA IPC: memory and event handles (api/ipc.c) ---- */
+DRIVER_SYMBOL(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010, NOSTREAM, OPTIONAL, (cu_ipc_mem_handle *handle, cu_deviceptr ptr))
+DRIVER_SYMBOL(cuIpcOpenMemHandle_v2, cuIpcOpenMemHandle, 11000, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, cu_ipc_mem_handle handle, unsigned int flags))
+DRIVER_SYMBOL(cuIpcCloseMemHandle, cuIpcCloseMemHandle, 4010, NOSTREAM, OPTIONAL, (cu_deviceptr ptr))
+DRIVER_SYMBOL(cuIpcGetEventHandle, cuIpcGetEventHandle, 4010, NOSTREAM, OPTIONAL, (cu_ipc_event_handle *handle, cu_event event))
+DRIVER_SYMBOL(cuIpcOpenEventHandle, cuIpcOpenEventHandle, 4010, NOSTREAM, OPTIONAL, (cu_event *event, cu_ipc_event_handle handle))
+
+/* ---- virtual memory management (api/vmm.c) ---- */
+DRIVER_SYMBOL(cuMemGetAllocationGranularity, cuMemGetAllocationGranularity, 10020, NOSTREAM, OPTIONAL, (size_t *granularity, const cu_mem_alloc_prop *prop, cu_enum option))
+DRIVER_SYMBOL(cuMemAddressReserve, cuMemAddressReserve, 10020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t bytes, size_t alignment, cu_deviceptr addr, unsigned long long flags))
+DRIVER_SYMBOL(cuMemAddressFree, cuMemAddressFree, 10020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes))
+DRIVER_SYMBOL(cuMemCreate, cuMemCreate, 10020, NOSTREAM, OPTIONAL, (cu_mem_handle *handle, size_t bytes, const cu_mem_alloc_prop *prop, unsigned long long flags))
+DRIVER_SYMBOL(cuMemRelease, cuMemRelease, 10020, NOSTREAM, OPTIONAL, (cu_mem_handle handle))
+DRIVER_SYMBOL(cuMemMap, cuMemMap, 10020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, size_t offset, cu_mem_handle handle, unsigned long long flags))
+DRIVER_SYMBOL(cuMemUnmap, cuMemUnmap, 10020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes))
+DRIVER_SYMBOL(cuMemSetAccess, cuMemSetAccess, 10020, NOSTREAM, OPTIONAL, (cu_deviceptr ptr, size_t bytes, const cu_mem_access_desc *desc, size_t count))
+DRIVER_SYMBOL(cuMemExportToShareableHandle, cuMemExportToShareableHandle, 10020, NOSTREAM, OPTIONAL, (void *handle, cu_mem_handle alloc, cu_enum handle_type, unsigned long long flags))
+DRIVER_SYMBOL(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, 10020, NOSTREAM, OPTIONAL, (cu_mem_handle *alloc, void *handle, cu_enum handle_type))
+
 /* ---- arrays, texture and surface objects ---- */
 DRIVER_SYMBOL(cuArray3DCreate_v2, cuArray3DCreate, 3020, NOSTREAM, OPTIONAL, (cu_array *array, const cu_array3d_desc *desc))
 DRIVER_SYMBOL(cuArray3DGetDescriptor_v2, cuArray3DGetDescriptor, 3020, NOSTREAM, OPTIONAL, (cu_array3d_desc *desc, cu_array array))

@@ -307,12 +307,20 @@ expect_line "$(json_get "$json" '.devices[0].pci_bus_id')" "00000000:17:00.0"
 out=$(MOCK_CUDA_DEVICES=none "$cudainfo" -q 2>&1)
 [ -z "$out" ] || { echo "FAIL: -q printed: $out"; fail=1; }
 
-# --explain: the search trace and the diagnosis
+# --explain: the search trace and the diagnosis (not run by a launcher)
+unset OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_LOCAL_SIZE SLURM_LOCALID PMI_LOCAL_RANK PMI_LOCAL_SIZE \
+    MV2_COMM_WORLD_LOCAL_RANK MV2_COMM_WORLD_LOCAL_SIZE PALS_LOCAL_RANKID PALS_LOCAL_SIZE
 expect_exit 0 "$cudainfo" --explain
 expect_match "$out" "^Loader search \(libcuda\):"
 expect_match "$out" "\[CUDYN_LIBCUDA\]: using"
 expect_match "$out" "^Diagnosis:"
 expect_match "$out" "CUDYN_LIBCUDA=$MOCK_LIBCUDA"
+expect_match "$out" "local rank: no launcher variable set"
+# the local rank, from the first launcher variable set (here SLURM's)
+SLURM_LOCALID=3 PALS_LOCAL_RANKID=0 MOCK_CUDA_DEVICES="A:90,B:90" expect_exit 0 "$cudainfo" --explain
+expect_line "$out" "  local rank 3 (from SLURM_LOCALID): device 1 of 2, shared with other local ranks"
+SLURM_LOCALID=-1 expect_exit 0 "$cudainfo" --explain
+expect_line "$out" "  local rank: SLURM_LOCALID is not a rank number"
 
 # no colour when not on a terminal
 expect_no_match "$("$cudainfo")" "$(printf '\033')"

@@ -44,6 +44,8 @@ on_mock cxx/struct_args
 expect_match "$out" "^caught before launching: .*testkernel: parameter 3 is 4 bytes, argument 3 \('d', double\) is 8"
 on_mock cxx/stream_pipeline
 expect_match "$out" "^1048576 floats in 8 chunks on 2 streams"
+# two processes: the mock's device memory is a memfd the second maps
+on_mock ipc_share
 # texture through the mock NVRTC too, so it runs where the toolkit is not
 # installed: the mock samples its texture on the host
 out=$(CUDYN_CACHE=0 CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$examples/texture" 2>&1)
@@ -83,7 +85,7 @@ if [ -n "$CUDA_INCLUDE_DIR" ]; then
 fi
 
 if have_real_driver && env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture"
+    gpu_examples="saxpy struct_args template_kernel in_out elementwise multi_gpu big_shared texture ipc_share"
     gpu_examples="$gpu_examples cxx/saxpy cxx/struct_args cxx/stream_pipeline"
     [ -n "$CUDA_INCLUDE_DIR" ] && gpu_examples="$gpu_examples raw_driver"
     for ex in $gpu_examples; do

@@ -26,7 +26,9 @@ tests/test_elementwise
 tests/test_errors
 tests/test_graph
 tests/test_image
+tests/test_ipc
 tests/test_launch_ex
+tests/test_local_rank
 tests/test_memory_ext
 tests/test_mock_nvrtc
 tests/test_nvrtc

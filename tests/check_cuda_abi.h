@@ -105,4 +105,23 @@
     SIZE(struct CUgraphExecUpdateResultInfo_st)                                                               \
     MEMBER(struct CUgraphExecUpdateResultInfo_st, result)                                                     \
     MEMBER(struct CUgraphExecUpdateResultInfo_st, errorNode)                                                  \
-    MEMBER(struct CUgraphExecUpdateResultInfo_st, errorFromNode)
+    MEMBER(struct CUgraphExecUpdateResultInfo_st, errorFromNode)                                              \
+    SIZE(struct CUipcMemHandle_st)                                                                            \
+    SIZE(struct CUipcEventHandle_st)                                                                          \
+    SIZE(struct CUmemPoolPtrExportData_st)                                                                    \
+    SIZE(struct CUmemAllocationProp_st)                                                                       \
+    MEMBER(struct CUmemAllocationProp_st, type)                                                               \
+    MEMBER(struct CUmemAllocationProp_st, requestedHandleTypes)                                               \
+    MEMBER(struct CUmemAllocationProp_st, location)                                                           \
+    MEMBER(struct CUmemAllocationProp_st, win32HandleMetaData)                                                \
+    MEMBER(struct CUmemAllocationProp_st, allocFlags)                                                         \
+    SIZE(struct CUmemAccessDesc_st)                                                                           \
+    MEMBER(struct CUmemAccessDesc_st, location)                                                               \
+    MEMBER(struct CUmemAccessDesc_st, flags)                                                                  \
+    SIZE(struct CUmemPoolProps_st)                                                                            \
+    MEMBER(struct CUmemPoolProps_st, allocType)                                                               \
+    MEMBER(struct CUmemPoolProps_st, handleTypes)                                                             \
+    MEMBER(struct CUmemPoolProps_st, location)                                                                \
+    MEMBER(struct CUmemPoolProps_st, win32SecurityAttributes)                                                 \
+    MEMBER(struct CUmemPoolProps_st, maxSize)                                                                 \
+    MEMBER(struct CUmemPoolProps_st, usage)

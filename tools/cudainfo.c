@@ -60,7 +60,7 @@ struct options {
 static const char *const env_vars[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
-    "CUDAINFO_NVML",
+    "CUDAINFO_NVML",        "CUDYN_DEVICE",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
@@ -735,6 +735,14 @@ static void print_explain(const struct report *r)
         if (v)
             printf("  %s=%s\n", env_vars[i], v);
     }
+    struct cudyn_local_rank local = {.size = sizeof local};
+    if (cudyn_local_rank_info(&local) == CUDYN_OK)
+        printf("  local rank %d (from %s): device %d of %d%s\n", local.local_rank, local.variable, local.device,
+               local.device_count, local.shared ? ", shared with other local ranks" : "");
+    else if (local.variable)
+        printf("  local rank: %s is not a rank number\n", local.variable);
+    else
+        printf("  local rank: no launcher variable set (not started by mpirun or srun)\n");
     if (r->failure.exit_code == EXIT_OK)
         printf("  no problem found\n");
 }

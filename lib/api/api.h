@@ -30,6 +30,13 @@ void cudyn__events_forget_context(cu_context ctx);
 /* stream.c: the context a stream's work runs in (the current one for
  * NULL), or NULL if the driver cannot say. */
 cu_context cudyn__stream_context(cudyn_stream stream);
+/* stream.c: an event cudyn did not create with cudyn_event_create but
+ * will destroy (one opened from an IPC handle), owned by the thread's
+ * context. */
+void cudyn__event_adopt(cu_event e);
+/* local_rank.c: the device a thread starts on when it chose none (0, or
+ * the local rank's under CUDYN_DEVICE=local). */
+int cudyn__first_device(const char *api, int *ordinal);
 /* Ordinal -> CUdevice, with range checks and messages. */
 int cudyn__get_device(const char *api, int ordinal, cu_device *dev);
 

@@ -20,7 +20,23 @@
 #define MAX_DEVICES 64
 
 _Thread_local unsigned int cudyn__tls_context_generation;
-static _Thread_local int tls_device; /* ordinal chosen by cudyn_device_use, 0 by default */
+static _Thread_local int tls_device;        /* ordinal chosen by cudyn_device_use */
+static _Thread_local bool tls_device_chosen; /* else: cudyn__first_device (CUDYN_DEVICE) */
+
+/* The device the thread works on when it has no current context. */
+static int thread_device(const char *api, int *ordinal)
+{
+    if (tls_device_chosen) {
+        *ordinal = tls_device;
+        return CUDYN_OK;
+    }
+    int st = cudyn__first_device(api, ordinal);
+    if (st == CUDYN_OK) {
+        tls_device = *ordinal;
+        tls_device_chosen = true;
+    }
+    return st;
+}
 
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static cu_context primary[MAX_DEVICES];      /* retained by cudyn, or NULL */
@@ -103,7 +119,10 @@ int cudyn__need_context_slow(const char *api)
     cu_context current = NULL;
     CUDYN_TRY_DRIVER(cudyn__drv.cuCtxGetCurrent(&current), "cuCtxGetCurrent", api);
     if (!current) {
-        st = make_current(api, tls_device);
+        int ordinal = 0;
+        st = thread_device(api, &ordinal);
+        if (st == CUDYN_OK)
+            st = make_current(api, ordinal);
     } else {
         /* A context cudyn released in a reset is revived; any other current
          * context (ours or another library's) is used as it is. */
@@ -140,7 +159,9 @@ bool cudyn__context_recovered(cu_result r, const char *api)
             tls_context = current; /* the library that pushed its own popped it: the one below */
             retry = true;
         } else {
-            retry = make_current(api, tls_device) == CUDYN_OK && tls_context != failed;
+            int ordinal = 0;
+            retry = thread_device(api, &ordinal) == CUDYN_OK && make_current(api, ordinal) == CUDYN_OK &&
+                    tls_context != failed;
         }
     }
     cudyn__error_restore(&caller); /* the call's own answer is what the caller reports */
@@ -157,6 +178,7 @@ CUDYN_API int cudyn_device_use(int ordinal)
     if (st != CUDYN_OK)
         return st;
     tls_device = ordinal;
+    tls_device_chosen = true;
     cudyn__tls_context_generation = atomic_load_explicit(&cudyn__context_generation, memory_order_relaxed);
     return CUDYN_OK;
 }

@@ -191,18 +191,28 @@ CUDYN_API int cudyn_event_create(cudyn_event *out, unsigned int flags)
     if (!out)
         return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
-    if (flags & ~(CUDYN_EVENT_BLOCKING_SYNC | CUDYN_EVENT_DISABLE_TIMING))
+    if (flags & ~(CUDYN_EVENT_BLOCKING_SYNC | CUDYN_EVENT_INTERPROCESS))
         return cudyn__fail_arg(api, "flags", "has unknown bits");
+    const unsigned int interprocess_bit = CUDYN_EVENT_INTERPROCESS & ~CUDYN_EVENT_DISABLE_TIMING;
+    if ((flags & interprocess_bit) && !(flags & CUDYN_EVENT_DISABLE_TIMING))
+        return cudyn__fail_arg(api, "flags", "has the interprocess bit without CUDYN_EVENT_DISABLE_TIMING (use "
+                                             "CUDYN_EVENT_INTERPROCESS, which includes it)");
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
     unsigned int cu_flags = ((flags & CUDYN_EVENT_BLOCKING_SYNC) ? CU_EVENT_FLAG_BLOCKING_SYNC : 0) |
-                            ((flags & CUDYN_EVENT_DISABLE_TIMING) ? CU_EVENT_FLAG_DISABLE_TIMING : 0);
+                            ((flags & CUDYN_EVENT_DISABLE_TIMING) ? CU_EVENT_FLAG_DISABLE_TIMING : 0) |
+                            ((flags & interprocess_bit) ? CU_EVENT_FLAG_INTERPROCESS : 0);
     cu_event e = NULL;
     CUDYN_TRY_DRIVER(cudyn__drv.cuEventCreate(&e, cu_flags), "cuEventCreate", api);
     remember_event(e, cudyn__stream_context(NULL));
     *out = (cudyn_event)(void *)e;
     return CUDYN_OK;
+}
+
+void cudyn__event_adopt(cu_event e)
+{
+    remember_event(e, cudyn__stream_context(NULL));
 }
 
 CUDYN_API int cudyn_event_destroy(cudyn_event event)

@@ -300,7 +300,11 @@ void textures_release_context(const struct CUctx_st *ctx) MOCK_INTERNAL;
 
 /* Kinds of allocation: cuMemAlloc, cuMemHostAlloc, cuMemAllocManaged, and
  * cuMemAllocAsync (whose bytes the pool accounts for, not the allocation). */
-enum { DEVICE_MEMORY, HOST_MEMORY, MANAGED_MEMORY, POOL_MEMORY };
+/* IPC_MEMORY: another process's device memory mapped by cuIpcOpenMemHandle;
+ * VMM_MEMORY: a virtual-memory mapping made accessible by cuMemSetAccess
+ * (mock_ipc.c owns its pages).  Device memory lives in a memfd, so that
+ * another process can map the same bytes. */
+enum { DEVICE_MEMORY, HOST_MEMORY, MANAGED_MEMORY, POOL_MEMORY, IPC_MEMORY, VMM_MEMORY };
 
 /* The host address of [ptr, ptr+bytes) if it lies in one allocation (device
  * or pinned host memory), else NULL. */
@@ -311,6 +315,11 @@ cu_result memory_allocate(void **out, size_t bytes, int kind) MOCK_INTERNAL;
 /* Frees the allocation of `kind` starting at ptr (INVALID_VALUE if none);
  * *bytes and *device, when not NULL, receive its size and device. */
 cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device) MOCK_INTERNAL;
+/* Registers pages mapped elsewhere (IPC_MEMORY: unmapped when released;
+ * VMM_MEMORY: left to mock_ipc.c) as memory of the current context. */
+cu_result memory_adopt(void *host, size_t bytes, int kind) MOCK_INTERNAL;
+/* The memfd and size behind device memory starting at ptr; -1 if none. */
+int memory_shared_fd(uintptr_t ptr, size_t *bytes, int *device) MOCK_INTERNAL;
 /* Device memory of `device` taken and given back outside allocations
  * (arrays, pools); memory_charge is 0 or CUDA_ERROR_OUT_OF_MEMORY. */
 cu_result memory_charge(int device, size_t bytes) MOCK_INTERNAL;

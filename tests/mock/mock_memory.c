@@ -14,6 +14,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mock.h"
 
@@ -23,6 +25,7 @@ struct allocation {
     void *host;
     size_t bytes;
     int kind;
+    int fd;               /* DEVICE_MEMORY: the memfd holding it */
     int prefetched;       /* managed: last prefetch location (-1 host), or NOT_PREFETCHED */
     struct CUctx_st *ctx; /* current when it was made; it goes with it */
     struct allocation *next;
@@ -67,6 +70,30 @@ void memory_refund(int device, size_t bytes)
     pthread_mutex_unlock(&mock.lock);
 }
 
+/* Device memory: pages of a memfd, which cuIpcGetMemHandle names to other
+ * processes (they open it through /proc/PID/fd/FD). */
+static void *shared_pages(size_t bytes, int *fd)
+{
+    *fd = memfd_create("mock-cuda-device-memory", MFD_CLOEXEC);
+    if (*fd < 0)
+        return NULL;
+    void *p = ftruncate(*fd, (off_t)bytes) == 0 ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0)
+                                               : MAP_FAILED;
+    if (p == MAP_FAILED) {
+        close(*fd);
+        *fd = -1;
+        return NULL;
+    }
+    return p;
+}
+
+static void shared_pages_free(void *host, size_t bytes, int fd)
+{
+    munmap(host, bytes);
+    if (fd >= 0)
+        close(fd);
+}
+
 cu_result memory_allocate(void **out, size_t bytes, int kind)
 {
     struct CUctx_st *ctx;
@@ -78,10 +105,14 @@ cu_result memory_allocate(void **out, size_t bytes, int kind)
     if (kind == DEVICE_MEMORY && (r = memory_charge(ctx->device, bytes)) != CU_OK)
         return r;
     struct allocation *a = calloc(1, sizeof *a);
-    void *host = malloc(bytes);
+    int fd = -1;
+    void *host = kind == DEVICE_MEMORY ? shared_pages(bytes, &fd) : malloc(bytes);
     if (!a || !host) {
         free(a);
-        free(host);
+        if (kind == DEVICE_MEMORY && host)
+            shared_pages_free(host, bytes, fd);
+        else
+            free(host);
         if (kind == DEVICE_MEMORY)
             memory_refund(ctx->device, bytes);
         return CU_ERR_OUT_OF_MEMORY;
@@ -91,6 +122,7 @@ cu_result memory_allocate(void **out, size_t bytes, int kind)
     a->host = host;
     a->bytes = bytes;
     a->kind = kind;
+    a->fd = fd;
     a->prefetched = NOT_PREFETCHED;
     a->ctx = ctx;
     pthread_mutex_lock(&mock.lock);
@@ -108,7 +140,10 @@ static void allocation_free_locked(struct allocation *a)
         used[a->ctx->device] -= a->bytes;
     if (a->kind == POOL_MEMORY)
         pool_forget(a->ctx->device, a->bytes);
-    free(a->host);
+    if (a->kind == DEVICE_MEMORY || a->kind == IPC_MEMORY)
+        shared_pages_free(a->host, a->bytes, a->fd);
+    else if (a->kind != VMM_MEMORY)
+        free(a->host);
     free(a);
 }
 
@@ -131,6 +166,42 @@ cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device)
         }
     pthread_mutex_unlock(&mock.lock);
     return r;
+}
+
+cu_result memory_adopt(void *host, size_t bytes, int kind)
+{
+    struct CUctx_st *ctx;
+    cu_result r = ctx_need_current(&ctx);
+    if (r)
+        return r;
+    struct allocation *a = calloc(1, sizeof *a);
+    if (!a)
+        return CU_ERR_OUT_OF_MEMORY;
+    a->host = host;
+    a->bytes = bytes;
+    a->kind = kind;
+    a->fd = -1;
+    a->prefetched = NOT_PREFETCHED;
+    a->ctx = ctx;
+    pthread_mutex_lock(&mock.lock);
+    a->next = allocations;
+    allocations = a;
+    pthread_mutex_unlock(&mock.lock);
+    return CU_OK;
+}
+
+int memory_shared_fd(uintptr_t ptr, size_t *bytes, int *device)
+{
+    int fd = -1;
+    pthread_mutex_lock(&mock.lock);
+    for (struct allocation *a = allocations; a; a = a->next)
+        if ((uintptr_t)a->host == ptr && a->kind == DEVICE_MEMORY) {
+            fd = a->fd;
+            *bytes = a->bytes;
+            *device = a->ctx->device;
+        }
+    pthread_mutex_unlock(&mock.lock);
+    return fd;
 }
 
 void memory_release_context(const struct CUctx_st *ctx)

@@ -7,8 +7,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mock.h"
 
@@ -286,5 +290,53 @@ cu_result cuEventDestroy_v2(cu_event e)
             break;
         }
     pthread_mutex_unlock(&mock.lock);
+    return r;
+}
+
+/* ---- IPC event handles: the mock runs work at submission, so an event
+ * another process recorded is complete; the handle names the exporter so
+ * that the exporter itself and a process outliving it are refused. */
+struct ipc_event_wire {
+    char magic[8]; /* "mockEVT" */
+    int32_t pid;
+};
+static const char ipc_event_magic[8] = "mockEVT";
+
+cu_result cuIpcGetEventHandle(cu_ipc_event_handle *handle, cu_event e)
+{
+    ENTER("cuIpcGetEventHandle");
+    NEED_CONTEXT();
+    pthread_mutex_lock(&mock.lock);
+    struct CUevent_st *x = event_live_locked(e);
+    int interprocess = x && (x->flags & 6u) == 6u; /* CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING */
+    pthread_mutex_unlock(&mock.lock);
+    if (!handle || !x)
+        return CU_ERR_INVALID_HANDLE;
+    if (!interprocess)
+        return CU_ERR_INVALID_VALUE;
+    struct ipc_event_wire w = {.pid = (int32_t)getpid()};
+    memcpy(w.magic, ipc_event_magic, sizeof w.magic);
+    memset(handle, 0, sizeof *handle);
+    memcpy(handle, &w, sizeof w);
+    return CU_OK;
+}
+
+cu_result cuIpcOpenEventHandle(cu_event *e, cu_ipc_event_handle handle)
+{
+    ENTER("cuIpcOpenEventHandle");
+    struct ipc_event_wire w;
+    memcpy(&w, &handle, sizeof w);
+    if (!e || memcmp(w.magic, ipc_event_magic, sizeof w.magic) != 0)
+        return CU_ERR_INVALID_VALUE;
+    if (w.pid == (int32_t)getpid())
+        return CU_ERR_INVALID_CONTEXT;
+    if (kill((pid_t)w.pid, 0) != 0 && errno == ESRCH)
+        return CU_ERR_INVALID_HANDLE;
+    cu_result r = cuEventCreate(e, 6u);
+    if (r == CU_OK) {
+        pthread_mutex_lock(&mock.lock);
+        event_live_locked(*e)->recorded = 1;
+        pthread_mutex_unlock(&mock.lock);
+    }
     return r;
 }

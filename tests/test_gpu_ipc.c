@@ -1,0 +1,161 @@
+/*
+ * test_gpu_ipc.c - sharing device memory between processes on a real GPU;
+ * skipped (77) without one.  A second process (this program run again)
+ * imports an exportable pool by file descriptor (SCM_RIGHTS) and one of
+ * its allocations by export data, and opens an IPC memory handle; both
+ * see the first process's bytes.  Then the refusals the driver would give
+ * unclearly: the exporter opening its own handle, a virtual-memory size
+ * off the granularity, and, on two GPUs without peer access between them,
+ * access from the other device.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cudyn.h"
+#include "testutil.h"
+
+struct shared {
+    cudyn_ipc_mem_handle mem;
+    cudyn_pool_ptr_export pool_ptr;
+};
+
+static void send_fd(int sock, int fd, const void *data, size_t bytes)
+{
+    char control[CMSG_SPACE(sizeof(int))] = {0};
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = bytes};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    CHECK(sendmsg(sock, &msg, 0) == (ssize_t)bytes);
+}
+
+static int recv_fd(int sock, void *data, size_t bytes)
+{
+    char control[CMSG_SPACE(sizeof(int))] = {0};
+    struct iovec iov = {.iov_base = data, .iov_len = bytes};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)bytes)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    int fd = -1;
+    if (c && c->cmsg_type == SCM_RIGHTS)
+        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
+static int child(int sock)
+{
+    struct shared s;
+    int fd = recv_fd(sock, &s, sizeof s);
+    CHECK(fd >= 0);
+    unsigned int v[4] = {0};
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_ipc_mem_open(&p, &s.mem, CUDYN_IPC_LAZY_PEER_ACCESS), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(v, p, sizeof v), CUDYN_OK);
+    CHECK_EQ_INT(v[3], 0x11111111);
+    CHECK_STATUS(cudyn_ipc_mem_close(p), CUDYN_OK);
+
+    cudyn_mem_pool pool = NULL;
+    CHECK_STATUS(cudyn_mem_pool_import_fd(&pool, fd), CUDYN_OK);
+    close(fd);
+    CHECK_STATUS(cudyn_mem_pool_import_pointer(&p, pool, &s.pool_ptr), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(v, p, sizeof v), CUDYN_OK);
+    CHECK_EQ_INT(v[0], 0x22222222);
+    CHECK_STATUS(cudyn_mem_free_async(p, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_destroy(pool), CUDYN_OK);
+    char done = 'd';
+    CHECK(write(sock, &done, 1) == 1);
+    return test_failures ? 1 : 0;
+}
+
+static void test_share(const char *argv0)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", sv[1]);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        execl(argv0, argv0, "child", arg, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    struct shared s;
+    memset(&s, 0, sizeof s);
+    cudyn_devptr p = 0, q = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 1 << 20), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d32(p, 0x11111111, (1 << 20) / 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&s.mem, p), CUDYN_OK);
+    cudyn_mem_pool pool = NULL;
+    int fd = -1;
+    CHECK_STATUS(cudyn_mem_pool_create_exportable(&pool, 0, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_alloc_from_pool_async(&q, 1 << 20, pool, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d32(q, 0x22222222, (1 << 20) / 4), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_export_pointer(&s.pool_ptr, q), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_export_fd(&fd, pool), CUDYN_OK);
+    send_fd(sv[0], fd, &s, sizeof s);
+    close(fd);
+    char done = 0;
+    CHECK(read(sv[0], &done, 1) == 1 && done == 'd');
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    cudyn_devptr own = 0;
+    CHECK_STATUS(cudyn_ipc_mem_open(&own, &s.mem, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_mem_free_async(q, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_destroy(pool), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(p), CUDYN_OK);
+    close(sv[0]);
+}
+
+static void test_vmm(int devices)
+{
+    size_t g = 0;
+    CHECK_STATUS(cudyn_vmm_granularity(&g, 0, 0), CUDYN_OK);
+    CHECK(g > 0);
+    cudyn_vmm_alloc a = 0;
+    CHECK_STATUS(cudyn_vmm_create(&a, 0, g / 2, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_vmm_create(&a, 0, 2 * g, 0), CUDYN_OK);
+    cudyn_devptr v = 0;
+    /* a buffer that grows without copying: map the second granule later */
+    CHECK_STATUS(cudyn_vmm_reserve(&v, 4 * g, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_map(v, 2 * g, a), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_set_access(v, 2 * g, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d8(v, 5, 2 * g), CUDYN_OK);
+    if (devices > 1) {
+        int can = 0;
+        CHECK_STATUS(cudyn_device_can_access_peer(1, 0, &can), CUDYN_OK);
+        CHECK_STATUS(cudyn_vmm_set_access(v, 2 * g, 1), can ? CUDYN_OK : CUDYN_ERROR_NOT_SUPPORTED);
+    }
+    unsigned char b = 0;
+    CHECK_STATUS(cudyn_memcpy_dtoh(&b, v + 2 * g - 1, 1), CUDYN_OK);
+    CHECK_EQ_INT(b, 5);
+    CHECK_STATUS(cudyn_vmm_unmap(v, 2 * g), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_free(v, 4 * g), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_release(a), CUDYN_OK);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "child") == 0)
+        return child(atoi(argv[2]));
+    struct cudyn_loader_info l;
+    int devices = test_need_real_gpu(&l);
+    test_share(argv[0]);
+    test_vmm(devices);
+    printf("test_gpu_ipc: IPC handle, exportable pool and virtual memory across processes on %d GPU%s: %s\n",
+           devices, devices == 1 ? "" : "s", test_failures ? "FAIL" : "PASS");
+    return test_result("test_gpu_ipc");
+}

@@ -1,0 +1,298 @@
+/*
+ * test_ipc.c - sharing device memory between processes, against the mock
+ * driver (whose device memory and virtual-memory allocations are memfds
+ * another process maps).  The parent exports a buffer by IPC handle and a
+ * virtual-memory allocation by file descriptor (over a Unix socket,
+ * SCM_RIGHTS); a child process of its own (exec'd: CUDA does not survive
+ * fork) maps both, checks and rewrites the bytes, and signals through an
+ * IPC event; the parent sees the child's bytes.  Then the failures: a
+ * handle opened by its exporter, by a process after its exporter exited,
+ * sizes off the granularity, access without peer access, an event not made
+ * for IPC, a driver without the entry points.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cudyn.h"
+#include "testutil.h"
+
+#define N 1024
+
+static void expect_message(const char *text)
+{
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, text);
+}
+
+/* One file descriptor and a payload over a Unix socket. */
+static void send_fd(int sock, int fd, const void *data, size_t bytes)
+{
+    char control[CMSG_SPACE(sizeof(int))] = {0};
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = bytes};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    CHECK(sendmsg(sock, &msg, 0) == (ssize_t)bytes);
+}
+
+static int recv_fd(int sock, void *data, size_t bytes)
+{
+    char control[CMSG_SPACE(sizeof(int))] = {0};
+    struct iovec iov = {.iov_base = data, .iov_len = bytes};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)bytes)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    int fd = -1;
+    if (c && c->cmsg_type == SCM_RIGHTS)
+        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
+struct shared {
+    cudyn_ipc_mem_handle mem;
+    cudyn_ipc_event_handle event;
+    size_t vmm_bytes;
+};
+
+/* The child: maps both, checks the parent's bytes, writes its own. */
+static int child(int sock)
+{
+    struct shared s;
+    int fd = recv_fd(sock, &s, sizeof s);
+    CHECK(fd >= 0);
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_ipc_mem_open(&p, &s.mem, 0), CUDYN_OK);
+    int host[N];
+    CHECK_STATUS(cudyn_memcpy_dtoh(host, p, sizeof host), CUDYN_OK);
+    CHECK_EQ_INT(host[0], 7);
+    CHECK_EQ_INT(host[N - 1], 7 + N - 1);
+    for (int i = 0; i < N; i++)
+        host[i] = -i;
+    CHECK_STATUS(cudyn_memcpy_htod(p, host, sizeof host), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_close(p), CUDYN_OK);
+
+    cudyn_vmm_alloc a = 0;
+    CHECK_STATUS(cudyn_vmm_import_fd(&a, fd), CUDYN_OK);
+    close(fd);
+    cudyn_devptr v = 0;
+    CHECK_STATUS(cudyn_vmm_reserve(&v, s.vmm_bytes, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_map(v, s.vmm_bytes, a), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_set_access(v, s.vmm_bytes, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_dtoh(host, v, sizeof host), CUDYN_OK);
+    CHECK_EQ_INT(host[5], 500);
+    host[5] = 555;
+    CHECK_STATUS(cudyn_memcpy_htod(v, host, sizeof host), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_unmap(v, s.vmm_bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_free(v, s.vmm_bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_release(a), CUDYN_OK);
+
+    cudyn_event e = NULL;
+    CHECK_STATUS(cudyn_ipc_event_open(&e, &s.event), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_record(e, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_destroy(e), CUDYN_OK);
+    char done = 'd';
+    CHECK(write(sock, &done, 1) == 1);
+    return test_failures ? 1 : 0;
+}
+
+static pid_t spawn_child(const char *argv0, int sock)
+{
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", sock);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(argv0, argv0, "child", arg, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_child(pid_t pid)
+{
+    int status = 0;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_share(const char *argv0)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    pid_t pid = spawn_child(argv0, sv[1]);
+    close(sv[1]);
+
+    struct shared s;
+    memset(&s, 0, sizeof s);
+    cudyn_devptr p = 0;
+    int host[N];
+    for (int i = 0; i < N; i++)
+        host[i] = 7 + i;
+    CHECK_STATUS(cudyn_mem_alloc(&p, sizeof host), CUDYN_OK);
+    CHECK_STATUS(cudyn_memcpy_htod(p, host, sizeof host), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&s.mem, p), CUDYN_OK);
+
+    CHECK_STATUS(cudyn_vmm_granularity(&s.vmm_bytes, 0, 0), CUDYN_OK);
+    CHECK(s.vmm_bytes > 0);
+    cudyn_vmm_alloc a = 0;
+    CHECK_STATUS(cudyn_vmm_create(&a, 0, s.vmm_bytes, CUDYN_VMM_EXPORTABLE), CUDYN_OK);
+    cudyn_devptr v = 0;
+    CHECK_STATUS(cudyn_vmm_reserve(&v, 2 * s.vmm_bytes, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_map(v, s.vmm_bytes, a), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_set_access(v, s.vmm_bytes, 0), CUDYN_OK);
+    host[5] = 500;
+    CHECK_STATUS(cudyn_memcpy_htod(v, host, sizeof host), CUDYN_OK);
+    int fd = -1;
+    CHECK_STATUS(cudyn_vmm_export_fd(&fd, a), CUDYN_OK);
+
+    cudyn_event e = NULL;
+    CHECK_STATUS(cudyn_event_create(&e, CUDYN_EVENT_INTERPROCESS), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_event_get_handle(&s.event, e), CUDYN_OK);
+
+    send_fd(sv[0], fd, &s, sizeof s);
+    close(fd);
+    char done = 0;
+    CHECK(read(sv[0], &done, 1) == 1 && done == 'd');
+    CHECK_EQ_INT(wait_child(pid), 0);
+    CHECK_STATUS(cudyn_event_synchronize(e), CUDYN_OK);
+
+    CHECK_STATUS(cudyn_memcpy_dtoh(host, p, sizeof host), CUDYN_OK);
+    CHECK_EQ_INT(host[0], 0);
+    CHECK_EQ_INT(host[N - 1], -(N - 1));
+    CHECK_STATUS(cudyn_memcpy_dtoh(host, v, sizeof host), CUDYN_OK);
+    CHECK_EQ_INT(host[5], 555);
+
+    /* the exporter opening its own handle */
+    cudyn_devptr q = 0;
+    CHECK_STATUS(cudyn_ipc_mem_open(&q, &s.mem, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("exported by this process");
+
+    CHECK_STATUS(cudyn_vmm_unmap(v, s.vmm_bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_free(v, 2 * s.vmm_bytes), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_release(a), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_destroy(e), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_free(p), CUDYN_OK);
+    close(sv[0]);
+}
+
+/* A child that exports a handle and exits; the handle outlives it. */
+static int child_exporter(int sock)
+{
+    cudyn_devptr p = 0;
+    cudyn_ipc_mem_handle h;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 4096), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&h, p), CUDYN_OK);
+    CHECK(write(sock, &h, sizeof h) == (ssize_t)sizeof h);
+    return test_failures ? 1 : 0;
+}
+
+static void test_dead_exporter(const char *argv0)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", sv[1]);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(argv0, argv0, "exporter", arg, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    cudyn_ipc_mem_handle h;
+    CHECK(read(sv[0], &h, sizeof h) == (ssize_t)sizeof h);
+    CHECK_EQ_INT(wait_child(pid), 0);
+    close(sv[0]);
+    cudyn_devptr p = 0;
+    CHECK(cudyn_ipc_mem_open(&p, &h, 0) != CUDYN_OK);
+    expect_message("may have exited");
+    CHECK(p == 0);
+}
+
+static void test_refusals(void)
+{
+    size_t g = 0;
+    CHECK_STATUS(cudyn_vmm_granularity(&g, 0, 1), CUDYN_OK);
+    cudyn_vmm_alloc a = 0;
+    CHECK_STATUS(cudyn_vmm_create(&a, 0, g + 1, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("not a positive multiple of the device's allocation granularity");
+    cudyn_devptr v = 0;
+    CHECK_STATUS(cudyn_vmm_reserve(&v, g / 2, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_vmm_reserve(&v, g, 3), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_vmm_create(&a, 0, g, 0), CUDYN_OK);
+    int fd = -1;
+    CHECK_STATUS(cudyn_vmm_export_fd(&fd, a), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("CUDYN_VMM_EXPORTABLE");
+    CHECK(fd == -1);
+    CHECK_STATUS(cudyn_vmm_reserve(&v, g, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_map(v + 4096, g, a), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_vmm_map(v, g, a), CUDYN_OK);
+    /* devices 0 and 1 have no peer access (MOCK_CUDA_P2P unset) */
+    CHECK_STATUS(cudyn_vmm_set_access(v, g, 1), CUDYN_ERROR_NOT_SUPPORTED);
+    expect_message("no peer access");
+    CHECK_STATUS(cudyn_vmm_set_access(v, g, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_memset_d8(v, 3, g), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_unmap(v, g), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_free(v, g), CUDYN_OK);
+    CHECK_STATUS(cudyn_vmm_release(a), CUDYN_OK);
+
+    cudyn_event e = NULL;
+    cudyn_ipc_event_handle eh;
+    CHECK_STATUS(cudyn_event_create(&e, 4u), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_event_create(&e, CUDYN_EVENT_DISABLE_TIMING), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_event_get_handle(&eh, e), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("interprocess");
+    CHECK_STATUS(cudyn_event_destroy(e), CUDYN_OK);
+
+    cudyn_devptr p = 0;
+    cudyn_ipc_mem_handle h;
+    memset(&h, 0, sizeof h);
+    CHECK_STATUS(cudyn_ipc_mem_open(&p, &h, 2u), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_ipc_mem_open(NULL, &h, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&h, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+
+    cudyn_mem_pool pool = NULL;
+    CHECK_STATUS(cudyn_mem_pool_create_exportable(&pool, 0, 0), CUDYN_OK);
+    CHECK(cudyn_mem_pool_from_native(cudyn_mem_pool_native(pool)) == pool);
+    CHECK_STATUS(cudyn_mem_pool_set_access(pool, 1), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_mem_pool_set_access(pool, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_destroy(pool), CUDYN_OK);
+}
+
+/* A driver without the entry points (CUDA 10.1 had no virtual memory). */
+static int child_old_driver(void)
+{
+    size_t g = 0;
+    CHECK_STATUS(cudyn_vmm_granularity(&g, 0, 0), CUDYN_ERROR_SYMBOL_NOT_FOUND);
+    expect_message("cuMemGetAllocationGranularity");
+    cudyn_ipc_mem_handle h;
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&h, 4096), CUDYN_ERROR_SYMBOL_NOT_FOUND);
+    return test_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("MOCK_CUDA_DEVICES", "A:90,B:80", 1);
+    setenv("MOCK_CUDA_P2P", "none", 1);
+    if (argc == 3 && strcmp(argv[1], "child") == 0)
+        return child(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "exporter") == 0)
+        return child_exporter(atoi(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "old-driver") == 0)
+        return child_old_driver();
+    use_mock_driver();
+    test_share(argv[0]);
+    test_dead_exporter(argv[0]);
+    test_refusals();
+    setenv("MOCK_CUDA_MISSING", "cuMemGetAllocationGranularity,cuIpcGetMemHandle", 1);
+    CHECK_EQ_INT(run_self(argv[0], "old-driver"), 0);
+    return test_result("test_ipc");
+}
