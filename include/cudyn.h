@@ -37,6 +37,9 @@
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
  * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
  * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
+ * CUDYN_COMPAT=auto|never|require (a forward-compatibility libcuda: used
+ * only when newer than the kernel module and accepted by the GPU, never, or
+ * required; see struct cudyn_loader_info),
  * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
  * cache, see cudyn_compile_ex).
  */
@@ -261,6 +264,18 @@ struct cudyn_loader_info {
     double init_ms;              /* cuInit */
     double nvrtc_load_ms;        /* finding, opening and binding libnvrtc */
     double driver_dlopen_ms;     /* of driver_load_ms, the dlopen of the file used */
+    /* Forward compatibility (CUDYN_COMPAT, see cudyn-env(7)): the choice is
+     * made before binding; cuInit of a forward-compat candidate runs in a
+     * forked child that exits at once, so no second libcuda ever works in
+     * this process. */
+    const char *kernel_module_version; /* "550.54.14", NULL if unknown */
+    const char *kernel_module_file;    /* where it was read, NULL if unknown */
+    const char *driver_release;        /* of the libcuda used, from its file name ("575.57.08"); NULL if none */
+    int driver_is_compat;              /* 1 if the libcuda used is a forward-compatibility library */
+    const char *compat_policy;         /* CUDYN_COMPAT in effect: "auto", "never" or "require" */
+    const char *compat_path;           /* the forward-compat libcuda seen, used or not; NULL if none */
+    const char *compat_decision;       /* one sentence: what was chosen and why; NULL if none was seen */
+    int compat_probe_result;           /* CUresult of cuInit in the child; 0 if it succeeded or did not run */
 };
 
 /* What cudyn_loader_info_ex may load before it answers (OR them). */

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 # CI sets it to run everything as on a machine without NVRTC).
 unset CUDYN_LIBCUDA CUDYN_DEBUG CUDYN_PTDS MOCK_CUDA_VERSION MOCK_CUDA_STUB \
     MOCK_CUDA_DEVICES MOCK_CUDA_MISSING MOCK_CUDA_FAIL MOCK_CUDA_REJECT MOCK_CUDA_P2P CUDA_VISIBLE_DEVICES \
-    MOCK_CUDA_COUNTS MOCK_NVRTC_FAIL MOCK_NVRTC_COUNTS
+    MOCK_CUDA_COUNTS MOCK_NVRTC_FAIL MOCK_NVRTC_COUNTS CUDYN_COMPAT MOCK_CUDA_COMPAT_INIT CUDYN_TEST_KMOD_VERSION_FILE
 
 # valgrind cannot run what a sanitizer built (configure --enable-sanitizer,
 # which the harness passes as CUDYN_SANITIZER): tests that use valgrind

@@ -42,6 +42,12 @@ static void info(void)
     printf("entry_mechanism=%d\nsymbols_bound=%d\nsymbols_missing=%d\nper_thread_stream=%d\n", l.entry_mechanism,
            l.symbols_bound, l.symbols_missing, l.per_thread_stream);
     printf("nvrtc_status=%s\nnvrtc_version=%d\n", cudyn_status_name(l.nvrtc_status), l.nvrtc_version);
+    printf("kernel_module_version=%s\nkernel_module_file=%s\ndriver_release=%s\ndriver_is_compat=%d\n",
+           l.kernel_module_version ? l.kernel_module_version : "", l.kernel_module_file ? l.kernel_module_file : "",
+           l.driver_release ? l.driver_release : "", l.driver_is_compat);
+    printf("compat_policy=%s\ncompat_path=%s\ncompat_decision=%s\ncompat_probe_result=%d\n",
+           l.compat_policy ? l.compat_policy : "", l.compat_path ? l.compat_path : "",
+           l.compat_decision ? l.compat_decision : "", l.compat_probe_result);
     printf("--- driver trace\n%s--- end\n", l.driver_trace ? l.driver_trace : "");
     if (l.driver_status != CUDYN_OK)
         print_error("load", l.driver_status);

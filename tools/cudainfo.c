@@ -60,7 +60,7 @@ struct options {
 /* Environment variables that change what the driver shows; reported by
  * --explain and in the JSON document. */
 static const char *const env_vars[] = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS", "CUDYN_COMPAT",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
     "CUDAINFO_NVML",
 };
@@ -730,6 +730,13 @@ static void print_explain(const struct report *r)
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
     printf("\nDiagnosis:\n");
     printf("  /proc/driver/nvidia/version: %s\n", kmod[0] ? kmod : "absent (nvidia kernel module not loaded)");
+    /* a forward-compat libcuda is chosen before binding: only if newer than
+     * the kernel module and its cuInit, run in a child process that exits
+     * at once, succeeds; else the system driver (cudyn-env(7)) */
+    printf("  forward compatibility (CUDYN_COMPAT=%s): %s\n", l->compat_policy ? l->compat_policy : "auto",
+           l->compat_decision ? l->compat_decision
+                              : "no forward-compatibility libcuda was found; a compat library is used only when "
+                                "newer than the kernel module and its cuInit succeeds in a child process");
     printf("  nvidia_uvm module: %s\n", module_loaded("nvidia_uvm") ? "loaded" : "not loaded");
     print_device_nodes();
     for (size_t i = 0; i < N_ENV; i++) {

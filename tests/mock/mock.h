@@ -10,6 +10,9 @@
  *   MOCK_CUDA_STUB=1              every call returns CUDA_ERROR_STUB_LIBRARY (34);
  *                                 any other value: only a copy whose path
  *                                 contains that text behaves so
+ *   MOCK_CUDA_COMPAT_INIT=803     a copy loaded from a directory named compat
+ *                                 answers cuInit with this code, as a
+ *                                 forward-compat libcuda that cannot work does
  *   MOCK_CUDA_DEVICES="A:90,B:75" device names and compute capabilities
  *                                 (default "Mock GPU:90"; "none": no device)
  *   MOCK_CUDA_P2P=0-1,1-0         which devices can access which peer's memory,
@@ -183,6 +186,7 @@ struct mock_state {
     pthread_mutex_t lock;
     int version;
     int stub;
+    unsigned int compat_init; /* MOCK_CUDA_COMPAT_INIT, for a copy in a compat directory */
     int initialised; /* cuInit succeeded; atomic: threads call cuInit while others run */
     int n_devices;
     struct mock_device devices[MAX_DEVICES];

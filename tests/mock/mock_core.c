@@ -72,6 +72,15 @@ static void mock_setup(void)
         Dl_info self;
         mock.stub = dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, v);
     }
+    /* MOCK_CUDA_COMPAT_INIT=CODE: a copy loaded from a directory named
+     * compat answers cuInit with CODE (803, 804), as a forward-compat
+     * libcuda does where it cannot work. */
+    v = getenv("MOCK_CUDA_COMPAT_INIT");
+    if (v && v[0]) {
+        Dl_info self;
+        if (dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, "/compat/"))
+            mock.compat_init = (unsigned int)atoi(v);
+    }
     v = getenv("MOCK_CUDA_DEVICES");
     parse_devices(v && v[0] ? v : "Mock GPU:90");
     v = getenv("MOCK_CUDA_P2P");
@@ -178,6 +187,8 @@ cu_result cuInit(unsigned int flags)
     ENTER("cuInit");
     if (flags != 0)
         return CU_ERR_INVALID_VALUE;
+    if (mock.compat_init)
+        return mock.compat_init;
     if (mock.n_devices == 0)
         return CU_ERR_NO_DEVICE;
     __atomic_store_n(&mock.initialised, 1, __ATOMIC_RELEASE);
