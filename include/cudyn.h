@@ -316,6 +316,24 @@ CUDYN_API void *cudyn_nvrtc_proc(const char *name);
 /* The library's own version as "MAJOR.MINOR.PATCH" (the package version). */
 CUDYN_API const char *cudyn_version(void);
 
+/*
+ * Writes into buf (cap bytes, always terminated, cut short with "..." when
+ * it does not fit) one line naming every version whose mismatch can make a
+ * compile or a load fail: the driver's CUDA version, file and release (and
+ * whether it is a forward-compatibility library), the kernel module's
+ * version and the file it was read from, NVRTC's version and file, its
+ * builtins, the CUDA headers in include_dir handed to NVRTC (with their
+ * cuda.h CUDA_VERSION; NULL for none), the highest PTX ISA the driver
+ * accepts, and device's compute capability (-1 for no device).  Where a
+ * skew among them is one known to fail, the line ends with "; skew: " and
+ * what to change.  Failed compiles and loads of PTX append the same line
+ * (with the PTX ISA the image declares) to their message.
+ * It loads nothing: a library not loaded yet is named "not loaded" (call
+ * cudyn_loader_info first to have both).  Returns CUDYN_OK, or
+ * CUDYN_ERROR_INVALID_ARGUMENT for a NULL buf, cap 0 or device < -1.
+ */
+CUDYN_API int cudyn_versions_line(char *buf, size_t cap, int device, const char *include_dir);
+
 /* ======================================================================
  * Devices
  * ====================================================================== */

@@ -114,8 +114,9 @@
     "CUDYN_COMPAT=require needs a forward-compatibility libcuda newer than the kernel module that this GPU "     \
     "accepts; unset CUDYN_COMPAT to let cudyn use the system driver"
 #define HINT_COMPAT_NO_SYSTEM                                                                                   \
-    "install the user-space driver that matches the kernel module (or put its directory on LD_LIBRARY_PATH), or "  \
-    "use a forward-compatibility package newer than the kernel module on a GPU that supports it"
+    "install the user-space driver that matches the kernel module (or put its directory on LD_LIBRARY_PATH; "     \
+    "after a driver update, reboot so that the kernel module matches it), or use a forward-compatibility "        \
+    "package newer than the kernel module on a GPU that supports it"
 #define HINT_COMPAT_OVERRIDE                                                                                    \
     "CUDYN_LIBCUDA names a forward-compatibility libcuda that cannot work here; point it at the system driver "  \
     "or unset it"

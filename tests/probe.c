@@ -5,7 +5,8 @@
  *
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
- *         devices | memory | stream | compile | source | peer
+ *         devices | memory | stream | compile | source | peer |
+ *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR]
  *
  * The last six are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
@@ -300,6 +301,28 @@ int main(int argc, char **argv)
             printf("preload=%s\n", dlopen(a + 8, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror());
         } else if (strncmp(a, "init=", 5) == 0) {
             print_error("init", cudyn_init((unsigned)strtoul(a + 5, NULL, 0)));
+        } else if (strncmp(a, "versions", 8) == 0) {
+            char line[2048];
+            struct cudyn_loader_info l = {.size = sizeof l};
+            cudyn_loader_info(&l);
+            int st = cudyn_versions_line(line, sizeof line, 0, a[8] == '=' ? a + 9 : NULL);
+            printf("versions=%s\n", st == CUDYN_OK ? line : cudyn_status_name(st));
+        } else if (strncmp(a, "load-ptx=", 9) == 0) {
+            static char ptx[1 << 16];
+            FILE *f = fopen(a + 9, "r");
+            size_t n = f ? fread(ptx, 1, sizeof ptx - 1, f) : 0;
+            if (f)
+                fclose(f);
+            ptx[n] = '\0';
+            cudyn_module mod = NULL;
+            print_error("load_ptx", cudyn_module_load_image(&mod, ptx));
+        } else if (strncmp(a, "compile-error", 13) == 0) {
+            char option[1024];
+            const char *options[] = {option};
+            snprintf(option, sizeof option, "-I%s", a[13] == '=' ? a + 14 : ".");
+            cudyn_program *prog = NULL;
+            print_error("compile_error", cudyn_compile(&prog, "#error the versions line follows\n", "bad.cu",
+                                                       0, options, 1));
         } else if (strcmp(a, "info") == 0) {
             info();
         } else if (strncmp(a, "has=", 4) == 0) {

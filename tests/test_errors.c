@@ -34,6 +34,16 @@ static void test_bad_arguments_loader(void)
     CHECK(cudyn_nvrtc_proc(NULL) == NULL);
     CHECK_EQ_INT(cudyn_has(NULL), 0);
     CHECK_EQ_INT(cudyn_has(""), 0);
+    char line[64] = "untouched";
+    CHECK_BAD_ARG(cudyn_versions_line(NULL, sizeof line, -1, NULL), "buf");
+    CHECK_BAD_ARG(cudyn_versions_line(line, 0, -1, NULL), "cap");
+    CHECK(strcmp(line, "untouched") == 0);
+    CHECK_BAD_ARG(cudyn_versions_line(line, sizeof line, -2, NULL), "device");
+    CHECK_EQ_INT(line[0], 0);
+    /* cut short, terminated, marked */
+    CHECK_STATUS(cudyn_versions_line(line, 16, -1, NULL), CUDYN_OK);
+    CHECK_EQ_INT((int)strlen(line), 15);
+    CHECK_CONTAINS(line, "...");
 }
 
 /* Bad arguments: devices: counts, info, attributes, selection, peers, reset. */

@@ -103,6 +103,7 @@ struct report {
     struct options opt;
     struct cudyn_loader_info loader;
     char kernel_module[64]; /* its version, "" if not loaded (read once) */
+    char versions[2048];    /* cudyn_versions_line, for --explain and the JSON */
     int count;
     struct device_row *rows;
     bool *selected;
@@ -523,12 +524,31 @@ static void json_diagnosis(struct json *j)
     json_object_end(j);
 }
 
+/* Every version a skew between them can break, as the library's errors
+ * name them; the headers are the toolkit's next to NVRTC, which
+ * cudyn_compile hands NVRTC. */
+static void versions_line(struct report *r)
+{
+    char include[4200] = "";
+    const char *nvrtc = r->loader.nvrtc_path;
+    const char *slash = nvrtc ? strrchr(nvrtc, '/') : NULL;
+    if (slash) {
+        snprintf(include, sizeof include, "%.*s/../include", (int)(slash - nvrtc), nvrtc);
+        if (access(include, F_OK) != 0)
+            include[0] = '\0';
+    }
+    if (cudyn_versions_line(r->versions, sizeof r->versions, r->count > 0 ? 0 : -1, include[0] ? include : NULL) !=
+        CUDYN_OK)
+        r->versions[0] = '\0';
+}
+
 static void write_json(const struct report *r)
 {
     struct json j;
     json_init(&j, stdout);
     json_document_begin(&j, SCHEMA);
     json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
+    json_string(&j, "versions", r->versions[0] ? r->versions : NULL);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -737,6 +757,7 @@ static void print_explain(const struct report *r)
            l->compat_decision ? l->compat_decision
                               : "no forward-compatibility libcuda was found; a compat library is used only when "
                                 "newer than the kernel module and its cuInit succeeds in a child process");
+    printf("  %s\n", r->versions);
     printf("  nvidia_uvm module: %s\n", module_loaded("nvidia_uvm") ? "loaded" : "not loaded");
     print_device_nodes();
     for (size_t i = 0; i < N_ENV; i++) {
@@ -787,6 +808,8 @@ static void report_failure(const struct report *r)
 
 static int finish(struct report *r)
 {
+    if (r->opt.explain || r->tool.json)
+        versions_line(r);
     if (r->tool.json)
         write_json(r);
     else if (!r->tool.quiet) {

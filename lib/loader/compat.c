@@ -96,8 +96,10 @@ bool cudyn__library_release(const char *path, char *release, size_t cap, char *r
     if (strncmp(base, prefix, sizeof prefix - 1) != 0)
         return false;
     const char *v = base + sizeof prefix - 1;
-    /* libcuda.so.1 is the soname, not a release */
-    if (!strchr(v, '.') || strspn(v, "0123456789.") != strlen(v) || strlen(v) >= cap)
+    /* libcuda.so.1 is the soname, not a release; NVIDIA's driver branches
+     * have three digits, so libcuda.so.1.0.0 (a libtool-built double) has
+     * no release either */
+    if (!strchr(v, '.') || strspn(v, "0123456789.") != strlen(v) || strlen(v) >= cap || atoi(v) < 100)
         return false;
     cudyn__copy_string(release, cap, v);
     return true;

@@ -109,4 +109,11 @@ const char *cudyn__compat_policy_name(enum cudyn__compat_policy p);
  * child could not be run. */
 int cudyn__probe_init_in_child(void *handle, unsigned int *result);
 
+/* versions.c: the line naming every version involved (see there). ptx:
+ * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
+ * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */
+void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir);
+int cudyn__ptx_isa_of(const char *ptx);                   /* ".version 8.7" -> 87, 0 if none */
+int cudyn__ptx_isa_max(int driver_version, bool *at_least); /* the highest ISA the driver accepts */
+
 #endif
