@@ -39,7 +39,8 @@
  * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
  * CUDYN_COMPAT=auto|never|require (a forward-compatibility libcuda: used
  * only when newer than the kernel module and accepted by the GPU, never, or
- * required; see struct cudyn_loader_info),
+ * required; see struct cudyn_loader_info), CUDYN_DRIVER_LOG=0 (keeps the
+ * driver's error log, CUDA 12.9+, out of the messages of failed calls),
  * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
  * cache, see cudyn_compile_ex).
  */
@@ -162,7 +163,9 @@ typedef struct cudyn_error {
     int native_code;         /* CUresult, nvrtcResult or errno, unchanged */
     char native_name[64];    /* "CUDA_ERROR_OUT_OF_MEMORY", "" if none */
     char function[64];       /* "cuMemAlloc", "cudyn_mem_alloc" ... */
-    char message[1024];      /* one line a person can act on, with a hint */
+    char message[1024];      /* one line a person can act on, with a hint; a
+                                failed driver call adds "; driver log: " and
+                                the driver's own lines (CUDA 12.9+) */
     /* appended in 0.2 (older callers set a smaller size) */
     char hint[512];          /* the hint alone, "" if none; message ends with
                                 "; hint: " and this text */

@@ -21,6 +21,7 @@ typedef int cu_device;                      /* CUdevice */
 typedef unsigned long long cu_deviceptr;    /* CUdeviceptr (64-bit) */
 typedef uint64_t cu_uint64;                 /* cuuint64_t */
 typedef unsigned int cu_enum;               /* any other CUDA enum by value */
+typedef unsigned int cu_log_iterator;       /* CUlogIterator */
 
 typedef struct CUctx_st *cu_context;
 typedef struct CUmod_st *cu_module;

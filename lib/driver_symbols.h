@@ -27,6 +27,10 @@ DRIVER_SYMBOL(cuInit, cuInit, 2000, NOSTREAM, REQUIRED, (unsigned int flags))
 DRIVER_SYMBOL(cuDriverGetVersion, cuDriverGetVersion, 2020, NOSTREAM, REQUIRED, (int *version))
 DRIVER_SYMBOL(cuGetErrorString, cuGetErrorString, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
 
+/* ---- the driver's own error log (CUDA 12.9+), read on failure paths only ---- */
+DRIVER_SYMBOL(cuLogsCurrent, cuLogsCurrent, 12090, NOSTREAM, OPTIONAL, (cu_log_iterator *iterator, unsigned int flags))
+DRIVER_SYMBOL(cuLogsDumpToMemory, cuLogsDumpToMemory, 12090, NOSTREAM, OPTIONAL, (cu_log_iterator *iterator, char *buffer, size_t *size, unsigned int flags))
+
 /* ---- devices ---- */
 DRIVER_SYMBOL(cuDeviceGet, cuDeviceGet, 2000, NOSTREAM, REQUIRED, (cu_device *device, int ordinal))
 DRIVER_SYMBOL(cuDeviceGetCount, cuDeviceGetCount, 2000, NOSTREAM, REQUIRED, (int *count))

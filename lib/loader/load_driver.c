@@ -385,6 +385,7 @@ static int load_and_bind_driver(void)
 
 static void init_driver(void)
 {
+    cudyn__driver_log_start(); /* before cuInit, whose failure it may explain */
     double t0 = cudyn__now_ms();
     cu_result r = cudyn__drv.cuInit(0);
     cudyn__driver.init_ms = cudyn__now_ms() - t0;

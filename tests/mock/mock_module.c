@@ -160,6 +160,9 @@ cu_result cuModuleLoadDataEx(cu_module *mod, const void *image, unsigned int n, 
     ENTER("cuModuleLoadDataEx");
     cu_result r = load(mod, image);
     if (r != CU_OK && r != CU_ERR_INVALID_CONTEXT && r != CU_ERR_CONTEXT_IS_DESTROYED) {
+        char line[96];
+        snprintf(line, sizeof line, "[mock] cuModuleLoadDataEx: image rejected with %u", r);
+        mock_log(line);
         for (unsigned int i = 0; i + 1 < n; i++)
             if (options[i] == CU_JITOPT_ERROR_LOG_BUFFER && options[i + 1] == CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES)
                 snprintf(values[i], (size_t)(uintptr_t)values[i + 1], "mock JIT: image rejected with %u", r);
