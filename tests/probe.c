@@ -6,7 +6,8 @@
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
  *         devices | memory | stream | compile | source | peer |
- *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR]
+ *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR] |
+ *         launch-block=THREADS
  *
  * The last six are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
@@ -316,6 +317,18 @@ int main(int argc, char **argv)
             ptx[n] = '\0';
             cudyn_module mod = NULL;
             print_error("load_ptx", cudyn_module_load_image(&mod, ptx));
+        } else if (strncmp(a, "launch-block=", 13) == 0) {
+            /* saxpy with that many threads in one block: past the device's
+             * limit, the driver refuses the launch */
+            static float x[N], y[N], out[N];
+            cudyn_module mod = NULL;
+            cudyn_function f = NULL;
+            size_t n = N;
+            int st = cudyn_module_load_source(&mod, saxpy_source, NULL, 0);
+            STEP(cudyn_module_function(&f, mod, "saxpy"));
+            STEP(cudyn_launchf(f, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){(unsigned)atoi(a + 13), 1, 1}, 0, NULL,
+                               "f<<>z", 2.0f, x, sizeof x, y, sizeof y, out, sizeof out, n));
+            print_error("launch_block", st);
         } else if (strncmp(a, "compile-error", 13) == 0) {
             char option[1024];
             const char *options[] = {option};
