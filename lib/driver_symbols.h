@@ -152,6 +152,8 @@ DRIVER_SYMBOL(cuModuleLoadDataEx, cuModuleLoadDataEx, 2010, NOSTREAM, OPTIONAL, 
 DRIVER_SYMBOL(cuModuleGetFunction, cuModuleGetFunction, 2000, NOSTREAM, REQUIRED, (cu_function *fn, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleGetGlobal_v2, cuModuleGetGlobal, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleUnload, cuModuleUnload, 2000, NOSTREAM, OPTIONAL, (cu_module mod))
+/* no caller in the library: cudainfo reads it through cudyn_driver_proc */
+DRIVER_SYMBOL(cuModuleGetLoadingMode, cuModuleGetLoadingMode, 11070, NOSTREAM, OPTIONAL, (cu_enum *mode))
 
 /* ---- kernels ---- */
 DRIVER_SYMBOL(cuFuncGetAttribute, cuFuncGetAttribute, 2020, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_function fn))

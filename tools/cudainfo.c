@@ -104,6 +104,7 @@ struct report {
     struct cudyn_loader_info loader;
     char kernel_module[64]; /* its version, "" if not loaded (read once) */
     char versions[2048];    /* cudyn_versions_line, for --explain and the JSON */
+    const char *loading_mode; /* "lazy", "eager", or NULL: the driver did not say */
     int count;
     struct device_row *rows;
     bool *selected;
@@ -542,6 +543,22 @@ static void versions_line(struct report *r)
         r->versions[0] = '\0';
 }
 
+/* The module loading mode in effect, as the driver says it (11.7+):
+ * CUDA_MODULE_LOADING is only a request, which the driver's default and
+ * its version decide. */
+static void loading_mode(struct report *r)
+{
+    typedef unsigned int (*get_mode_fn)(unsigned int *mode);
+    r->loading_mode = NULL;
+    if (r->loader.init_status != CUDYN_OK)
+        return;
+    get_mode_fn get_mode = (get_mode_fn)cudyn_driver_proc("cuModuleGetLoadingMode", 11070);
+    unsigned int mode = 0;
+    if (get_mode && get_mode(&mode) == 0) /* CUDA_SUCCESS */
+        r->loading_mode = mode == 2 ? "lazy" : mode == 1 ? "eager" : NULL;
+    cudyn_clear_error(); /* a driver without it is not this run's failure */
+}
+
 static void write_json(const struct report *r)
 {
     struct json j;
@@ -549,6 +566,7 @@ static void write_json(const struct report *r)
     json_document_begin(&j, SCHEMA);
     json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
     json_string(&j, "versions", r->versions[0] ? r->versions : NULL);
+    json_string(&j, "module_loading", r->loading_mode);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -758,6 +776,10 @@ static void print_explain(const struct report *r)
                               : "no forward-compatibility libcuda was found; a compat library is used only when "
                                 "newer than the kernel module and its cuInit succeeds in a child process");
     printf("  %s\n", r->versions);
+    const char *asked = getenv("CUDA_MODULE_LOADING");
+    printf("  module loading in effect: %s (CUDA_MODULE_LOADING%s%s)\n",
+           r->loading_mode ? r->loading_mode : "unknown (the driver did not say; it does from CUDA 11.7 on)",
+           asked && asked[0] ? "=" : " unset", asked && asked[0] ? asked : "");
     printf("  nvidia_uvm module: %s\n", module_loaded("nvidia_uvm") ? "loaded" : "not loaded");
     print_device_nodes();
     for (size_t i = 0; i < N_ENV; i++) {
@@ -808,8 +830,10 @@ static void report_failure(const struct report *r)
 
 static int finish(struct report *r)
 {
-    if (r->opt.explain || r->tool.json)
+    if (r->opt.explain || r->tool.json) {
         versions_line(r);
+        loading_mode(r);
+    }
     if (r->tool.json)
         write_json(r);
     else if (!r->tool.quiet) {

@@ -170,6 +170,25 @@ cu_result cuModuleLoadDataEx(cu_module *mod, const void *image, unsigned int n, 
     return r;
 }
 
+/* As the driver: CUDA_MODULE_LOADING=EAGER or LAZY, else lazy from CUDA
+ * 12.2 on and eager before (CU_MODULE_EAGER_LOADING 1, _LAZY_LOADING 2). */
+cu_result cuModuleGetLoadingMode(cu_enum *mode)
+{
+    ENTER("cuModuleGetLoadingMode");
+    if (!mode)
+        return CU_ERR_INVALID_VALUE;
+    if (!__atomic_load_n(&mock.initialised, __ATOMIC_ACQUIRE))
+        return CU_ERR_NOT_INITIALIZED;
+    const char *v = getenv("CUDA_MODULE_LOADING");
+    if (v && strcmp(v, "EAGER") == 0)
+        *mode = 1;
+    else if (v && strcmp(v, "LAZY") == 0)
+        *mode = 2;
+    else
+        *mode = mock.version >= 12020 ? 2 : 1;
+    return CU_OK;
+}
+
 cu_result cuModuleUnload(cu_module mod)
 {
     ENTER("cuModuleUnload");
