@@ -58,4 +58,10 @@ expect_match "$out" "^load_ptx.message=.*\(222\).*versions: driver CUDA .*kernel
 out=$(CUDYN_DRIVER_LOG=0 "$probe" launch-block=2048)
 expect_no_match "$out" "driver log:"
 
+# 4. The .note.dlopen metadata, as readelf shows it (binutils 2.41+ decode
+#    it as FDO_DLOPEN_METADATA; older ones show the type 0x407c0c0a).
+out=$(readelf -n "$top_builddir/lib/.libs/libcudyn.so.1" | grep -A1 -i 'FDO')
+echo "$out"
+expect_match "$out" "FDO +0x[0-9a-f]+.*(FDO_DLOPEN_METADATA|0x407c0c0a)"
+
 finish

@@ -21,6 +21,7 @@
 
 #include "hints.h"
 #include "loader/loader.h"
+#include "loader/sonames.h"
 
 /* The oldest driver cudyn's tables are written for. */
 #define MIN_DRIVER_VERSION 11000
@@ -166,8 +167,8 @@ static int find_driver(void)
         int flags;
     } order[4 + N_ELEMS(driver_system_dirs)];
     size_t n = 0;
-    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD};
-    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_SONAME, 0};
+    order[n++] = (struct candidate){CUDYN_DRIVER_SONAME, FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD};
+    order[n++] = (struct candidate){CUDYN_DRIVER_SONAME, FOUND_BY_SONAME, 0};
     order[n++] = (struct candidate){"/usr/lib/wsl/lib/libcuda.so.1", FOUND_BY_WSL, 0};
     for (size_t i = 0; i < N_ELEMS(driver_system_dirs); i++) {
         snprintf(order[n].file, sizeof order[n].file, "%s/libcuda.so.1", driver_system_dirs[i]);
