@@ -152,7 +152,9 @@ typedef enum cudyn_origin {
     CUDYN_ORIGIN_LOADER = 2,  /* finding / binding libcuda or libnvrtc */
     CUDYN_ORIGIN_DRIVER = 3,  /* a CUresult from libcuda */
     CUDYN_ORIGIN_NVRTC = 4,   /* an nvrtcResult from libnvrtc */
-    CUDYN_ORIGIN_SYSTEM = 5   /* an errno from the C library */
+    CUDYN_ORIGIN_SYSTEM = 5,  /* an errno from the C library */
+    /* appended in 0.2 */
+    CUDYN_ORIGIN_NVML = 6     /* an nvmlReturn_t from libnvidia-ml (cudyn_nvml_*) */
 } cudyn_origin;
 
 /* Detail of the calling thread's last failure. */
@@ -344,6 +346,51 @@ CUDYN_API int cudyn_versions_line(char *buf, size_t cap, int device, const char 
 /* Number of visible devices (honours CUDA_VISIBLE_DEVICES).  Zero devices
  * is CUDYN_OK with *count = 0 when the driver reports "no device". */
 CUDYN_API int cudyn_device_count(int *count);
+
+/*
+ * GPUs as NVML (libnvidia-ml.so.1, shipped with the driver) sees them,
+ * without cuInit: no CUDA state is created, so a process may call these
+ * before fork() and use CUDA in the children, and they answer when cuInit
+ * itself fails.  NVML is opened with dlopen on first use (CUDYN_LIBNVML,
+ * read with secure_getenv, names another file) and initialised and shut
+ * down around each call.  NVML ignores CUDA_VISIBLE_DEVICES and orders GPUs
+ * by PCI bus id, so its indices are not CUDA ordinals: match the two by
+ * uuid (cudyn_device_info's uuid_string).  A GPU in MIG mode is one NVML
+ * device whose instances (mig_uuids) are what CUDA shows instead.
+ */
+#define CUDYN_NVML_MAX_MIG 8 /* MIG instances reported per GPU (7 at most today) */
+struct cudyn_nvml_device {
+    size_t size;                    /* set by the caller */
+    int index;                      /* NVML's index, 0 .. count-1 */
+    char name[96];                  /* "NVIDIA H100 80GB HBM3" */
+    char uuid[96];                  /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    char pci_bus_id[32];            /* "0000:17:00.0", as cudyn_device_info writes it */
+    int pci_domain, pci_bus, pci_device;
+    uint64_t total_memory;          /* bytes */
+    uint64_t free_memory;           /* bytes, now */
+    int mig_mode;                   /* 1 enabled, 0 disabled, -1 the GPU has no MIG */
+    int mig_mode_pending;           /* what it becomes at the next GPU reset; -1 no MIG */
+    int mig_count;                  /* MIG instances (at most CUDYN_NVML_MAX_MIG) */
+    char mig_uuids[CUDYN_NVML_MAX_MIG][96]; /* "MIG-xxxxxxxx-..." each */
+    char driver_version[80];        /* the driver's release, "580.65.06" */
+};
+
+/* *count = the GPUs NVML sees (all of the machine's; 0 is CUDYN_OK).
+ * Without libnvidia-ml: CUDYN_ERROR_DRIVER_NOT_FOUND naming the file and
+ * dlerror's reason (origin CUDYN_ORIGIN_LOADER).  An NVML failure keeps
+ * its nvmlReturn_t as native_code (origin CUDYN_ORIGIN_NVML), its name
+ * ("NVML_ERROR_DRIVER_NOT_LOADED") as native_name and nvmlErrorString's
+ * text in the message; its status is the nearest cudyn_status
+ * (CUDYN_ERROR_DRIVER_NOT_FOUND when the kernel driver is not loaded,
+ * CUDYN_ERROR_DRIVER otherwise).  CUDYN_ERROR_INVALID_ARGUMENT for a NULL
+ * count. */
+CUDYN_API int cudyn_nvml_device_count(int *count);
+/* Fills *out (up to out->size bytes) for NVML's device `index`, with the
+ * UUIDs of its MIG instances.  CUDYN_ERROR_INVALID_DEVICE for an index
+ * out of range; CUDYN_ERROR_INVALID_ARGUMENT for a NULL out or a size
+ * smaller than a size_t; other failures as cudyn_nvml_device_count.  A
+ * GPU without MIG is not an error: mig_mode is -1. */
+CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out);
 
 /* Device description.  Integers are in base units (bytes, kHz). */
 struct cudyn_device_info {

@@ -2,7 +2,7 @@
 # The .note.dlopen metadata (systemd ELF_DLOPEN_METADATA) of the built
 # libcudyn.so.1, read back from the file: one FDO note of type 0x407c0c0a
 # whose JSON declares libcuda.so.1 (required), the NVRTC sonames the
-# loader tries, in its order (recommended), and NVRTC's builtins
+# loader tries, in its order (recommended), NVRTC's builtins and NVML
 # (suggested); packaging/debian/control recommends and suggests the same.
 . "$top_srcdir/tests/common.sh"
 lib="$top_builddir/lib/.libs/libcudyn.so.1"
@@ -63,6 +63,7 @@ recommends=$(field Recommends)
 suggests=$(field Suggests)
 expect_match "$recommends" "(^| )libcuda1,"
 expect_match "$recommends" " $(package $tried | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g')$"
-expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g')$"
+expect_line "$notes" "nvml suggested libnvidia-ml.so.1"
+expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g'), $(package libnvidia-ml.so.1)$"
 
 finish

@@ -25,7 +25,9 @@
     "{\"feature\":\"nvrtc\",\"description\":\"run-time compilation of CUDA C++ (kernels found in the cache "    \
     "need none)\",\"priority\":\"recommended\",\"soname\":[" CUDYN_NVRTC_SONAMES(JSON_FIRST, JSON_NEXT) "]},"  \
     "{\"feature\":\"nvrtc-builtins\",\"description\":\"NVRTC's builtins, preloaded from NVRTC's directory\"," \
-    "\"priority\":\"suggested\",\"soname\":[" CUDYN_NVRTC_BUILTINS_SONAMES(JSON_FIRST, JSON_NEXT) "]}]"
+    "\"priority\":\"suggested\",\"soname\":[" CUDYN_NVRTC_BUILTINS_SONAMES(JSON_FIRST, JSON_NEXT) "]},"  \
+    "{\"feature\":\"nvml\",\"description\":\"listing GPUs without cuInit (cudyn_nvml_device_info)\","         \
+    "\"priority\":\"suggested\",\"soname\":[\"" CUDYN_NVML_SONAME "\"]}]"
 
 /* A note's name and description are each padded to 4 bytes. */
 #define PAD4(n) (((n) + 3u) & ~3u)

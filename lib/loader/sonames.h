@@ -9,6 +9,8 @@
 #define CUDYN_LOADER_SONAMES_H
 
 #define CUDYN_DRIVER_SONAME "libcuda.so.1"
+/* NVML, for cudyn_nvml_* (GPUs without cuInit). */
+#define CUDYN_NVML_SONAME "libnvidia-ml.so.1"
 
 /* NVRTC, newest first: the order the loader tries them in. */
 #define CUDYN_NVRTC_SONAMES(FIRST, NEXT)                                                                       \
