@@ -364,7 +364,7 @@ struct cudyn_nvml_device {
     int index;                      /* NVML's index, 0 .. count-1 */
     char name[96];                  /* "NVIDIA H100 80GB HBM3" */
     char uuid[96];                  /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-    char pci_bus_id[32];            /* "0000:17:00.0", as cudyn_device_info writes it */
+    char pci_bus_id[32];            /* "0000:17:00.0", cuDeviceGetPCIBusId's form */
     int pci_domain, pci_bus, pci_device;
     uint64_t total_memory;          /* bytes */
     uint64_t free_memory;           /* bytes, now */

@@ -21,6 +21,7 @@
 #include "device_select.h"
 #include "json.h"
 #include "nvml_links.h"
+#include "nvml_list.h"
 
 /* The JSON document's layout; a new one gets a new number. */
 #define SCHEMA "cudainfo/2"
@@ -39,6 +40,9 @@ static const char usage_text[] =
     "      --p2p          how the GPUs are linked: peer access, performance rank,\n"
     "                     native atomics and NVLink links\n"
     "      --mem          free memory too (creates a context on each device)\n"
+    "      --nvml         the GPUs as NVML sees them, without cuInit (MIG instances\n"
+    "                     included), matched to CUDA ordinals by UUID; shown\n"
+    "                     anyway when the CUDA driver cannot initialise\n"
     "      --require N    fail (exit 5) unless at least N devices are visible\n"
     "      --explain      the loader's search and a diagnosis of this machine\n"
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
@@ -49,7 +53,7 @@ static const char usage_text[] =
     "5 no or too few devices, 6 device not found, 7 partial failure.\n";
 
 struct options {
-    bool all, p2p, mem, explain;
+    bool all, p2p, mem, explain, nvml;
     int require;
     const char *select[MAX_SELECT];
     int n_select;
@@ -62,7 +66,7 @@ struct options {
 static const char *const env_vars[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS", "CUDYN_COMPAT",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
-    "CUDAINFO_NVML",
+    "CUDAINFO_NVML",        "CUDYN_LIBNVML",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
@@ -110,6 +114,7 @@ struct report {
     bool *selected;
     struct link *links; /* count x count, with --p2p */
     struct nvlink_topology nvlink;
+    struct nvml_listing nvml; /* with --nvml, or when CUDA cannot list the GPUs */
     struct failure failure;
 };
 
@@ -123,7 +128,7 @@ static int attribute_by_name(const char *name)
     return 0;
 }
 
-enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN };
+enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN, OPT_NVML };
 
 static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
@@ -159,6 +164,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     }
     case OPT_EXPLAIN: opt->explain = true; break;
+    case OPT_NVML: opt->nvml = true; break;
     }
 }
 
@@ -168,7 +174,7 @@ static int parse_options(struct report *r, int argc, char **argv)
         {"all", no_argument, NULL, 'a'},          {"prop", required_argument, NULL, OPT_PROP},
         {"device", required_argument, NULL, 'd'}, {"p2p", no_argument, NULL, OPT_P2P},
         {"mem", no_argument, NULL, OPT_MEM},      {"require", required_argument, NULL, OPT_REQUIRE},
-        {"explain", no_argument, NULL, OPT_EXPLAIN}, TOOL_LONG_OPTIONS,
+        {"explain", no_argument, NULL, OPT_EXPLAIN}, {"nvml", no_argument, NULL, OPT_NVML}, TOOL_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     return tool_parse(&r->tool, argc, argv, TOOL_SHORT_OPTIONS "ad:", long_options, take_option, &r->opt,
@@ -355,16 +361,42 @@ static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
     return last != NULL;
 }
 
+/* NVML's listing, matched with the CUDA devices described (all of them,
+ * whatever -d selects).  False only when out of memory. */
+static bool gather_nvml(struct report *r)
+{
+    struct cudyn_device_info *infos = calloc((size_t)(r->count > 0 ? r->count : 1), sizeof *infos);
+    if (!infos)
+        return false;
+    for (int i = 0; r->rows && i < r->count; i++)
+        infos[i] = r->rows[i].info; /* one not described has no UUID: it matches nothing */
+    bool ok = nvml_listing_gather(&r->nvml, infos, r->count, NULL);
+    free(infos);
+    /* asked for and not read: a partial failure (exit 7) */
+    if (ok && r->nvml.status != CUDYN_OK && r->failure.exit_code == EXIT_OK)
+        failure_set(&r->failure, EXIT_PARTIAL, "NVML could not list the GPUs");
+    return ok;
+}
+
 /* Loader, devices, what was asked about them: the whole report, and the
  * exit code in r->failure.  False only when out of memory. */
 static bool gather(struct report *r)
 {
-    if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)
+    int start = tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure);
+    if (start != EXIT_OK) {
+        /* CUDA cannot list the GPUs: NVML may, without cuInit */
+        if (start == EXIT_INIT_FAILED || start == EXIT_NO_DRIVER) {
+            r->count = 0;
+            return nvml_listing_gather(&r->nvml, NULL, 0, r->failure.what);
+        }
         return true;
+    }
     if (r->count < r->opt.require)
         failure_set(&r->failure, EXIT_NO_DEVICES, "%d device%s visible, %d required", r->count,
                     r->count == 1 ? "" : "s", r->opt.require);
     if (!describe_devices(r) || !select_devices(r))
+        return false;
+    if (r->opt.nvml && !gather_nvml(r))
         return false;
     if (r->failure.exit_code != EXIT_OK)
         return true;
@@ -391,6 +423,7 @@ static void free_report(struct report *r)
     free(r->selected);
     free(r->links);
     nvlink_topology_free(&r->nvlink);
+    nvml_listing_free(&r->nvml);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -576,6 +609,7 @@ static void write_json(const struct report *r)
         if (r->selected[i])
             json_device(&j, &r->rows[i]);
     json_array_end(&j);
+    nvml_listing_json(&j, &r->nvml);
     if (r->links)
         json_p2p(&j, r);
     if (r->opt.explain)
@@ -810,6 +844,7 @@ static void print_text(const struct report *r)
     } else if (r->failure.exit_code != EXIT_USAGE) {
         printf("Devices: none\n");
     }
+    nvml_listing_print(&r->nvml);
     if (r->opt.explain)
         print_explain(r);
 }

@@ -238,7 +238,7 @@ static int read_device(unsigned int index, struct cudyn_nvml_device *info, const
     info->pci_bus = (int)pci.bus;
     info->pci_device = (int)pci.device;
     /* cuDeviceGetPCIBusId's form (NVML writes an 8-digit domain) */
-    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0", pci.domain & 0xffffu, pci.bus & 0xffu,
+    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04X:%02X:%02X.0", pci.domain & 0xffffu, pci.bus & 0xffu,
              pci.device & 0xffu);
     info->total_memory = mem.total;
     info->free_memory = mem.free;
