@@ -387,7 +387,9 @@ static bool gather(struct report *r)
         /* CUDA cannot list the GPUs: NVML may, without cuInit */
         if (start == EXIT_INIT_FAILED || start == EXIT_NO_DRIVER) {
             r->count = 0;
-            return nvml_listing_gather(&r->nvml, NULL, 0, r->failure.what);
+            return nvml_listing_gather(&r->nvml, NULL, 0,
+                                       start == EXIT_INIT_FAILED ? "cuInit failed"
+                                                                 : "the CUDA driver library could not be used");
         }
         return true;
     }
