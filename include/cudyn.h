@@ -35,7 +35,8 @@
  *    program's struct holds.
  *
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
- * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
+ * overriding the search), CUDYN_LIBNVML (the NVML file cudyn_nvml_* open
+ * instead of libnvidia-ml.so.1), CUDYN_DEBUG=1 (loader trace on stderr),
  * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
  * CUDYN_COMPAT=auto|never|require (a forward-compatibility libcuda: used
  * only when newer than the kernel module and accepted by the GPU, never, or

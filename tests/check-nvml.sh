@@ -79,4 +79,10 @@ expect_match "$out" "nvmlInit_v2 returned 9 \(NVML_ERROR_DRIVER_NOT_LOADED: Driv
 json=$(MOCK_NVML=fail "$cudainfo" --json --nvml)
 expect_line "$(printf '%s' "$json" | json_of 'd["nvml"]["available"], d["nvml"]["gpus"], d["result"]["exit_code"]')" '[false, [], 7]'
 
+# --p2p reads the NVML CUDYN_LIBNVML names when CUDAINFO_NVML is unset
+MOCK_NVML=switch:18 expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^ +1 +NV18 +-$"
+CUDAINFO_NVML=/nonexistent/libnvidia-ml.so.1 MOCK_NVML=switch:18 expect_exit 0 "$cudainfo" --p2p
+expect_match "$out" "^NVLink links: unknown \(NVML not available: "
+
 finish
