@@ -1,6 +1,7 @@
 #!/bin/bash
 # gpu-fallback-checks.sh - the checks of forward compatibility, the
-# versions line and the driver's error log on a real GPU (the mock cannot
+# versions line, the driver's error log and the NVML listing on a real GPU
+# (the mock cannot
 # stand in for them).  Run from the build tree after `make check`:
 #     top_builddir=$PWD top_srcdir=$PWD MOCK_LIBCUDA=$PWD/tests/mock/.libs/libcuda.so.1 \
 #         tests/gpu-fallback-checks.sh
@@ -63,5 +64,53 @@ expect_no_match "$out" "driver log:"
 out=$(readelf -n "$top_builddir/lib/.libs/libcudyn.so.1" | grep -A1 -i 'FDO')
 echo "$out"
 expect_match "$out" "FDO +0x[0-9a-f]+.*(FDO_DLOPEN_METADATA|0x407c0c0a)"
+
+# 5. cudainfo --nvml (NVML, without cuInit) agrees with the CUDA listing:
+#    every CUDA device has the NVML GPU (or MIG instance) of its UUID, at
+#    the same PCI bus id; with CUDA_VISIBLE_DEVICES unset and no GPU in MIG
+#    mode the two sets are the same and nothing "differs".
+json=$(env -u CUDA_VISIBLE_DEVICES "$cudainfo" --json --nvml)
+echo "cudainfo --json --nvml exited $?"
+out=$(printf '%s' "$json" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = d["nvml"]
+print("nvml_available=%s" % n["available"])
+print("nvml_error=%s" % n["error"])
+print("nvml_gpus=%d cuda_devices=%d" % (len(n["gpus"]), len(d["devices"])))
+mig = any(g["mig_mode"] == "enabled" for g in n["gpus"])
+print("mig=%s" % mig)
+body = lambda u: u[4:].lower()
+by_uuid = {}
+for g in n["gpus"]:
+    by_uuid[body(g["uuid"])] = (g, g["cuda_ordinal"])
+    for m in g["mig_instances"]:
+        by_uuid[body(m["uuid"])] = (g, m["cuda_ordinal"])
+for dev in d["devices"]:
+    g, ordinal = by_uuid.get(body(dev["uuid"]), (None, None))
+    if g is None:
+        print("device %d %s: NOT IN NVML" % (dev["ordinal"], dev["uuid"]))
+        continue
+    bus = lambda b: [int(x, 16) for x in b.replace(".", ":").split(":")]  # domain, bus, device, function
+    same_bus = bus(dev["pci_bus_id"]) == bus(g["pci_bus_id"])
+    print("device %d %s %s: nvml %d %s %s ordinal=%s bus=%s" % (dev["ordinal"], dev["uuid"], dev["pci_bus_id"],
+          g["index"], g["uuid"], g["pci_bus_id"], ordinal, "same" if same_bus else "DIFFERENT"))
+print("differs=%s" % n["differs"])
+')
+printf '%s\n' "$out"
+expect_line "$out" "nvml_available=True"
+expect_no_match "$out" "NOT IN NVML|DIFFERENT"
+expect_match "$out" "^device 0 .* ordinal=0 bus=same$"
+if printf '%s\n' "$out" | grep -qx 'mig=False'; then
+    expect_match "$out" "^nvml_gpus=([0-9]+) cuda_devices=\1$"
+    expect_line "$out" "differs=None"
+fi
+# and with one GPU hidden from CUDA, NVML still sees it and says why
+if [ "$(printf '%s\n' "$out" | grep -c '^device ')" -ge 2 ]; then
+    out=$(CUDA_VISIBLE_DEVICES=1 "$cudainfo" --nvml)
+    printf '%s\n' "$out" | sed -n '/^NVML: /,$p'
+    expect_match "$out" "^  NVML and CUDA differ: [0-9]+ GPUs? NVML sees (is|are) not visible to CUDA \(CUDA_VISIBLE_DEVICES=1\)"
+    expect_match "$out" "CUDA ordinal: 0$"
+fi
 
 finish
