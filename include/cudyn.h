@@ -36,8 +36,13 @@
  *    program's struct holds.
  *
  * Environment variables: CUDYN_LIBCUDA, CUDYN_LIBNVRTC (file or directory
- * overriding the search), CUDYN_DEBUG=1 (loader trace on stderr),
+ * overriding the search), CUDYN_LIBNVML (the NVML file cudyn_nvml_* open
+ * instead of libnvidia-ml.so.1), CUDYN_DEBUG=1 (loader trace on stderr),
  * CUDYN_PTDS=0|1 (per-thread default stream when cudyn_init() does not say),
+ * CUDYN_COMPAT=auto|never|require (a forward-compatibility libcuda: used
+ * only when newer than the kernel module and accepted by the GPU, never, or
+ * required; see struct cudyn_loader_info), CUDYN_DRIVER_LOG=0 (keeps the
+ * driver's error log, CUDA 12.9+, out of the messages of failed calls),
  * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
  * cache, see cudyn_compile_ex).
  */
@@ -151,7 +156,9 @@ typedef enum cudyn_origin {
     CUDYN_ORIGIN_LOADER = 2,  /* finding / binding libcuda or libnvrtc */
     CUDYN_ORIGIN_DRIVER = 3,  /* a CUresult from libcuda */
     CUDYN_ORIGIN_NVRTC = 4,   /* an nvrtcResult from libnvrtc */
-    CUDYN_ORIGIN_SYSTEM = 5   /* an errno from the C library */
+    CUDYN_ORIGIN_SYSTEM = 5,  /* an errno from the C library */
+    /* appended in 0.2 */
+    CUDYN_ORIGIN_NVML = 6     /* an nvmlReturn_t from libnvidia-ml (cudyn_nvml_*) */
 } cudyn_origin;
 
 /* Detail of the calling thread's last failure. */
@@ -162,7 +169,9 @@ typedef struct cudyn_error {
     int native_code;         /* CUresult, nvrtcResult or errno, unchanged */
     char native_name[64];    /* "CUDA_ERROR_OUT_OF_MEMORY", "" if none */
     char function[64];       /* "cuMemAlloc", "cudyn_mem_alloc" ... */
-    char message[1024];      /* one line a person can act on, with a hint */
+    char message[1024];      /* one line a person can act on, with a hint; a
+                                failed driver call adds "; driver log: " and
+                                the driver's own lines (CUDA 12.9+) */
     /* appended in 0.2 (older callers set a smaller size) */
     char hint[512];          /* the hint alone, "" if none; message ends with
                                 "; hint: " and this text */
@@ -264,6 +273,18 @@ struct cudyn_loader_info {
     double init_ms;              /* cuInit */
     double nvrtc_load_ms;        /* finding, opening and binding libnvrtc */
     double driver_dlopen_ms;     /* of driver_load_ms, the dlopen of the file used */
+    /* Forward compatibility (CUDYN_COMPAT, see cudyn-env(7)): the choice is
+     * made before binding; cuInit of a forward-compat candidate runs in a
+     * forked child that exits at once, so no second libcuda ever works in
+     * this process. */
+    const char *kernel_module_version; /* "550.54.14", NULL if unknown */
+    const char *kernel_module_file;    /* where it was read, NULL if unknown */
+    const char *driver_release;        /* of the libcuda used, from its file name ("575.57.08"); NULL if none */
+    int driver_is_compat;              /* 1 if the libcuda used is a forward-compatibility library */
+    const char *compat_policy;         /* CUDYN_COMPAT in effect: "auto", "never" or "require" */
+    const char *compat_path;           /* the forward-compat libcuda seen, used or not; NULL if none */
+    const char *compat_decision;       /* one sentence: what was chosen and why; NULL if none was seen */
+    int compat_probe_result;           /* CUresult of cuInit in the child; 0 if it succeeded or did not run */
 };
 
 /* What cudyn_loader_info_ex may load before it answers (OR them). */
@@ -312,6 +333,24 @@ CUDYN_API void *cudyn_nvrtc_proc(const char *name);
  */
 CUDYN_API const char *cudyn_version(void);
 
+/*
+ * Writes into buf (cap bytes, always terminated, cut short with "..." when
+ * it does not fit) one line naming every version whose mismatch can make a
+ * compile or a load fail: the driver's CUDA version, file and release (and
+ * whether it is a forward-compatibility library), the kernel module's
+ * version and the file it was read from, NVRTC's version and file, its
+ * builtins, the CUDA headers in include_dir handed to NVRTC (with their
+ * cuda.h CUDA_VERSION; NULL for none), the highest PTX ISA the driver
+ * accepts, and device's compute capability (-1 for no device).  Where a
+ * skew among them is one known to fail, the line ends with "; skew: " and
+ * what to change.  Failed compiles and loads of PTX append the same line
+ * (with the PTX ISA the image declares) to their message.
+ * It loads nothing: a library not loaded yet is named "not loaded" (call
+ * cudyn_loader_info first to have both).  Returns CUDYN_OK, or
+ * CUDYN_ERROR_INVALID_ARGUMENT for a NULL buf, cap 0 or device < -1.
+ */
+CUDYN_API int cudyn_versions_line(char *buf, size_t cap, int device, const char *include_dir);
+
 /* ======================================================================
  * Devices
  * ====================================================================== */
@@ -319,6 +358,51 @@ CUDYN_API const char *cudyn_version(void);
 /* Number of visible devices (honours CUDA_VISIBLE_DEVICES).  Zero devices
  * is CUDYN_OK with *count = 0 when the driver reports "no device". */
 CUDYN_API int cudyn_device_count(int *count);
+
+/*
+ * GPUs as NVML (libnvidia-ml.so.1, shipped with the driver) sees them,
+ * without cuInit: no CUDA state is created, so a process may call these
+ * before fork() and use CUDA in the children, and they answer when cuInit
+ * itself fails.  NVML is opened with dlopen on first use (CUDYN_LIBNVML,
+ * read with secure_getenv, names another file) and initialised and shut
+ * down around each call.  NVML ignores CUDA_VISIBLE_DEVICES and orders GPUs
+ * by PCI bus id, so its indices are not CUDA ordinals: match the two by
+ * uuid (cudyn_device_info's uuid_string).  A GPU in MIG mode is one NVML
+ * device whose instances (mig_uuids) are what CUDA shows instead.
+ */
+#define CUDYN_NVML_MAX_MIG 8 /* MIG instances reported per GPU (7 at most today) */
+struct cudyn_nvml_device {
+    size_t size;                    /* set by the caller */
+    int index;                      /* NVML's index, 0 .. count-1 */
+    char name[96];                  /* "NVIDIA H100 80GB HBM3" */
+    char uuid[96];                  /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    char pci_bus_id[32];            /* "0000:17:00.0", cuDeviceGetPCIBusId's form */
+    int pci_domain, pci_bus, pci_device;
+    uint64_t total_memory;          /* bytes */
+    uint64_t free_memory;           /* bytes, now */
+    int mig_mode;                   /* 1 enabled, 0 disabled, -1 the GPU has no MIG */
+    int mig_mode_pending;           /* what it becomes at the next GPU reset; -1 no MIG */
+    int mig_count;                  /* MIG instances (at most CUDYN_NVML_MAX_MIG) */
+    char mig_uuids[CUDYN_NVML_MAX_MIG][96]; /* "MIG-xxxxxxxx-..." each */
+    char driver_version[80];        /* the driver's release, "580.65.06" */
+};
+
+/* *count = the GPUs NVML sees (all of the machine's; 0 is CUDYN_OK).
+ * Without libnvidia-ml: CUDYN_ERROR_DRIVER_NOT_FOUND naming the file and
+ * dlerror's reason (origin CUDYN_ORIGIN_LOADER).  An NVML failure keeps
+ * its nvmlReturn_t as native_code (origin CUDYN_ORIGIN_NVML), its name
+ * ("NVML_ERROR_DRIVER_NOT_LOADED") as native_name and nvmlErrorString's
+ * text in the message; its status is the nearest cudyn_status
+ * (CUDYN_ERROR_DRIVER_NOT_FOUND when the kernel driver is not loaded,
+ * CUDYN_ERROR_DRIVER otherwise).  CUDYN_ERROR_INVALID_ARGUMENT for a NULL
+ * count. */
+CUDYN_API int cudyn_nvml_device_count(int *count);
+/* Fills *out (up to out->size bytes) for NVML's device `index`, with the
+ * UUIDs of its MIG instances.  CUDYN_ERROR_INVALID_DEVICE for an index
+ * out of range; CUDYN_ERROR_INVALID_ARGUMENT for a NULL out or a size
+ * smaller than a size_t; other failures as cudyn_nvml_device_count.  A
+ * GPU without MIG is not an error: mig_mode is -1. */
+CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out);
 
 /* Device description.  Integers are in base units (bytes, kHz). */
 struct cudyn_device_info {

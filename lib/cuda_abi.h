@@ -21,6 +21,7 @@ typedef int cu_device;                      /* CUdevice */
 typedef unsigned long long cu_deviceptr;    /* CUdeviceptr (64-bit) */
 typedef uint64_t cu_uint64;                 /* cuuint64_t */
 typedef unsigned int cu_enum;               /* any other CUDA enum by value */
+typedef unsigned int cu_log_iterator;       /* CUlogIterator */
 
 typedef struct CUctx_st *cu_context;
 typedef struct CUmod_st *cu_module;
@@ -256,6 +257,8 @@ enum {
     CU_ERR_LAUNCH_FAILED = 719,
     CU_ERR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CU_ERR_NOT_SUPPORTED = 801,
+    CU_ERR_SYSTEM_DRIVER_MISMATCH = 803,
+    CU_ERR_COMPAT_NOT_SUPPORTED = 804,
     CU_ERR_STREAM_CAPTURE_UNSUPPORTED = 900,
     CU_ERR_STREAM_CAPTURE_INVALIDATED = 901,
     CU_ERR_GRAPH_EXEC_UPDATE_FAILURE = 910,

@@ -27,6 +27,10 @@ DRIVER_SYMBOL(cuInit, cuInit, 2000, NOSTREAM, REQUIRED, (unsigned int flags))
 DRIVER_SYMBOL(cuDriverGetVersion, cuDriverGetVersion, 2020, NOSTREAM, REQUIRED, (int *version))
 DRIVER_SYMBOL(cuGetErrorString, cuGetErrorString, 6000, NOSTREAM, OPTIONAL, (cu_result error, const char **str))
 
+/* ---- the driver's own error log (CUDA 12.9+), read on failure paths only ---- */
+DRIVER_SYMBOL(cuLogsCurrent, cuLogsCurrent, 12090, NOSTREAM, OPTIONAL, (cu_log_iterator *iterator, unsigned int flags))
+DRIVER_SYMBOL(cuLogsDumpToMemory, cuLogsDumpToMemory, 12090, NOSTREAM, OPTIONAL, (cu_log_iterator *iterator, char *buffer, size_t *size, unsigned int flags))
+
 /* ---- devices ---- */
 DRIVER_SYMBOL(cuDeviceGet, cuDeviceGet, 2000, NOSTREAM, REQUIRED, (cu_device *device, int ordinal))
 DRIVER_SYMBOL(cuDeviceGetCount, cuDeviceGetCount, 2000, NOSTREAM, REQUIRED, (int *count))
@@ -177,6 +181,8 @@ DRIVER_SYMBOL(cuModuleLoadDataEx, cuModuleLoadDataEx, 2010, NOSTREAM, OPTIONAL, 
 DRIVER_SYMBOL(cuModuleGetFunction, cuModuleGetFunction, 2000, NOSTREAM, REQUIRED, (cu_function *fn, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleGetGlobal_v2, cuModuleGetGlobal, 3020, NOSTREAM, OPTIONAL, (cu_deviceptr *ptr, size_t *bytes, cu_module mod, const char *name))
 DRIVER_SYMBOL(cuModuleUnload, cuModuleUnload, 2000, NOSTREAM, OPTIONAL, (cu_module mod))
+/* no caller in the library: cudainfo reads it through cudyn_driver_proc */
+DRIVER_SYMBOL(cuModuleGetLoadingMode, cuModuleGetLoadingMode, 11070, NOSTREAM, OPTIONAL, (cu_enum *mode))
 
 /* ---- kernels ---- */
 DRIVER_SYMBOL(cuFuncGetAttribute, cuFuncGetAttribute, 2020, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_function fn))

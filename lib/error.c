@@ -88,8 +88,10 @@ int cudyn__fail_driver(cu_result r, const char *cufn, const char *api)
     const char *missing = cudyn__driver_stub_answered(r);
     if (missing)
         return fail_missing(api, missing, (int)r, "driver", cudyn__driver_version_loaded(), HINT_NEWER_DRIVER_FOR);
-    return fail_native(cudyn__cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
-                       "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn__cuda_description((int)r));
+    int st = fail_native(cudyn__cuda_code((int)r), CUDYN_ERROR_DRIVER, CUDYN_ORIGIN_DRIVER, (int)r,
+                         "CUDA_ERROR_UNKNOWN_CODE", cufn, api, cudyn__cuda_description((int)r));
+    cudyn__driver_log_append(); /* what the driver logged about it */
+    return st;
 }
 
 int cudyn__fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail)

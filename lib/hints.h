@@ -111,6 +111,17 @@
 #define HINT_COMPAT                                                                                             \
     "a CUDA forward-compatibility libcuda is on the library path but this GPU does not support it; remove the "  \
     "compat directory from LD_LIBRARY_PATH"
+#define HINT_COMPAT_VALUE "set CUDYN_COMPAT to auto (the default), never or require"
+#define HINT_COMPAT_REQUIRE                                                                                     \
+    "CUDYN_COMPAT=require needs a forward-compatibility libcuda newer than the kernel module that this GPU "     \
+    "accepts; unset CUDYN_COMPAT to let cudyn use the system driver"
+#define HINT_COMPAT_NO_SYSTEM                                                                                   \
+    "install the user-space driver that matches the kernel module (or put its directory on LD_LIBRARY_PATH; "     \
+    "after a driver update, reboot so that the kernel module matches it), or use a forward-compatibility "        \
+    "package newer than the kernel module on a GPU that supports it"
+#define HINT_COMPAT_OVERRIDE                                                                                    \
+    "CUDYN_LIBCUDA names a forward-compatibility libcuda that cannot work here; point it at the system driver "  \
+    "or unset it"
 #define HINT_IMAGE "the module image is corrupt or was built for something else; rebuild it"
 #define HINT_NO_BINARY                                                                                          \
     "the image has no SASS for this GPU and no PTX it can JIT; compile for this GPU's compute capability "       \

@@ -167,6 +167,10 @@ int cudyn__fail_oom(const char *api);
 /* Translates a CUresult from driver function `cufn`, called for `api`. */
 int cudyn__fail_driver(cu_result r, const char *cufn, const char *api);
 int cudyn__fail_nvrtc(nvrtc_result r, const char *fn, const char *api, const char *detail);
+/* driver_log.c: the driver's error log (cuLogs*).  _start once the
+ * driver is bound; _append on a driver call's failure path only. */
+void cudyn__driver_log_start(void);
+void cudyn__driver_log_append(void);
 /* Appends detail to the last error's message (before its hint). */
 void cudyn__error_append(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 /* Saves and restores the thread's record (the loader replays its failure

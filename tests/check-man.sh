@@ -12,7 +12,7 @@ env_page="$top_srcdir/man/cudyn-env.7"
 # Variables the library reads: getenv("NAME") calls, the names in tables
 # that a getenv(table[i].field) call reads, and the header's list.
 {
-    sed -n 's/.*getenv("\([A-Za-z_][A-Za-z0-9_]*\)").*/\1/p' "$top_srcdir"/lib/*.c
+    sed -n 's/.*getenv("\([A-Za-z_][A-Za-z0-9_]*\)").*/\1/p' "$top_srcdir"/lib/*.c "$top_srcdir"/lib/*/*.c
     for table in $(sed -n 's/.*getenv(\([A-Za-z_][A-Za-z0-9_]*\)\[.*/\1/p' "$top_srcdir"/lib/*.c | sort -u); do
         cat "$top_srcdir"/lib/*.c | awk -v t="$table" 'index($0, t "[]") { on = 1 } on { print } on && /;/ { exit }' |
             grep -o '"[A-Za-z_][A-Za-z0-9_]*"' | tr -d '"'

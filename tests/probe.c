@@ -6,7 +6,9 @@
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
  *         devices | memory | stream | compile | source | peer | graph | pool |
- *         texture | launch_ex | managed | expr | image
+ *         texture | launch_ex | managed | expr | image |
+ *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR] |
+ *         launch-block=THREADS
  *
  * The last thirteen are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
@@ -44,6 +46,12 @@ static void info(void)
     printf("entry_mechanism=%d\nsymbols_bound=%d\nsymbols_missing=%d\nper_thread_stream=%d\n", l.entry_mechanism,
            l.symbols_bound, l.symbols_missing, l.per_thread_stream);
     printf("nvrtc_status=%s\nnvrtc_version=%d\n", cudyn_status_name(l.nvrtc_status), l.nvrtc_version);
+    printf("kernel_module_version=%s\nkernel_module_file=%s\ndriver_release=%s\ndriver_is_compat=%d\n",
+           l.kernel_module_version ? l.kernel_module_version : "", l.kernel_module_file ? l.kernel_module_file : "",
+           l.driver_release ? l.driver_release : "", l.driver_is_compat);
+    printf("compat_policy=%s\ncompat_path=%s\ncompat_decision=%s\ncompat_probe_result=%d\n",
+           l.compat_policy ? l.compat_policy : "", l.compat_path ? l.compat_path : "",
+           l.compat_decision ? l.compat_decision : "", l.compat_probe_result);
     printf("--- driver trace\n%s--- end\n", l.driver_trace ? l.driver_trace : "");
     if (l.driver_status != CUDYN_OK)
         print_error("load", l.driver_status);
@@ -566,6 +574,40 @@ int main(int argc, char **argv)
             printf("preload=%s\n", dlopen(a + 8, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror());
         } else if (strncmp(a, "init=", 5) == 0) {
             print_error("init", cudyn_init((unsigned)strtoul(a + 5, NULL, 0)));
+        } else if (strncmp(a, "versions", 8) == 0) {
+            char line[2048];
+            struct cudyn_loader_info l = {.size = sizeof l};
+            cudyn_loader_info(&l);
+            int st = cudyn_versions_line(line, sizeof line, 0, a[8] == '=' ? a + 9 : NULL);
+            printf("versions=%s\n", st == CUDYN_OK ? line : cudyn_status_name(st));
+        } else if (strncmp(a, "load-ptx=", 9) == 0) {
+            static char ptx[1 << 16];
+            FILE *f = fopen(a + 9, "r");
+            size_t n = f ? fread(ptx, 1, sizeof ptx - 1, f) : 0;
+            if (f)
+                fclose(f);
+            ptx[n] = '\0';
+            cudyn_module mod = NULL;
+            print_error("load_ptx", cudyn_module_load_image(&mod, ptx));
+        } else if (strncmp(a, "launch-block=", 13) == 0) {
+            /* saxpy with that many threads in one block: past the device's
+             * limit, the driver refuses the launch */
+            static float x[N], y[N], out[N];
+            cudyn_module mod = NULL;
+            cudyn_function f = NULL;
+            size_t n = N;
+            int st = cudyn_module_load_source(&mod, saxpy_source, NULL, 0);
+            STEP(cudyn_module_function(&f, mod, "saxpy"));
+            STEP(cudyn_launchf(f, (cudyn_dim3){1, 1, 1}, (cudyn_dim3){(unsigned)atoi(a + 13), 1, 1}, 0, NULL,
+                               "f<<>z", 2.0f, x, sizeof x, y, sizeof y, out, sizeof out, n));
+            print_error("launch_block", st);
+        } else if (strncmp(a, "compile-error", 13) == 0) {
+            char option[1024];
+            const char *options[] = {option};
+            snprintf(option, sizeof option, "-I%s", a[13] == '=' ? a + 14 : ".");
+            cudyn_program *prog = NULL;
+            print_error("compile_error", cudyn_compile(&prog, "#error the versions line follows\n", "bad.cu",
+                                                       0, options, 1));
         } else if (strcmp(a, "info") == 0) {
             info();
         } else if (strncmp(a, "has=", 4) == 0) {

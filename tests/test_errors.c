@@ -7,6 +7,9 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cudyn.h"
 #include "testutil.h"
@@ -34,6 +37,16 @@ static void test_bad_arguments_loader(void)
     CHECK(cudyn_nvrtc_proc(NULL) == NULL);
     CHECK_EQ_INT(cudyn_has(NULL), 0);
     CHECK_EQ_INT(cudyn_has(""), 0);
+    char line[64] = "untouched";
+    CHECK_BAD_ARG(cudyn_versions_line(NULL, sizeof line, -1, NULL), "buf");
+    CHECK_BAD_ARG(cudyn_versions_line(line, 0, -1, NULL), "cap");
+    CHECK(strcmp(line, "untouched") == 0);
+    CHECK_BAD_ARG(cudyn_versions_line(line, sizeof line, -2, NULL), "device");
+    CHECK_EQ_INT(line[0], 0);
+    /* cut short, terminated, marked */
+    CHECK_STATUS(cudyn_versions_line(line, 16, -1, NULL), CUDYN_OK);
+    CHECK_EQ_INT((int)strlen(line), 15);
+    CHECK_CONTAINS(line, "...");
 }
 
 /* Bad arguments: devices: counts, info, attributes, selection, peers, reset. */
@@ -61,6 +74,46 @@ static void test_bad_arguments_devices(void)
     CHECK_BAD_ARG(cudyn_device_can_access_peer(0, 0, NULL), "can");
     CHECK_STATUS(cudyn_device_can_access_peer(0, 9, &v), CUDYN_ERROR_INVALID_DEVICE);
     CHECK_STATUS(cudyn_device_reset(9), CUDYN_ERROR_INVALID_DEVICE);
+}
+
+/* Bad arguments: the NVML listing (through the NVML mock, which sees the
+ * CUDA mock's one GPU). */
+static void test_bad_arguments_nvml(void)
+{
+    const char *top = getenv("top_builddir");
+    char path[4096];
+    if (top) {
+        snprintf(path, sizeof path, "%s/tests/mock/nvml/.libs/libnvidia-ml.so.1", top);
+        setenv("CUDYN_LIBNVML", path, 1);
+    }
+    CHECK_BAD_ARG(cudyn_nvml_device_count(NULL), "count");
+    CHECK_BAD_ARG(cudyn_nvml_device_info(0, NULL), "out");
+    struct cudyn_nvml_device nd = {0};
+    CHECK_BAD_ARG(cudyn_nvml_device_info(0, &nd), "out->size");
+    CHECK_STATUS(cudyn_nvml_device_info(-1, &(struct cudyn_nvml_device){.size = sizeof nd}),
+                 CUDYN_ERROR_INVALID_DEVICE);
+    if (!top)
+        return;
+    int n = -1;
+    CHECK_STATUS(cudyn_nvml_device_count(&n), CUDYN_OK);
+    CHECK_EQ_INT(n, 1);
+    CHECK_STATUS(cudyn_nvml_device_info(1, &(struct cudyn_nvml_device){.size = sizeof nd}),
+                 CUDYN_ERROR_INVALID_DEVICE);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "index 1 is out of range (NVML sees 1 GPU)");
+    /* an old caller's smaller struct: only its part is written */
+    struct cudyn_nvml_device big;
+    memset(&big, 0x5a, sizeof big);
+    big.size = offsetof(struct cudyn_nvml_device, uuid);
+    CHECK_STATUS(cudyn_nvml_device_info(0, &big), CUDYN_OK);
+    CHECK(strcmp(big.name, "Mock GPU") == 0);
+    CHECK_EQ_INT(big.uuid[0], 0x5a);
+    nd.size = sizeof nd;
+    CHECK_STATUS(cudyn_nvml_device_info(0, &nd), CUDYN_OK);
+    CHECK(strcmp(nd.uuid, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f") == 0);
+    CHECK(strcmp(nd.pci_bus_id, "0000:17:00.0") == 0);
+    CHECK_EQ_INT(nd.mig_mode, -1);
 }
 
 /* Bad arguments: memory: allocations, copies and sets, sync and async. */
@@ -275,6 +328,7 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(run_self(argv[0], "no-driver"), 0);
     test_bad_arguments_loader();
     test_bad_arguments_devices();
+    test_bad_arguments_nvml();
     test_bad_arguments_memory();
     test_bad_arguments_streams_events();
     test_bad_arguments_compile();

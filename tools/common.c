@@ -306,6 +306,16 @@ static void json_driver(struct json *j, const struct cudyn_loader_info *l, const
     json_string(j, "kernel_module_version", kernel_module[0] ? kernel_module : NULL);
     json_double(j, "load_ms", l->driver_load_ms);
     json_double(j, "init_ms", l->init_ms);
+    /* the forward-compat decision (CUDYN_COMPAT), as cudyn_loader_info gives it */
+    json_object_begin(j, "compat");
+    json_string(j, "policy", l->compat_policy);
+    json_bool(j, "driver_is_compat", l->driver_is_compat != 0);
+    json_string(j, "driver_release", l->driver_release);
+    json_string(j, "kernel_module_file", l->kernel_module_file);
+    json_string(j, "compat_path", l->compat_path);
+    json_int_or_null(j, "probe_result", l->compat_probe_result != 0, l->compat_probe_result);
+    json_string(j, "decision", l->compat_decision);
+    json_object_end(j);
     json_object_end(j);
 }
 

@@ -21,6 +21,7 @@
 #include "device_select.h"
 #include "json.h"
 #include "nvml_links.h"
+#include "nvml_list.h"
 
 /* The JSON document's layout; a new one gets a new number. */
 #define SCHEMA "cudainfo/2"
@@ -39,6 +40,9 @@ static const char usage_text[] =
     "      --p2p          how the GPUs are linked: peer access, performance rank,\n"
     "                     native atomics and NVLink links\n"
     "      --mem          free memory too (creates a context on each device)\n"
+    "      --nvml         the GPUs as NVML sees them, without cuInit (MIG instances\n"
+    "                     included), matched to CUDA ordinals by UUID; shown\n"
+    "                     anyway when the CUDA driver cannot initialise\n"
     "      --require N    fail (exit 5) unless at least N devices are visible\n"
     "      --explain      the loader's search and a diagnosis of this machine\n"
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
@@ -47,7 +51,7 @@ static const char usage_text[] =
     "  -h, --help         this help\n\n";
 
 struct options {
-    bool all, p2p, mem, explain;
+    bool all, p2p, mem, explain, nvml;
     int require;
     const char *select[MAX_SELECT];
     int n_select;
@@ -58,9 +62,9 @@ struct options {
 /* Environment variables that change what the driver shows; reported by
  * --explain and in the JSON document. */
 static const char *const env_vars[] = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS", "CUDYN_COMPAT",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
-    "CUDAINFO_NVML",        "CUDYN_DEVICE",
+    "CUDAINFO_NVML",        "CUDYN_DEVICE",      "CUDYN_LIBNVML",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
@@ -101,11 +105,14 @@ struct report {
     struct options opt;
     struct cudyn_loader_info loader;
     char kernel_module[64]; /* its version, "" if not loaded (read once) */
+    char versions[2048];    /* cudyn_versions_line, for --explain and the JSON */
+    const char *loading_mode; /* "lazy", "eager", or NULL: the driver did not say */
     int count;
     struct device_row *rows;
     bool *selected;
     struct link *links; /* count x count, with --p2p */
     struct nvlink_topology nvlink;
+    struct nvml_listing nvml; /* with --nvml, or when CUDA cannot list the GPUs */
     struct failure failure;
 };
 
@@ -119,7 +126,7 @@ static int attribute_by_name(const char *name)
     return 0;
 }
 
-enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN };
+enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN, OPT_NVML };
 
 static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
@@ -155,6 +162,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         break;
     }
     case OPT_EXPLAIN: opt->explain = true; break;
+    case OPT_NVML: opt->nvml = true; break;
     }
 }
 
@@ -164,7 +172,7 @@ static int parse_options(struct report *r, int argc, char **argv)
         {"all", no_argument, NULL, 'a'},          {"prop", required_argument, NULL, OPT_PROP},
         {"device", required_argument, NULL, 'd'}, {"p2p", no_argument, NULL, OPT_P2P},
         {"mem", no_argument, NULL, OPT_MEM},      {"require", required_argument, NULL, OPT_REQUIRE},
-        {"explain", no_argument, NULL, OPT_EXPLAIN}, TOOL_LONG_OPTIONS,
+        {"explain", no_argument, NULL, OPT_EXPLAIN}, {"nvml", no_argument, NULL, OPT_NVML}, TOOL_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     return tool_parse(&r->tool, argc, argv, TOOL_SHORT_OPTIONS "ad:", long_options, take_option, &r->opt,
@@ -351,16 +359,44 @@ static bool nvrtc_rejection(const char *trace, char *why, size_t cap)
     return last != NULL;
 }
 
+/* NVML's listing, matched with the CUDA devices described (all of them,
+ * whatever -d selects).  False only when out of memory. */
+static bool gather_nvml(struct report *r)
+{
+    struct cudyn_device_info *infos = calloc((size_t)(r->count > 0 ? r->count : 1), sizeof *infos);
+    if (!infos)
+        return false;
+    for (int i = 0; r->rows && i < r->count; i++)
+        infos[i] = r->rows[i].info; /* one not described has no UUID: it matches nothing */
+    bool ok = nvml_listing_gather(&r->nvml, infos, r->count, NULL);
+    free(infos);
+    /* asked for and not read: a partial failure (exit 7) */
+    if (ok && r->nvml.status != CUDYN_OK && r->failure.exit_code == EXIT_OK)
+        failure_set(&r->failure, EXIT_PARTIAL, "NVML could not list the GPUs");
+    return ok;
+}
+
 /* Loader, devices, what was asked about them: the whole report, and the
  * exit code in r->failure.  False only when out of memory. */
 static bool gather(struct report *r)
 {
-    if (tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure) != EXIT_OK)
+    int start = tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure);
+    if (start != EXIT_OK) {
+        /* CUDA cannot list the GPUs: NVML may, without cuInit */
+        if (start == EXIT_INIT_FAILED || start == EXIT_NO_DRIVER) {
+            r->count = 0;
+            return nvml_listing_gather(&r->nvml, NULL, 0,
+                                       start == EXIT_INIT_FAILED ? "cuInit failed"
+                                                                 : "the CUDA driver library could not be used");
+        }
         return true;
+    }
     if (r->count < r->opt.require)
         failure_set(&r->failure, EXIT_NO_DEVICES, "%d device%s visible, %d required", r->count,
                     r->count == 1 ? "" : "s", r->opt.require);
     if (!describe_devices(r) || !select_devices(r))
+        return false;
+    if (r->opt.nvml && !gather_nvml(r))
         return false;
     if (r->failure.exit_code != EXIT_OK)
         return true;
@@ -387,6 +423,7 @@ static void free_report(struct report *r)
     free(r->selected);
     free(r->links);
     nvlink_topology_free(&r->nvlink);
+    nvml_listing_free(&r->nvml);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -521,12 +558,48 @@ static void json_diagnosis(struct json *j)
     json_object_end(j);
 }
 
+/* Every version a skew between them can break, as the library's errors
+ * name them; the headers are the toolkit's next to NVRTC, which
+ * cudyn_compile hands NVRTC. */
+static void versions_line(struct report *r)
+{
+    char include[4200] = "";
+    const char *nvrtc = r->loader.nvrtc_path;
+    const char *slash = nvrtc ? strrchr(nvrtc, '/') : NULL;
+    if (slash) {
+        snprintf(include, sizeof include, "%.*s/../include", (int)(slash - nvrtc), nvrtc);
+        if (access(include, F_OK) != 0)
+            include[0] = '\0';
+    }
+    if (cudyn_versions_line(r->versions, sizeof r->versions, r->count > 0 ? 0 : -1, include[0] ? include : NULL) !=
+        CUDYN_OK)
+        r->versions[0] = '\0';
+}
+
+/* The module loading mode in effect, as the driver says it (11.7+):
+ * CUDA_MODULE_LOADING is only a request, which the driver's default and
+ * its version decide. */
+static void loading_mode(struct report *r)
+{
+    typedef unsigned int (*get_mode_fn)(unsigned int *mode);
+    r->loading_mode = NULL;
+    if (r->loader.init_status != CUDYN_OK)
+        return;
+    get_mode_fn get_mode = (get_mode_fn)cudyn_driver_proc("cuModuleGetLoadingMode", 11070);
+    unsigned int mode = 0;
+    if (get_mode && get_mode(&mode) == 0) /* CUDA_SUCCESS */
+        r->loading_mode = mode == 2 ? "lazy" : mode == 1 ? "eager" : NULL;
+    cudyn_clear_error(); /* a driver without it is not this run's failure */
+}
+
 static void write_json(const struct report *r)
 {
     struct json j;
     json_init(&j, stdout);
     json_document_begin(&j, SCHEMA);
     json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
+    json_string(&j, "versions", r->versions[0] ? r->versions : NULL);
+    json_string(&j, "module_loading", r->loading_mode);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -536,6 +609,7 @@ static void write_json(const struct report *r)
         if (r->selected[i])
             json_device(&j, &r->rows[i]);
     json_array_end(&j);
+    nvml_listing_json(&j, &r->nvml);
     if (r->links)
         json_p2p(&j, r);
     if (r->opt.explain)
@@ -728,6 +802,18 @@ static void print_explain(const struct report *r)
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
     printf("\nDiagnosis:\n");
     printf("  /proc/driver/nvidia/version: %s\n", kmod[0] ? kmod : "absent (nvidia kernel module not loaded)");
+    /* a forward-compat libcuda is chosen before binding: only if newer than
+     * the kernel module and its cuInit, run in a child process that exits
+     * at once, succeeds; else the system driver (cudyn-env(7)) */
+    printf("  forward compatibility (CUDYN_COMPAT=%s): %s\n", l->compat_policy ? l->compat_policy : "auto",
+           l->compat_decision ? l->compat_decision
+                              : "no forward-compatibility libcuda was found; a compat library is used only when "
+                                "newer than the kernel module and its cuInit succeeds in a child process");
+    printf("  %s\n", r->versions);
+    const char *asked = getenv("CUDA_MODULE_LOADING");
+    printf("  module loading in effect: %s (CUDA_MODULE_LOADING%s%s)\n",
+           r->loading_mode ? r->loading_mode : "unknown (the driver did not say; it does from CUDA 11.7 on)",
+           asked && asked[0] ? "=" : " unset", asked && asked[0] ? asked : "");
     printf("  nvidia_uvm module: %s\n", module_loaded("nvidia_uvm") ? "loaded" : "not loaded");
     print_device_nodes();
     for (size_t i = 0; i < N_ENV; i++) {
@@ -766,6 +852,7 @@ static void print_text(const struct report *r)
     } else if (r->failure.exit_code != EXIT_USAGE) {
         printf("Devices: none\n");
     }
+    nvml_listing_print(&r->nvml);
     if (r->opt.explain)
         print_explain(r);
 }
@@ -820,6 +907,10 @@ static int finish(struct report *r)
 {
     if (r->opt.explain)
         drop_self_reference(r->failure.hint);
+    if (r->opt.explain || r->tool.json) {
+        versions_line(r);
+        loading_mode(r);
+    }
     if (r->tool.json)
         write_json(r);
     else if (!r->tool.quiet) {

@@ -46,12 +46,19 @@ struct nvml {
 
 static const char *nvml_library(void)
 {
+    /* CUDYN_LIBNVML, the library's choice (cudyn_nvml_*), unless told
+     * otherwise: --p2p and --nvml then read the same NVML */
+    static const char *const vars[] = {"CUDAINFO_NVML", "CUDYN_LIBNVML"};
+    for (int i = 0; i < 2; i++) {
 #if defined(HAVE_SECURE_GETENV)
-    const char *v = secure_getenv("CUDAINFO_NVML");
+        const char *v = secure_getenv(vars[i]);
 #else
-    const char *v = getenv("CUDAINFO_NVML");
+        const char *v = getenv(vars[i]);
 #endif
-    return v && v[0] ? v : "libnvidia-ml.so.1";
+        if (v && v[0])
+            return v;
+    }
+    return "libnvidia-ml.so.1";
 }
 
 /* Opens NVML and binds the functions used; false with t->why if it cannot.

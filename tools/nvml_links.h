@@ -6,7 +6,8 @@
  * opened by cudainfo alone, never by the library, and when it is absent or
  * does not answer, the links are "unknown", which is not an error.
  * CUDAINFO_NVML names another library to open instead (tests point it at a
- * fake, or at nothing).
+ * fake, or at nothing), else CUDYN_LIBNVML, the library's own override for
+ * cudyn_nvml_* (cudainfo --nvml), so that both read the same NVML.
  */
 #ifndef CUDYN_NVML_LINKS_H
 #define CUDYN_NVML_LINKS_H

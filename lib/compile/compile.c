@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "hints.h"
+#include "loader/loader.h"
 #include "compile/inflight.h"
 #include "compile/options.h"
 #include "compile/program.h"
@@ -504,6 +505,33 @@ static int need_name_functions(const char *api, const struct cudyn_program *prog
                        api, v / 1000, v % 1000 / 10, missing);
 }
 
+/* The directory of CUDA headers NVRTC was handed: the first -I or
+ * --include-path whose directory has cuda.h, else the first one. */
+static const char *headers_dir(const struct option_list *o, char *out, size_t cap)
+{
+    const char *first = NULL;
+    for (int i = 0; i < o->n; i++) {
+        const char *v = o->v[i], *dir = NULL;
+        if (strncmp(v, "-I", 2) == 0)
+            dir = v + 2;
+        else if (strncmp(v, "--include-path=", 15) == 0)
+            dir = v + 15;
+        while (dir && *dir == ' ')
+            dir++;
+        if (!dir || !*dir)
+            continue;
+        if (!first)
+            first = dir;
+        snprintf(out, cap, "%s/cuda.h", dir);
+        struct stat st;
+        if (stat(out, &st) == 0) {
+            snprintf(out, cap, "%s", dir);
+            return out;
+        }
+    }
+    return first;
+}
+
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -530,6 +558,10 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
             first_error_line(prog->out.log ? prog->out.log : "", first, sizeof first);
             st = cudyn__fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
             cudyn__error_append(" (%s for %s: %s)", in->name, prog->target.name, first[0] ? first : "no log");
+            /* a skew of NVRTC, its builtins and the headers can be the cause */
+            char dir[4200], line[768];
+            cudyn__versions_line(line, sizeof line, NULL, prog->cc, headers_dir(o, dir, sizeof dir));
+            cudyn__error_append("; %s", line);
         }
     }
     cudyn__nvrtc.nvrtcDestroyProgram(&p);

@@ -21,6 +21,7 @@
 
 #include "hints.h"
 #include "loader/loader.h"
+#include "loader/sonames.h"
 
 /* The oldest driver cudyn's tables are written for. */
 #define MIN_DRIVER_VERSION 11000
@@ -169,8 +170,8 @@ static int find_driver(void)
         int flags;
     } order[4 + N_ELEMS(driver_system_dirs)];
     size_t n = 0;
-    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD};
-    order[n++] = (struct candidate){"libcuda.so.1", FOUND_BY_SONAME, 0};
+    order[n++] = (struct candidate){CUDYN_DRIVER_SONAME, FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD};
+    order[n++] = (struct candidate){CUDYN_DRIVER_SONAME, FOUND_BY_SONAME, 0};
     order[n++] = (struct candidate){"/usr/lib/wsl/lib/libcuda.so.1", FOUND_BY_WSL, 0};
     for (size_t i = 0; i < N_ELEMS(driver_system_dirs); i++) {
         snprintf(order[n].file, sizeof order[n].file, "%s/libcuda.so.1", driver_system_dirs[i]);
@@ -197,6 +198,144 @@ static int find_driver(void)
     return nothing_found(saw_stub, stub_why);
 }
 
+/* A system libcuda to use instead of a forward-compat one: each
+ * LD_LIBRARY_PATH directory, then the system directories, by full path
+ * (by soname, ld.so would hand back the compat copy).  One whose release
+ * differs from the kernel module's is another compat library: skipped. */
+static bool find_system_driver(const struct cudyn__compat *c, char *why, size_t why_cap)
+{
+    char dirs[LOADER_PATH_BYTES] = "";
+    const char *ld_path = cudyn__getenv("LD_LIBRARY_PATH");
+    cudyn__copy_string(dirs, sizeof dirs, ld_path ? ld_path : "");
+    const char *list[64];
+    enum cudyn__found_by how[64];
+    size_t n = 0;
+    char *save = NULL;
+    for (char *dir = strtok_r(dirs, ":", &save); dir && n < 64 - N_ELEMS(driver_system_dirs);
+         dir = strtok_r(NULL, ":", &save))
+        if (dir[0] && !strstr(dir, "/stubs")) {
+            list[n] = dir;
+            how[n++] = FOUND_BY_LD_LIBRARY_PATH;
+        }
+    for (size_t i = 0; i < N_ELEMS(driver_system_dirs); i++) {
+        list[n] = driver_system_dirs[i];
+        how[n++] = FOUND_BY_SYSTEM_DIR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char file[LOADER_PATH_BYTES + 16], real[LOADER_PATH_BYTES], release[64];
+        snprintf(file, sizeof file, "%s/libcuda.so.1", list[i]);
+        struct stat st;
+        if (stat(file, &st) != 0)
+            continue;
+        bool has_release = cudyn__library_release(file, release, sizeof release, real, sizeof real);
+        if (strcmp(real, c->compat_path) == 0 || cudyn__in_compat_dir(real))
+            continue;
+        if (has_release && c->kmod_version[0] && strcmp(release, c->kmod_version) != 0) {
+            TRACE("%s: skipped: release %s does not match the kernel module %s", real, release, c->kmod_version);
+            continue;
+        }
+        if (try_driver(file, how[i], 0, why, why_cap) == CANDIDATE_OK)
+            return true;
+    }
+    return false;
+}
+
+#define COMPAT_DECIDE(...) snprintf(c->decision, sizeof c->decision, __VA_ARGS__)
+
+/* Decides, before anything is bound, whether the libcuda found is a
+ * forward-compat library and whether it can work; falls back to the
+ * system driver when it cannot (compat.c says how it decides). */
+static int choose_compat(void)
+{
+    struct cudyn__compat *c = &cudyn__driver.compat;
+    struct cudyn__library *lib = &cudyn__driver.lib;
+    const char *kmod = c->kmod_version[0] ? c->kmod_version : "unknown";
+    const char *kmod_file = c->kmod_file[0] ? c->kmod_file : "no version file";
+    TRACE("kernel module: %s (%s); CUDYN_COMPAT=%s", kmod, kmod_file, cudyn__compat_policy_name(c->policy));
+
+    char real[LOADER_PATH_BYTES];
+    bool has_release = cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, real,
+                                              sizeof real);
+    bool compat = cudyn__in_compat_dir(real) ||
+                  (has_release && c->kmod_version[0] && strcmp(c->driver_release, c->kmod_version) != 0);
+    const char *release = has_release ? c->driver_release : "unknown";
+    if (!compat) {
+        if (c->policy != COMPAT_REQUIRE)
+            return CUDYN_OK;
+        return cudyn__fail(CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "cudyn_init",
+                           HINT_COMPAT_REQUIRE,
+                           "CUDYN_COMPAT=require, but the libcuda found, %s (release %s), is not a "
+                           "forward-compatibility library (kernel module %s, %s)",
+                           real, release, kmod, kmod_file);
+    }
+    cudyn__copy_string(c->compat_path, sizeof c->compat_path, real);
+    cudyn__copy_string(c->compat_release, sizeof c->compat_release, release);
+    release = c->compat_release; /* driver_release changes if the search goes on */
+    if (lib->found_by == FOUND_BY_ALREADY_LOADED) {
+        /* another library already uses it: a second copy would be worse */
+        c->driver_is_compat = true;
+        COMPAT_DECIDE("using the forward-compatibility libcuda %s (release %s) as it is: it was already loaded "
+                      "in the process",
+                      real, release);
+        TRACE("compat: %s", c->decision);
+        return CUDYN_OK;
+    }
+
+    char why_not[512] = "";
+    if (c->policy == COMPAT_NEVER) {
+        snprintf(why_not, sizeof why_not, "CUDYN_COMPAT=never");
+    } else if (has_release && c->kmod_version[0] && cudyn__compare_release(c->driver_release, kmod) <= 0) {
+        snprintf(why_not, sizeof why_not,
+                 "release %s is not newer than the kernel module %s, and a forward-compatibility library only "
+                 "works on an older kernel module",
+                 release, kmod);
+    } else if (cudyn__probe_init_in_child(lib->handle, &c->probe_result) == 0) {
+        TRACE("compat: cuInit(0) of %s in a child process: %u", real, c->probe_result);
+        if (c->probe_result == CU_ERR_SYSTEM_DRIVER_MISMATCH || c->probe_result == CU_ERR_COMPAT_NOT_SUPPORTED)
+            snprintf(why_not, sizeof why_not, "its cuInit answered %s (%u) in a child process",
+                     cudyn__cuda_code((int)c->probe_result)->name, c->probe_result);
+    } else {
+        TRACE("compat: could not run cuInit in a child process; this process's cuInit decides");
+    }
+    if (!why_not[0]) {
+        c->driver_is_compat = true;
+        COMPAT_DECIDE("using the forward-compatibility libcuda %s (release %s) on kernel module %s (%s)", real,
+                      release, kmod, kmod_file);
+        TRACE("compat: %s", c->decision);
+        return CUDYN_OK;
+    }
+    int status = c->probe_result ? CUDYN_ERROR_INIT_FAILED : CUDYN_ERROR_DRIVER_NOT_FOUND;
+    const char *native = c->probe_result ? cudyn__cuda_code((int)c->probe_result)->name : NULL;
+    if (c->policy == COMPAT_REQUIRE)
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_REQUIRE,
+                           "CUDYN_COMPAT=require, but the forward-compatibility libcuda %s (release %s) cannot work "
+                           "with the kernel module %s (%s): %s",
+                           real, release, kmod, kmod_file, why_not);
+    if (lib->found_by == FOUND_BY_DRIVER_ENV)
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_OVERRIDE,
+                           "CUDYN_LIBCUDA names the forward-compatibility libcuda %s (release %s), which cannot "
+                           "work with the kernel module %s (%s): %s",
+                           real, release, kmod, kmod_file, why_not);
+    TRACE("compat: not using %s: %s", real, why_not);
+    char why[1024];
+    if (!find_system_driver(c, why, sizeof why))
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_NO_SYSTEM,
+                           "the forward-compatibility libcuda %s (release %s) cannot work: %s; and no system "
+                           "libcuda matching the kernel module %s (%s) was found on LD_LIBRARY_PATH or in %zu "
+                           "system directories",
+                           real, release, why_not, kmod, kmod_file, N_ELEMS(driver_system_dirs));
+    has_release = cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, real, sizeof real);
+    COMPAT_DECIDE("not using the forward-compatibility libcuda %s (release %s): %s; using the system driver %s "
+                  "(release %s), kernel module %s (%s)",
+                  c->compat_path, release, why_not, real, has_release ? c->driver_release : "unknown", kmod,
+                  kmod_file);
+    TRACE("compat: %s", c->decision);
+    return CUDYN_OK;
+}
+
 /* Legacy or per-thread default stream: explicit flags win over CUDYN_PTDS. */
 static int choose_stream_mode(unsigned int flags, bool *per_thread)
 {
@@ -215,7 +354,15 @@ static int choose_stream_mode(unsigned int flags, bool *per_thread)
 
 static int load_and_bind_driver(void)
 {
+    struct cudyn__compat *c = &cudyn__driver.compat;
+    cudyn__read_kernel_module_version(c);
+    const char *policy = cudyn__getenv("CUDYN_COMPAT");
+    if (!cudyn__parse_compat_policy(policy, &c->policy))
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, "cudyn_init",
+                           HINT_COMPAT_VALUE, "CUDYN_COMPAT='%s' is not valid", policy);
     int st = find_driver();
+    if (st == CUDYN_OK)
+        st = choose_compat();
     if (st != CUDYN_OK)
         return st;
     struct cudyn__library *lib = &cudyn__driver.lib;
@@ -242,6 +389,7 @@ static int load_and_bind_driver(void)
 
 static void init_driver(void)
 {
+    cudyn__driver_log_start(); /* before cuInit, whose failure it may explain */
     double t0 = cudyn__now_ms();
     cu_result r = cudyn__drv.cuInit(0);
     cudyn__driver.init_ms = cudyn__now_ms() - t0;

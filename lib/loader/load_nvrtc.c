@@ -19,10 +19,11 @@
 
 #include "hints.h"
 #include "loader/loader.h"
+#include "loader/sonames.h"
 
-static const char *const nvrtc_sonames[] = {
-    "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2",
-};
+#define SONAME_ENTRY(soname) soname,
+static const char *const nvrtc_sonames[] = {CUDYN_NVRTC_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
+#undef SONAME_ENTRY
 
 /* Environment variables naming a toolkit root, and how each is reported. */
 static const struct {

@@ -52,8 +52,25 @@ struct cudyn__library {
     struct cudyn__text trace;
 };
 
+/* CUDYN_COMPAT: what to do with a forward-compatibility libcuda. */
+enum cudyn__compat_policy { COMPAT_AUTO, COMPAT_NEVER, COMPAT_REQUIRE };
+
+/* The forward-compat decision (compat.c), made before binding. */
+struct cudyn__compat {
+    enum cudyn__compat_policy policy;
+    char kmod_version[64];          /* "550.54.14", "" if unknown */
+    char kmod_file[LOADER_PATH_BYTES]; /* where it was read */
+    char driver_release[64];        /* release of the libcuda used, from its file name; "" if unknown */
+    bool driver_is_compat;          /* the libcuda used is a forward-compat library */
+    char compat_path[LOADER_PATH_BYTES]; /* the forward-compat libcuda seen first, "" if none */
+    char compat_release[64];
+    unsigned int probe_result;      /* cuInit in the forked child; 0 also when not probed */
+    char decision[LOADER_PATH_BYTES * 2 + 512]; /* one sentence, "" if no compat library was seen */
+};
+
 struct cudyn__driver_state {
     struct cudyn__library lib;
+    struct cudyn__compat compat;
     int init_status;           /* cuInit */
     cudyn_error init_error;
     double init_ms;
@@ -81,5 +98,26 @@ bool cudyn__is_directory(const char *path);
 /* CUDYN_OK, or the failure `status` naming `library` when this process
  * is a statically linked program, which cannot load a shared library. */
 int cudyn__refuse_static_program(int status, const char *library);
+
+/* compat.c */
+void cudyn__read_kernel_module_version(struct cudyn__compat *c);
+/* The release in the name of the file path resolves to ("575.57.08" of
+ * libcuda.so.575.57.08); false if the name has none.  real gets the
+ * resolved path. */
+bool cudyn__library_release(const char *path, char *release, size_t cap, char *real, size_t real_cap);
+bool cudyn__in_compat_dir(const char *real_path);
+int cudyn__compare_release(const char *a, const char *b); /* <0, 0, >0 as strcmp, by number */
+bool cudyn__parse_compat_policy(const char *value, enum cudyn__compat_policy *out);
+const char *cudyn__compat_policy_name(enum cudyn__compat_policy p);
+/* cuInit(0) of the library in a forked child; 0 with *result, -1 if the
+ * child could not be run. */
+int cudyn__probe_init_in_child(void *handle, unsigned int *result);
+
+/* versions.c: the line naming every version involved (see there). ptx:
+ * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
+ * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */
+void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir);
+int cudyn__ptx_isa_of(const char *ptx);                   /* ".version 8.7" -> 87, 0 if none */
+int cudyn__ptx_isa_max(int driver_version, bool *at_least); /* the highest ISA the driver accepts */
 
 #endif

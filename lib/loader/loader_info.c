@@ -61,6 +61,15 @@ static void describe_driver(struct cudyn_loader_info *info)
     info->driver_load_ms = d->lib.load_ms;
     info->driver_dlopen_ms = d->lib.dlopen_ms;
     info->init_ms = d->init_ms;
+    const struct cudyn__compat *c = &d->compat;
+    info->kernel_module_version = c->kmod_version[0] ? c->kmod_version : NULL;
+    info->kernel_module_file = c->kmod_file[0] ? c->kmod_file : NULL;
+    info->driver_release = ok && c->driver_release[0] ? c->driver_release : NULL;
+    info->driver_is_compat = ok && c->driver_is_compat;
+    info->compat_policy = cudyn__compat_policy_name(c->policy);
+    info->compat_path = c->compat_path[0] ? c->compat_path : NULL;
+    info->compat_decision = c->decision[0] ? c->decision : NULL;
+    info->compat_probe_result = (int)c->probe_result;
 }
 
 static void describe_nvrtc(struct cudyn_loader_info *info)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hints.h"
+#include "loader/loader.h"
 #include "compile/image.h"
 #include "compile/includes.h"
 #include "compile/names.h"
@@ -295,6 +296,25 @@ static int check_usable(const char *api, const struct cudyn_module_st *m)
     return CUDYN_OK;
 }
 
+/* Appends the versions line (loader/versions.c) for an image that failed
+ * to load: its PTX ISA when it is PTX text, the current device's compute
+ * capability.  Failure path only. */
+static void append_versions(const void *image)
+{
+    const unsigned char *b = image;
+    bool elf = b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+    bool fatbin = b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba;
+    int cc = 0, major = 0, minor = 0;
+    cu_device dev = 0;
+    if (cudyn__drv.cuCtxGetDevice(&dev) == CU_OK &&
+        cudyn__drv.cuDeviceGetAttribute(&major, (cu_enum)CUDYN_ATTR_COMPUTE_CAPABILITY_MAJOR, dev) == CU_OK &&
+        cudyn__drv.cuDeviceGetAttribute(&minor, (cu_enum)CUDYN_ATTR_COMPUTE_CAPABILITY_MINOR, dev) == CU_OK)
+        cc = major * 10 + minor;
+    char line[768];
+    cudyn__versions_line(line, sizeof line, elf || fatbin ? NULL : (const char *)image, cc, NULL);
+    cudyn__error_append("; %s", line);
+}
+
 /* Loads with a JIT error log; on failure the log ends the error message. */
 int cudyn__load_image(const char *api, cu_module *mod, const void *image)
 {
@@ -313,6 +333,8 @@ int cudyn__load_image(const char *api, cu_module *mod, const void *image)
     if (r == CU_OK)
         return CUDYN_OK;
     st = cudyn__fail_driver(r, "cuModuleLoadDataEx", api);
+    if (r == CU_ERR_UNSUPPORTED_PTX_VERSION || r == CU_ERR_INVALID_PTX || r == CU_ERR_NO_BINARY_FOR_GPU)
+        append_versions(image); /* a version skew can be the cause */
     log[sizeof log - 1] = '\0';
     if (log[0]) {
         for (char *p = log; *p; p++)

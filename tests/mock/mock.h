@@ -10,6 +10,12 @@
  *   MOCK_CUDA_STUB=1              every call returns CUDA_ERROR_STUB_LIBRARY (34);
  *                                 any other value: only a copy whose path
  *                                 contains that text behaves so
+ * Every failure the mock makes (injected or, for module loads, refused)
+ * is a line of its error log, as cuLogsCurrent / cuLogsDumpToMemory read
+ * it (CUDA 12.9+ rows).
+ *   MOCK_CUDA_COMPAT_INIT=803     a copy loaded from a directory named compat
+ *                                 answers cuInit with this code, as a
+ *                                 forward-compat libcuda that cannot work does
  *   MOCK_CUDA_DEVICES="A:90,B:75" device names and compute capabilities
  *                                 (default "Mock GPU:90"; "none": no device)
  *   MOCK_CUDA_P2P=0-1,1-0         which devices can access which peer's memory,
@@ -184,6 +190,9 @@ struct mock_state {
     pthread_mutex_t lock;
     int version;
     int stub;
+    char log[16384];  /* the driver's error log (cuLogs*), under lock */
+    size_t log_len;
+    unsigned int compat_init; /* MOCK_CUDA_COMPAT_INIT, for a copy in a compat directory */
     int initialised; /* cuInit succeeded; atomic: threads call cuInit while others run */
     int n_devices;
     struct mock_device devices[MAX_DEVICES];
@@ -209,6 +218,8 @@ extern struct mock_state mock MOCK_INTERNAL;
 
 /* Counts the call of `fn` and applies fault injection; 0 or the code. */
 unsigned int mock_enter(const char *fn) MOCK_INTERNAL;
+/* Adds a line to the driver's error log (cuLogsDumpToMemory reads it). */
+void mock_log(const char *line) MOCK_INTERNAL;
 
 /* What the mock cannot emulate: CUDA_ERROR_NOT_SUPPORTED, and the line
  * "mock libcuda: cannot emulate WHAT; run this test on a real GPU". */

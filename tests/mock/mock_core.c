@@ -72,6 +72,15 @@ static void mock_setup(void)
         Dl_info self;
         mock.stub = dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, v);
     }
+    /* MOCK_CUDA_COMPAT_INIT=CODE: a copy loaded from a directory named
+     * compat answers cuInit with CODE (803, 804), as a forward-compat
+     * libcuda does where it cannot work. */
+    v = getenv("MOCK_CUDA_COMPAT_INIT");
+    if (v && v[0]) {
+        Dl_info self;
+        if (dladdr((void *)mock_setup, &self) && self.dli_fname && strstr(self.dli_fname, "/compat/"))
+            mock.compat_init = (unsigned int)atoi(v);
+    }
     v = getenv("MOCK_CUDA_DEVICES");
     parse_devices(v && v[0] ? v : "Mock GPU:90");
     v = getenv("MOCK_CUDA_P2P");
@@ -94,6 +103,31 @@ static void mock_setup(void)
 
 /* ------------------------------------------- call counting, fault injection */
 
+/* The driver's error log (cuLogs*): one line per failure the mock makes,
+ * kept whole (the position a reader holds is an offset into it). */
+static void log_line_locked(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line_locked(const char *fmt, ...)
+{
+    if (mock.log_len + 256 >= sizeof mock.log)
+        return; /* full: the mock's log is for short tests */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(mock.log + mock.log_len, sizeof mock.log - mock.log_len - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    mock.log_len += (size_t)n < 254 ? (size_t)n : 254;
+    mock.log[mock.log_len++] = '\n';
+    mock.log[mock.log_len] = '\0';
+}
+
+void mock_log(const char *line)
+{
+    pthread_mutex_lock(&mock.lock);
+    log_line_locked("%s", line);
+    pthread_mutex_unlock(&mock.lock);
+}
+
 unsigned int mock_enter(const char *fn)
 {
     pthread_once(&mock.once, mock_setup);
@@ -108,6 +142,8 @@ unsigned int mock_enter(const char *fn)
     }
     if (!code)
         code = (unsigned int)calls_rule_code(&mock.calls, fn, calls);
+    if (code)
+        log_line_locked("[mock] %s failed with %u (injected)", fn, code);
     pthread_mutex_unlock(&mock.lock);
     if (mock.hang_fn[0] && strcmp(mock.hang_fn, fn) == 0)
         sleep(mock.hang_seconds);
@@ -192,10 +228,53 @@ cu_result cuInit(unsigned int flags)
     ENTER("cuInit");
     if (flags != 0)
         return CU_ERR_INVALID_VALUE;
+    if (mock.compat_init)
+        return mock.compat_init;
     if (mock.n_devices == 0)
         return CU_ERR_NO_DEVICE;
     __atomic_store_n(&mock.initialised, 1, __ATOMIC_RELEASE);
     return CU_OK;
+}
+
+cu_result cuLogsCurrent(cu_log_iterator *iterator, unsigned int flags)
+{
+    ENTER("cuLogsCurrent");
+    if (!iterator || flags)
+        return CU_ERR_INVALID_VALUE;
+    pthread_mutex_lock(&mock.lock);
+    *iterator = (cu_log_iterator)mock.log_len;
+    pthread_mutex_unlock(&mock.lock);
+    return CU_OK;
+}
+
+/* As the driver documents it: from *iterator (NULL: everything), the most
+ * recent lines that fit, terminated; *size the bytes written; the
+ * iterator moves to the end. */
+cu_result cuLogsDumpToMemory(cu_log_iterator *iterator, char *buffer, size_t *size, unsigned int flags)
+{
+    ENTER("cuLogsDumpToMemory");
+    if (!buffer || !size || flags)
+        return CU_ERR_INVALID_VALUE;
+    pthread_mutex_lock(&mock.lock);
+    size_t from = iterator && *iterator <= mock.log_len ? *iterator : 0;
+    size_t n = mock.log_len - from;
+    cu_result r = CU_OK;
+    if (n > 0 && *size < 2) {
+        r = CU_ERR_INVALID_VALUE;
+        *size = 0;
+    } else {
+        if (n > *size - 1) { /* keep the newest lines that fit */
+            from = mock.log_len - (*size - 1);
+            n = *size - 1;
+        }
+        memcpy(buffer, mock.log + from, n);
+        buffer[n] = '\0';
+        *size = n;
+        if (iterator)
+            *iterator = (cu_log_iterator)mock.log_len;
+    }
+    pthread_mutex_unlock(&mock.lock);
+    return r;
 }
 
 cu_result cuDriverGetVersion(int *version)

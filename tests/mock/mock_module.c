@@ -164,11 +164,33 @@ cu_result cuModuleLoadDataEx(cu_module *mod, const void *image, unsigned int n, 
     ENTER("cuModuleLoadDataEx");
     cu_result r = load(mod, image);
     if (r != CU_OK && r != CU_ERR_INVALID_CONTEXT && r != CU_ERR_CONTEXT_IS_DESTROYED) {
+        char line[96];
+        snprintf(line, sizeof line, "[mock] cuModuleLoadDataEx: image rejected with %u", r);
+        mock_log(line);
         for (unsigned int i = 0; i + 1 < n; i++)
             if (options[i] == CU_JITOPT_ERROR_LOG_BUFFER && options[i + 1] == CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES)
                 snprintf(values[i], (size_t)(uintptr_t)values[i + 1], "mock JIT: image rejected with %u", r);
     }
     return r;
+}
+
+/* As the driver: CUDA_MODULE_LOADING=EAGER or LAZY, else lazy from CUDA
+ * 12.2 on and eager before (CU_MODULE_EAGER_LOADING 1, _LAZY_LOADING 2). */
+cu_result cuModuleGetLoadingMode(cu_enum *mode)
+{
+    ENTER("cuModuleGetLoadingMode");
+    if (!mode)
+        return CU_ERR_INVALID_VALUE;
+    if (!__atomic_load_n(&mock.initialised, __ATOMIC_ACQUIRE))
+        return CU_ERR_NOT_INITIALIZED;
+    const char *v = getenv("CUDA_MODULE_LOADING");
+    if (v && strcmp(v, "EAGER") == 0)
+        *mode = 1;
+    else if (v && strcmp(v, "LAZY") == 0)
+        *mode = 2;
+    else
+        *mode = mock.version >= 12020 ? 2 : 1;
+    return CU_OK;
 }
 
 cu_result cuModuleUnload(cu_module mod)
