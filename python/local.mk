@@ -65,9 +65,6 @@ python-staged: python/cudyn/_cudyn.la
 endif
 .PHONY: python-staged
 
-# the libtool archive is of no use to the interpreter (make uninstall
-# removes the extension by its name: Makefile.am's uninstall-hook); it is
-# installed by install-data (its directory's name lacks "exec"), and the
-# hook exists in every build (a conditional one would be called anyway)
-install-data-hook:
-	if test -n '$(cudynpythondir)'; then rm -f '$(DESTDIR)$(cudynpythondir)/_cudyn.la'; fi; :
+# the libtool archive is of no use to the interpreter: Makefile.am's
+# install-data-hook removes it (make uninstall removes the extension by its
+# name: its uninstall-hook)
