@@ -18,14 +18,15 @@ count=$("$probe" count 2>/dev/null | sed -n "s/^count.devices=//p")
 [ "${count:-0}" -gt 0 ] 2>/dev/null || { echo "no GPU: skipped"; exit 77; }
 
 export CUDYN_SANITIZE=1
-cc_out="$tmp/image.cubin"
 programs=(
     "tests/test_gpu"
     "tests/test_gpu_features"
     "tests/test_gpu_deploy"
     "tests/test_gpu_elementwise"
+    "tests/test_gpu_ipc"
     "examples/saxpy" "examples/struct_args" "examples/in_out" "examples/elementwise"
     "examples/template_kernel" "examples/multi_gpu" "examples/big_shared" "examples/texture"
+    "examples/ipc_share"
     "tools/cudainfo -a"
     "tools/cudyn-saxpy -n 1048576 --iters 3 --free"
 )
