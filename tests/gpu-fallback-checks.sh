@@ -1,8 +1,7 @@
 #!/bin/bash
 # gpu-fallback-checks.sh - the checks of forward compatibility, the
 # versions line, the driver's error log and the NVML listing on a real GPU
-# (the mock cannot
-# stand in for them).  Run from the build tree after `make check`:
+# (the mock cannot stand in for them).  Run from the build tree after `make check`:
 #     top_builddir=$PWD top_srcdir=$PWD MOCK_LIBCUDA=$PWD/tests/mock/.libs/libcuda.so.1 \
 #         tests/gpu-fallback-checks.sh
 # Exits 77 without a GPU (no driver or no device), 0 when every check
