@@ -59,11 +59,15 @@ field() { # the libcudyn1 stanza's field $1, one line
     awk -v f="$1" '/^Package: /{p = ($2 == "libcudyn1")} p && /^[A-Za-z-]+:/{cur = $1} p && cur == f":" && !/^#/' \
         "$control" | sed "s/^$1://" | tr -d '\n' | tr -s ' '
 }
-recommends=$(field Recommends)
-suggests=$(field Suggests)
-expect_match "$recommends" "(^| )libcuda1,"
-expect_match "$recommends" " $(package $tried | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g')$"
 expect_line "$notes" "nvml suggested libnvidia-ml.so.1"
-expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g'), $(package libnvidia-ml.so.1)$"
+if [ -r "$control" ]; then
+    recommends=$(field Recommends)
+    suggests=$(field Suggests)
+    expect_match "$recommends" "(^| )libcuda1,"
+    expect_match "$recommends" " $(package $tried | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g')$"
+    expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g'), $(package libnvidia-ml.so.1)$"
+else
+    echo "packaging/debian is not in this tree (a release tarball): its fields are not compared"
+fi
 
 finish

@@ -149,15 +149,18 @@ static void *thread_foreign_context(void *arg)
     CHECK_STATUS(cudyn_mem_free(p), CUDYN_OK);
     CHECK(pop && pop(&popped) == 0 && popped == foreign);
     CHECK(destroy && destroy(foreign) == 0);
-    int st = cudyn_mem_alloc(&p, 4096); /* the driver says INVALID_CONTEXT; cudyn recovers */
-    cudyn_error e = {.size = sizeof e};
-    cudyn_last_error(&e);
-    CHECK_STATUS(st, CUDYN_OK);
-    CHECK_STATUS(cudyn_context_native(&used), CUDYN_OK);
-    CHECK(used != foreign);
-    printf("foreign context popped and destroyed: cudyn went on in %p (%s)\n", used,
-           st == CUDYN_OK ? "no error" : e.message);
-    cudyn_mem_free(p);
+    /* the driver says INVALID_CONTEXT to the next call, and cudyn recovers */
+    if (test_may_fail_on_purpose("a call in the foreign context destroyed under cudyn")) {
+        int st = cudyn_mem_alloc(&p, 4096);
+        cudyn_error e = {.size = sizeof e};
+        cudyn_last_error(&e);
+        CHECK_STATUS(st, CUDYN_OK);
+        CHECK_STATUS(cudyn_context_native(&used), CUDYN_OK);
+        CHECK(used != foreign);
+        printf("foreign context popped and destroyed: cudyn went on in %p (%s)\n", used,
+               st == CUDYN_OK ? "no error" : e.message);
+        cudyn_mem_free(p);
+    }
     return NULL;
 }
 

@@ -606,7 +606,8 @@ static void test_async_alloc(void)
      * an H100) */
     CHECK(high <= 4 * bytes);
     CHECK(reserved == 0);
-    CHECK(after + bytes / 2 >= before);
+    if (!getenv("CUDYN_SANITIZE")) /* compute-sanitizer takes device memory of its own as the test runs */
+        CHECK(after + bytes / 2 >= before);
     printf("stream-ordered allocation: 1000 x 64 MiB on one stream, the pool held at most %.0f MiB; device free "
            "%.1f MiB before, %.1f MiB after; pool holds %.0f MiB after synchronising\n",
            high / 1048576.0, before / 1048576.0, after / 1048576.0, reserved / 1048576.0);
