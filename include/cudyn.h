@@ -1710,7 +1710,10 @@ CUDYN_API int cudyn_mem_pool_import_fd(cudyn_mem_pool *out, int fd);
 /* Lets device `ordinal` read and write the pool's memory (an importer's
  * device must be given access when it is not the pool's). */
 CUDYN_API int cudyn_mem_pool_set_access(cudyn_mem_pool pool, int ordinal);
-/* The export data of an allocation from an exportable pool. */
+/* The export data of an allocation from an exportable pool.  The driver
+ * exports a pool's allocations only once the pool itself was exported:
+ * call cudyn_mem_pool_export_fd first (CUDYN_ERROR_INVALID_ARGUMENT says so
+ * otherwise). */
 CUDYN_API int cudyn_mem_pool_export_pointer(cudyn_pool_ptr_export *out, cudyn_devptr ptr);
 /* The allocation `data` names, in a pool imported with
  * cudyn_mem_pool_import_fd; free it with cudyn_mem_free_async (the

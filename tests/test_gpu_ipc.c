@@ -102,8 +102,9 @@ static void test_share(const char *argv0)
     CHECK_STATUS(cudyn_mem_alloc_from_pool_async(&q, 1 << 20, pool, NULL), CUDYN_OK);
     CHECK_STATUS(cudyn_memset_d32(q, 0x22222222, (1 << 20) / 4), CUDYN_OK);
     CHECK_STATUS(cudyn_synchronize(), CUDYN_OK);
-    CHECK_STATUS(cudyn_mem_pool_export_pointer(&s.pool_ptr, q), CUDYN_OK);
+    /* the pool first: the driver exports no allocation of a pool not exported */
     CHECK_STATUS(cudyn_mem_pool_export_fd(&fd, pool), CUDYN_OK);
+    CHECK_STATUS(cudyn_mem_pool_export_pointer(&s.pool_ptr, q), CUDYN_OK);
     send_fd(sv[0], fd, &s, sizeof s);
     close(fd);
     char done = 0;

@@ -315,7 +315,18 @@ CUDYN_API int cudyn_mem_pool_export_pointer(cudyn_pool_ptr_export *out, cudyn_de
     if (st != CUDYN_OK)
         return st;
     cu_mem_pool_ptr_export data;
-    CUDYN_TRY_DRIVER(cudyn__drv.cuMemPoolExportPointer(&data, ptr), "cuMemPoolExportPointer", api);
+    cu_result r;
+    CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemPoolExportPointer(&data, ptr), api);
+    /* the driver's answer for an allocation of a pool not exported yet (or
+     * of no exportable pool at all), as seen on CUDA 13.0 */
+    if (r == CU_ERR_INVALID_VALUE)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
+                           "cuMemPoolExportPointer",
+                           "export the pool first (cudyn_mem_pool_export_fd), from a pool made with "
+                           "cudyn_mem_pool_create_exportable",
+                           "%s: the driver exports no allocation of a pool that was not exported itself", api);
+    if (r != CU_OK)
+        return cudyn__fail_driver(r, "cuMemPoolExportPointer", api);
     memcpy(out, &data, sizeof *out);
     return CUDYN_OK;
 }
