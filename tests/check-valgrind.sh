@@ -31,6 +31,7 @@ tests/test_launch_ex
 tests/test_local_rank
 tests/test_memory_ext
 tests/test_mock_nvrtc
+tests/test_nvml
 tests/test_nvrtc
 tests/test_sharing
 tests/test_status

@@ -608,6 +608,7 @@ int main(int argc, char **argv)
             cudyn_program *prog = NULL;
             print_error("compile_error", cudyn_compile(&prog, "#error the versions line follows\n", "bad.cu",
                                                        0, options, 1));
+            cudyn_program_free(prog); /* a failed compile still gives its log */
         } else if (strcmp(a, "info") == 0) {
             info();
         } else if (strncmp(a, "has=", 4) == 0) {
