@@ -13,7 +13,7 @@ if ! printf '%s\n' "$out" | grep -qx 'init_status=CUDYN_OK'; then
     echo "SKIP: no GPU (the driver did not initialise)"
     exit 77
 fi
-kmod=$(sed -n 's/.*Kernel Module *\([0-9][0-9.]*\).*/\1/p' /proc/driver/nvidia/version 2>/dev/null | head -1)
+kmod=$(sed -n 's/^NVRM version:.*Kernel Module//p' /proc/driver/nvidia/version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -1)
 
 # 1. The loader: the system driver, of the kernel module's release.
 printf '%s\n' "$out" | grep -E '^(driver_path|driver_release|kernel_module_|driver_is_compat|compat_)'
