@@ -61,7 +61,9 @@ if command -v cmake >/dev/null; then
     cat > "$consumer/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.13)
 if(FIND_ONLY)
-  project(cudyn_find NONE)
+  # C enabled: CMake searches a multiarch libdir (lib/x86_64-linux-gnu, as
+  # Debian installs it) only when it knows the library architecture
+  project(cudyn_find C)
   find_package(cudyn ${WANT} REQUIRED)
   return()
 endif()
