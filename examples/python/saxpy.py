@@ -7,6 +7,12 @@ launched with packed arguments and checked bit for bit.
 multiply rounded to float, then an add rounded to float, as numpy does it)
 is the exact answer.
 
+The GPU's work runs in a thread of its own, started before numpy is even
+imported: the driver's start (a few hundred ms on a large machine) then
+overlaps the import of numpy, the making of the data and of the expected
+result, as cudyn-saxpy's threads overlap them in C.  cudyn's calls release
+the GIL, so the two threads run at once.
+
     python3 saxpy.py [-n ELEMENTS] [-q]
 """
 
@@ -14,9 +20,7 @@ import argparse
 import sys
 import threading
 
-import numpy as np
-
-import cudyn
+import cudyn  # loads neither the driver nor numpy
 
 SAXPY = """
 __global__ void saxpy(float a, float *x, float *y, float *out, size_t n)
@@ -29,6 +33,39 @@ __global__ void saxpy(float a, float *x, float *y, float *out, size_t n)
 """
 NUM_THREADS = 512      # threads per block, as in cuda-python's example
 NUM_BLOCKS = 32768     # blocks per grid
+FLOAT_BYTES = 4
+
+
+class GpuWork(threading.Thread):
+    """Starts the GPU (driver, context, the kernel from the cache, three
+    buffers), waits for the host data, then copies it in, runs SAXPY and
+    copies the result back.  An exception is kept for the main thread."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+        self.data_ready = threading.Event()
+        self.inputs = None  # (a, x, y, out): set by the main thread
+        self.module = None
+        self.error = None
+
+    def run(self):
+        try:
+            cudyn.Device(0).use()
+            self.module = cudyn.SourceModule(SAXPY, options=["--fmad=false"])
+            saxpy = self.module.get_function("saxpy")
+            d_x, d_y, d_out = (cudyn.DeviceMemory(self.n * FLOAT_BYTES) for _ in range(3))
+            self.data_ready.wait()
+            if self.inputs is None:  # the main thread failed
+                return
+            a, x, y, out = self.inputs
+            cudyn.memcpy_htod(d_x, x)
+            cudyn.memcpy_htod(d_y, y)
+            blocks = (self.n + NUM_THREADS - 1) // NUM_THREADS
+            saxpy(a, d_x, d_y, d_out, self.n, grid=(blocks, 1, 1), block=(NUM_THREADS, 1, 1))
+            cudyn.memcpy_dtoh(out, d_out)  # waits for the kernel: the legacy default stream orders both
+        except BaseException as e:  # raised again in the main thread
+            self.error = e
 
 
 def main():
@@ -37,43 +74,32 @@ def main():
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result line")
     args = p.parse_args()
     n = args.n
+    if n < 1:
+        p.error("-n must be at least 1")
 
-    # The GPU starts (driver, context, the kernel from the cache, memory)
-    # in a thread while this one makes the data: both take tens of ms, and
-    # cudyn's calls release the GIL.
-    started = {}
-
-    def start_gpu():
-        try:
-            cudyn.Device(0).use()
-            started["module"] = cudyn.SourceModule(SAXPY, options=["--fmad=false"])
-            started["arrays"] = [cudyn.DeviceArray((n,), np.float32) for _ in range(3)]
-        except BaseException as e:  # raised again in the main thread
-            started["error"] = e
-
-    gpu = threading.Thread(target=start_gpu)
+    gpu = GpuWork(n)
     gpu.start()
-    a = np.float32(2.0)
-    # the data of every SAXPY program in bench/peers.py: x[i] = i mod 1024, y[i] = i mod 37
-    x = np.tile(np.arange(1024, dtype=np.float32), -(-n // 1024))[:n]
-    y = np.tile(np.arange(37, dtype=np.float32), -(-n // 37))[:n]
-    gpu.join()
-    if "error" in started:
-        raise started["error"]
-    module = started["module"]
-    d_x, d_y, d_out = started["arrays"]
-    saxpy = module.get_function("saxpy")
-    if not args.quiet:
-        print(f"compiled for {module.target} ({'from the cache' if module.from_cache else 'by NVRTC'})")
-
-    d_x.set(x)
-    d_y.set(y)
-    blocks = (n + NUM_THREADS - 1) // NUM_THREADS
-    saxpy(a, d_x, d_y, d_out, np.uint64(n), grid=(blocks, 1, 1), block=(NUM_THREADS, 1, 1))
-    out = d_out.get()
-
+    try:
+        import numpy as np
+        a = np.float32(2.0)
+        # the data of every SAXPY program in bench/peers.py: x[i] = i mod 1024, y[i] = i mod 37
+        x = np.tile(np.arange(1024, dtype=np.float32), -(-n // 1024))[:n]
+        y = np.tile(np.arange(37, dtype=np.float32), -(-n // 37))[:n]
+        # touched here, while the driver starts, so the copy back finds its pages in place
+        out = np.zeros(n, dtype=np.float32)
+        out.fill(np.nan)
+        gpu.inputs = (a, x, y, out)
+    finally:
+        gpu.data_ready.set()
     expected = a * x            # float32 products, rounded ...
     expected += y               # ... then float32 sums: no fused multiply-add
+    gpu.join()
+    if gpu.error is not None:
+        raise gpu.error
+    if not args.quiet:
+        module = gpu.module
+        print(f"compiled for {module.target} ({'from the cache' if module.from_cache else 'by NVRTC'})")
+
     wrong = int(np.count_nonzero(out != expected))
     print(f"SAXPY of {n} floats: {wrong} elements differ from the host's unfused result")
     print("Result = PASS" if wrong == 0 else "Result = FAIL")
