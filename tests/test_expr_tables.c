@@ -187,30 +187,39 @@ static void test_result_types_and_names(void)
 struct scan_case {
     const char *params, *text, *preamble;
     bool lanes;
-    const char *used;   /* one '1' or '0' per parameter */
+    const char *used;   /* per parameter: '1' used, 'w' only assigned (an output), '0' not named */
     const char *reason; /* a word of why not, when !lanes */
 };
 
 static const struct scan_case scans[] = {
     {"float a, const float *x, float *y", "y[i] = a * x[i] + y[i]", NULL, true, "011", NULL},
     {"float a, const float *x, float *y", "y [ i ]=a*x[ i ]+y[i];", NULL, true, "011", NULL},
-    {"float a, const float *x, float *y", "y[i] = x[i + 1]", NULL, false, "011", "x"},
-    {"float a, const float *x, float *y", "y[i] = *x", NULL, false, "011", "x"},
-    {"float a, const float *x, float *y", "y[i] = x[n - 1 - i]", NULL, false, "011", "x"},
+    {"float a, const float *x, float *y", "y[i] = x[i + 1]", NULL, false, "01w", "x"},
+    {"float a, const float *x, float *y", "y[i] = *x", NULL, false, "01w", "x"},
+    {"float a, const float *x, float *y", "y[i] = x[n - 1 - i]", NULL, false, "01w", "x"},
     {"float *x, float *y", "atomicAdd(&y[i], x[i])", NULL, false, "11", "address"},
     {"float *x, float *y", "f(x, i)", NULL, false, "10", "x"},
-    {"float *x, float *y", "y[i] = 1", NULL, true, "01", NULL},
+    {"float *x, float *y", "y[i] = 1", NULL, true, "0w", NULL},
     {"float *x", "// x[0] is not read\n x[i] = 2 * x[i]; /* *x */", NULL, true, "1", NULL},
-    {"float *x", "x[i] = sizeof(\"x + 1\") + 'x'", NULL, true, "1", NULL},
-    {"float *x, float *xs", "xs[i] = x[i]", NULL, true, "11", NULL},
-    {"float *x", "x[i] = 1", "#define X x[0]", false, "1", "preamble"},
+    {"float *x", "x[i] = sizeof(\"x + 1\") + 'x'", NULL, true, "w", NULL},
+    {"float *x, float *xs", "xs[i] = x[i]", NULL, true, "1w", NULL},
+    {"float *x", "x[i] = 1", "#define X x[0]", false, "w", "preamble"},
     {"float *x", "X(i) = 1", "  #  define X(k) \\\n    x[k]\n", false, "0", "preamble"},
     {"float *x", "x[i] = sq(x[i])", "__device__ float sq(float x) { return x * x; }\n#define TWO 2", true, "1", NULL},
-    {"float *x", "x[i] = helper(1)", "__device__ float helper(float v) { return v; }", true, "1", NULL},
+    {"float *x", "x[i] = helper(1)", "__device__ float helper(float v) { return v; }", true, "w", NULL},
     {"volatile float *x", "x[i] = 1", NULL, false, "1", "volatile"},
     {"float a", "printf(\"%f\", a)", NULL, false, "0", "no pointer"},
-    {"const float *x, float *y", "y[i] = 0", NULL, true, "01", NULL},
+    {"const float *x, float *y", "y[i] = 0", NULL, true, "0w", NULL},
     {"float *x", "x[i]=1; s.x[i]", NULL, true, "1", NULL},
+    /* outputs ('w'): assigned as NAME[i] = and never read */
+    {"const float *x, float *y", "if (x[i] > 0) y[i] = x[i]", NULL, true, "1w", NULL},
+    {"const float *x, float *y", "y[i] = x[i], y[i] = 2 * y[i]", NULL, true, "11", NULL},
+    {"float *y", "y[i] += 1", NULL, true, "1", NULL},
+    {"float *y", "y[i]++", NULL, true, "1", NULL},
+    {"float *y", "y[i] == 0 ? 1 : 2", NULL, true, "1", NULL},
+    {"float *y", "(y[i]) = 1", NULL, true, "1", NULL},
+    {"float *y, float *z", "z[i] = y[i] = 0", NULL, true, "ww", NULL},
+    {"float *y", "y [ i ] =-1", NULL, true, "w", NULL},
 };
 
 static void test_scan(void)
@@ -224,7 +233,7 @@ static void test_scan(void)
         cudyn__scan_text(t->text, t->preamble, &l, &s);
         char used[CUDYN_EXPR_MAX_PARAMS + 1] = "";
         for (int k = 0; k < l.count; k++)
-            used[k] = s.used[k] ? '1' : '0';
+            used[k] = s.write_only[k] ? 'w' : s.used[k] ? '1' : '0';
         if (s.lanes != t->lanes || strcmp(used, t->used) != 0 || (!t->lanes && !strstr(s.why, t->reason))) {
             fprintf(stderr, "scan \"%s\": lanes %d used %s why \"%s\"; expected %d %s \"%s\"\n", t->text, s.lanes, used,
                     s.why, t->lanes, t->used, t->reason ? t->reason : "");
@@ -415,7 +424,7 @@ static void test_sources(void)
     src = cudyn__ew_source(&t, &l, &s, 4);
     CHECK(src && !strstr(src, "_vec") && !strstr(src, "cudyn_lane") && !strstr(src, "preamble"));
     free(src);
-    /* a reduction: three kernels, its texts once each */
+    /* a reduction: two kernels, its texts once each */
     struct cudyn__param result;
     CHECK_EQ_INT(cudyn__type_parse("__half", &result, why, sizeof why), 0);
     CHECK_EQ_INT(cudyn__params_parse("const __half *x", &l, why, sizeof why), 0);
@@ -425,10 +434,11 @@ static void test_sources(void)
     CHECK(src != NULL);
     if (src) {
         CHECK_CONTAINS(src, "#include <cuda_fp16.h>");
-        CHECK_CONTAINS(src, "cudyn_reduce_hsum(const __half *x, size_t n, __half *cudyn_partials)");
+        CHECK_CONTAINS(src, "cudyn_reduce_hsum(const __half *x, size_t n, __half *cudyn_partials, unsigned int "
+                            "*cudyn_done, __half *cudyn_out)");
         CHECK_CONTAINS(src, "cudyn_reduce_hsum_vec(");
-        CHECK_CONTAINS(src, "cudyn_reduce_hsum_final(const __half *cudyn_partials, size_t cudyn_count, __half "
-                            "*cudyn_out)");
+        CHECK(!strstr(src, "_final")); /* one launch: the last block combines the partials */
+        CHECK_CONTAINS(src, "cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);");
         CHECK_CONTAINS(src, "#line 1 \"reduction map\"\nx[i]\n");
         CHECK_CONTAINS(src, "#line 1 \"reduction expression\"\na + b\n");
         CHECK_CONTAINS(src, "#line 1 \"reduction neutral\"\n0\n");

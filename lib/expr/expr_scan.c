@@ -13,6 +13,11 @@
  * must be NAME [ i ].  A #define in the preamble that names a pointer
  * parameter (the macro could hide another use) and a volatile pointee
  * (each access must happen as written) also keep the kernel scalar.
+ *
+ * A writable pointer the text only assigns (every mention is NAME[i] = ...,
+ * never read, never compound-assigned) is an output: the vectorised
+ * variant then does not load it first, which saves a third of the memory
+ * traffic of z[i] = x[i] + y[i].
  */
 #include "config.h"
 
@@ -91,10 +96,11 @@ static void no_lanes(struct cudyn__scan *out, const char *what, const char *name
     out->lanes = false;
 }
 
-/* Marks the pointer parameters the text names; true if each is used only
- * as NAME[i] and never after '&'. */
+/* Marks the pointer parameters the text names, and those it only assigns;
+ * lanes stay possible if each is used only as NAME[i] and never after '&'. */
 static void scan_uses(const char *text, const struct cudyn__param_list *params, struct cudyn__scan *out)
 {
+    bool read[CUDYN_EXPR_MAX_PARAMS] = {false};
     struct token prev = {"", 0, false}, t;
     for (const char *p = text; next_token(&p, &t); prev = t) {
         int k = pointer_named(params, &t);
@@ -105,11 +111,19 @@ static void scan_uses(const char *text, const struct cudyn__param_list *params, 
         const char *q = p;
         bool indexed = next_token(&q, &open) && is(&open, "[") && next_token(&q, &index) && is(&index, "i") &&
                        next_token(&q, &close) && is(&close, "]");
+        /* NAME[i] = but not NAME[i] == */
+        struct token assign, after;
+        const char *r = q;
+        bool assigned = indexed && !is(&prev, "&") && next_token(&r, &assign) && is(&assign, "=") &&
+                        !(next_token(&r, &after) && after.s == assign.s + 1 && is(&after, "="));
+        read[k] = read[k] || !assigned;
         if (!indexed)
             no_lanes(out, "the text uses a pointer other than as NAME[i]:", params->p[k].name);
         else if (is(&prev, "&"))
             no_lanes(out, "the text takes the address of an element of", params->p[k].name);
     }
+    for (int k = 0; k < params->count; k++)
+        out->write_only[k] = out->used[k] && !read[k] && params->p[k].writable;
 }
 
 /* The end of the logical line at s (backslash-newlines join lines). */
