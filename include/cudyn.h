@@ -1491,7 +1491,7 @@ CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *ou
  * characters; the kernels are named after it, so they can be told apart in
  * a profiler and by tools such as the test driver:
  *   elementwise NAME: cudyn_elementwise_NAME, cudyn_elementwise_NAME_vec
- *   reduction NAME:   cudyn_reduce_NAME, cudyn_reduce_NAME_vec, cudyn_reduce_NAME_final
+ *   reduction NAME:   cudyn_reduce_NAME, cudyn_reduce_NAME_vec
  * (the _vec kernel exists when the text allows a vectorised variant; see
  * below).  The user's text may use any name the preamble declares; names
  * starting with cudyn_ are the generated code's.
@@ -1533,7 +1533,10 @@ CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *ou
  * to volatile data and no #define of the preamble names one, a second kernel
  * handles 16 bytes of the widest element per thread and step (4 floats, 2
  * doubles) with vector loads and stores, storing back only the vectors
- * whose elements the text changed.  Each launch chooses it when n is at
+ * whose elements the text changed.  A pointer the text only assigns
+ * (every mention is NAME[i] = ..., never read) is an output and is not
+ * loaded first; its vector is stored when the text set all its elements,
+ * element by element otherwise.  Each launch chooses it when n is at
  * least that many elements, every such pointer is aligned to that many
  * elements (cudyn_mem_alloc's memory is), and the writable ones (not
  * const) do not overlap one another; otherwise the plain kernel runs, the
@@ -1589,10 +1592,11 @@ typedef struct cudyn_reduction cudyn_reduction;
  * `reduce` combines two results named a and b ("a + b"; it should be
  * associative: the order is a tree), `map` gives element i's value from
  * i, n and the parameters ("x[i] * y[i]" with params "const float *x,
- * const float *y" is a dot product).  No atomics: the first launch leaves
- * one partial per block, a second combines them in a fixed order, so a
- * device, n and the pointers' alignment give the same result bits every
- * run.  Compiles for the calling thread's device, like
+ * const float *y" is a dot product).  One launch: each block leaves one
+ * partial, and the block that finishes last (an atomic count, the only
+ * atomic) combines them in index order through a fixed tree, so a device,
+ * n and the pointers' alignment give the same result bits every run.  The
+ * parameter list holds at most 60 parameters (the kernel adds 4).  Compiles for the calling thread's device, like
  * cudyn_elementwise_create.
  */
 CUDYN_API int cudyn_reduction_create(cudyn_reduction **out, const char *result_type, const char *neutral,

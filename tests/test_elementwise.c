@@ -191,7 +191,8 @@ static void test_creation(void)
     cudyn_reduction *r = NULL;
     CHECK_STATUS(make_dot(&r), CUDYN_OK);
     CHECK(strcmp(cudyn_reduction_format(r), "pp") == 0);
-    CHECK_CONTAINS(cudyn_reduction_source(r), "cudyn_reduce_dot_final(");
+    CHECK_CONTAINS(cudyn_reduction_source(r), "cudyn_reduce_dot(const float *x, const float *y, size_t n, float "
+                                              "*cudyn_partials, unsigned int *cudyn_done, float *cudyn_out)");
     cudyn_reduction_free(r);
     CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "x[i]", "const float *x, void *v", "s", NULL),
                  CUDYN_ERROR_INVALID_ARGUMENT);

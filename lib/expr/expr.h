@@ -23,8 +23,10 @@
 #include <stdint.h>
 
 /* A kernel takes at most 64 parameters (args.h's CUDYN_MAX_ARGS); the
- * generated ones add n and, for a reduction, the partials. */
+ * generated ones add n and, for a reduction, the partials, the count of
+ * blocks done and the result. */
 #define CUDYN_EXPR_MAX_PARAMS 62
+#define CUDYN_REDUCE_MAX_PARAMS (CUDYN_EXPR_MAX_PARAMS - 2)
 #define CUDYN_EXPR_MAX_NAME 48
 
 /* ------------------------------------------------------------ params_decl.c */
@@ -64,6 +66,7 @@ int cudyn__kernel_name_check(const char *name, char *why, size_t cap);
  * parameter. */
 struct cudyn__scan {
     bool used[CUDYN_EXPR_MAX_PARAMS]; /* the text names it */
+    bool write_only[CUDYN_EXPR_MAX_PARAMS]; /* writable, and the text only assigns NAME[i] = */
     bool lanes;                       /* a vectorised variant is possible */
     char why[160];                    /* when it is not: the first reason */
 };
@@ -71,7 +74,9 @@ struct cudyn__scan {
 /* Reads `text` (and `preamble`, which may be NULL) as C++ tokens.  A
  * vectorised variant is possible when every mention of a pointer
  * parameter in the text is NAME[i] (with any spacing), none is preceded by
- * '&', no pointee is volatile, and no #define of the preamble names one. */
+ * '&', no pointee is volatile, and no #define of the preamble names one.
+ * A writable pointer is write_only when every mention is NAME[i] = (an
+ * assignment, not ==, +=, ++ or a read). */
 void cudyn__scan_text(const char *text, const char *preamble, const struct cudyn__param_list *params,
                       struct cudyn__scan *out);
 
@@ -153,12 +158,12 @@ extern const char *const cudyn__user_text_names[];
 #include "cudyn.h"
 
 /* The kernels of one generated source, by role. */
-enum cudyn__kernel_role { KERNEL_PLAIN, KERNEL_VECTOR, KERNEL_FINAL, KERNEL_ROLES };
+enum cudyn__kernel_role { KERNEL_PLAIN, KERNEL_VECTOR, KERNEL_ROLES };
 
 /* A launch's values: ptrs[k] points to parameter k's value (the caller
  * appends n and what else the kernel takes). */
 struct cudyn__expr_values {
-    void *ptrs[CUDYN_EXPR_MAX_PARAMS + 2];
+    void *ptrs[CUDYN_EXPR_MAX_PARAMS + 4];
     _Alignas(16) unsigned char slots[CUDYN_EXPR_MAX_PARAMS][16];
 };
 

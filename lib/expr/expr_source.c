@@ -101,7 +101,11 @@ static void start(struct src *b, const char *api, const char *name, const char *
  * other index reaches memory through the pointer, so the text means what
  * it means on the pointer.  A vector is stored back only when the text
  * changed one of its elements (compared as bits); for data the text never
- * writes the compiler removes the comparison and the store. */
+ * writes the compiler removes the comparison and the store.  An output
+ * (a pointer the text only assigns) is not loaded: its lane records which
+ * elements the text set, and the vector is stored whole when all were
+ * (known at compile time for an unconditional assignment), else element
+ * by element. */
 static void lane_helpers(struct src *b, bool half)
 {
     add(b, "template <typename T> struct cudyn_lane {\n"
@@ -109,6 +113,19 @@ static void lane_helpers(struct src *b, bool half)
            "    T *raw;\n"
            "    size_t at;\n"
            "    __device__ __forceinline__ T &operator[](size_t j) const { return j == at ? value : raw[j]; }\n"
+           "};\n"
+           "// an output's element: the text only assigns it, and only as NAME[i]\n"
+           "template <typename T> struct cudyn_out_lane {\n"
+           "    T *value;\n"
+           "    bool *set;\n"
+           "    __device__ __forceinline__ const cudyn_out_lane &operator[](size_t) const { return *this; }\n"
+           "    template <typename V> __device__ __forceinline__ const cudyn_out_lane &operator=(const V &v) const\n"
+           "    {\n"
+           "        *value = v;\n"
+           "        *set = true;\n"
+           "        return *this;\n"
+           "    }\n"
+           "    __device__ __forceinline__ operator T() const { return *value; }\n"
            "};\n"
            "template <typename T, int L> struct alignas(sizeof(T) * L) cudyn_vec {\n"
            "    T e[L];\n"
@@ -181,7 +198,9 @@ static void call_args(struct src *b, const struct cudyn__param_list *params, con
 {
     for (int k = 0; k < params->count; k++) {
         const struct cudyn__param *p = &params->p[k];
-        if (lanes && p->pointer && lanes->used[k])
+        if (lanes && p->pointer && lanes->write_only[k])
+            add(b, ", cudyn_out_lane<%s>{&cudyn_v%d.e[cudyn_k], &cudyn_set%d[cudyn_k]}", p->scalar, k, k);
+        else if (lanes && p->pointer && lanes->used[k])
             add(b, ", cudyn_lane<%s%s>{cudyn_v%d.e[cudyn_k], %s, cudyn_at}", p->writable ? "" : "const ", p->scalar,
                 k, p->name);
         else
@@ -209,6 +228,11 @@ static void vector_loop_start(struct src *b, const struct cudyn__param_list *par
         const struct cudyn__param *p = &params->p[k];
         if (!p->pointer || !scan->used[k])
             continue;
+        if (scan->write_only[k]) {
+            add(b, "        cudyn_vec<%s, %d> cudyn_v%d;\n        bool cudyn_set%d[%d] = {};\n", p->scalar, lanes, k, k,
+                lanes);
+            continue;
+        }
         add(b, "        cudyn_vec<%s, %d> cudyn_v%d = ((const cudyn_vec<%s, %d> *)%s)[cudyn_vi];\n", p->scalar, lanes,
             k, p->scalar, lanes, p->name);
         if (p->writable)
@@ -228,7 +252,20 @@ static void vector_loop_end(struct src *b, const struct cudyn__param_list *param
     add(b, "        }\n");
     for (int k = 0; k < params->count; k++) {
         const struct cudyn__param *p = &params->p[k];
-        if (p->pointer && scan->used[k] && p->writable)
+        if (p->pointer && scan->write_only[k])
+            add(b, "        bool cudyn_all%d = true;\n"
+                   "#pragma unroll\n"
+                   "        for (int cudyn_k = 0; cudyn_k < %d; cudyn_k++)\n"
+                   "            cudyn_all%d &= cudyn_set%d[cudyn_k];\n"
+                   "        if (cudyn_all%d)\n"
+                   "            ((cudyn_vec<%s, %d> *)%s)[cudyn_vi] = cudyn_v%d;\n"
+                   "        else\n"
+                   "#pragma unroll\n"
+                   "            for (int cudyn_k = 0; cudyn_k < %d; cudyn_k++)\n"
+                   "                if (cudyn_set%d[cudyn_k])\n"
+                   "                    %s[cudyn_vi * %d + cudyn_k] = cudyn_v%d.e[cudyn_k];\n",
+                k, lanes, k, k, k, p->scalar, lanes, p->name, k, lanes, k, p->name, lanes, k);
+        else if (p->pointer && scan->used[k] && p->writable)
             add(b, "        if (!cudyn_same(cudyn_v%d, cudyn_w%d))\n"
                    "            ((cudyn_vec<%s, %d> *)%s)[cudyn_vi] = cudyn_v%d;\n",
                 k, k, p->scalar, lanes, p->name, k);
@@ -325,6 +362,51 @@ static void reduction_functions(struct src *b, const struct cudyn__red_text *t, 
            "    }\n"
            "    if (cudyn_t == 0)\n"
            "        *cudyn_out = cudyn_shared[0];\n"
+           "}\n"
+           "// a partial another block wrote, read from L2 (ld.global.cg), past this SM's L1\n"
+           "__device__ __forceinline__ cudyn_result cudyn_partial(const cudyn_result *cudyn_p)\n"
+           "{\n"
+           "    cudyn_result cudyn_v;\n"
+           "    unsigned char *cudyn_to = (unsigned char *)&cudyn_v;\n"
+           "    if (sizeof(cudyn_result) %% 4 == 0) {\n"
+           "        for (unsigned int cudyn_k = 0; cudyn_k < sizeof(cudyn_result) / 4; cudyn_k++) {\n"
+           "            const unsigned int cudyn_w = __ldcg((const unsigned int *)cudyn_p + cudyn_k);\n"
+           "            memcpy(cudyn_to + 4 * cudyn_k, &cudyn_w, 4);\n"
+           "        }\n"
+           "    } else if (sizeof(cudyn_result) %% 2 == 0) {\n"
+           "        for (unsigned int cudyn_k = 0; cudyn_k < sizeof(cudyn_result) / 2; cudyn_k++) {\n"
+           "            const unsigned short cudyn_w = __ldcg((const unsigned short *)cudyn_p + cudyn_k);\n"
+           "            memcpy(cudyn_to + 2 * cudyn_k, &cudyn_w, 2);\n"
+           "        }\n"
+           "    } else {\n"
+           "        for (unsigned int cudyn_k = 0; cudyn_k < sizeof(cudyn_result); cudyn_k++)\n"
+           "            cudyn_to[cudyn_k] = __ldcg((const unsigned char *)cudyn_p + cudyn_k);\n"
+           "    }\n"
+           "    return cudyn_v;\n"
+           "}\n"
+           "// After its partial: the block that finishes last (counted in *cudyn_done)\n"
+           "// combines every block's partial, in index order and a fixed tree, into\n"
+           "// *cudyn_out, and sets the count back to 0 for the next run.  Which block\n"
+           "// is last varies; what it computes does not: the same bits every run.\n"
+           "__device__ __forceinline__ void cudyn_last_block(const cudyn_result *cudyn_partials,\n"
+           "                                                 unsigned int *cudyn_done, cudyn_result *cudyn_out)\n"
+           "{\n"
+           "    __shared__ bool cudyn_is_last;\n"
+           "    if (threadIdx.x == 0) {\n"
+           "        __threadfence(); // this block's partial is seen before its count\n"
+           "        cudyn_is_last = atomicAdd(cudyn_done, 1u) == gridDim.x - 1;\n"
+           "    }\n"
+           "    __syncthreads();\n"
+           "    if (!cudyn_is_last)\n"
+           "        return;\n"
+           "    __threadfence();\n"
+           "    cudyn_result cudyn_acc = cudyn_neutral();\n"
+           "#pragma unroll 4\n"
+           "    for (unsigned int cudyn_j = threadIdx.x; cudyn_j < gridDim.x; cudyn_j += blockDim.x)\n"
+           "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_partial(cudyn_partials + cudyn_j));\n"
+           "    cudyn_block_reduce(cudyn_acc, cudyn_out);\n"
+           "    if (threadIdx.x == 0)\n"
+           "        *cudyn_done = 0;\n"
            "}\n\n",
         CUDYN_REDUCE_MAX_BLOCK, CUDYN_REDUCE_MAX_BLOCK);
 }
@@ -338,10 +420,12 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
     if (scan->lanes)
         lane_helpers(&b, half);
     reduction_functions(&b, t, params);
-    char partials[160];
-    snprintf(partials, sizeof partials, "size_t n, %s *cudyn_partials", t->result->type);
+    char partials[200];
+    snprintf(partials, sizeof partials, "size_t n, %s *cudyn_partials, unsigned int *cudyn_done, %s *cudyn_out",
+             t->result->type, t->result->type);
 
-    add(&b, "// pass 1: each block's partial result; elements a stride apart, four per step\n"
+    add(&b, "// each block's partial result, then the last block's total; elements a\n"
+            "// stride apart, four per step\n"
             "extern \"C\" __global__ void cudyn_reduce_%s",
         t->name);
     kernel_params(&b, params, partials);
@@ -362,9 +446,10 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
             "    for (; cudyn_i < n; cudyn_i += cudyn_stride)\n"
             "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
     call_args(&b, params, NULL);
-    add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n}\n");
+    add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
+            "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
     if (scan->lanes) {
-        add(&b, "\n// pass 1, %d consecutive elements per step, loaded as vectors\n"
+        add(&b, "\n// the same, %d consecutive elements per step, loaded as vectors\n"
                 "extern \"C\" __global__ void cudyn_reduce_%s_vec",
             lanes, t->name);
         kernel_params(&b, params, partials);
@@ -376,17 +461,8 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
         vector_loop_end(&b, params, scan, lanes);
         add(&b, "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
         call_args(&b, params, NULL);
-        add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n}\n");
+        add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
+                "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
     }
-    add(&b, "\n// pass 2: one block combines the partials in a fixed order\n"
-            "extern \"C\" __global__ void cudyn_reduce_%s_final(const %s *cudyn_partials, size_t cudyn_count, "
-            "%s *cudyn_out)\n"
-            "{\n"
-            "    cudyn_result cudyn_acc = cudyn_neutral();\n"
-            "    for (size_t cudyn_j = threadIdx.x; cudyn_j < cudyn_count; cudyn_j += blockDim.x)\n"
-            "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_partials[cudyn_j]);\n"
-            "    cudyn_block_reduce(cudyn_acc, cudyn_out);\n"
-            "}\n",
-        t->name, t->result->type, t->result->type);
     return finish(&b);
 }

@@ -3,13 +3,16 @@
  * neutral value, a combining expression of a and b, and a map expression
  * of element i, PyCUDA's ReductionKernel.
  *
- * Two launches, no atomics: each block of the first combines its threads'
- * values in a fixed tree and writes one partial; one block of the second
- * combines the partials in a fixed order.  For a device, n and the
- * pointers' alignment (which picks the variant) the grid is fixed, so the
- * result has the same bits every run.
+ * One launch: each block combines its threads' values in a fixed tree and
+ * writes one partial; the block that finishes last (an atomic count says
+ * which) combines the partials in index order and a fixed tree.  No atomic
+ * touches a value, so for a device, n and the pointers' alignment (which
+ * picks the variant and so the grid) the result has the same bits every
+ * run, whichever block comes last.  (A second launch for the partials, as
+ * before, cost a launch and its gap: an eighth of a sum over 2^24 floats.)
  *
- * The partials live in a buffer per object and context.  Runs queued on
+ * The partials and the count live in a buffer per object and context; the
+ * last block sets the count back to 0.  Runs queued on
  * one stream are ordered by it; a run on another stream than the last one
  * first waits for the event the last run recorded, so two runs never use
  * the buffer at the same time.
@@ -34,12 +37,14 @@ struct cudyn_reduction {
 };
 
 /* Per context: the partials (one per block of the largest grid, then one
- * slot for a result copied to the host), and what orders the runs. */
+ * slot for a result copied to the host, then the count of blocks done),
+ * and what orders the runs. */
 struct run_state {
     cudyn_devptr partials;
-    unsigned int cap; /* partials before the result slot */
+    cudyn_devptr done; /* unsigned int: blocks finished in the running launch; 0 between runs */
+    unsigned int cap;  /* partials before the result slot */
     size_t result_size;
-    cudyn_event done; /* recorded after each run */
+    cudyn_event finished; /* recorded after each run */
     cudyn_stream last;
     bool ran;
     pthread_mutex_t lock;
@@ -48,8 +53,8 @@ struct run_state {
 static void teardown(struct cudyn__expr_context *c)
 {
     struct run_state *s = c->extra;
-    if (s->done)
-        cudyn_event_destroy(s->done);
+    if (s->finished)
+        cudyn_event_destroy(s->finished);
     if (s->partials)
         cudyn_mem_free(s->partials);
     pthread_mutex_destroy(&s->lock);
@@ -70,9 +75,14 @@ static int setup(const char *api, void *owner, struct cudyn__expr_context *c)
         if (c->f[role] && cudyn__shape_grid_cap(&c->limits[role]) > s->cap)
             s->cap = cudyn__shape_grid_cap(&c->limits[role]);
     s->result_size = r->result.elem_size;
-    int st = cudyn_mem_alloc(&s->partials, ((size_t)s->cap + 1) * s->result_size);
+    size_t count_at = (((size_t)s->cap + 1) * s->result_size + 15) & ~(size_t)15;
+    int st = cudyn_mem_alloc(&s->partials, count_at + sizeof(unsigned int));
+    if (st == CUDYN_OK) {
+        s->done = s->partials + count_at;
+        st = cudyn_memset_d32(s->done, 0, 1);
+    }
     if (st == CUDYN_OK)
-        st = cudyn_event_create(&s->done, CUDYN_EVENT_DISABLE_TIMING);
+        st = cudyn_event_create(&s->finished, CUDYN_EVENT_DISABLE_TIMING);
     return st;
 }
 
@@ -96,6 +106,10 @@ static int read_inputs(const char *api, struct cudyn_reduction *r, const char *t
     if (cudyn__params_parse(params, &r->params, why, sizeof why) != 0)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL, "%s: \"%s\": %s",
                            api, name, why);
+    if (r->params.count > CUDYN_REDUCE_MAX_PARAMS)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: \"%s\": %d parameters; a reduction takes at most %d (its kernel adds 4 of its own)",
+                           api, name, r->params.count, CUDYN_REDUCE_MAX_PARAMS);
     static const char *const text_names[] = {"neutral", "reduce expression", "map expression", "preamble"};
     const char *const texts[] = {neutral, reduce, map, preamble};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
@@ -121,7 +135,6 @@ static void name_kernels(struct cudyn_reduction *r)
     snprintf(k->names[KERNEL_PLAIN], sizeof k->names[0], "cudyn_reduce_%s", r->name);
     if (r->scan.lanes)
         snprintf(k->names[KERNEL_VECTOR], sizeof k->names[0], "cudyn_reduce_%s_vec", r->name);
-    snprintf(k->names[KERNEL_FINAL], sizeof k->names[0], "cudyn_reduce_%s_final", r->name);
     snprintf(k->what, sizeof k->what, "reduction \"%s\"", r->name);
     k->pow2 = true; /* the tree in cudyn_block_reduce halves the block */
     k->setup = setup;
@@ -165,25 +178,20 @@ CUDYN_API int cudyn_reduction_create(cudyn_reduction **out, const char *result_t
     return CUDYN_OK;
 }
 
-/* Queues both passes (and the copy to the host) on stream, after the last
+/* Queues the launch (and the copy to the host) on stream, after the last
  * run if that was on another stream; s->lock held. */
 static int enqueue(struct cudyn__expr_context *c, struct run_state *s, int role, cudyn_dim3 grid, cudyn_dim3 block,
                    void **args, cudyn_devptr out, void *host, cudyn_stream stream)
 {
     int st = CUDYN_OK;
     if (s->ran && s->last != stream)
-        st = cudyn_stream_wait_event(stream, s->done);
+        st = cudyn_stream_wait_event(stream, s->finished);
     if (st == CUDYN_OK)
         st = cudyn_launch(c->f[role], grid, block, 0, stream, args);
-    size_t count = grid.x;
-    void *final_args[] = {&s->partials, &count, &out};
-    cudyn_dim3 one = {1, 1, 1}, final_block = {(unsigned int)c->limits[KERNEL_FINAL].block, 1, 1};
-    if (st == CUDYN_OK)
-        st = cudyn_launch(c->f[KERNEL_FINAL], one, final_block, 0, stream, final_args);
     if (st == CUDYN_OK && host)
         st = cudyn_memcpy_dtoh_async(host, out, s->result_size, stream);
     if (st == CUDYN_OK)
-        st = cudyn_event_record(s->done, stream);
+        st = cudyn_event_record(s->finished, stream);
     if (st == CUDYN_OK) {
         s->last = stream;
         s->ran = true;
@@ -208,6 +216,8 @@ static int run(const char *api, cudyn_reduction *r, void *host, cudyn_devptr dev
     cudyn_devptr out = device ? device : s->partials + (cudyn_devptr)s->cap * s->result_size;
     v->ptrs[r->params.count] = &n;
     v->ptrs[r->params.count + 1] = &s->partials;
+    v->ptrs[r->params.count + 2] = &s->done;
+    v->ptrs[r->params.count + 3] = &out;
     pthread_mutex_lock(&s->lock);
     st = enqueue(c, s, role, grid, block, v->ptrs, out, host, stream);
     pthread_mutex_unlock(&s->lock);

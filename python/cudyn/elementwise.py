@@ -100,7 +100,7 @@ class ReductionKernel:
     ``i``'s value, ``reduce_expr`` combines two values ``a`` and ``b``, starting
     from ``neutral``.  Calling it returns a :class:`cudyn.gpuarray.GPUArray`
     of shape () and dtype ``dtype_out``; ``.get()`` reads it.  The result is
-    deterministic: no atomics, a fixed order per device and size.
+    deterministic: a fixed order per device and size, whichever block ends last.
 
     ``arguments`` default to ``"const T *in"`` and ``map_expr`` to ``"in[i]"``
     (T from ``dtype_out``).

@@ -473,14 +473,12 @@ void run_surf2d_scale(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_elementwise_saxpy(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot_vec(const struct launch *l) MOCK_INTERNAL;
-void run_cudyn_reduce_dot_final(const struct launch *l) MOCK_INTERNAL;
 /* and of the float32 kernels of python/cudyn/gpuarray.py */
 void run_ga_scalar(const struct launch *l) MOCK_INTERNAL;
 void run_ga_binary(const struct launch *l) MOCK_INTERNAL;
 void run_ga_neg(const struct launch *l) MOCK_INTERNAL;
 void run_ga_fill(const struct launch *l) MOCK_INTERNAL;
 void run_ga_reduce(const struct launch *l) MOCK_INTERNAL;
-void run_ga_reduce_final(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;

@@ -57,15 +57,31 @@ static float thread_dot(const float *x, const float *y, size_t first, size_t str
     return acc;
 }
 
-/* The partials of pass 1; `lanes` 0 is the plain kernel, else each thread
- * takes `lanes` consecutive elements per step, then the tail. */
-static void dot_partials(const struct launch *l, size_t lanes)
+/* The count of blocks done (params[done_at]) must read 0 before a launch,
+ * as the generated code leaves it; the mock never counts (it runs the
+ * blocks in order, so the last is the last), and a count left set would
+ * be a broken buffer: a fault, as a GPU would give a wrong result. */
+static int count_is_clear(const struct launch *l, int done_at)
+{
+    const unsigned int *done = launch_buffer(l, done_at, sizeof *done);
+    if (done && *done != 0)
+        kernel_fault();
+    return done && *done == 0;
+}
+
+/* cudyn_reduce_dot (const float *x, const float *y, size_t n, float
+ * *partials, unsigned int *done, float *out), plain (`lanes` 0) or _vec
+ * (each thread takes `lanes` consecutive elements per step, then the
+ * tail): each block's partial, then what the last block does: thread t
+ * sums partials t, t + blockDim.x, ... and the tree combines them. */
+static void dot_reduce(const struct launch *l, size_t lanes)
 {
     size_t n = SCALAR(size_t, l, 2);
     unsigned int blocks = l->grid[0], threads = l->block[0];
     const float *x = launch_buffer(l, 0, n * sizeof *x), *y = launch_buffer(l, 1, n * sizeof *y);
     float *partials = launch_buffer(l, 3, blocks * sizeof *partials);
-    if (!x || !y || !partials || threads > MAX_BLOCK)
+    float *out = launch_buffer(l, 5, sizeof *out);
+    if (!x || !y || !partials || !out || !count_is_clear(l, 4) || threads > MAX_BLOCK)
         return;
     size_t stride = (size_t)blocks * threads;
     float shared[MAX_BLOCK];
@@ -86,38 +102,24 @@ static void dot_partials(const struct launch *l, size_t lanes)
         }
         partials[b] = block_tree(shared, threads);
     }
+    for (unsigned int t = 0; t < threads; t++) {
+        float acc = 0;
+        for (size_t j = t; j < blocks; j += threads)
+            acc = acc + partials[j];
+        shared[t] = acc;
+    }
+    *out = block_tree(shared, threads);
 }
 
-/* cudyn_reduce_dot(const float *x, const float *y, size_t n, float *partials) */
 void run_cudyn_reduce_dot(const struct launch *l)
 {
-    dot_partials(l, 0);
+    dot_reduce(l, 0);
 }
 
 /* cudyn_reduce_dot_vec: the same, four consecutive floats per step */
 void run_cudyn_reduce_dot_vec(const struct launch *l)
 {
-    dot_partials(l, 4);
-}
-
-/* cudyn_reduce_dot_final(const float *partials, size_t count, float *out):
- * one block; thread t sums partials t, t + blockDim.x, ...; the tree. */
-void run_cudyn_reduce_dot_final(const struct launch *l)
-{
-    size_t count = SCALAR(size_t, l, 1);
-    unsigned int threads = l->block[0];
-    const float *partials = launch_buffer(l, 0, count * sizeof *partials);
-    float *out = launch_buffer(l, 2, sizeof *out);
-    if (!partials || !out || threads > MAX_BLOCK)
-        return;
-    float shared[MAX_BLOCK];
-    for (unsigned int t = 0; t < threads; t++) {
-        float acc = 0;
-        for (size_t j = t; j < count; j += threads)
-            acc = acc + partials[j];
-        shared[t] = acc;
-    }
-    *out = block_tree(shared, threads);
+    dot_reduce(l, 4);
 }
 
 /* ------------------------------------------------ python/cudyn/gpuarray.py
@@ -231,15 +233,17 @@ static float ga_tree(char kind, float *shared, unsigned int threads)
     return shared[0];
 }
 
-/* pass 1 (const float *x, size_t n, float *partials), plain or _vec (four
- * consecutive floats per step, then the tail), in dot_partials' order */
+/* (const float *x, size_t n, float *partials, unsigned int *done, float
+ * *out), plain or _vec (four consecutive floats per step, then the tail),
+ * in dot_reduce's order, the last block's total included */
 void run_ga_reduce(const struct launch *l)
 {
     size_t n = SCALAR(size_t, l, 1);
     unsigned int blocks = l->grid[0], threads = l->block[0];
     const float *x = launch_buffer(l, 0, n * sizeof *x);
     float *partials = launch_buffer(l, 2, blocks * sizeof *partials);
-    if (!x || !partials || threads > MAX_BLOCK)
+    float *out = launch_buffer(l, 4, sizeof *out);
+    if (!x || !partials || !out || !count_is_clear(l, 3) || threads > MAX_BLOCK)
         return;
     char kind = ga_reduce_kind(l->fn->name);
     size_t lanes = strstr(l->fn->name, "_vec") ? 4 : 0;
@@ -263,22 +267,9 @@ void run_ga_reduce(const struct launch *l)
         }
         partials[b] = ga_tree(kind, shared, threads);
     }
-}
-
-/* pass 2 (const float *partials, size_t count, float *out): one block */
-void run_ga_reduce_final(const struct launch *l)
-{
-    size_t count = SCALAR(size_t, l, 1);
-    unsigned int threads = l->block[0];
-    const float *partials = launch_buffer(l, 0, count * sizeof *partials);
-    float *out = launch_buffer(l, 2, sizeof *out);
-    if (!partials || !out || threads > MAX_BLOCK)
-        return;
-    char kind = ga_reduce_kind(l->fn->name);
-    float shared[MAX_BLOCK];
     for (unsigned int t = 0; t < threads; t++) {
         float acc = ga_neutral(kind);
-        for (size_t j = t; j < count; j += threads)
+        for (size_t j = t; j < blocks; j += threads)
             acc = ga_combine(kind, acc, partials[j]);
         shared[t] = acc;
     }
