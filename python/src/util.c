@@ -191,21 +191,48 @@ int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what)
     return -1;
 }
 
-/* Polls query() until it is not NOT_READY: first at once, then in sleeps
- * growing to 1 ms, the GIL released, signals checked between. */
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* How a wait polls, the GIL released throughout.  For the first SPIN_NS
+ * it queries back to back (a query costs a fraction of a microsecond, and
+ * the driver's own default scheduling spins too), so that a short wait
+ * ends within a microsecond of the work: a sleep would end tens of
+ * microseconds late (the kernel's timer slack), which a loop of
+ * 20-microsecond kernels and a synchronize would feel.  After that it
+ * sleeps, from 20 us growing to 1 ms, to leave the CPU to others.
+ * Signals (Ctrl-C) are checked every SLICE_NS at most. */
+#define SPIN_NS 2000000LL
+#define SLICE_NS 1000000LL
+
+/* Polls query() until it is not NOT_READY; its status, or -1 with a
+ * Python exception (a signal handler's) set. */
 static int poll_wait(int (*query)(void *), void *handle)
 {
+    long long start = now_ns();
     long sleep_ns = 20000;
     for (;;) {
         int st;
-        CPY_NOGIL(st, query(handle));
+        Py_BEGIN_ALLOW_THREADS
+        long long slice_end = now_ns() + SLICE_NS;
+        st = query(handle);
+        if (now_ns() - start < SPIN_NS) {
+            while (st == CUDYN_ERROR_NOT_READY && now_ns() < slice_end)
+                st = query(handle);
+        } else if (st == CUDYN_ERROR_NOT_READY) {
+            struct timespec ts = {0, sleep_ns};
+            nanosleep(&ts, NULL);
+            if (sleep_ns < 1000000)
+                sleep_ns *= 2;
+            st = query(handle);
+        }
+        Py_END_ALLOW_THREADS
         if (st != CUDYN_ERROR_NOT_READY)
             return st;
-        if (PyErr_CheckSignals() < 0)
-            return -1;
-        Py_BEGIN_ALLOW_THREADS struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        Py_END_ALLOW_THREADS if (sleep_ns < 1000000) sleep_ns *= 2;
         if (PyErr_CheckSignals() < 0)
             return -1;
     }
