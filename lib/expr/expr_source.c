@@ -325,6 +325,43 @@ char *cudyn__ew_source(const struct cudyn__ew_text *t, const struct cudyn__param
 
 /* ------------------------------------------------------------ reduction */
 
+/* Whether the map text only reads its pointers: then the vectorised pass
+ * may load the next vector before it is done with this one. */
+static bool reads_only(const struct cudyn__param_list *params, const struct cudyn__scan *scan)
+{
+    for (int k = 0; k < params->count; k++)
+        if (params->p[k].pointer && scan->used[k] && params->p[k].writable)
+            return false;
+    return true;
+}
+
+/* "cudyn_v0 = ((const cudyn_vec<float, 4> *)x)[INDEX];" for each pointer
+ * the text indexes, named PREFIX<k>. */
+static void vector_loads(struct src *b, const struct cudyn__param_list *params, const struct cudyn__scan *scan,
+                         int lanes, const char *prefix, const char *index)
+{
+    for (int k = 0; k < params->count; k++) {
+        const struct cudyn__param *p = &params->p[k];
+        if (p->pointer && scan->used[k])
+            add(b, "        cudyn_vec<%s, %d> %s%d = ((const cudyn_vec<%s, %d> *)%s)[%s];\n", p->scalar, lanes, prefix,
+                k, p->scalar, lanes, p->name, index);
+    }
+}
+
+/* The map of each element of the vectors cudyn_v<k> at VECTOR, combined
+ * into cudyn_acc in element order. */
+static void reduce_lanes(struct src *b, const struct cudyn__param_list *params, const struct cudyn__scan *scan,
+                         int lanes, const char *vector)
+{
+    add(b, "#pragma unroll\n"
+           "        for (int cudyn_k = 0; cudyn_k < %d; cudyn_k++) {\n"
+           "            const size_t cudyn_at = %s * %d + cudyn_k;\n"
+           "            cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_at, n",
+        lanes, vector, lanes);
+    call_args(b, params, scan);
+    add(b, "));\n        }\n");
+}
+
 /* The neutral value, the combination of a and b, the map of element i,
  * and the fixed-order tree that combines a block's values. */
 static void reduction_functions(struct src *b, const struct cudyn__red_text *t, const struct cudyn__param_list *params)
@@ -448,7 +485,37 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
     call_args(&b, params, NULL);
     add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
             "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
-    if (scan->lanes) {
+    if (scan->lanes && reads_only(params, scan)) {
+        add(&b, "\n// the same, %d consecutive elements per step, loaded as vectors, two vectors a\n"
+                "// stride apart per step (both loads in flight at once; the order is the one-vector loop's)\n"
+                "extern \"C\" __global__ void cudyn_reduce_%s_vec",
+            lanes, t->name);
+        kernel_params(&b, params, partials);
+        add(&b, "{\n    cudyn_result cudyn_acc = cudyn_neutral();\n"
+                "    const size_t cudyn_stride = (size_t)gridDim.x * blockDim.x;\n"
+                "    const size_t cudyn_first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    const size_t cudyn_vectors = n / %d;\n"
+                "    size_t cudyn_vi = cudyn_first;\n"
+                "    for (; cudyn_vi + cudyn_stride < cudyn_vectors; cudyn_vi += 2 * cudyn_stride) {\n",
+            lanes);
+        vector_loads(&b, params, scan, lanes, "cudyn_v", "cudyn_vi");
+        vector_loads(&b, params, scan, lanes, "cudyn_u", "cudyn_vi + cudyn_stride");
+        reduce_lanes(&b, params, scan, lanes, "cudyn_vi");
+        for (int k = 0; k < params->count; k++)
+            if (params->p[k].pointer && scan->used[k])
+                add(&b, "        cudyn_v%d = cudyn_u%d;\n", k, k);
+        reduce_lanes(&b, params, scan, lanes, "(cudyn_vi + cudyn_stride)");
+        add(&b, "    }\n    if (cudyn_vi < cudyn_vectors) {\n");
+        vector_loads(&b, params, scan, lanes, "cudyn_v", "cudyn_vi");
+        reduce_lanes(&b, params, scan, lanes, "cudyn_vi");
+        add(&b, "    }\n"
+                "    for (size_t cudyn_i = cudyn_vectors * %d + cudyn_first; cudyn_i < n; cudyn_i += cudyn_stride)\n"
+                "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n",
+            lanes);
+        call_args(&b, params, NULL);
+        add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
+                "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
+    } else if (scan->lanes) {
         add(&b, "\n// the same, %d consecutive elements per step, loaded as vectors\n"
                 "extern \"C\" __global__ void cudyn_reduce_%s_vec",
             lanes, t->name);
