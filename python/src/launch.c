@@ -334,6 +334,12 @@ typedef struct {
     PyObject *weakrefs;
 } FunctionObject;
 
+struct launch_opts {
+    cudyn_dim3 grid, block;
+    unsigned int shared;
+    cudyn_stream stream;
+};
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -341,13 +347,12 @@ typedef struct {
     int n;
     int checked; /* its first launch, through a checking pack, went ahead */
     char codes[CPY_MAX_PARAMS + 1];
+    /* grid and block given to prepare(): a call takes only the kernel's
+     * arguments and launches with these, parsing nothing else */
+    int bound;
+    struct launch_opts opts;
+    PyObject *stream; /* the bound stream's object, kept alive; NULL for the default stream */
 } PreparedObject;
-
-struct launch_opts {
-    cudyn_dim3 grid, block;
-    unsigned int shared;
-    cudyn_stream stream;
-};
 
 /* what a failed format check says: the 0-based parameter it names, -2 for
  * a count mismatch, -1 for neither */
@@ -866,11 +871,49 @@ static int translate_format(PyObject *fmt, char *out, int *n)
 
 static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
+/* prepare()'s grid=, block=, shared=, stream=: both or neither of grid and
+ * block; 0 or -1 */
+static int bind_launch(PreparedObject *p, PyObject *grid, PyObject *block, PyObject *shared, PyObject *stream)
+{
+    if (!grid && !block) {
+        if (shared || stream) {
+            PyErr_SetString(PyExc_TypeError, "prepare: shared= and stream= are bound only with grid= and block=");
+            return -1;
+        }
+        return 0;
+    }
+    if (!grid || !block) {
+        PyErr_SetString(PyExc_TypeError, "prepare: give both grid= and block=, or neither");
+        return -1;
+    }
+    if (cpy_dim3(grid, &p->opts.grid, "grid") < 0 || cpy_dim3(block, &p->opts.block, "block") < 0)
+        return -1;
+    if (shared) {
+        unsigned long bytes = PyLong_AsUnsignedLong(shared);
+        if (bytes == (unsigned long)-1 && PyErr_Occurred())
+            return -1;
+        if (bytes > 0xffffffffUL) {
+            cpy_invalid("shared: %lu bytes is too many", bytes);
+            return -1;
+        }
+        p->opts.shared = (unsigned int)bytes;
+    }
+    if (cpy_stream(stream, &p->opts.stream) < 0)
+        return -1;
+    if (stream && stream != Py_None) {
+        Py_INCREF(stream);
+        p->stream = stream;
+    }
+    p->bound = 1;
+    return 0;
+}
+
 static PyObject *fn_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
 {
-    static char *kw[] = {"arg_types", "texrefs", NULL};
-    PyObject *fmt, *texrefs = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:prepare", kw, &fmt, &texrefs))
+    static char *kw[] = {"arg_types", "texrefs", "grid", "block", "shared", "stream", NULL};
+    PyObject *fmt, *texrefs = NULL, *grid = NULL, *block = NULL, *shared = NULL, *stream = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOO:prepare", kw, &fmt, &texrefs, &grid, &block, &shared,
+                                     &stream))
         return NULL;
     PreparedObject *p = PyObject_New(PreparedObject, &PreparedFunction_Type);
     if (!p)
@@ -878,7 +921,10 @@ static PyObject *fn_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
     p->vectorcall = prepared_vectorcall;
     Py_INCREF(fn);
     p->fn = fn;
-    if (translate_format(fmt, p->codes, &p->n) < 0) {
+    p->bound = 0;
+    p->opts = (struct launch_opts){{1, 1, 1}, {1, 1, 1}, 0, NULL};
+    p->stream = NULL;
+    if (bind_launch(p, grid, block, shared, stream) < 0 || translate_format(fmt, p->codes, &p->n) < 0) {
         Py_DECREF(p);
         return NULL;
     }
@@ -914,8 +960,10 @@ static PyMemberDef fn_members[] = {
 };
 static PyMethodDef fn_methods[] = {
     {"prepare", (PyCFunction)(void (*)(void))fn_prepare, METH_VARARGS | METH_KEYWORDS,
-     "prepare(arg_types): a PreparedFunction for hot loops; arg_types is a launch format (\"PPi\", "
-     "\"fppp\") or a sequence of numpy dtypes, checked against the kernel at its first call, before it runs."},
+     "prepare(arg_types, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for hot loops; "
+     "arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy dtypes, checked against the kernel "
+     "at its first call, before it runs.  Called as p(grid, block, *args) (PyCUDA's prepared_call); with grid= "
+     "and block= given here, as p(*args), the launch configuration bound once (cuda.core's LaunchConfig)."},
     {NULL},
 };
 
@@ -954,9 +1002,8 @@ static PyObject *prepared_launch(PreparedObject *p, PyObject *const *args, Py_ss
 }
 
 /* (grid, block, *args, shared=0, stream=None) */
-static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+static PyObject *call_with_geometry(PreparedObject *p, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    PreparedObject *p = (PreparedObject *)self;
     Py_ssize_t n = CPY_VECTORCALL_NARGS(nargsf);
     struct launch_opts o = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
     if (n < 2) {
@@ -970,9 +1017,24 @@ static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size
     return prepared_launch(p, args + 2, n - 2, &o);
 }
 
+/* bound: (*args) with prepare()'s geometry; else (grid, block, *args, ...) */
+static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PreparedObject *p = (PreparedObject *)self;
+    if (!p->bound)
+        return call_with_geometry(p, args, nargsf, kwnames);
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_Format(PyExc_TypeError, "%U: this prepared call has its grid and block bound by prepare(): it takes "
+                     "only the kernel's arguments (prepared_call(grid, block, ...) launches with others)",
+                     p->fn->name);
+        return NULL;
+    }
+    return prepared_launch(p, args, CPY_VECTORCALL_NARGS(nargsf), &p->opts);
+}
+
 static PyObject *prepared_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
 {
-    return prepared_vectorcall((PyObject *)p, args, (size_t)n, kwnames);
+    return call_with_geometry(p, args, (size_t)n, kwnames);
 }
 
 /* PyCUDA's prepared_async_call(grid, block, stream, *args, shared_size=0) */
@@ -994,6 +1056,7 @@ static PyObject *prepared_async_call(PreparedObject *p, PyObject *const *args, P
 static void prepared_dealloc(PreparedObject *p)
 {
     Py_XDECREF(p->fn);
+    Py_XDECREF(p->stream);
     PyObject_Free(p);
 }
 
@@ -1010,8 +1073,20 @@ static PyMethodDef prepared_methods[] = {
      "prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."},
     {NULL},
 };
+static PyObject *prepared_bound(PreparedObject *p, void *c)
+{
+    (void)c;
+    if (!p->bound)
+        Py_RETURN_NONE;
+    return Py_BuildValue("{s:(III),s:(III),s:I,s:O}", "grid", p->opts.grid.x, p->opts.grid.y, p->opts.grid.z,
+                         "block", p->opts.block.x, p->opts.block.y, p->opts.block.z, "shared", p->opts.shared,
+                         "stream", p->stream ? p->stream : Py_None);
+}
+
 static PyGetSetDef prepared_getset[] = {
     {"format", (getter)prepared_format, NULL, "the launch format", NULL},
+    {"bound", (getter)prepared_bound, NULL,
+     "the launch configuration prepare() bound (grid, block, shared, stream) as a dict, or None", NULL},
     {NULL},
 };
 static PyMemberDef prepared_members[] = {
@@ -1026,7 +1101,8 @@ PyTypeObject PreparedFunction_Type = {
     .tp_vectorcall_offset = offsetof(PreparedObject, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
-    .tp_doc = "A kernel with a fixed, checked argument format: p(grid, block, *args, shared=0, stream=None).",
+    .tp_doc = "A kernel with a fixed, checked argument format: p(grid, block, *args, shared=0, stream=None), or "
+              "p(*args) when prepare() bound grid= and block= (and shared=, stream=).",
     .tp_methods = prepared_methods,
     .tp_members = prepared_members,
     .tp_getset = prepared_getset,

@@ -58,6 +58,9 @@ def test_launch_with_arguments_and_prepared_call_leak_nothing(mock_lib):
     p = f.prepare("fPPPQ")
     grown = _growth(lambda: p((1,), (32,), 2.0, x, x, x, 32))
     assert grown < 64 * 1024, grown
+    bound = f.prepare("fPPPQ", grid=(1,), block=(32,), stream=cudyn.Stream())
+    grown = _growth(lambda: bound(2.0, x, x, x, 32))
+    assert grown < 64 * 1024, grown
     cudyn.synchronize()
     assert [sys.getrefcount(o) for o in (x, a, n)] == refs
 

@@ -128,6 +128,37 @@ def test_prepared_call():
     np.testing.assert_array_equal(out.get(), 3 * np.arange(n, dtype=np.float32) + 1)
 
 
+def test_prepared_call_with_its_launch_configuration_bound():
+    import cudyn
+    n = 256
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    stream = cudyn.Stream()
+    p = f.prepare("fPPPQ", grid=(1,), block=(256,), stream=stream)
+    assert p.bound == {"grid": (1, 1, 1), "block": (256, 1, 1), "shared": 0, "stream": stream}
+    assert f.prepare("fPPPQ").bound is None
+    x = cudyn.gpuarray.to_gpu(np.arange(n, dtype=np.float32))
+    y = cudyn.gpuarray.to_gpu(np.ones(n, np.float32))
+    out = cudyn.gpuarray.zeros(n, np.float32)
+    del stream  # the prepared call keeps it
+    p(4.0, x, y, out, n)
+    p.bound["stream"].synchronize()
+    np.testing.assert_array_equal(out.get(), 4 * np.arange(n, dtype=np.float32) + 1)
+    # prepared_call still takes a geometry of its own
+    p.prepared_call((2,), (128,), 5.0, x, y, out, n)
+    cudyn.synchronize()
+    np.testing.assert_array_equal(out.get(), 5 * np.arange(n, dtype=np.float32) + 1)
+    with pytest.raises(TypeError, match="bound by prepare"):
+        p(4.0, x, y, out, n, grid=(2,))
+    with pytest.raises(cudyn.InvalidArgument, match="takes 5 arguments, 7 given"):
+        p((1,), (256,), 4.0, x, y, out, n)
+    with pytest.raises(TypeError, match="both grid= and block="):
+        f.prepare("fPPPQ", grid=(1,))
+    with pytest.raises(TypeError, match="only with grid= and block="):
+        f.prepare("fPPPQ", shared=16)
+    with pytest.raises(TypeError, match="grid must be"):
+        f.prepare("fPPPQ", grid="x", block=(1,))
+
+
 def test_templates_are_refused_by_the_mock_nvrtc_with_its_reason():
     # the mock NVRTC reads no templates; name expressions run on a GPU (test_gpu.py)
     import cudyn
