@@ -84,13 +84,15 @@ HOW = {
 HOW["elementwise"] = ("a kernel generated from the expression y[i] = a * x[i] + y[i] (in place: reads x and y,"
                       " writes y): cudyn_elementwise_* / CuPy's ElementwiseKernel; one launch timed with events,"
                       " median of 21 after a warm-up")
-HOW["reduction"] = ("the dot product of two vectors into device memory, deterministic in cudyn (two launches, no"
-                    " atomics): cudyn_reduction_* / CuPy's ReductionKernel; timed as the row above")
+HOW["reduction"] = ("the dot product of two vectors into device memory, deterministic in cudyn (one launch, the"
+                    " last block combining the partials in a fixed order): cudyn_reduction_* / CuPy's"
+                    " ReductionKernel; timed as the row above")
 HOW["import"] = ("a fresh interpreter with numpy imported first times `import MODULE` alone, median of 5: cudyn,"
                  " cuda.bindings.driver (cuda-python), cupy")
 HOW["import_core"] = "as the row above for cuda.core (the cudyn column repeats `import cudyn`)"
-HOW["launch_prepared"] = ("the launch loop above through a prepared call (Function.prepare), no argument"
-                          " discovery; the C columns of the launch row are the reference")
+HOW["launch_prepared"] = ("the launch loop above through a prepared call whose launch configuration is bound once"
+                          " (p = Function.prepare(\"\", grid=, block=), then p()): no argument discovery, no"
+                          " geometry parsed per call; the C columns of the launch row are the reference")
 for _suffix, _n in (("", "2^24"), ("_small", "2^10")):
     for _op, _text in (("2x", "2*x"), ("axpy", "a*x + y (two kernels, as written)"), ("sum", "sum(x)"),
                        ("dot", "dot(x, y)")):
@@ -222,9 +224,9 @@ def worker_cudyn(args, put):
         return
     np = ps.import_or_skip("numpy")
     kernel = cudyn.SourceModule(EMPTY_SOURCE, no_extern_c=True).get_function("empty")
-    prepared = kernel.prepare("")
     sync = cudyn.synchronize
     grid = block = (1, 1, 1)
+    prepared = kernel.prepare("", grid=grid, block=block)
     for _ in range(1000):
         kernel(grid=grid, block=block)
     sync()
@@ -236,7 +238,7 @@ def worker_cudyn(args, put):
 
     def prepared_launches(count):
         for _ in range(count):
-            prepared(grid, block)
+            prepared()
         sync()
 
     measure(args, put, launches, None)
