@@ -38,14 +38,36 @@ void run_cudyn_elementwise_saxpy(const struct launch *l)
         y[i] = a * x[i] + y[i];
 }
 
-/* cudyn_block_reduce: the block's values combined by halving, as the
- * generated tree does (blockDim.x a power of two). */
+/* cudyn_block_reduce's order (blockDim.x a power of two): halving within
+ * each warp of 32 values, then halving over the warps' results.  `combine`
+ * is the reduce expression. */
+static float warp_tree(float *v, unsigned int threads, float (*combine)(char, float, float), char kind)
+{
+    unsigned int width = threads < 32 ? threads : 32;
+    for (unsigned int w = 0; w < threads; w += width)
+        for (unsigned int h = width / 2; h > 0; h /= 2)
+            for (unsigned int t = 0; t < h; t++)
+                v[w + t] = combine(kind, v[w + t], v[w + t + h]);
+    if (threads <= 32)
+        return v[0];
+    unsigned int warps = threads / 32;
+    for (unsigned int k = 1; k < warps; k++) /* each warp's result, gathered */
+        v[k] = v[k * 32];
+    for (unsigned int h = warps / 2; h > 0; h /= 2)
+        for (unsigned int t = 0; t < h; t++)
+            v[t] = combine(kind, v[t], v[t + h]);
+    return v[0];
+}
+
+static float add(char kind, float a, float b)
+{
+    (void)kind;
+    return a + b;
+}
+
 static float block_tree(float *shared, unsigned int threads)
 {
-    for (unsigned int h = threads / 2; h > 0; h /= 2)
-        for (unsigned int t = 0; t < h; t++)
-            shared[t] = shared[t] + shared[t + h];
-    return shared[0];
+    return warp_tree(shared, threads, add, '+');
 }
 
 /* One thread's sum of x[i] * y[i] over i = first, first + stride, ... < n. */
@@ -227,10 +249,7 @@ static float ga_combine(char kind, float a, float b)
 
 static float ga_tree(char kind, float *shared, unsigned int threads)
 {
-    for (unsigned int h = threads / 2; h > 0; h /= 2)
-        for (unsigned int t = 0; t < h; t++)
-            shared[t] = ga_combine(kind, shared[t], shared[t + h]);
-    return shared[0];
+    return warp_tree(shared, threads, ga_combine, kind);
 }
 
 /* (const float *x, size_t n, float *partials, unsigned int *done, float
