@@ -76,7 +76,8 @@ HOW = {
              " floats and exit, nothing else; what the driver's start-up and teardown cost any SAXPY process, timed"
              " as the row above, interleaved with it",
     "launch": "{launches} launches of an empty kernel on the default stream and one synchronisation, timed whole;"
-              " median of {rounds} rounds. cuLaunchKernel / cudyn_launch / driver.cuLaunchKernel / a RawKernel call",
+              " median of {rounds} rounds, every column's process pinned to the same CPU. cuLaunchKernel /"
+              " cudyn_launch / driver.cuLaunchKernel / a RawKernel call",
     "call": "a query of the idle default stream, {calls} calls per round, median of {rounds} rounds. cuStreamQuery /"
             " cudyn_stream_query / driver.cuStreamQuery / cupy.cuda.runtime.streamQuery; the Python columns"
             " include the interpreter's loop",
@@ -336,11 +337,46 @@ def worker(args):
 
 # ------------------------------------------------------------ running things
 
+def gpu_local_cpu():
+    """One CPU next to the GPU, for the processes that time launch loops:
+    the first CPU this process may use that sysfs lists as local to the
+    first NVIDIA PCI device (device 0 on the usual bus-ordered machine),
+    else the first CPU it may use; None where affinity cannot be set.
+    Every launch loop, C or Python, runs pinned to that one CPU, so the
+    rows compare the code and not where the scheduler put each process (a
+    doorbell write from the far socket costs more)."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    local = set()
+    try:
+        root = "/sys/bus/pci/drivers/nvidia"
+        devices = sorted(d for d in os.listdir(root) if ":" in d)
+        with open(os.path.join(root, devices[0], "local_cpulist")) as f:
+            for part in f.read().strip().split(","):
+                first, _, last = part.partition("-")
+                local.update(range(int(first), int(last or first) + 1))
+    except (OSError, IndexError, ValueError):
+        pass
+    near = [c for c in allowed if c in local]
+    return (near or allowed or [None])[0]
+
+
+LAUNCH_CPU = []  # [the CPU] once collect() has chosen it
+
+
+def pin_to_launch_cpu():
+    if LAUNCH_CPU and LAUNCH_CPU[0] is not None:
+        os.sched_setaffinity(0, {LAUNCH_CPU[0]})
+
+
 def run_lines(argv, env=None, timeout=600):
-    """Runs a helper; (its key/value lines as a dict, an error or None)."""
+    """Runs a helper pinned to the launch CPU; (its key/value lines as a
+    dict, an error or None)."""
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout,
-                           universal_newlines=True)
+                           universal_newlines=True, preexec_fn=pin_to_launch_cpu)
     except (OSError, subprocess.SubprocessError) as e:
         return {}, f"{os.path.basename(argv[0])}: {one_line(e)}"
     facts = {}
@@ -433,7 +469,7 @@ def collect(args):
         "schema": SCHEMA,
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": {"cpu": cpu_model(), "gpu": None, "compute_capability": None, "driver_version": None,
-                    "driver_path": None, "mock": False},
+                    "driver_path": None, "mock": False, "launch_cpu": None},
         "versions": {"cudyn": None, "cudyn Python": None, "cuda-python": None, "cupy": None,
                      "python": platform.python_version()},
         "nvrtc_path": None,
@@ -454,6 +490,8 @@ def collect(args):
     # the C columns, in one process; they say which driver the run is on
     note("direct C and cudyn: launch loop and trivial call")
     counts = ["--launches", str(args.launches), "--calls", str(args.calls), "--rounds", str(args.rounds)]
+    LAUNCH_CPU[:] = [gpu_local_cpu()]
+    report["machine"]["launch_cpu"] = LAUNCH_CPU[0]
     facts, error = run_lines([args.peers_c] + counts)
     m = report["machine"]
     mock = facts.get("mock") == "1"
@@ -599,7 +637,8 @@ def render_table(report):
     out.append("make bench-peers: the same work through direct C, cudyn, cuda-python and CuPy, in one run"
                " (lower is better)")
     out.append(f"{'date':12} {report['date']}")
-    out.append(f"{'CPU':12} {m['cpu']}")
+    out.append(f"{'CPU':12} {m['cpu']}" + (f"; launch loops pinned to CPU {m['launch_cpu']} (next to the GPU where"
+                                           " sysfs tells)" if m.get("launch_cpu") is not None else ""))
     if m["mock"]:
         out.append(f"{'GPU':12} none: the C columns ran on the mock driver ({m['driver_path']});"
                    " the numbers are cudyn's own cost only")
