@@ -459,6 +459,20 @@ static int kw_is(PyObject *name, PyObject *interned)
             name != kw_shared_size && name != kw_time_kernel && PyUnicode_Compare(name, interned) == 0);
 }
 
+/* shared= (bytes of dynamic shared memory); 0 or -1 */
+static int parse_shared(PyObject *v, unsigned int *out)
+{
+    unsigned long bytes = PyLong_AsUnsignedLong(v);
+    if (bytes == (unsigned long)-1 && PyErr_Occurred())
+        return -1;
+    if (bytes > 0xffffffffUL) {
+        cpy_invalid("shared: %lu bytes is too many", bytes);
+        return -1;
+    }
+    *out = (unsigned int)bytes;
+    return 0;
+}
+
 /* reads grid=, block=, shared=, stream= from the keywords; 0 or -1 */
 static int parse_kw(PyObject *const *kwvalues, PyObject *kwnames, struct launch_opts *o, const char *who)
 {
@@ -472,14 +486,8 @@ static int parse_kw(PyObject *const *kwvalues, PyObject *kwnames, struct launch_
             if (cpy_dim3(v, &o->block, "block") < 0)
                 return -1;
         } else if (kw_is(k, kw_shared) || kw_is(k, kw_shared_size)) {
-            unsigned long s = PyLong_AsUnsignedLong(v);
-            if (s == (unsigned long)-1 && PyErr_Occurred())
+            if (parse_shared(v, &o->shared) < 0)
                 return -1;
-            if (s > 0xffffffffUL) {
-                cpy_invalid("shared: %lu bytes is too many", s);
-                return -1;
-            }
-            o->shared = (unsigned int)s;
         } else if (kw_is(k, kw_stream)) {
             if (cpy_stream(v, &o->stream) < 0)
                 return -1;
@@ -888,16 +896,8 @@ static int bind_launch(PreparedObject *p, PyObject *grid, PyObject *block, PyObj
     }
     if (cpy_dim3(grid, &p->opts.grid, "grid") < 0 || cpy_dim3(block, &p->opts.block, "block") < 0)
         return -1;
-    if (shared) {
-        unsigned long bytes = PyLong_AsUnsignedLong(shared);
-        if (bytes == (unsigned long)-1 && PyErr_Occurred())
-            return -1;
-        if (bytes > 0xffffffffUL) {
-            cpy_invalid("shared: %lu bytes is too many", bytes);
-            return -1;
-        }
-        p->opts.shared = (unsigned int)bytes;
-    }
+    if (shared && parse_shared(shared, &p->opts.shared) < 0)
+        return -1;
     if (cpy_stream(stream, &p->opts.stream) < 0)
         return -1;
     if (stream && stream != Py_None) {
