@@ -390,7 +390,9 @@ struct cudyn_nvml_device {
     char driver_version[80];        /* the driver's release, "580.65.06" */
     /* Appended: the CPUs nearest the GPU, as NVML tells them
      * (nvmlDeviceGetCpuAffinity: the CPUs of the GPU's NUMA node), for a
-     * process that wants its threads next to its GPU.  One bit per CPU,
+     * process that wants its threads next to its GPU.  They are part of
+     * the GPU's record, so a listing of every GPU has them too; a program
+     * that knows its CUDA ordinal asks cudyn_nvml_device_for_ordinal.  One bit per CPU,
      * CPU c at bit c % CUDYN_NVML_CPU_WORD_BITS of word
      * c / CUDYN_NVML_CPU_WORD_BITS, the layout of glibc's cpu_set_t; CPUs
      * numbered CUDYN_NVML_MAX_CPUS and above are not reported.  Whether
@@ -427,8 +429,9 @@ CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out);
  * name it): the question a program that has chosen its device asks, "which
  * CPUs are next to my GPU?" (cpu_affinity), without matching NVML's
  * indices to CUDA's itself.  The two are matched by UUID, so ordinals are
- * those this process sees (CUDA_VISIBLE_DEVICES is respected).  Unlike the
- * two calls above it loads the CUDA driver (cuInit), for the UUID.
+ * those this process sees (CUDA_VISIBLE_DEVICES is respected).  Unlike
+ * cudyn_nvml_device_count and cudyn_nvml_device_info it loads the CUDA
+ * driver (cuInit), for the UUID.
  * CUDYN_ERROR_INVALID_DEVICE for an ordinal CUDA does not have;
  * CUDYN_ERROR_NOT_FOUND when no GPU NVML sees has the device's UUID;
  * other failures as cudyn_nvml_device_info.  cpu_affinity_status, not the
