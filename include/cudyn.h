@@ -392,8 +392,8 @@ struct cudyn_nvml_device {
      * (nvmlDeviceGetCpuAffinity: the CPUs of the GPU's NUMA node), for a
      * process that wants its threads next to its GPU.  They are part of
      * the GPU's record, so a listing of every GPU has them too; a program
-     * that knows its CUDA ordinal asks cudyn_nvml_device_for_ordinal.  One bit per CPU,
-     * CPU c at bit c % CUDYN_NVML_CPU_WORD_BITS of word
+     * that knows its CUDA ordinal asks cudyn_nvml_device_for_ordinal.
+     * One bit per CPU, CPU c at bit c % CUDYN_NVML_CPU_WORD_BITS of word
      * c / CUDYN_NVML_CPU_WORD_BITS, the layout of glibc's cpu_set_t; CPUs
      * numbered CUDYN_NVML_MAX_CPUS and above are not reported.  Whether
      * NVML could tell is a status of its own, not a failure of the call:
