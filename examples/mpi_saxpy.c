@@ -2,16 +2,22 @@
  * mpi_saxpy.c - MPI and cudyn, one rank per GPU, in the pattern of PyCUDA's
  * documentation: rank 0 scatters a vector, every rank scales its part on
  * its GPU, x <- 0.9 * x, K times (a SAXPY with y = 0), and rank 0 gathers
- * the parts, checks them bit for bit and prints the time.
+ * the parts, checks them bit for bit and prints the time.  Each rank binds
+ * its threads to the CPUs next to its GPU where NVML tells them
+ * (bind_near_gpu.h; --no-bind leaves them as the launcher put them).
  *
  * Build: mpicc mpi_saxpy.c $(pkg-config --cflags --libs cudyn)
- * Run:   mpirun -n 2 ./mpi_saxpy [floats per rank] [K]
+ * Run:   mpirun -n 2 ./mpi_saxpy [--no-bind] [floats per rank] [K]
  */
+#define _GNU_SOURCE /* sched_setaffinity, in bind_near_gpu.h */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cudyn.h>
+
+#include "bind_near_gpu.h"
 
 /* x[i] = a * x[i]: in float on the GPU, so the host can repeat it exactly. */
 static const char scale_source[] =
@@ -41,12 +47,20 @@ int main(int argc, char **argv)
     int ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    const size_t per_rank = argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22;
-    const int steps = argc > 2 ? atoi(argv[2]) : 100;
+    const char *numbers[2] = {NULL, NULL};
+    int bind = 1, positional = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--no-bind") == 0)
+            bind = 0;
+        else if (positional < 2)
+            numbers[positional++] = argv[i];
+    }
+    const size_t per_rank = numbers[0] ? strtoull(numbers[0], NULL, 10) : (size_t)1 << 22;
+    const int steps = numbers[1] ? atoi(numbers[1]) : 100;
     const float a = 0.9f;
     if (per_rank == 0 || per_rank > (size_t)1 << 28 || steps < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpi_saxpy [floats per rank, 1 .. 2^28] [steps]\n");
+            fprintf(stderr, "usage: mpi_saxpy [--no-bind] [floats per rank, 1 .. 2^28] [steps]\n");
         MPI_Finalize();
         return 2;
     }
@@ -68,6 +82,9 @@ int main(int argc, char **argv)
     struct cudyn_device_info info = {.size = sizeof info};
     CHECK(cudyn_device_info(device, &info));
     printf("rank %d of %d: device %d (%s)\n", rank, ranks, device, info.name);
+    char binding[1024];
+    bind_near_gpu(device, bind, binding, sizeof binding);
+    printf("rank %d: %s\n", rank, binding);
 
     /* Rank 0 owns the whole vector; the others only their part. */
     float *all = NULL, *part = malloc(per_rank * sizeof *part);

@@ -14,12 +14,15 @@
  * against the same steps on the host and prints its hash.
  *
  * The device is chosen from the launcher's local rank before MPI_Init
- * (cudyn_device_use_local), as a GPU job should.
+ * (cudyn_device_use_local), as a GPU job should, and the process's threads
+ * are bound to the CPUs next to it where NVML tells them (bind_near_gpu.h;
+ * --no-bind leaves them as the launcher put them).
  *
  * Build: mpicc mpi_stencil.c $(pkg-config --cflags --libs cudyn)
- * Run:   mpirun -n 2 ./mpi_stencil [--path=auto|staged|cuda-aware|ipc] [nx ny steps]
+ * Run:   mpirun -n 2 ./mpi_stencil [--path=auto|staged|cuda-aware|ipc] [--no-bind] [nx ny steps]
  *        srun -n 2 --gpus-per-task=1 ./mpi_stencil --path=staged
  */
+#define _GNU_SOURCE /* sched_setaffinity, in bind_near_gpu.h */
 #include <mpi.h>
 #if defined(__has_include)
 #if __has_include(<mpi-ext.h>)
@@ -32,6 +35,8 @@
 #include <string.h>
 
 #include <cudyn.h>
+
+#include "bind_near_gpu.h"
 
 static const char jacobi_source[] =
     "extern \"C\" __global__ void jacobi(const float *in, float *out, int nx, int rows)\n"
@@ -218,9 +223,18 @@ int main(int argc, char **argv)
         if (e.message[0]) /* a warning: local ranks share this GPU */
             fprintf(stderr, "mpi_stencil: %s\n", e.message);
     }
+    /* Then the CPUs next to it, before MPI_Init starts MPI's threads
+     * (they inherit the binding); said once the rank is known. */
+    int bind = 1;
+    for (int i = 1; i < argc; i++)
+        bind &= strcmp(argv[i], "--no-bind") != 0;
+    char binding[1024];
+    bind_near_gpu(device, bind, binding, sizeof binding);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    printf("rank %d: %s\n", rank, binding);
+    fflush(stdout);
 
     const char *asked = "auto";
     int nx = 256, ny = 256, steps = 100, positional = 0, assume_aware = 0;
@@ -229,13 +243,15 @@ int main(int argc, char **argv)
             asked = argv[i] + 7;
         else if (strcmp(argv[i], "--assume-cuda-aware") == 0)
             assume_aware = 1; /* for the mock driver, whose device memory is host memory */
+        else if (strcmp(argv[i], "--no-bind") == 0)
+            continue; /* read before MPI_Init */
         else if (positional < 3)
             *(positional++ == 0 ? &nx : positional == 2 ? &ny : &steps) = atoi(argv[i]);
     }
     if (nx < 3 || nx > 1 << 16 || ny < ranks || ny > 1 << 16 || steps < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpi_stencil [--path=auto|staged|cuda-aware|ipc] [nx >= 3] [ny >= ranks] "
-                            "[steps]\n");
+            fprintf(stderr, "usage: mpi_stencil [--path=auto|staged|cuda-aware|ipc] [--no-bind] [nx >= 3] "
+                            "[ny >= ranks] [steps]\n");
         MPI_Finalize();
         return 2;
     }

@@ -371,6 +371,9 @@ CUDYN_API int cudyn_device_count(int *count);
  * device whose instances (mig_uuids) are what CUDA shows instead.
  */
 #define CUDYN_NVML_MAX_MIG 8 /* MIG instances reported per GPU (7 at most today) */
+#define CUDYN_NVML_MAX_CPUS 1024 /* CPUs cpu_affinity can name, as a cpu_set_t */
+#define CUDYN_NVML_CPU_WORD_BITS (8 * sizeof(unsigned long))
+#define CUDYN_NVML_CPU_WORDS (CUDYN_NVML_MAX_CPUS / CUDYN_NVML_CPU_WORD_BITS)
 struct cudyn_nvml_device {
     size_t size;                    /* set by the caller */
     int index;                      /* NVML's index, 0 .. count-1 */
@@ -385,6 +388,23 @@ struct cudyn_nvml_device {
     int mig_count;                  /* MIG instances (at most CUDYN_NVML_MAX_MIG) */
     char mig_uuids[CUDYN_NVML_MAX_MIG][96]; /* "MIG-xxxxxxxx-..." each */
     char driver_version[80];        /* the driver's release, "580.65.06" */
+    /* Appended: the CPUs nearest the GPU, as NVML tells them
+     * (nvmlDeviceGetCpuAffinity: the CPUs of the GPU's NUMA node), for a
+     * process that wants its threads next to its GPU.  They are part of
+     * the GPU's record, so a listing of every GPU has them too; a program
+     * that knows its CUDA ordinal asks cudyn_nvml_device_for_ordinal.
+     * One bit per CPU, CPU c at bit c % CUDYN_NVML_CPU_WORD_BITS of word
+     * c / CUDYN_NVML_CPU_WORD_BITS, the layout of glibc's cpu_set_t; CPUs
+     * numbered CUDYN_NVML_MAX_CPUS and above are not reported.  Whether
+     * NVML could tell is a status of its own, not a failure of the call:
+     * CUDYN_OK (cpu_affinity is NVML's answer, cpu_count > 0),
+     * CUDYN_ERROR_NOT_SUPPORTED (NVML cannot tell for this GPU, or named
+     * no CPU), CUDYN_ERROR_SYMBOL_NOT_FOUND (this NVML, of an old driver,
+     * has no nvmlDeviceGetCpuAffinity).  Mask and count are 0 unless
+     * CUDYN_OK.  Other NVML failures fail the call as any other field's. */
+    int cpu_affinity_status;
+    int cpu_count;                  /* CPUs set in cpu_affinity */
+    unsigned long cpu_affinity[CUDYN_NVML_CPU_WORDS];
 };
 
 /* *count = the GPUs NVML sees (all of the machine's; 0 is CUDYN_OK).
@@ -403,6 +423,21 @@ CUDYN_API int cudyn_nvml_device_count(int *count);
  * smaller than a size_t; other failures as cudyn_nvml_device_count.  A
  * GPU without MIG is not an error: mig_mode is -1. */
 CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out);
+/*
+ * Fills *out as cudyn_nvml_device_info does, for the GPU that CUDA device
+ * `ordinal` is (a MIG instance: the GPU it is part of, whose mig_uuids
+ * name it): the question a program that has chosen its device asks, "which
+ * CPUs are next to my GPU?" (cpu_affinity), without matching NVML's
+ * indices to CUDA's itself.  The two are matched by UUID, so ordinals are
+ * those this process sees (CUDA_VISIBLE_DEVICES is respected).  Unlike
+ * cudyn_nvml_device_count and cudyn_nvml_device_info it loads the CUDA
+ * driver (cuInit), for the UUID.
+ * CUDYN_ERROR_INVALID_DEVICE for an ordinal CUDA does not have;
+ * CUDYN_ERROR_NOT_FOUND when no GPU NVML sees has the device's UUID;
+ * other failures as cudyn_nvml_device_info.  cpu_affinity_status, not the
+ * return value, says whether NVML knows the CPUs.
+ */
+CUDYN_API int cudyn_nvml_device_for_ordinal(int ordinal, struct cudyn_nvml_device *out);
 
 /* Device description.  Integers are in base units (bytes, kHz). */
 struct cudyn_device_info {

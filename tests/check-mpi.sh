@@ -3,8 +3,11 @@
 # mock devices (the third rank shares device 0), and 2 ranks on the real
 # GPUs when the machine has them.  examples/mpi_stencil the same way, with
 # each halo-exchange path: its result must be the same bits (the same
-# hash) on 1, 2 and 3 ranks and by every path.  Skips without an MPI build (configure
-# found no mpicc, or --without-mpi) or without mpirun.
+# hash) on 1, 2 and 3 ranks and by every path.  Every rank binds its
+# threads to the CPUs the NVML mock puts next to its GPU (a line per rank
+# says which), within what the launcher allows and never beyond it.  Skips
+# without an MPI build (configure found no mpicc, or --without-mpi) or
+# without mpirun.
 . "$top_srcdir/tests/common.sh"
 example="$top_builddir/examples/mpi_saxpy"
 if [ -z "${MPIRUN:-}" ] || [ ! -x "$example" ]; then
@@ -22,11 +25,13 @@ nvrtc=$(CUDYN_LIBCUDA="$MOCK_LIBCUDA" "$probe" info | sed -n 's/^nvrtc_status=//
 # Open MPI refuses to run as root unless told twice, starts more ranks than
 # there are cores only with --oversubscribe, and gives the ranks the
 # variables named with -x (every rank loads the mock through them).
+# Open MPI's own binding (a core per rank for 2 ranks) is turned off, so
+# that the examples' binding is what the lines show.
 mpi=("$MPIRUN")
 openmpi=0
 "$MPIRUN" --version 2>&1 | grep -q 'Open MPI' && openmpi=1
 if [ $openmpi = 1 ]; then
-    mpi+=(--oversubscribe)
+    mpi+=(--oversubscribe --bind-to none)
     if [ "$(id -u)" = 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
@@ -67,14 +72,39 @@ stencil_hashes() {
     done
 }
 
-# on the mock: every rank loads it and sees the same two devices
-mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR)
+# on the mock: every rank loads it and sees the same two devices, and the
+# NVML mock puts GPU 0 next to the first CPU this process may use and GPU
+# 1 next to the second (the first again on a machine of one CPU)
+mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR CUDYN_LIBNVML MOCK_NVML_CPUS)
+read -r cpu0 cpu1 < <(/usr/bin/python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1] if len(c) < 2 else c[1])')
 export CUDYN_LIBCUDA="$MOCK_LIBCUDA" MOCK_CUDA_DEVICES="A:90,B:90"
+export CUDYN_LIBNVML="$top_builddir/tests/mock/nvml/.libs/libnvidia-ml.so.1" MOCK_NVML_CPUS="0:$cpu0;1:$cpu1"
 run_ranks 2 "${mock_vars[@]}" -- 100000 20
 expect_line "$out" "rank 0 of 2: device 0 (A)"
 expect_line "$out" "rank 1 of 2: device 1 (B)"
+expect_line "$out" "rank 0: device 0, CPUs $cpu0 (NVML affinity)"
+expect_line "$out" "rank 1: device 1, CPUs $cpu1 (NVML affinity)"
 run_ranks 3 "${mock_vars[@]}" -- 100000 20
 expect_line "$out" "rank 2 of 3: device 0 (A)"
+expect_line "$out" "rank 2: device 0, CPUs $cpu0 (NVML affinity)"
+# what is not bound, and why: --no-bind; NVML cannot tell (a GPU it has
+# no CPUs for); a launcher's binding is narrowed, never widened (the
+# ranks may use only the first CPU: GPU 0 near both gets it, GPU 1 near
+# the second alone is left as it was)
+run_ranks 2 "${mock_vars[@]}" -- --no-bind 1000 2
+expect_match "$out" "^rank 1: device 1, CPUs [-0-9,]* \(not bound: --no-bind\)$"
+MOCK_NVML_CPUS="0:$cpu0" run_ranks 2 "${mock_vars[@]}" -- 1000 2
+expect_line "$out" "rank 0: device 0, CPUs $cpu0 (NVML affinity)"
+expect_match "$out" "^rank 1: device 1, CPUs [-0-9,]* \(not bound: NVML cannot tell which CPUs are next to this GPU\)$"
+if [ "$cpu0" != "$cpu1" ] && command -v taskset >/dev/null; then
+    mpi=(taskset -c "$cpu0" "${mpi[@]}")
+    both="$cpu0,$cpu1"
+    [ "$cpu1" = $((cpu0 + 1)) ] && both="$cpu0-$cpu1" # as a cpulist
+    MOCK_NVML_CPUS="0:$cpu0,$cpu1;1:$cpu1" run_ranks 2 "${mock_vars[@]}" -- 1000 2
+    expect_line "$out" "rank 0: device 0, CPUs $cpu0 (NVML affinity, within the CPUs already allowed; NVML's: $both)"
+    expect_line "$out" "rank 1: device 1, CPUs $cpu0 (not bound: NVML's CPUs $cpu1 are none of those this process may use)"
+    mpi=("${mpi[@]:3}")
+fi
 # the stencil: the mock's device memory is host memory, so the CUDA-aware
 # path runs there when told to assume it; the IPC path maps the
 # neighbours' memfds
@@ -84,14 +114,17 @@ if [ -x "$stencil" ]; then
     stencil_hashes "${mock_vars[@]}" -- staged: ipc: cuda-aware:--assume-cuda-aware
     run_ranks 3 "${mock_vars[@]}" -- --path=staged 96 64 25
     expect_match "$out" "local rank 2 \(OMPI_COMM_WORLD_LOCAL_RANK\) uses device 0 of 2, which other local ranks share"
+    expect_line "$out" "rank 1: device 1, CPUs $cpu1 (NVML affinity)"
+    expect_line "$out" "rank 2: device 0, CPUs $cpu0 (NVML affinity)"
     example="$top_builddir/examples/mpi_saxpy"
 fi
-unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES
+unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS
 
 # on the GPUs, with the real NVRTC
 if [ "$nvrtc" = CUDYN_OK ] && have_real_driver &&
     env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
     LD_LIBRARY_PATH= run_ranks 2 CUDYN_CACHE_DIR --
+    expect_match "$out" "^rank 1: device [0-9]+, CPUs [-0-9,]+ \((NVML affinity|not bound: )"
     if [ -x "$stencil" ]; then
         example=$stencil
         LD_LIBRARY_PATH= stencil_hashes CUDYN_CACHE_DIR -- staged: ipc:

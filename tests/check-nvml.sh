@@ -2,7 +2,8 @@
 # cudainfo --nvml and the library's cudyn_nvml_* under it, on the CUDA
 # mock and the NVML mock (tests/mock/mock_nvml.c): several GPUs, MIG
 # instances, NVML seeing GPUs CUDA does not (CUDA_VISIBLE_DEVICES), no
-# NVML, a fault in NVML, and the listing after a failed cuInit.
+# NVML, a fault in NVML, the listing after a failed cuInit, and each GPU's
+# CPU affinity (known, unknown, an NVML without the function).
 . "$top_srcdir/tests/common.sh"
 nvml="$top_builddir/tests/mock/nvml/.libs/libnvidia-ml.so.1"
 [ -e "$nvml" ] || { echo "SKIP: the NVML mock is not built"; exit 77; }
@@ -16,6 +17,24 @@ expect_line "$out" "NVML: 2 GPUs, driver 575.57.08 (without cuInit)"
 expect_line "$out" "  [nvml 0] NVIDIA H100 80GB HBM3  GPU-10111213-1415-1617-1819-1a1b1c1d1e1f  0000:17:00.0  0.2 GiB  MIG not supported  CUDA ordinal: 0"
 expect_line "$out" "  [nvml 1] NVIDIA A100-SXM4-40GB  GPU-20212223-2425-2627-2829-2a2b2c2d2e2f  0000:18:00.0  0.2 GiB  MIG not supported  CUDA ordinal: 1"
 expect_no_match "$out" "differ"
+expect_line "$(printf '%s\n' "$out" | grep -c '^      CPU affinity: unknown (NVML cannot tell)$')" "2"
+
+# the CPUs next to each GPU, where NVML tells them
+MOCK_NVML_CPUS="0:0-15,32-47;1:16" expect_exit 0 "$cudainfo" --nvml
+expect_line "$out" "      CPU affinity: 0-15,32-47 (32 CPUs)"
+expect_line "$out" "      CPU affinity: 16 (1 CPU)"
+json=$(MOCK_NVML_CPUS="0:0-15,32-47" "$cudainfo" --json --nvml)
+keep_json cudainfo/2 "$json"
+expect_line "$(printf '%s' "$json" | json_of '[g["cpu_affinity"] for g in d["nvml"]["gpus"]]')" '["0-15,32-47", null]'
+# an old driver's NVML, without nvmlDeviceGetCpuAffinity: the rest as before
+CUDYN_LIBNVML="$top_builddir/tests/mock/nvml_old/.libs/libnvidia-ml.so.1" MOCK_NVML_CPUS="0:0" \
+    expect_exit 0 "$cudainfo" --nvml
+expect_line "$out" "  [nvml 0] NVIDIA H100 80GB HBM3  GPU-10111213-1415-1617-1819-1a1b1c1d1e1f  0000:17:00.0  0.2 GiB  MIG not supported  CUDA ordinal: 0"
+expect_line "$(printf '%s\n' "$out" | grep -c '^      CPU affinity: unknown (this NVML has no nvmlDeviceGetCpuAffinity)$')" "2"
+# what the mock cannot emulate it refuses, and cudainfo says NVML failed
+MOCK_NVML_CPUS="0:3-1" expect_exit 7 "$cudainfo" --nvml
+expect_match "$out" "mock NVML: cannot emulate a CPU range"
+expect_match "$out" "nvmlDeviceGetCpuAffinity returned 999"
 # without --nvml, NVML is not asked
 expect_exit 0 "$cudainfo"
 expect_no_match "$out" "^NVML"
@@ -23,6 +42,7 @@ expect_no_match "$out" "^NVML"
 # JSON: under "nvml", the same facts
 json=$("$cudainfo" --json --nvml)
 expect_line "$?" "0"
+keep_json cudainfo/2 "$json"
 expect_line "$(printf '%s' "$json" | json_of 'd["nvml"]["available"], d["nvml"]["driver_version"], d["nvml"]["differs"]')" '[true, "575.57.08", null]'
 expect_line "$(printf '%s' "$json" | json_of '[(g["uuid"], g["pci_bus_id"], g["cuda_ordinal"], g["mig_mode"]) for g in d["nvml"]["gpus"]]')" \
     '[["GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", "0000:17:00.0", 0, "not supported"], ["GPU-20212223-2425-2627-2829-2a2b2c2d2e2f", "0000:18:00.0", 1, "not supported"]]'
@@ -65,7 +85,8 @@ expect_match "$out" "^NVML: not available "
 
 # a fault in each NVML call the listing makes: its code, name and text
 for fn in nvmlInit_v2 nvmlDeviceGetCount_v2 nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetName nvmlDeviceGetUUID \
-          nvmlDeviceGetPciInfo_v3 nvmlDeviceGetMemoryInfo nvmlSystemGetDriverVersion nvmlDeviceGetMigMode; do
+          nvmlDeviceGetPciInfo_v3 nvmlDeviceGetMemoryInfo nvmlSystemGetDriverVersion nvmlDeviceGetMigMode \
+          nvmlDeviceGetCpuAffinity; do
     MOCK_NVML_FAIL=$fn:15 expect_exit 7 "$cudainfo" --nvml
     expect_match "$out" "^NVML: not available \(cudyn_nvml_device_(count|info): $fn returned 15 \(NVML_ERROR_GPU_IS_LOST: GPU is lost\)\)$"
 done

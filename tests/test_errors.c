@@ -114,6 +114,22 @@ static void test_bad_arguments_nvml(void)
     CHECK(strcmp(nd.uuid, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f") == 0);
     CHECK(strcmp(nd.pci_bus_id, "0000:17:00.0") == 0);
     CHECK_EQ_INT(nd.mig_mode, -1);
+    /* a caller of the struct before cpu_affinity was appended: not written */
+    memset(&big, 0x5a, sizeof big);
+    big.size = offsetof(struct cudyn_nvml_device, cpu_affinity_status);
+    CHECK_STATUS(cudyn_nvml_device_info(0, &big), CUDYN_OK);
+    CHECK(strcmp(big.driver_version, "575.57.08") == 0);
+    CHECK_EQ_INT(big.cpu_affinity_status, 0x5a5a5a5a);
+    /* the NVML record of a CUDA ordinal */
+    CHECK_BAD_ARG(cudyn_nvml_device_for_ordinal(0, NULL), "out");
+    nd.size = 0;
+    CHECK_BAD_ARG(cudyn_nvml_device_for_ordinal(0, &nd), "out->size");
+    nd.size = sizeof nd;
+    CHECK_STATUS(cudyn_nvml_device_for_ordinal(-1, &nd), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_nvml_device_for_ordinal(9, &nd), CUDYN_ERROR_INVALID_DEVICE);
+    CHECK_STATUS(cudyn_nvml_device_for_ordinal(0, &nd), CUDYN_OK);
+    CHECK_EQ_INT(nd.index, 0);
+    CHECK_EQ_INT(nd.cpu_affinity_status, CUDYN_ERROR_NOT_SUPPORTED); /* MOCK_NVML_CPUS unset */
 }
 
 /* Bad arguments: memory: allocations, copies and sets, sync and async. */

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +63,30 @@ static void test_info(int n)
         CHECK(d.name[0] != '\0');
         printf("device %d: %s, sm_%d%d, %.1f GiB, %d SMs, %s, %s\n", dev, d.name, d.cc_major, d.cc_minor,
                d.total_memory / 1073741824.0, d.multiprocessors, d.pci_bus_id, d.uuid_string);
+    }
+}
+
+/* Each CUDA device's NVML record, matched by UUID (the real NVML of the
+ * driver): the same GPU, and its CPU affinity known or said to be unknown. */
+static void test_nvml_for_ordinal(int n)
+{
+    for (int dev = 0; dev < n; dev++) {
+        struct cudyn_device_info d = {.size = sizeof d};
+        struct cudyn_nvml_device g = {.size = sizeof g};
+        CHECK_STATUS(cudyn_device_info(dev, &d), CUDYN_OK);
+        int st = cudyn_nvml_device_for_ordinal(dev, &g);
+        if (st == CUDYN_ERROR_DRIVER_NOT_FOUND) {
+            printf("device %d: no NVML here, its CPU affinity not checked\n", dev);
+            return;
+        }
+        CHECK_STATUS(st, CUDYN_OK);
+        if (g.mig_mode != 1) /* a MIG instance's UUID is its own, the GPU's record has the GPU's */
+            CHECK(strcasecmp(g.uuid + 4, d.uuid_string + 4) == 0);
+        CHECK(g.cpu_affinity_status == CUDYN_OK || g.cpu_affinity_status == CUDYN_ERROR_NOT_SUPPORTED ||
+              g.cpu_affinity_status == CUDYN_ERROR_SYMBOL_NOT_FOUND);
+        CHECK((g.cpu_affinity_status == CUDYN_OK) == (g.cpu_count > 0));
+        printf("device %d: NVML index %d, %s, %d CPUs next to it (%s)\n", dev, g.index, g.pci_bus_id, g.cpu_count,
+               cudyn_status_name(g.cpu_affinity_status));
     }
 }
 
@@ -557,6 +582,7 @@ int main(int argc, char **argv)
            l.driver_version / 1000, l.driver_version % 1000 / 10, l.entry_mechanism_name, l.symbols_bound,
            l.symbols_missing);
     test_info(n);
+    test_nvml_for_ordinal(n);
     CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
     test_copies();
     test_launch_and_kinds();

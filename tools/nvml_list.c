@@ -104,6 +104,36 @@ bool nvml_listing_gather(struct nvml_listing *l, const struct cudyn_device_info 
     return true;
 }
 
+/* The GPU's CPU affinity as a cpulist ("0-15,32-47") in buf; false, with
+ * why it is not known in buf, when NVML cannot tell. */
+static bool cpu_affinity_text(const struct cudyn_nvml_device *d, char *buf, size_t cap)
+{
+    if (d->cpu_affinity_status != CUDYN_OK) {
+        snprintf(buf, cap, "%s", d->cpu_affinity_status == CUDYN_ERROR_SYMBOL_NOT_FOUND
+                                     ? "this NVML has no nvmlDeviceGetCpuAffinity"
+                                     : "NVML cannot tell");
+        return false;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned int c = 0; c < CUDYN_NVML_MAX_CPUS; c++) {
+#define CPU_IN(c) ((d->cpu_affinity[(c) / CUDYN_NVML_CPU_WORD_BITS] >> ((c) % CUDYN_NVML_CPU_WORD_BITS)) & 1)
+        if (!CPU_IN(c))
+            continue;
+        unsigned int last = c;
+        while (last + 1 < CUDYN_NVML_MAX_CPUS && CPU_IN(last + 1))
+            last++;
+#undef CPU_IN
+        int n = last == c ? snprintf(buf + len, cap - len, "%s%u", len ? "," : "", c)
+                          : snprintf(buf + len, cap - len, "%s%u-%u", len ? "," : "", c, last);
+        if (n < 0 || (size_t)n >= cap - len)
+            break;
+        len += (size_t)n;
+        c = last;
+    }
+    return true;
+}
+
 static const char *mig_mode_text(int mode)
 {
     return mode == 1 ? "enabled" : mode == 0 ? "disabled" : "not supported";
@@ -136,6 +166,11 @@ void nvml_listing_print(const struct nvml_listing *l)
                 snprintf(ordinal, sizeof ordinal, "%d", gpu->mig_cuda_ordinal[m]);
             printf("      MIG %d: %s  CUDA ordinal: %s\n", m, d->mig_uuids[m], ordinal);
         }
+        char cpus[4096];
+        if (cpu_affinity_text(d, cpus, sizeof cpus))
+            printf("      CPU affinity: %s (%d CPU%s)\n", cpus, d->cpu_count, d->cpu_count == 1 ? "" : "s");
+        else
+            printf("      CPU affinity: unknown (%s)\n", cpus);
     }
     if (l->differs[0])
         printf("  NVML and CUDA differ: %s\n", l->differs);
@@ -163,6 +198,8 @@ void nvml_listing_json(struct json *j, const struct nvml_listing *l)
         json_string(j, "mig_mode", mig_mode_text(d->mig_mode));
         json_string(j, "mig_mode_pending", mig_mode_text(d->mig_mode_pending));
         json_int_or_null(j, "cuda_ordinal", gpu->cuda_ordinal >= 0, gpu->cuda_ordinal);
+        char cpus[4096];
+        json_string(j, "cpu_affinity", cpu_affinity_text(d, cpus, sizeof cpus) ? cpus : NULL);
         json_array_begin(j, "mig_instances");
         for (int m = 0; m < d->mig_count; m++) {
             json_object_begin(j, NULL);

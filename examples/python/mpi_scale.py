@@ -2,9 +2,11 @@
 """PyCUDA's MPI example with cudyn and mpi4py: one rank per GPU (the
 node-local rank picks the device through cudyn.autoinit); rank 0 scatters a
 vector, each rank scales its part on its GPU K times, x <- 0.9 * x, and
-rank 0 gathers the parts and checks them bit for bit.
+rank 0 gathers the parts and checks them bit for bit.  Each rank binds its
+threads to the CPUs next to its GPU where NVML tells them (--no-bind
+leaves them as the launcher put them).
 
-    mpirun -n 2 python3 mpi_scale.py [floats per rank] [K]
+    mpirun -n 2 python3 mpi_scale.py [--no-bind] [floats per rank] [K]
 
 Without mpi4py it says so and exits 77 (skipped); run without mpirun it is
 one rank."""
@@ -24,8 +26,11 @@ import cudyn.autoinit
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
-per_rank = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20
-K = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+args = [a for a in sys.argv[1:] if a != "--no-bind"]
+per_rank = int(args[0]) if len(args) > 0 else 1 << 20
+K = int(args[1]) if len(args) > 1 else 10
+_, binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)
+print(f"rank {rank}: {binding}", flush=True)
 
 mod = cudyn.SourceModule("""
 __global__ void scale(float a, float *x, size_t n)

@@ -180,6 +180,32 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
     return CUDYN_OK;
 }
 
+/* NVML's record of the GPU CUDA device `ordinal` is (or is a MIG instance
+ * of), found by the UUID CUDA gives it: NVML's indices ignore
+ * CUDA_VISIBLE_DEVICES and CUDA's ordering, UUIDs do not. */
+CUDYN_API int cudyn_nvml_device_for_ordinal(int ordinal, struct cudyn_nvml_device *out)
+{
+    static const char api[] = "cudyn_nvml_device_for_ordinal";
+    if (!out)
+        return cudyn__fail_arg(api, "out", "must not be NULL");
+    if (out->size < sizeof out->size)
+        return cudyn__fail_arg(api, "out->size", "must be set to sizeof(struct cudyn_nvml_device)");
+    cu_device dev;
+    int st = cudyn__get_device(api, ordinal, &dev);
+    if (st != CUDYN_OK)
+        return st;
+    cu_uuid uuid;
+    const char *fn = DRIVER_HAS(cuDeviceGetUuid_v2) ? "cuDeviceGetUuid_v2" : "cuDeviceGetUuid";
+    CUDYN_TRY_DRIVER(DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn__drv.cuDeviceGetUuid_v2(&uuid, dev)
+                                                    : cudyn__drv.cuDeviceGetUuid(&uuid, dev),
+                     fn, api);
+    unsigned char bytes[16];
+    char text[48];
+    memcpy(bytes, uuid.bytes, sizeof bytes);
+    format_uuid(text, sizeof text, bytes);
+    return cudyn__nvml_device_by_uuid(text, out, api);
+}
+
 /* Both devices of a peer query, checked. */
 static int device_pair(const char *api, int ordinal, int peer, cu_device *a, cu_device *b)
 {

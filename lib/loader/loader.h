@@ -28,6 +28,10 @@ static inline int cudyn__need_driver(void)
 int cudyn__load_driver_only(void);
 int cudyn__need_nvrtc(void);
 const char *cudyn__nvrtc_dir(void);     /* directory libnvrtc was loaded from, or NULL */
+/* nvml.c: fills *out (out->size checked by the caller) for the GPU NVML
+ * sees whose UUID, or one of whose MIG instances' UUIDs, is uuid ("GPU-"
+ * and "MIG-" prefixes ignored); CUDYN_ERROR_NOT_FOUND if none has it. */
+int cudyn__nvml_device_by_uuid(const char *uuid, struct cudyn_nvml_device *out, const char *api);
 
 
 /* ---- what the loaders found ---- */

@@ -1,18 +1,23 @@
 /*
  * loader/nvml.c - GPUs as NVML sees them, without cuInit
- * (cudyn_nvml_device_count, cudyn_nvml_device_info).
+ * (cudyn_nvml_device_count, cudyn_nvml_device_info, and for
+ * cudyn_nvml_device_for_ordinal the GPU of a UUID).
  *
  * libnvidia-ml.so.1 is opened once per process (pthread_once) and stays
  * loaded; NVML itself is initialised and shut down around each call, so
  * nothing of it is live between calls (NVML counts nested inits).  Only
- * the few functions below are bound; nvmlErrorString is optional.
+ * the few functions below are bound.  Those of NVML_OPTIONAL_FUNCTIONS and
+ * nvmlErrorString may be missing (older drivers): what they would answer
+ * is then reported as unknown, never a failure to load NVML.
  */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "loader/loader.h"
 #include "loader/sonames.h"
@@ -76,9 +81,16 @@ typedef struct {
     X(mig_by_index, "nvmlDeviceGetMigDeviceHandleByIndex", (nvml_device, unsigned int, nvml_device *)) \
     X(driver_version, "nvmlSystemGetDriverVersion", (char *, unsigned int))
 
+/* Bound where the NVML has them, NULL otherwise: X(member, exported name,
+ * parameters).  nvmlDeviceGetCpuAffinity(device, words, mask) writes
+ * `words` unsigned longs of CPU bits (NVML's documented signature). */
+#define NVML_OPTIONAL_FUNCTIONS(X)                                                                             \
+    X(cpu_affinity, "nvmlDeviceGetCpuAffinity", (nvml_device, unsigned int, unsigned long *))
+
 static struct {
 #define NVML_MEMBER(member, name, params) nvml_return(*member) params;
     NVML_FUNCTIONS(NVML_MEMBER)
+    NVML_OPTIONAL_FUNCTIONS(NVML_MEMBER)
 #undef NVML_MEMBER
     const char *(*error_string)(nvml_return);
     int status; /* of opening and binding */
@@ -116,6 +128,11 @@ static void open_nvml(void)
     memcpy(&nvml.member, &p, sizeof p);
     NVML_FUNCTIONS(NVML_BIND)
 #undef NVML_BIND
+#define NVML_BIND_OPTIONAL(member, name, params)                                                                 \
+    p = dlsym(handle, name);                                                                                          \
+    memcpy(&nvml.member, &p, sizeof p);
+    NVML_OPTIONAL_FUNCTIONS(NVML_BIND_OPTIONAL)
+#undef NVML_BIND_OPTIONAL
     p = dlsym(handle, "nvmlErrorString");
     memcpy(&nvml.error_string, &p, sizeof p);
     cudyn__debug("NVML: %s %s", nvml.path, nvml.status == CUDYN_OK ? "bound" : nvml.why);
@@ -213,6 +230,34 @@ static int read_mig(nvml_device dev, struct cudyn_nvml_device *info, const char 
     return CUDYN_OK;
 }
 
+/* The CPUs next to GPU dev into info->cpu_*.  No such function, or a GPU
+ * NVML cannot tell (NOT_SUPPORTED, or no CPU named), is a status in the
+ * record, not a failure: a program binds its threads only where it can. */
+static int read_cpu_affinity(nvml_device dev, struct cudyn_nvml_device *info, const char *api)
+{
+    memset(info->cpu_affinity, 0, sizeof info->cpu_affinity);
+    info->cpu_count = 0;
+    info->cpu_affinity_status = CUDYN_ERROR_SYMBOL_NOT_FOUND;
+    if (!nvml.cpu_affinity)
+        return CUDYN_OK;
+    unsigned long mask[CUDYN_NVML_CPU_WORDS] = {0};
+    nvml_return r = nvml.cpu_affinity(dev, CUDYN_NVML_CPU_WORDS, mask);
+    info->cpu_affinity_status = CUDYN_ERROR_NOT_SUPPORTED;
+    if (r == 3 /* NVML_ERROR_NOT_SUPPORTED */)
+        return CUDYN_OK;
+    if (r != NVML_SUCCESS)
+        return fail_nvml(r, "nvmlDeviceGetCpuAffinity", api);
+    int count = 0;
+    for (size_t w = 0; w < CUDYN_NVML_CPU_WORDS; w++)
+        count += __builtin_popcountl(mask[w]);
+    if (count == 0)
+        return CUDYN_OK;
+    memcpy(info->cpu_affinity, mask, sizeof mask);
+    info->cpu_count = count;
+    info->cpu_affinity_status = CUDYN_OK;
+    return CUDYN_OK;
+}
+
 static int read_device(unsigned int index, struct cudyn_nvml_device *info, const char *api)
 {
     nvml_device dev;
@@ -242,7 +287,15 @@ static int read_device(unsigned int index, struct cudyn_nvml_device *info, const
              pci.device & 0xffu);
     info->total_memory = mem.total;
     info->free_memory = mem.free;
-    return read_mig(dev, info, api);
+    int st = read_mig(dev, info, api);
+    return st == CUDYN_OK ? read_cpu_affinity(dev, info, api) : st;
+}
+
+/* *out = info, as far as out->size (checked by the caller) reaches. */
+static void copy_out(struct cudyn_nvml_device *out, struct cudyn_nvml_device *info)
+{
+    info->size = out->size < sizeof *info ? out->size : sizeof *info;
+    memcpy(out, info, info->size);
 }
 
 CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out)
@@ -269,7 +322,40 @@ CUDYN_API int cudyn_nvml_device_info(int index, struct cudyn_nvml_device *out)
     nvml.shutdown();
     if (st != CUDYN_OK)
         return st;
-    info.size = out->size < sizeof info ? out->size : sizeof info;
-    memcpy(out, &info, info.size);
+    copy_out(out, &info);
+    return CUDYN_OK;
+}
+
+/* The UUID without its "GPU-" or "MIG-" prefix: cudyn_device_info writes
+ * every UUID with "GPU-", NVML a MIG instance's with "MIG-". */
+static const char *uuid_body(const char *uuid)
+{
+    return strncmp(uuid, "GPU-", 4) == 0 || strncmp(uuid, "MIG-", 4) == 0 ? uuid + 4 : uuid;
+}
+
+int cudyn__nvml_device_by_uuid(const char *uuid, struct cudyn_nvml_device *out, const char *api)
+{
+    unsigned int n = 0;
+    int st = start(api, &n);
+    if (st != CUDYN_OK)
+        return st;
+    struct cudyn_nvml_device info;
+    bool found = false;
+    for (unsigned int i = 0; i < n && st == CUDYN_OK && !found; i++) {
+        memset(&info, 0, sizeof info);
+        st = read_device(i, &info, api);
+        found = st == CUDYN_OK && strcasecmp(uuid_body(info.uuid), uuid_body(uuid)) == 0;
+        for (int m = 0; st == CUDYN_OK && !found && m < info.mig_count; m++)
+            found = strcasecmp(uuid_body(info.mig_uuids[m]), uuid_body(uuid)) == 0;
+    }
+    nvml.shutdown();
+    if (st != CUDYN_OK)
+        return st;
+    if (!found)
+        return cudyn__fail(CUDYN_ERROR_NOT_FOUND, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
+                           "NVML and CUDA of one driver see the same GPUs; compare cudainfo --nvml with cudainfo",
+                           "%s: %s is none of the %u GPU%s NVML sees, nor one of their MIG instances", api, uuid, n,
+                           n == 1 ? "" : "s");
+    copy_out(out, &info);
     return CUDYN_OK;
 }

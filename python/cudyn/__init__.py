@@ -56,7 +56,7 @@ _C_NAMES = (
     "Error", "LoaderError", "InvalidArgument", "DeviceError", "OutOfMemory", "CompileError", "LaunchError",
     "ForkedError", "version", "init", "status_name", "status_string", "loader_info", "last_error",
     "device_count", "device_info", "device_attributes", "device_attribute", "device_use", "device_current",
-    "synchronize", "mem_info", "can_access_peer", "enable_peer", "cache_info", "cache_clear", "memcpy_htod",
+    "cpu_affinity", "synchronize", "mem_info", "can_access_peer", "enable_peer", "cache_info", "cache_clear", "memcpy_htod",
     "memcpy_dtoh", "memcpy_dtod", "memset_d8", "memset_d16", "memset_d32", "pointer_info", "DeviceMemory",
     "PinnedMemory", "DeviceArray", "from_dlpack", "asarray", "In", "Out", "InOut", "Module", "Function",
     "PreparedFunction", "Stream", "Event", "Graph", "GraphExec", "Elementwise", "Reduction", "Array", "Texture",

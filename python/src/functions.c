@@ -187,6 +187,35 @@ static PyObject *f_device_info(PyObject *m, PyObject *o)
     return d;
 }
 
+/* The CPUs next to the device, NVML's (cudyn_nvml_device_for_ordinal),
+ * as a frozenset of CPU numbers for os.sched_setaffinity; None where NVML
+ * cannot tell.  NVML missing or not matching the device raises. */
+static PyObject *f_cpu_affinity(PyObject *m, PyObject *o)
+{
+    (void)m;
+    int dev, st;
+    if (ordinal_arg(o, &dev) < 0)
+        return NULL;
+    struct cudyn_nvml_device d = {.size = sizeof d};
+    CPY_NOGIL(st, cudyn_nvml_device_for_ordinal(dev, &d));
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    if (d.cpu_affinity_status != CUDYN_OK)
+        Py_RETURN_NONE;
+    PyObject *cpus = PySet_New(NULL);
+    for (unsigned int c = 0; cpus && c < CUDYN_NVML_MAX_CPUS; c++) {
+        if (!((d.cpu_affinity[c / CUDYN_NVML_CPU_WORD_BITS] >> (c % CUDYN_NVML_CPU_WORD_BITS)) & 1))
+            continue;
+        PyObject *n = PyLong_FromUnsignedLong(c);
+        if (!n || PySet_Add(cpus, n) < 0)
+            Py_CLEAR(cpus);
+        Py_XDECREF(n);
+    }
+    PyObject *frozen = cpus ? PyFrozenSet_New(cpus) : NULL;
+    Py_XDECREF(cpus);
+    return frozen;
+}
+
 /* attribute values 1 .. 255 that have a name */
 static PyObject *f_device_attributes(PyObject *m, PyObject *o)
 {
@@ -485,6 +514,8 @@ PyMethodDef cpy_functions[] = {
     {"device_attributes", f_device_attributes, METH_O, "device_attributes(ordinal): name -> value."},
     {"device_attribute", f_device_attribute, METH_VARARGS, "device_attribute(ordinal, name_or_number)."},
     {"device_use", f_device_use, METH_O, "device_use(ordinal): this thread's device."},
+    {"cpu_affinity", f_cpu_affinity, METH_O,
+     "cpu_affinity(ordinal): the CPUs next to the device (NVML's), a frozenset; None where NVML cannot tell."},
     {"device_current", f_device_current, METH_NOARGS, "This thread's device."},
     {"synchronize", f_synchronize, METH_NOARGS, "Waits for the device's work (Ctrl-C works)."},
     {"mem_info", f_mem_info, METH_NOARGS, "(free, total) bytes of this thread's device."},

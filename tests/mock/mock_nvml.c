@@ -14,6 +14,16 @@
  *   MOCK_NVML_MIG=G:K,.. GPU G is in MIG mode with K instances (UUIDs
  *                        "MIG-<G><K>..."); the other GPUs have MIG off.
  *                        Unset: no GPU supports MIG (NOT_SUPPORTED)
+ *   MOCK_NVML_CPUS=G:LIST;..  nvmlDeviceGetCpuAffinity of GPU G names the
+ *                        CPUs of LIST, in the kernel's cpulist form
+ *                        ("0-3,8"; empty: NVML names no CPU).  GPUs not
+ *                        listed, and all when unset: NOT_SUPPORTED (NVML
+ *                        cannot tell, as in many VMs).  A LIST it cannot
+ *                        parse, or a CPU past the caller's mask, is refused
+ *                        on stderr (NVML_ERROR_UNKNOWN).  Built with
+ *                        MOCK_NVML_WITHOUT_AFFINITY (tests/mock/nvml_old/),
+ *                        the library has no such function, as an old
+ *                        driver's
  *   MOCK_NVML_FAIL=FN[:CODE]  function FN returns CODE (default 999,
  *                        NVML_ERROR_UNKNOWN)
  *   MOCK_NVML=direct:N   GPUs 0-1, 2-3, ... are joined by N links each
@@ -339,6 +349,67 @@ nvml_return nvmlSystemGetDriverVersion(char *version, unsigned int len)
     snprintf(version, len, "575.57.08");
     return NVML_SUCCESS;
 }
+
+#ifndef MOCK_NVML_WITHOUT_AFFINITY
+#define NVML_ERROR_UNKNOWN 999
+
+static nvml_return refuse(const char *what, const char *text)
+{
+    fprintf(stderr, "mock NVML: cannot emulate %s (MOCK_NVML_CPUS=\"%s\"); fix the test\n", what, text);
+    return NVML_ERROR_UNKNOWN;
+}
+
+/* Sets the bits of cpulist text[0..len) ("0-3,8") in mask (words
+ * unsigned longs); NVML_SUCCESS or a refusal. */
+static nvml_return parse_cpulist(const char *text, size_t len, unsigned int words, unsigned long *mask,
+                                 const char *whole)
+{
+    const size_t bits = 8 * sizeof *mask;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        char *after;
+        unsigned long first = strtoul(p, &after, 10), last = first;
+        if (after == p || after > end)
+            return refuse("a CPU list that is not of the form 0-3,8", whole);
+        p = after;
+        if (p < end && *p == '-') {
+            last = strtoul(++p, &after, 10);
+            if (after == p || after > end || last < first)
+                return refuse("a CPU range that is not first-last with first <= last", whole);
+            p = after;
+        }
+        if (last >= words * bits)
+            return refuse("a CPU beyond the mask the caller passed", whole);
+        for (unsigned long c = first; c <= last; c++)
+            mask[c / bits] |= 1ul << (c % bits);
+        if (p < end && *p++ != ',')
+            return refuse("a CPU list that is not of the form 0-3,8", whole);
+    }
+    return NVML_SUCCESS;
+}
+
+nvml_return nvmlDeviceGetCpuAffinity(nvml_device dev, unsigned int words, unsigned long *mask);
+nvml_return nvmlDeviceGetCpuAffinity(nvml_device dev, unsigned int words, unsigned long *mask)
+{
+    ENTER_GPU("nvmlDeviceGetCpuAffinity", dev);
+    if (words == 0 || !mask)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    const char *v = getenv("MOCK_NVML_CPUS");
+    for (const char *entry = v; entry && *entry;) {
+        size_t len = strcspn(entry, ";");
+        char *colon;
+        long gpu = strtol(entry, &colon, 10);
+        if (colon == entry || *colon != ':' || (size_t)(colon - entry) >= len)
+            return refuse("an entry that is not GPU:CPUS", v);
+        if (gpu == (long)dev - 1) {
+            memset(mask, 0, words * sizeof *mask);
+            return parse_cpulist(colon + 1, len - (size_t)(colon + 1 - entry), words, mask, v);
+        }
+        entry += len + (entry[len] == ';');
+    }
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+#endif
 
 const char *nvmlErrorString(nvml_return r)
 {
