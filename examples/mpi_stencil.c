@@ -217,6 +217,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpi_stencil: %s\n", e.message);
         return 1;
     }
+    if (local == CUDYN_ERROR_NOT_FOUND) /* the call said -1: no launcher */
+        device = 0;
     if (local == CUDYN_OK && cudyn_last_error(NULL) == CUDYN_OK) {
         cudyn_error e = {.size = sizeof e};
         cudyn_last_error(&e);
