@@ -173,8 +173,14 @@ static void exchange(enum path path, struct strip *s, int b, struct neighbour nb
         if (down != MPI_PROC_NULL)
             CHECK(cudyn_memcpy_dtod(nb[1].buf[b], row(s, b, s->rows), bytes));
         CHECK(cudyn_event_record(mine, NULL));
-        CHECK(cudyn_event_synchronize(mine));
-        /* the handshake: both neighbours have written this step's rows */
+        /* The handshake, CPU to CPU: each neighbour has queued this step's
+         * copies and recorded its event.  Then the GPU, not the CPU, waits
+         * for them: the next kernel reads the halos only once they have
+         * arrived, and no CPU waits for a GPU, so the launches run ahead
+         * and the GPUs go step by step without an idle round trip.  The
+         * waits also order the writes after the neighbour's reads: my next
+         * copies into its buffer follow its event of this step, which
+         * follows its kernel that read that buffer. */
         int token_up = step, token_down = step;
         MPI_Sendrecv(&step, 1, MPI_INT, up, 1, &token_down, 1, MPI_INT, down, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(&step, 1, MPI_INT, down, 2, &token_up, 1, MPI_INT, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
