@@ -6,10 +6,8 @@
  *               can: MPIX_Query_cuda_support);
  *   staged      rows go through pinned host buffers and MPI;
  *   ipc         ranks of one node map their neighbours' buffers (CUDA IPC)
- *               and copy rows GPU to GPU (NVLink where there is one),
- *               while the inner rows update on a second stream; IPC
- *               events and a small MPI handshake per step order the work,
- *               and no CPU waits for a GPU inside the loop.
+ *               and copy rows GPU to GPU (NVLink where there is one); IPC
+ *               events and a small MPI handshake per step order the work.
  * The top edge is held at 1, the other edges at 0.  Every cell is updated
  * by the same float operations whatever the decomposition, so the result
  * after K steps is the same bits on 1, 2 or 3 ranks: rank 0 checks it
@@ -162,66 +160,35 @@ static void ipc_teardown(struct neighbour nb[2], cudyn_event mine)
     CHECK(cudyn_event_destroy(mine));
 }
 
-/* Rows first .. first + count - 1 of buffer `in` updated into the other
- * buffer on `stream`: the kernel updates rows 1 .. count of the strip it is
- * given, so it is given the strip as seen from row first - 1. */
-static void launch_rows(cudyn_function jacobi, const struct strip *s, int in, int first, int count, cudyn_stream stream)
-{
-    const cudyn_dim3 block = {32, 8, 1};
-    const cudyn_dim3 grid = {(unsigned int)((s->nx + 31) / 32), (unsigned int)((count + 7) / 8), 1};
-    CHECK(cudyn_launchf(jacobi, grid, block, 0, stream, "ppii", row(s, in, first - 1), row(s, 1 - in, first - 1), s->nx,
-                        count));
-}
-
-/*
- * One step on the IPC path, the halo exchange hidden behind the inner rows.
- * The edge rows (1 and rows, the only ones that read halos) go on one
- * stream, then their copies into the neighbours' halos, GPU to GPU, and
- * the IPC event `mine` after them; the inner rows (2 .. rows - 1) go on
- * another stream at the same time.  The order between steps is the GPU's
- * to keep, through events; no CPU waits for a GPU:
- *   - the edge rows wait for the last step's inner rows (they overwrite
- *     rows those read) and, enqueued at the end of the last step, for the
- *     neighbours' events (their copies into my halos have arrived, and
- *     their kernels are done reading the buffer my copies write);
- *   - the inner rows wait for the last step's `mine` (they read the rows
- *     the edge kernels wrote).
- * Both waits of a step are enqueued before this step records its events
- * again.  The handshake is CPU to CPU: each neighbour has recorded this
- * step's event, so the waits the GPU is given are for this step's rows.
- */
-static void ipc_step(cudyn_function jacobi, struct strip *s, int in, struct neighbour nb[2], cudyn_event mine,
-                     cudyn_stream edge, cudyn_stream inner, cudyn_event inner_done, int step)
-{
-    const int out = 1 - in, rows = s->rows, up = nb[0].rank, down = nb[1].rank;
-    const size_t bytes = row_bytes(s);
-    CHECK(cudyn_stream_wait_event(edge, inner_done));
-    CHECK(cudyn_stream_wait_event(inner, mine));
-    launch_rows(jacobi, s, in, 1, 1, edge);
-    if (rows > 1)
-        launch_rows(jacobi, s, in, rows, 1, edge);
-    if (up != MPI_PROC_NULL)
-        CHECK(cudyn_memcpy_dtod_async(nb[0].buf[out] + (size_t)(nb[0].rows + 1) * bytes, row(s, out, 1), bytes, edge));
-    if (down != MPI_PROC_NULL)
-        CHECK(cudyn_memcpy_dtod_async(nb[1].buf[out], row(s, out, rows), bytes, edge));
-    CHECK(cudyn_event_record(mine, edge));
-    if (rows > 2)
-        launch_rows(jacobi, s, in, 2, rows - 2, inner);
-    CHECK(cudyn_event_record(inner_done, inner));
-    int token_up = step, token_down = step;
-    MPI_Sendrecv(&step, 1, MPI_INT, up, 1, &token_down, 1, MPI_INT, down, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&step, 1, MPI_INT, down, 2, &token_up, 1, MPI_INT, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    for (int side = 0; side < 2; side++)
-        if (nb[side].rank != MPI_PROC_NULL)
-            CHECK(cudyn_stream_wait_event(edge, nb[side].done));
-}
-
-/* The halo rows of buffer b, after a step wrote its interior (the staged
- * and CUDA-aware paths). */
-static void exchange(enum path path, struct strip *s, int b, const struct neighbour nb[2], float *pinned)
+/* The halo rows of buffer b, after a step wrote its interior. */
+static void exchange(enum path path, struct strip *s, int b, struct neighbour nb[2], cudyn_event mine, float *pinned,
+                     int step)
 {
     const size_t bytes = row_bytes(s);
     const int up = nb[0].rank, down = nb[1].rank, n = s->nx;
+    if (path == PATH_IPC) {
+        /* write my edge rows into the neighbours' halos, GPU to GPU */
+        if (up != MPI_PROC_NULL)
+            CHECK(cudyn_memcpy_dtod(nb[0].buf[b] + (size_t)(nb[0].rows + 1) * bytes, row(s, b, 1), bytes));
+        if (down != MPI_PROC_NULL)
+            CHECK(cudyn_memcpy_dtod(nb[1].buf[b], row(s, b, s->rows), bytes));
+        CHECK(cudyn_event_record(mine, NULL));
+        /* The handshake, CPU to CPU: each neighbour has queued this step's
+         * copies and recorded its event.  Then the GPU, not the CPU, waits
+         * for them: the next kernel reads the halos only once they have
+         * arrived, and no CPU waits for a GPU, so the launches run ahead
+         * and the GPUs go step by step without an idle round trip.  The
+         * waits also order the writes after the neighbour's reads: my next
+         * copies into its buffer follow its event of this step, which
+         * follows its kernel that read that buffer. */
+        int token_up = step, token_down = step;
+        MPI_Sendrecv(&step, 1, MPI_INT, up, 1, &token_down, 1, MPI_INT, down, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&step, 1, MPI_INT, down, 2, &token_up, 1, MPI_INT, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int side = 0; side < 2; side++)
+            if (nb[side].rank != MPI_PROC_NULL)
+                CHECK(cudyn_stream_wait_event(NULL, nb[side].done));
+        return;
+    }
     if (path == PATH_CUDA_AWARE) {
         void *first = (void *)(uintptr_t)row(s, b, 1), *last = (void *)(uintptr_t)row(s, b, s->rows);
         void *top = (void *)(uintptr_t)row(s, b, 0), *bottom = (void *)(uintptr_t)row(s, b, s->rows + 1);
@@ -360,14 +327,9 @@ int main(int argc, char **argv)
 
     struct neighbour nb[2] = {{.rank = rank > 0 ? rank - 1 : MPI_PROC_NULL},
                               {.rank = rank < ranks - 1 ? rank + 1 : MPI_PROC_NULL}};
-    cudyn_event mine = NULL, inner_done = NULL;
-    cudyn_stream edge = NULL, inner = NULL;
-    if (path == PATH_IPC) {
+    cudyn_event mine = NULL;
+    if (path == PATH_IPC)
         ipc_setup(&s, nb, &mine);
-        CHECK(cudyn_stream_create(&edge, CUDYN_STREAM_NON_BLOCKING));
-        CHECK(cudyn_stream_create(&inner, CUDYN_STREAM_NON_BLOCKING));
-        CHECK(cudyn_event_create(&inner_done, CUDYN_EVENT_DISABLE_TIMING));
-    }
 
     const cudyn_dim3 block = {32, 8, 1};
     const cudyn_dim3 grid = {(unsigned int)((nx + 31) / 32), (unsigned int)((s.rows + 7) / 8), 1};
@@ -375,23 +337,15 @@ int main(int argc, char **argv)
     double start = MPI_Wtime();
     int in = 0;
     for (int k = 0; k < steps; k++) {
-        if (path == PATH_IPC) {
-            ipc_step(jacobi, &s, in, nb, mine, edge, inner, inner_done, k);
-        } else {
-            CHECK(cudyn_launchf(jacobi, grid, block, 0, NULL, "ppii", s.buf[in], s.buf[1 - in], nx, s.rows));
-            exchange(path, &s, 1 - in, nb, pinned);
-        }
+        CHECK(cudyn_launchf(jacobi, grid, block, 0, NULL, "ppii", s.buf[in], s.buf[1 - in], nx, s.rows));
+        exchange(path, &s, 1 - in, nb, mine, pinned, k);
         in = 1 - in;
     }
     CHECK(cudyn_synchronize());
     MPI_Barrier(MPI_COMM_WORLD);
     double seconds = MPI_Wtime() - start;
-    if (path == PATH_IPC) {
+    if (path == PATH_IPC)
         ipc_teardown(nb, mine);
-        CHECK(cudyn_event_destroy(inner_done));
-        CHECK(cudyn_stream_destroy(edge));
-        CHECK(cudyn_stream_destroy(inner));
-    }
 
     /* rank 0 gathers the interior and repeats the steps on the host */
     CHECK(cudyn_memcpy_dtoh(host, s.buf[in], strip_bytes));
