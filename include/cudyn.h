@@ -1631,8 +1631,8 @@ typedef struct cudyn_reduction cudyn_reduction;
  * partial, and the block that finishes last (an atomic count, the only
  * atomic) combines them in index order through a fixed tree, so a device,
  * n and the pointers' alignment give the same result bits every run.  The
- * parameter list holds at most 60 parameters (the kernel adds 4).  Compiles for the calling thread's device, like
- * cudyn_elementwise_create.
+ * parameter list holds at most 60 parameters (the kernel adds 4).
+ * Compiles for the calling thread's device, like cudyn_elementwise_create.
  */
 CUDYN_API int cudyn_reduction_create(cudyn_reduction **out, const char *result_type, const char *neutral,
                                      const char *reduce, const char *map, const char *params, const char *name,
