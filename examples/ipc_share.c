@@ -20,6 +20,8 @@
 
 #include <cudyn.h>
 
+#include "pass_fd.h" /* handing a file descriptor to another process (SCM_RIGHTS) */
+
 static const char scale_source[] =
     "extern \"C\" __global__ void scale(float a, float *x, size_t n)\n"
     "{\n"
@@ -47,38 +49,6 @@ struct message {
     cudyn_ipc_event_handle done;
     size_t vmm_bytes;
 };
-
-/* ---- handing a file descriptor to another process (SCM_RIGHTS) ---- */
-
-static int send_with_fd(int sock, const void *data, size_t bytes, int fd)
-{
-    char control[CMSG_SPACE(sizeof(int))];
-    memset(control, 0, sizeof control);
-    struct iovec iov = {.iov_base = (void *)data, .iov_len = bytes};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    return sendmsg(sock, &msg, 0) == (ssize_t)bytes ? 0 : -1;
-}
-
-/* The payload into data and the descriptor that came with it, or -1. */
-static int receive_with_fd(int sock, void *data, size_t bytes)
-{
-    char control[CMSG_SPACE(sizeof(int))];
-    memset(control, 0, sizeof control);
-    struct iovec iov = {.iov_base = data, .iov_len = bytes};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
-    if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)bytes)
-        return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    int fd = -1;
-    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
-}
 
 /* ---- the second process ---- */
 

@@ -19,6 +19,7 @@
 
 #include "cudyn.h"
 #include "testutil.h"
+#include "../examples/pass_fd.h"
 
 #define N 1024
 
@@ -27,34 +28,6 @@ static void expect_message(const char *text)
     cudyn_error e = {.size = sizeof e};
     cudyn_last_error(&e);
     CHECK_CONTAINS(e.message, text);
-}
-
-/* One file descriptor and a payload over a Unix socket. */
-static void send_fd(int sock, int fd, const void *data, size_t bytes)
-{
-    char control[CMSG_SPACE(sizeof(int))] = {0};
-    struct iovec iov = {.iov_base = (void *)data, .iov_len = bytes};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    CHECK(sendmsg(sock, &msg, 0) == (ssize_t)bytes);
-}
-
-static int recv_fd(int sock, void *data, size_t bytes)
-{
-    char control[CMSG_SPACE(sizeof(int))] = {0};
-    struct iovec iov = {.iov_base = data, .iov_len = bytes};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
-    if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)bytes)
-        return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    int fd = -1;
-    if (c && c->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
 }
 
 struct shared {
@@ -67,7 +40,7 @@ struct shared {
 static int child(int sock)
 {
     struct shared s;
-    int fd = recv_fd(sock, &s, sizeof s);
+    int fd = receive_with_fd(sock, &s, sizeof s);
     CHECK(fd >= 0);
     cudyn_devptr p = 0;
     CHECK_STATUS(cudyn_ipc_mem_open(&p, &s.mem, 0), CUDYN_OK);
@@ -157,7 +130,7 @@ static void test_share(const char *argv0)
     CHECK_STATUS(cudyn_event_create(&e, CUDYN_EVENT_INTERPROCESS), CUDYN_OK);
     CHECK_STATUS(cudyn_ipc_event_get_handle(&s.event, e), CUDYN_OK);
 
-    send_fd(sv[0], fd, &s, sizeof s);
+    CHECK(send_with_fd(sv[0], &s, sizeof s, fd) == 0);
     close(fd);
     char done = 0;
     CHECK(read(sv[0], &done, 1) == 1 && done == 'd');
