@@ -60,6 +60,13 @@ int cudyn__alloc_failed(int status, size_t bytes);
  * call should be tried once more. */
 bool cudyn__context_recovered(cu_result r, const char *api);
 
+/* ipc.c: the result of exporting `what` ("the pool", "the allocation") as
+ * a file descriptor through driver function cufn: *fd_out = fd on success;
+ * CUDA_ERROR_INVALID_VALUE (made without the POSIX handle type) is
+ * CUDYN_ERROR_INVALID_ARGUMENT with `hint`; other failures as the driver's. */
+int cudyn__exported_fd(cu_result r, int fd, int *fd_out, const char *cufn, const char *what, const char *hint,
+                       const char *api);
+
 /* Calls the driver into r, once more if the thread's context had gone. */
 #define CUDYN_DRIVER_CALL(r, call, api)                                             \
     do {                                                                            \

@@ -255,12 +255,18 @@ CUDYN_API int cudyn_mem_pool_export_fd(int *fd_out, cudyn_mem_pool pool)
         return st;
     int fd = -1;
     cu_result r = cudyn__drv.cuMemPoolExportToShareableHandle(&fd, CU_POOL(pool), CU_MEM_HANDLE_POSIX_FD, 0);
+    return cudyn__exported_fd(r, fd, fd_out, "cuMemPoolExportToShareableHandle", "the pool",
+                              "create the pool with cudyn_mem_pool_create_exportable", api);
+}
+
+int cudyn__exported_fd(cu_result r, int fd, int *fd_out, const char *cufn, const char *what, const char *hint,
+                       const char *api)
+{
     if (r == CU_ERR_INVALID_VALUE)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
-                           "cuMemPoolExportToShareableHandle", "create the pool with cudyn_mem_pool_create_exportable",
-                           "%s: the pool cannot be exported as a file descriptor", api);
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE", cufn,
+                           hint, "%s: %s cannot be exported as a file descriptor", api, what);
     if (r != CU_OK)
-        return cudyn__fail_driver(r, "cuMemPoolExportToShareableHandle", api);
+        return cudyn__fail_driver(r, cufn, api);
     *fd_out = fd;
     return CUDYN_OK;
 }

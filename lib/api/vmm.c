@@ -234,14 +234,8 @@ CUDYN_API int cudyn_vmm_export_fd(int *fd_out, cudyn_vmm_alloc alloc)
     int fd = -1;
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemExportToShareableHandle(&fd, alloc, CU_MEM_HANDLE_POSIX_FD, 0), api);
-    if (r == CU_ERR_INVALID_VALUE)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_DRIVER, (int)r, "CUDA_ERROR_INVALID_VALUE",
-                           "cuMemExportToShareableHandle", "create the allocation with CUDYN_VMM_EXPORTABLE",
-                           "%s: the allocation cannot be exported as a file descriptor", api);
-    if (r != CU_OK)
-        return cudyn__fail_driver(r, "cuMemExportToShareableHandle", api);
-    *fd_out = fd;
-    return CUDYN_OK;
+    return cudyn__exported_fd(r, fd, fd_out, "cuMemExportToShareableHandle", "the allocation",
+                              "create the allocation with CUDYN_VMM_EXPORTABLE", api);
 }
 
 CUDYN_API int cudyn_vmm_import_fd(cudyn_vmm_alloc *out, int fd)
