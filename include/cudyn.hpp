@@ -197,6 +197,14 @@ inline result<void> check(int st) noexcept
         return result<void>();
     return result<void>(capture(st));
 }
+/* result<bool> of a query's status: true when the work is done, false
+ * while some is pending (CUDYN_ERROR_NOT_READY), an error otherwise */
+inline result<bool> done(int st) noexcept
+{
+    if (st == CUDYN_OK || st == CUDYN_ERROR_NOT_READY)
+        return st == CUDYN_OK;
+    return capture(st);
+}
 } // namespace detail
 
 /* ------------------------------------------------------------ small types */
@@ -541,13 +549,7 @@ public:
 #endif
     result<void> synchronize() const noexcept { return detail::check(cudyn_stream_synchronize(get())); }
     /* true when all work has finished, false while some is pending */
-    result<bool> done() const noexcept
-    {
-        int st = cudyn_stream_query(get());
-        if (st == CUDYN_OK || st == CUDYN_ERROR_NOT_READY)
-            return st == CUDYN_OK;
-        return detail::capture(st);
-    }
+    result<bool> done() const noexcept { return detail::done(cudyn_stream_query(get())); }
     result<void> wait(cudyn_event e) const noexcept { return detail::check(cudyn_stream_wait_event(get(), e)); }
 };
 
@@ -570,13 +572,7 @@ public:
 #endif
     result<void> record(stream_ref s = {}) const noexcept { return detail::check(cudyn_event_record(get(), s.get())); }
     result<void> synchronize() const noexcept { return detail::check(cudyn_event_synchronize(get())); }
-    result<bool> done() const noexcept
-    {
-        int st = cudyn_event_query(get());
-        if (st == CUDYN_OK || st == CUDYN_ERROR_NOT_READY)
-            return st == CUDYN_OK;
-        return detail::capture(st);
-    }
+    result<bool> done() const noexcept { return detail::done(cudyn_event_query(get())); }
     /* milliseconds from start to end, both recorded and complete */
     static result<float> elapsed_ms(const event &start, const event &end) noexcept
     {
