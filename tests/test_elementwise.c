@@ -197,6 +197,19 @@ static void test_creation(void)
     CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "x[i]", "const float *x, void *v", "s", NULL),
                  CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("parameter 2 ('void *v')");
+    /* the kernel adds four parameters of its own: 61 of the user's are one too many */
+    char many[61 * 24] = "", one[24];
+    for (int j = 0; j < 61; j++) {
+        snprintf(one, sizeof one, "%sconst float *p%d", j ? ", " : "", j);
+        strcat(many, one);
+    }
+    CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "p0[i]", many, "many", NULL),
+                 CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+    CHECK_MESSAGE("61 parameters; a reduction takes at most 60");
+    many[strlen(many) - strlen(", const float *p60")] = '\0'; /* 60: accepted */
+    CHECK_STATUS(cudyn_reduction_create(&r, "float", "0", "a + b", "p0[i]", many, "many", NULL), CUDYN_OK);
+    cudyn_reduction_free(r);
 }
 
 /* An #error in a preamble (the mock NVRTC reports it as NVRTC does):
