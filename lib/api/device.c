@@ -98,6 +98,16 @@ static int attribute_or_zero(cu_device dev, int attr, struct describe_failure *f
     return v;
 }
 
+/* The device's UUID, through the newest entry point the driver has; its
+ * name in *fn (if fn is not NULL) for messages. */
+static cu_result read_uuid(cu_device dev, cu_uuid *uuid, const char **fn)
+{
+    bool v2 = DRIVER_HAS(cuDeviceGetUuid_v2);
+    if (fn)
+        *fn = v2 ? "cuDeviceGetUuid_v2" : "cuDeviceGetUuid";
+    return v2 ? cudyn__drv.cuDeviceGetUuid_v2(uuid, dev) : cudyn__drv.cuDeviceGetUuid(uuid, dev);
+}
+
 static void format_uuid(char *out, size_t cap, const unsigned char u[16])
 {
     snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
@@ -123,8 +133,7 @@ CUDYN_API int cudyn_device_info(int ordinal, struct cudyn_device_info *out)
 
     struct describe_failure failed = {CU_OK, NULL};
     cu_uuid uuid;
-    cu_result r = DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn__drv.cuDeviceGetUuid_v2(&uuid, dev)
-                                                 : cudyn__drv.cuDeviceGetUuid(&uuid, dev);
+    cu_result r = read_uuid(dev, &uuid, NULL);
     note(&failed, r, "cuDeviceGetUuid");
     if (r == CU_OK) {
         memcpy(info.uuid, uuid.bytes, sizeof info.uuid);
@@ -195,10 +204,8 @@ CUDYN_API int cudyn_nvml_device_for_ordinal(int ordinal, struct cudyn_nvml_devic
     if (st != CUDYN_OK)
         return st;
     cu_uuid uuid;
-    const char *fn = DRIVER_HAS(cuDeviceGetUuid_v2) ? "cuDeviceGetUuid_v2" : "cuDeviceGetUuid";
-    CUDYN_TRY_DRIVER(DRIVER_HAS(cuDeviceGetUuid_v2) ? cudyn__drv.cuDeviceGetUuid_v2(&uuid, dev)
-                                                    : cudyn__drv.cuDeviceGetUuid(&uuid, dev),
-                     fn, api);
+    const char *fn;
+    CUDYN_TRY_DRIVER(read_uuid(dev, &uuid, &fn), fn, api);
     unsigned char bytes[16];
     char text[48];
     memcpy(bytes, uuid.bytes, sizeof bytes);
