@@ -38,16 +38,31 @@ void run_cudyn_elementwise_saxpy(const struct launch *l)
         y[i] = a * x[i] + y[i];
 }
 
+/* '+' sum, '>' max, '<' min: the reduce expressions of the kernels here
+ * (examples/elementwise.c's dot sums; gpuarray's sum, max and min) */
+static float reduce_neutral(char kind)
+{
+    return kind == '+' ? 0.0f : kind == '>' ? -INFINITY : INFINITY;
+}
+
+static float reduce_combine(char kind, float a, float b)
+{
+    if (kind == '+')
+        return a + b;
+    if (kind == '>')
+        return (a > b || a != a) ? a : b;
+    return (a < b || a != a) ? a : b;
+}
+
 /* cudyn_block_reduce's order (blockDim.x a power of two): halving within
- * each warp of 32 values, then halving over the warps' results.  `combine`
- * is the reduce expression. */
-static float warp_tree(float *v, unsigned int threads, float (*combine)(char, float, float), char kind)
+ * each warp of 32 values, then halving over the warps' results. */
+static float block_tree(char kind, float *v, unsigned int threads)
 {
     unsigned int width = threads < 32 ? threads : 32;
     for (unsigned int w = 0; w < threads; w += width)
         for (unsigned int h = width / 2; h > 0; h /= 2)
             for (unsigned int t = 0; t < h; t++)
-                v[w + t] = combine(kind, v[w + t], v[w + t + h]);
+                v[w + t] = reduce_combine(kind, v[w + t], v[w + t + h]);
     if (threads <= 32)
         return v[0];
     unsigned int warps = threads / 32;
@@ -55,19 +70,21 @@ static float warp_tree(float *v, unsigned int threads, float (*combine)(char, fl
         v[k] = v[k * 32];
     for (unsigned int h = warps / 2; h > 0; h /= 2)
         for (unsigned int t = 0; t < h; t++)
-            v[t] = combine(kind, v[t], v[t + h]);
+            v[t] = reduce_combine(kind, v[t], v[t + h]);
     return v[0];
 }
 
-static float add(char kind, float a, float b)
+/* What the block that finishes last does (cudyn_last_block): thread t
+ * combines partials t, t + threads, ..., then the block's tree. */
+static float last_block(char kind, const float *partials, unsigned int blocks, unsigned int threads, float *shared)
 {
-    (void)kind;
-    return a + b;
-}
-
-static float block_tree(float *shared, unsigned int threads)
-{
-    return warp_tree(shared, threads, add, '+');
+    for (unsigned int t = 0; t < threads; t++) {
+        float acc = reduce_neutral(kind);
+        for (size_t j = t; j < blocks; j += threads)
+            acc = reduce_combine(kind, acc, partials[j]);
+        shared[t] = acc;
+    }
+    return block_tree(kind, shared, threads);
 }
 
 /* One thread's sum of x[i] * y[i] over i = first, first + stride, ... < n. */
@@ -122,15 +139,9 @@ static void dot_reduce(const struct launch *l, size_t lanes)
                 acc = acc + x[i] * y[i];
             shared[t] = acc;
         }
-        partials[b] = block_tree(shared, threads);
+        partials[b] = block_tree('+', shared, threads);
     }
-    for (unsigned int t = 0; t < threads; t++) {
-        float acc = 0;
-        for (size_t j = t; j < blocks; j += threads)
-            acc = acc + partials[j];
-        shared[t] = acc;
-    }
-    *out = block_tree(shared, threads);
+    *out = last_block('+', partials, blocks, threads, shared);
 }
 
 void run_cudyn_reduce_dot(const struct launch *l)
@@ -227,29 +238,10 @@ void run_ga_fill(const struct launch *l)
         z[i] = a;
 }
 
-/* '+' sum, '>' max, '<' min: gpuarray's reduce expressions */
+/* gpuarray's reduce expression, from the kernel's name */
 static char ga_reduce_kind(const char *name)
 {
     return strstr(name, "_ga_max_") ? '>' : strstr(name, "_ga_min_") ? '<' : '+';
-}
-
-static float ga_neutral(char kind)
-{
-    return kind == '+' ? 0.0f : kind == '>' ? -INFINITY : INFINITY;
-}
-
-static float ga_combine(char kind, float a, float b)
-{
-    if (kind == '+')
-        return a + b;
-    if (kind == '>')
-        return (a > b || a != a) ? a : b;
-    return (a < b || a != a) ? a : b;
-}
-
-static float ga_tree(char kind, float *shared, unsigned int threads)
-{
-    return warp_tree(shared, threads, ga_combine, kind);
 }
 
 /* (const float *x, size_t n, float *partials, unsigned int *done, float
@@ -271,26 +263,20 @@ void run_ga_reduce(const struct launch *l)
     for (unsigned int b = 0; b < blocks; b++) {
         for (unsigned int t = 0; t < threads; t++) {
             size_t first = (size_t)b * threads + t;
-            float acc = ga_neutral(kind);
+            float acc = reduce_neutral(kind);
             if (!lanes) {
                 for (size_t i = first; i < n; i += stride)
-                    acc = ga_combine(kind, acc, x[i]);
+                    acc = reduce_combine(kind, acc, x[i]);
             } else {
                 for (size_t v = first; v < n / lanes; v += stride)
                     for (size_t k = 0; k < lanes; k++)
-                        acc = ga_combine(kind, acc, x[v * lanes + k]);
+                        acc = reduce_combine(kind, acc, x[v * lanes + k]);
                 for (size_t i = n / lanes * lanes + first; i < n; i += stride)
-                    acc = ga_combine(kind, acc, x[i]);
+                    acc = reduce_combine(kind, acc, x[i]);
             }
             shared[t] = acc;
         }
-        partials[b] = ga_tree(kind, shared, threads);
+        partials[b] = block_tree(kind, shared, threads);
     }
-    for (unsigned int t = 0; t < threads; t++) {
-        float acc = ga_neutral(kind);
-        for (size_t j = t; j < blocks; j += threads)
-            acc = ga_combine(kind, acc, partials[j]);
-        shared[t] = acc;
-    }
-    *out = ga_tree(kind, shared, threads);
+    *out = last_block(kind, partials, blocks, threads, shared);
 }
