@@ -114,7 +114,7 @@ static void test_parser_facts(void)
     CHECK(l.p[4].elem_size == 2 && l.uses_half);
     CHECK_EQ_INT(cudyn__params_parse("float a", &l, why, sizeof why), 0);
     CHECK(!l.uses_half);
-    /* 62 parameters fit (n and the partials make 64), 63 do not */
+    /* 62 parameters fit (CUDYN_MAX_ARGS less two generated ones), 63 do not */
     char big[2000] = "";
     for (int k = 0; k < 63; k++)
         snprintf(big + strlen(big), sizeof big - strlen(big), "%sint p%d", k ? ", " : "", k);

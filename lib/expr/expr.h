@@ -22,11 +22,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* A kernel takes at most 64 parameters (args.h's CUDYN_MAX_ARGS); the
- * generated ones add n and, for a reduction, the partials, the count of
- * blocks done and the result. */
-#define CUDYN_EXPR_MAX_PARAMS 62
-#define CUDYN_REDUCE_MAX_PARAMS (CUDYN_EXPR_MAX_PARAMS - 2)
+#include "compile/ptx_interface.h" /* CUDYN_MAX_ARGS */
+
+/* A kernel takes at most CUDYN_MAX_ARGS (64) parameters: the user's, then
+ * the generated ones, n for an elementwise kernel, and for a reduction n,
+ * the partials, the count of blocks done and the result. */
+#define CUDYN_EXPR_MAX_PARAMS (CUDYN_MAX_ARGS - 2)
+#define CUDYN_REDUCE_MAX_PARAMS (CUDYN_MAX_ARGS - 4)
 #define CUDYN_EXPR_MAX_NAME 48
 
 /* ------------------------------------------------------------ params_decl.c */

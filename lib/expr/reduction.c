@@ -108,8 +108,9 @@ static int read_inputs(const char *api, struct cudyn_reduction *r, const char *t
                            api, name, why);
     if (r->params.count > CUDYN_REDUCE_MAX_PARAMS)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                           "%s: \"%s\": %d parameters; a reduction takes at most %d (its kernel adds 4 of its own)",
-                           api, name, r->params.count, CUDYN_REDUCE_MAX_PARAMS);
+                           "%s: \"%s\": %d parameters; a reduction takes at most %d (its kernel adds %d of its own)",
+                           api, name, r->params.count, CUDYN_REDUCE_MAX_PARAMS,
+                           CUDYN_MAX_ARGS - CUDYN_REDUCE_MAX_PARAMS);
     static const char *const text_names[] = {"neutral", "reduce expression", "map expression", "preamble"};
     const char *const texts[] = {neutral, reduce, map, preamble};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
