@@ -363,20 +363,13 @@ def gpu_local_cpu():
     return (near or allowed or [None])[0]
 
 
-LAUNCH_CPU = []  # [the CPU] once collect() has chosen it
-
-
-def pin_to_launch_cpu():
-    if LAUNCH_CPU and LAUNCH_CPU[0] is not None:
-        os.sched_setaffinity(0, {LAUNCH_CPU[0]})
-
-
-def run_lines(argv, env=None, timeout=600):
-    """Runs a helper pinned to the launch CPU; (its key/value lines as a
-    dict, an error or None)."""
+def run_lines(argv, env=None, timeout=600, cpu=None):
+    """Runs a helper, pinned to `cpu` unless it is None; (its key/value
+    lines as a dict, an error or None)."""
+    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout,
-                           universal_newlines=True, preexec_fn=pin_to_launch_cpu)
+                           universal_newlines=True, preexec_fn=pin)
     except (OSError, subprocess.SubprocessError) as e:
         return {}, f"{os.path.basename(argv[0])}: {one_line(e)}"
     facts = {}
@@ -490,9 +483,8 @@ def collect(args):
     # the C columns, in one process; they say which driver the run is on
     note("direct C and cudyn: launch loop and trivial call")
     counts = ["--launches", str(args.launches), "--calls", str(args.calls), "--rounds", str(args.rounds)]
-    LAUNCH_CPU[:] = [gpu_local_cpu()]
-    report["machine"]["launch_cpu"] = LAUNCH_CPU[0]
-    facts, error = run_lines([args.peers_c] + counts)
+    cpu = report["machine"]["launch_cpu"] = gpu_local_cpu()
+    facts, error = run_lines([args.peers_c] + counts, cpu=cpu)
     m = report["machine"]
     mock = facts.get("mock") == "1"
     m.update(gpu=facts.get("device"), compute_capability=facts.get("compute_capability"),
@@ -517,7 +509,7 @@ def collect(args):
     for column, name in PEERS.items():
         note(f"{column}: launch loop and trivial call")
         argv = [sys.executable, os.path.abspath(__file__), "--worker", name] + counts
-        facts, error = run_lines(argv + (["--import-only"] if mock else []))
+        facts, error = run_lines(argv + (["--import-only"] if mock else []), cpu=cpu)
         report["versions"][name] = facts.get("version")
         if "skip" in facts:
             report["skipped"].append({"peer": column, "reason": facts["skip"]})
@@ -552,7 +544,7 @@ def collect(args):
         cell(key, column, ms, error)
     note("cudyn Python: launch loops, expressions, gpuarray, exchange")
     argv = [sys.executable, os.path.abspath(__file__), "--worker", "cudyn"] + counts + (["--mock"] if mock else [])
-    facts, error = run_lines(argv, env=cudyn_env)
+    facts, error = run_lines(argv, env=cudyn_env, cpu=cpu)
     report["versions"]["cudyn Python"] = facts.get("version")
     python_ok = "skip" not in facts and not (error and not facts.get("launch_us"))
     if "skip" in facts:
