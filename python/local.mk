@@ -76,14 +76,18 @@ python-staged: python/cudyn/_cudyn.la
 	ln -s '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
 
 # Installed as the files are in the source tree, subpackages in their
-# folders (Makefile.am's install-data-local and uninstall-local call these).
-python-install-package:
+# folders, with the package's metadata beside them (below); Makefile.am's
+# install-data-local and uninstall-local call these.
+python-install-package: python/METADATA
 	@set -e; for f in $(PYTHON_PACKAGE_FILES); do \
 	    rel=$${f#$(srcdir)/python/cudyn/}; \
 	    $(MKDIR_P) "$(DESTDIR)$(cudynpythondir)/`dirname $$rel`"; \
 	    echo " $(INSTALL_DATA) $$f '$(DESTDIR)$(cudynpythondir)/$$rel'"; \
 	    $(INSTALL_DATA) "$$f" "$(DESTDIR)$(cudynpythondir)/$$rel"; \
 	done
+	$(MKDIR_P) '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)'
+	$(INSTALL_DATA) python/METADATA '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/METADATA'
+	echo '$(PYTHON_INSTALLER)' > '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/INSTALLER'
 # each file and its bytecode, then the subpackages' folders, deepest first
 # (Makefile.am's uninstall-hook removes the extension and cudyn/ itself)
 python-uninstall-package:
@@ -97,10 +101,32 @@ python-uninstall-package:
 	done | sort -r | while read -r rel; do \
 	    rmdir "$(DESTDIR)$(cudynpythondir)/$$rel/__pycache__" "$(DESTDIR)$(cudynpythondir)/$$rel" 2>/dev/null; \
 	done; :
+	rm -f '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/METADATA' \
+	    '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/INSTALLER'
+	-rmdir '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)' 2>/dev/null
 else
 python-install-package python-uninstall-package:
 endif
 .PHONY: python-staged python-install-package python-uninstall-package
+
+# The package's metadata, as a wheel's (the core metadata of PEP 566 in a
+# .dist-info folder, PEP 627), so that importlib.metadata.version("cudyn")
+# and `pip show cudyn` find this install too: pyproject.toml's name,
+# summary, licence and Python versions, AC_INIT's version.  INSTALLER names
+# what installed it (debian/rules says debian); with no RECORD, pip
+# leaves the files alone (`make uninstall` removes them).
+PYTHON_DIST_INFO = cudyn-$(VERSION).dist-info
+PYTHON_INSTALLER = make
+python/METADATA: $(srcdir)/pyproject.toml Makefile
+	$(AM_V_GEN)$(MKDIR_P) python && project() { sed -n '/^\[project\]/,/^\[/p' $(srcdir)/pyproject.toml; } && \
+	{ echo 'Metadata-Version: 2.1'; \
+	  project | sed -n 's/^name = "\(.*\)"$$/Name: \1/p'; \
+	  echo 'Version: $(VERSION)'; \
+	  project | sed -n 's/^description = "\(.*\)"$$/Summary: \1/p'; \
+	  project | sed -n 's/^license = {text = "\(.*\)"}$$/License: \1/p'; \
+	  project | sed -n 's/^requires-python = "\(.*\)"$$/Requires-Python: \1/p'; \
+	} > $@.tmp && mv $@.tmp $@
+CLEANFILES += python/METADATA
 
 # the wheel's lists and facts against make's (setup.py reads them from here)
 TESTS += tests/check-wheel-lists.sh
