@@ -11,13 +11,15 @@ tools_cudyn_saxpy_LDFLAGS =
 tools_cudyn_cc_SOURCES = tools/cudyn-cc.c $(TOOLS_COMMON)
 tools_cudyn_cc_LDFLAGS =
 dist_man_MANS += man/cudainfo.1 man/cudyn-saxpy.1 man/cudyn-cc.1
-# JSON Schemas (draft 2020-12) of the tools' --json documents.  Each is installed self-contained, with
+# JSON Schemas (draft 2020-12) of the tools' --json documents and of
+# python3 -m cudyn --json (python/cudyn/__main__.py).  Each is installed self-contained, with
 # common.schema.json bundled inside it (tools/schema/bundle.awk), so that
 # stock validators need nothing else (jsonschema -i doc.json
 # cudainfo-2.schema.json); the tests validate every document they produce
 # against these bundles, with Debian's python3-jsonschema.
 schemadir = $(datadir)/cudyn/schema
-SCHEMA_SOURCES = tools/schema/cudainfo-2.schema.json tools/schema/cudyn-saxpy-2.schema.json
+SCHEMA_SOURCES = tools/schema/cudainfo-2.schema.json tools/schema/cudyn-saxpy-2.schema.json \
+	tools/schema/cudyn-info-1.schema.json
 SCHEMA_BUNDLES = $(patsubst tools/schema/%,tools/schema/bundled/%,$(SCHEMA_SOURCES))
 dist_schema_DATA = tools/schema/common.schema.json
 nodist_schema_DATA = $(SCHEMA_BUNDLES)
