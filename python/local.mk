@@ -131,7 +131,7 @@ CLEANFILES += python/METADATA
 # the wheel's lists and facts against make's (setup.py reads them from here)
 TESTS += tests/check-wheel-lists.sh
 EXTRA_DIST += tests/check-wheel-lists.sh
-EXTRA_DIST += pyproject.toml setup.py MANIFEST.in
+EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
 
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its
