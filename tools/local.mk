@@ -18,9 +18,9 @@ dist_man_MANS += man/cudainfo.1 man/cudyn-saxpy.1 man/cudyn-cc.1
 # cudainfo-2.schema.json); the tests validate every document they produce
 # against these bundles, with Debian's python3-jsonschema.
 schemadir = $(datadir)/cudyn/schema
-SCHEMA_SOURCES = tools/schema/cudainfo-2.schema.json tools/schema/cudyn-saxpy-2.schema.json \
+SCHEMA_FILES = tools/schema/cudainfo-2.schema.json tools/schema/cudyn-saxpy-2.schema.json \
 	tools/schema/cudyn-info-1.schema.json
-SCHEMA_BUNDLES = $(patsubst tools/schema/%,tools/schema/bundled/%,$(SCHEMA_SOURCES))
+SCHEMA_BUNDLES = $(patsubst tools/schema/%,tools/schema/bundled/%,$(SCHEMA_FILES))
 dist_schema_DATA = tools/schema/common.schema.json
 nodist_schema_DATA = $(SCHEMA_BUNDLES)
 tools/schema/bundled/%.schema.json: $(srcdir)/tools/schema/%.schema.json $(srcdir)/tools/schema/common.schema.json \
@@ -29,6 +29,6 @@ tools/schema/bundled/%.schema.json: $(srcdir)/tools/schema/%.schema.json $(srcdi
 	$(AWK) -v common=$(srcdir)/tools/schema/common.schema.json -f $(srcdir)/tools/schema/bundle.awk $< > $@.tmp && \
 	mv $@.tmp $@
 CLEANFILES += $(SCHEMA_BUNDLES)
-EXTRA_DIST += $(SCHEMA_SOURCES) tools/schema/bundle.awk
+EXTRA_DIST += $(SCHEMA_FILES) tools/schema/bundle.awk
 # bash completion (installed by Makefile.am's install-data-hook)
 EXTRA_DIST += tools/completion/cudyn.bash tools/local.mk
