@@ -29,10 +29,12 @@
 # sdist, the wheels and the virtual environments.  The last line is the
 # summary; the exit code is 0 when everything held.
 set -uo pipefail
+build=$(cd "${1:?usage: .ci/wheel.sh BUILDDIR [OUTDIR]}" && pwd) || exit 1
+out=${2:-}
+[ -z "$out" ] || { mkdir -p "$out" && out=$(cd "$out" && pwd); } || exit 1
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
-build=$(cd "${1:?usage: .ci/wheel.sh BUILDDIR [OUTDIR]}" && pwd) || exit 1
-out=${2:-$top/_ci/wheel}
+out=${out:-$top/_ci/wheel}
 export LC_ALL=C.UTF-8 PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 mock="$build/tests/mock/.libs/libcuda.so.1"
 # Debian's interpreter, with python3-build, -setuptools, -wheel, -venv, numpy
