@@ -1,10 +1,12 @@
 #!/bin/bash
-# Debian packages from a source checkout, as a distribution builds them:
+# Debian packages from a source checkout or a release tarball (which
+# carries packaging/debian and this script), as a distribution builds them:
 # make the release tarball (make dist), unpack it as cudyn_VERSION.orig.tar.gz
 # + cudyn-VERSION/ with packaging/debian as debian/, build the source and
 # binary packages (make check runs inside, on the mock driver), check the
 # compiler flags with blhc and everything with lintian (errors and warnings
-# fail), then install the packages here and use them as a user would.
+# fail), then install the packages here and use them as a user would
+# (the library, the tools, the headers and examples, the Python module).
 #
 #   .ci/debian-package.sh [OUTDIR]      (root, Debian 12 or newer; default
 #                                        OUTDIR: _ci/debian in the checkout)
@@ -33,7 +35,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 step "release tarball (make dist)"
-autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 1; }
+# a checkout needs Autotools; an unpacked tarball has its configure already
+if [ -e .git ] || [ ! -x configure ]; then
+    autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 1; }
+fi
 # out of tree, unless the checkout is configured in place (a second
 # configure would then refuse, and an in-tree one would break later
 # out-of-tree builds such as .ci/run's)
@@ -81,7 +86,7 @@ tags=$(grep -E '^[EWIPX]: ' "$out/lintian.txt" || true)
 
 step "install the packages and use them"
 apt-get install -y -qq --no-install-recommends --reinstall "$out"/libcudyn1_*.deb "$out"/libcudyn-dev_*.deb \
-    "$out"/cudyn-tools_*.deb >/dev/null
+    "$out"/cudyn-tools_*.deb "$out"/python3-cudyn_*.deb >/dev/null
 bad=0
 check() {   # check WHAT COMMAND...: runs it, prints its output under WHAT
     local o rc=0
@@ -119,6 +124,15 @@ else
     echo "cmake not installed: find_package(cudyn) not tried"
 fi
 check "cudainfo --version" cudainfo --version
+# the Python module, for Debian's interpreter (the python3 on PATH may be
+# another), with its metadata; python3 -m cudyn exits as cudainfo does
+check "import cudyn (python3-cudyn)" /usr/bin/python3 -c 'import cudyn, importlib.metadata as m
+assert m.version("cudyn") == cudyn.version(), (m.version("cudyn"), cudyn.version())
+print(cudyn.version(), "from", cudyn.__file__, "installed by", m.distribution("cudyn").read_text("INSTALLER").strip())'
+module_rc=0
+(cd "$work" && /usr/bin/python3 -m cudyn) >/dev/null 2>&1 || module_rc=$?
+case $module_rc in 0|3|4|5) ;; *) bad=1 ;; esac
+printf '%-34s %s\n' "python3 -m cudyn:" "exit $module_rc (as cudainfo's)"
 # no GPU here is fine: 3 no driver, 4 cuInit failed, 5 no device
 info_rc=0
 cudainfo >/dev/null 2>&1 || info_rc=$?
@@ -140,5 +154,5 @@ else
     printf '%s\n' "$tags" | sed 's/^/  /'
 fi
 echo "blhc: hardening flags on every compile and link line"
-echo "installed and used: man pages, pkg-config, the installed examples (C and C++), the CMake package, cudainfo (exit $info_rc)"
+echo "installed and used: man pages, pkg-config, the installed examples (C and C++), the CMake package, cudainfo (exit $info_rc), import cudyn and python3 -m cudyn (exit $module_rc)"
 echo "output: $out"

@@ -30,14 +30,26 @@ CLEANFILES += bench/peers_c$(EXEEXT) bench/saxpy_direct$(EXEEXT) bench/cudyn-sax
 EXTRA_DIST += bench/peers.py bench/peers_saxpy.py
 BENCH_PEERS_FLAGS =
 CUDYN_SAXPY = ./bench/cudyn-saxpy$(EXEEXT)
+# The Python module's rows take this build's module, staged as for make
+# check (python/staged, made here when missing), with configure's
+# interpreter.  To measure an installed wheel instead, name the
+# interpreter that has it and say so:
+#   make bench-peers BENCH_PEERS_INTERPRETER=/path/to/venv/bin/python BENCH_PEERS_CUDYN=installed
+BENCH_PEERS_INTERPRETER = $(PYTHON)
+BENCH_PEERS_CUDYN = python/staged
+if HAVE_PYTHON_MODULE
+BENCH_PEERS_STAGE = python-staged
+endif
 
-bench-peers: bench/peers_c$(EXEEXT) bench/saxpy_direct$(EXEEXT) bench/cudyn-saxpy$(EXEEXT) $(check_LTLIBRARIES)
-	@if test -z '$(PYTHON)'; then \
+bench-peers: bench/peers_c$(EXEEXT) bench/saxpy_direct$(EXEEXT) bench/cudyn-saxpy$(EXEEXT) $(check_LTLIBRARIES) \
+		$(BENCH_PEERS_STAGE)
+	@if test -z '$(BENCH_PEERS_INTERPRETER)'; then \
 	    echo "bench-peers: skipped: configure found no Python 3 (./configure PYTHON=/path/to/python3)"; \
 	else \
 	    MOCK_LIBCUDA='$(abs_top_builddir)/tests/mock/.libs/libcuda.so.1' \
-	    '$(PYTHON)' $(srcdir)/bench/peers.py --peers-c ./bench/peers_c$(EXEEXT) \
-	        --saxpy-direct ./bench/saxpy_direct$(EXEEXT) --cudyn-saxpy '$(CUDYN_SAXPY)' $(BENCH_PEERS_FLAGS); \
+	    '$(BENCH_PEERS_INTERPRETER)' $(srcdir)/bench/peers.py --peers-c ./bench/peers_c$(EXEEXT) \
+	        --saxpy-direct ./bench/saxpy_direct$(EXEEXT) --cudyn-saxpy '$(CUDYN_SAXPY)' \
+	        --cudyn-python '$(BENCH_PEERS_CUDYN)' $(BENCH_PEERS_FLAGS); \
 	fi
 
 .PHONY: bench bench-peers abi-baseline fuzz check-concurrency fault-sweep check-gpu-sanitize

@@ -220,7 +220,7 @@ def worker_cudyn(args, put):
     """The Python module: launch loops, expression kernels, gpuarray, exchange."""
     import peers_saxpy as ps
     cudyn = ps.import_or_skip("cudyn")
-    put("version", cudyn.version())
+    put("version", f"{cudyn.version()} ({os.path.dirname(cudyn.__file__)})")  # which module: the stage or a wheel
     if args.import_only:
         return
     np = ps.import_or_skip("numpy")
@@ -406,9 +406,12 @@ def run_timed(argv, env):
 def python_module_env(args):
     """The environment that imports this build's Python module: its
     directory first on PYTHONPATH, the build's libcudyn first on
-    LD_LIBRARY_PATH."""
+    LD_LIBRARY_PATH; or, for "installed", the interpreter's own cudyn (a
+    wheel in a virtual environment) as it is."""
     env = dict(os.environ)
     where = args.cudyn_python or os.environ.get("CUDYN_PYTHONPATH") or "python/staged"
+    if where == "installed":
+        return env
     if os.path.isdir(where):
         where = os.path.abspath(where)
         env["PYTHONPATH"] = where + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -755,8 +758,8 @@ def main():
     p.add_argument("--peers-c", default="./bench/peers_c", help="the built bench/peers_c")
     p.add_argument("--saxpy-direct", default="./bench/saxpy_direct", help="the built bench/saxpy_direct")
     p.add_argument("--cudyn-saxpy", default="./bench/cudyn-saxpy", help="cudyn-saxpy (a real executable)")
-    p.add_argument("--cudyn-python", help="the directory that holds this build's cudyn package"
-                   " (default: $CUDYN_PYTHONPATH, else ./python/staged)")
+    p.add_argument("--cudyn-python", help="the directory that holds this build's cudyn package, or 'installed'"
+                   " for the one this interpreter has (default: $CUDYN_PYTHONPATH, else ./python/staged)")
     p.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--runs", type=int, default=5, help="timed SAXPY processes per column (default 5)")
     p.add_argument("--launches", type=int, default=100000, help="launches per round (default 100000)")

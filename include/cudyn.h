@@ -4,8 +4,9 @@
  * cudyn finds the NVIDIA driver (libcuda) and NVRTC (libnvrtc) at run time,
  * binds every entry point at the ABI version its declaration was written
  * for, and offers this small, stable C ABI on top of them.  This header is
- * self-contained (no CUDA headers) and usable from C and C++: it needs C99
- * or C++11, or newer (C89, gnu89 and C++98 / C++03 cannot compile it).
+ * self-contained (no CUDA headers) and usable from C and C++: it is written
+ * for C99 or C++11, or newer (a strict C89 or C++98 compiler refuses it;
+ * GCC and Clang accept it in those modes as an extension).
  *
  * Conventions, valid for every function below unless it says otherwise:
  *

@@ -9,16 +9,26 @@
 #   --without-python             no module (PYTHON still serves bench-peers)
 #   --with-python-sitedir=DIR    install the module there instead
 #
-# Without a choice, the candidates are every python3 on PATH, then
-# /usr/bin/python3.  A machine may have a python3 on PATH (a pyenv, a venv)
-# without numpy and pytest beside a system one that has them: the first
-# candidate with headers (Python.h) and numpy and pytest wins, else the first
-# with headers, else (no module) the first found.
+# Without a choice, the candidates are the active virtual environment's
+# python3 ($VIRTUAL_ENV/bin/python3), every python3 on PATH, then
+# /usr/bin/python3, and the first that fits wins:
+#   1. the active virtual environment's, when it has headers (Python.h):
+#      what the user activated is what they mean;
+#   2. else the first with headers and numpy and pytest, so that make check
+#      runs the module's tests (a machine may have a python3 on PATH, a
+#      pyenv, without them beside a system one that has them);
+#   3. else the first with headers (the module's tests then skip);
+#   4. else (no module) the first found, for bench-peers.
+# configure says which it took and why it passed each earlier one over;
+# docs/python.md states the same rule.
 #
 # Substitutes PYTHON, PYTHON_CPPFLAGS, PYTHON_EXT_SUFFIX (the extension
 # module's file name suffix, e.g. .cpython-311-x86_64-linux-gnu.so) and
 # PYTHON_SITEDIR (in terms of ${prefix}, so `make install prefix=...` and
-# distcheck move it); conditional HAVE_PYTHON_MODULE.
+# distcheck move it; for a virtual environment's interpreter and no
+# --prefix, the environment's own site-packages, so that `make install`
+# puts the module where that interpreter imports it); conditional
+# HAVE_PYTHON_MODULE.
 AC_DEFUN([CUDYN_PYTHON], [
 AC_ARG_VAR([PYTHON], [the Python 3 interpreter the Python module is built for and make bench-peers runs with])
 AC_ARG_WITH([python],
@@ -49,8 +59,11 @@ print("%d.%d" % sys.version_info[[:2]], inc,
 }
 
 AC_MSG_CHECKING([for a Python with its headers])
-cudyn_python_candidates=
+cudyn_python_candidates= cudyn_python_venv=
 AS_IF([test -n "$PYTHON"], [cudyn_python_candidates=$PYTHON], [
+  AS_IF([test -n "$VIRTUAL_ENV" && test -x "$VIRTUAL_ENV/bin/python3"], [
+    cudyn_python_venv=$VIRTUAL_ENV/bin/python3
+    cudyn_python_candidates=$cudyn_python_venv])
   cudyn_save_IFS=$IFS; IFS=$PATH_SEPARATOR
   for cudyn_dir in $PATH; do
     IFS=$cudyn_save_IFS
@@ -60,14 +73,27 @@ AS_IF([test -n "$PYTHON"], [cudyn_python_candidates=$PYTHON], [
   IFS=$cudyn_save_IFS
   cudyn_python_candidates="$cudyn_python_candidates /usr/bin/python3"
 ])
-cudyn_python_any= cudyn_python_headers= cudyn_python_best=
+dnl each candidate passed over, one "PATH: why" a line
+cudyn_python_any= cudyn_python_headers= cudyn_python_best= cudyn_python_passed= cudyn_python_seen=
 for cudyn_py in $cudyn_python_candidates; do
+  AS_CASE([" $cudyn_python_seen "], [*" $cudyn_py "*], [continue])
+  cudyn_python_seen="$cudyn_python_seen $cudyn_py"
   cudyn_facts=`cudyn_python_probe "$cudyn_py"`
-  test -n "$cudyn_facts" || continue
+  AS_IF([test -z "$cudyn_facts"], [
+    cudyn_python_passed="$cudyn_python_passed
+$cudyn_py: not a Python 3.8 or later that runs"
+    continue])
   test -n "$cudyn_python_any" || cudyn_python_any="$cudyn_py $cudyn_facts"
+  set dummy $cudyn_facts
   AS_CASE([$cudyn_facts], [*" yes "*], [
     test -n "$cudyn_python_headers" || cudyn_python_headers="$cudyn_py $cudyn_facts"
+    AS_IF([test "x$cudyn_py" = "x$cudyn_python_venv"], [cudyn_python_best="$cudyn_py $cudyn_facts"; break])
     AS_CASE([$cudyn_facts], [*" yes yes"], [cudyn_python_best="$cudyn_py $cudyn_facts"; break])
+    cudyn_python_passed="$cudyn_python_passed
+$cudyn_py: Python $[]2 without numpy or pytest (make check would skip the module's tests)"
+  ], [
+    cudyn_python_passed="$cudyn_python_passed
+$cudyn_py: Python $[]2 without its headers (no Python.h in $[]3; Debian: python3-dev)"
   ])
 done
 cudyn_python_choice=$cudyn_python_best
@@ -86,7 +112,13 @@ AS_IF([test $[]# = 6], [
         [test "x$[]6" != xyes], [cudyn_python_note="; no numpy or pytest: the module's tests skip"],
         [cudyn_python_note=])
   AS_IF([test $have_python_module = yes], [PYTHON_CPPFLAGS="-I$[]4"])
+  AS_IF([test "x$PYTHON" = "x$cudyn_python_venv"],
+    [cudyn_python_note=", the active virtual environment's$cudyn_python_note"])
   AC_MSG_RESULT([$PYTHON ($cudyn_python_version$cudyn_python_note)])
+  dnl why the ones before it were not taken
+  echo "$cudyn_python_passed" | while IFS= read -r cudyn_line; do
+    AS_CASE([$cudyn_line], ["$PYTHON: "*], [break], [""], [], [AC_MSG_NOTICE([passed over $cudyn_line])])
+  done
 ], [
   AC_MSG_RESULT([none (no Python 3.8 or later)])
 ])
@@ -113,17 +145,26 @@ AS_IF([test $have_python_module = yes], [
     dnl dist-packages for other prefixes (/usr/local); elsewhere the
     dnl interpreter's posix_prefix scheme says.  The prefix is written as
     dnl the make variable, so that it follows make's prefix.
+    dnl A virtual environment's interpreter and no --prefix: the
+    dnl environment's own site-packages.
+    cudyn_prefix_given=yes
+    test "x$prefix" = xNONE && cudyn_prefix_given=no
     PYTHON_SITEDIR=`"$PYTHON" -c 'import sys, sysconfig
 schemes = sysconfig.get_scheme_names()
 v = {"base": "@PREFIX@", "platbase": "@PREFIX@"}
-if "deb_system" in schemes:
+venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+if venv and sys.argv[[2]] == "no":
+    path = sysconfig.get_path("platlib")
+elif venv:
+    path = sysconfig.get_path("platlib", "venv" if "venv" in schemes else "posix_prefix", vars=v)
+elif "deb_system" in schemes:
     if sys.argv[[1]] == "/usr":
         path = sysconfig.get_path("platlib", "deb_system", vars=v)
     else:
         path = "@PREFIX@/lib/python%d.%d/dist-packages" % sys.version_info[[:2]]
 else:
     path = sysconfig.get_path("platlib", "posix_prefix", vars=v)
-print(path.replace("@PREFIX@", "${prefix}"))' "$cudyn_prefix"`
+print(path.replace("@PREFIX@", "${prefix}"))' "$cudyn_prefix" "$cudyn_prefix_given"`
   ])
   AC_MSG_RESULT([$PYTHON_SITEDIR])
   AS_IF([test -z "$PYTHON_SITEDIR" || test -z "$PYTHON_EXT_SUFFIX"],

@@ -13,8 +13,9 @@
 # (_cudyn.la) is not left there.
 #
 # How make check finds the module (tests/check-python.sh): the package is
-# staged in $(builddir)/python/staged/cudyn: a symbolic link to each
-# $(srcdir)/python/cudyn/*.py and one to the built extension in .libs.
+# staged in $(builddir)/python/staged/cudyn: a symbolic link to each file
+# of PYTHON_PACKAGE_FILES, in its subpackage's folder, and one to the
+# built extension in .libs.
 # PYTHONPATH=$(builddir)/python/staged then imports the sources being
 # edited and the extension just built, from a VPATH build as from one in
 # the source tree, and LD_LIBRARY_PATH names lib/.libs so that the
@@ -22,14 +23,25 @@
 # The stage is remade by every make check (check_DATA), so a .py file
 # added to python/cudyn needs no change here.
 
+# The wheel (pip install ., setup.py) compiles the files of
+# python_cudyn__cudyn_la_SOURCES and lib_libcudyn_la_SOURCES into one
+# extension, reading the lists from here: a file added to a list is in
+# both builds.
+
 # one file per concern; python/src/cudyn_py.h is what they share
 PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/init.c python/src/errors.c python/src/util.c \
 	python/src/functions.c python/src/memory.c python/src/array.c python/src/host_args.c \
 	python/src/module.c python/src/launch.c python/src/streams.c python/src/expressions.c \
 	python/src/textures.c python/src/interop.c
 
-# the pure-Python files: whatever is in the source tree (GNU make)
-PYTHON_PACKAGE_FILES = $(sort $(wildcard $(srcdir)/python/cudyn/*.py))
+# The pure-Python files, whatever is in the source tree (GNU make): every
+# package, python/cudyn and each directory below it that has an
+# __init__.py (three levels deep), with its .py files, type stubs (.pyi)
+# and py.typed marker.  setup.py puts the same files in the wheel by the
+# same rule, at any depth; tests/check-wheel-lists.sh compares the two.
+PYTHON_PACKAGE_DIRS = $(patsubst %/__init__.py,%,$(wildcard $(srcdir)/python/cudyn/__init__.py \
+	$(srcdir)/python/cudyn/*/__init__.py $(srcdir)/python/cudyn/*/*/__init__.py))
+PYTHON_PACKAGE_FILES = $(sort $(wildcard $(foreach d,$(PYTHON_PACKAGE_DIRS),$(d)/*.py $(d)/*.pyi $(d)/py.typed)))
 PYTHON_TEST_FILES = $(sort $(wildcard $(srcdir)/python/tests/*.py $(srcdir)/python/tests/*.cu \
 	$(srcdir)/python/tests/*.txt $(srcdir)/python/tests/*.ini))
 PYTHON_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/*.py))
@@ -47,7 +59,6 @@ python_cudyn__cudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 # the symbols of libpython come from the interpreter that loads the module
 python_cudyn__cudyn_la_LDFLAGS = -module -shared -avoid-version -shrext $(PYTHON_EXT_SUFFIX)
 python_cudyn__cudyn_la_LIBADD = lib/libcudyn.la
-cudynpython_DATA = $(PYTHON_PACKAGE_FILES)
 
 # the examples, beside the C ones
 pythonexamplesdir = $(examplesdir)/python
@@ -58,12 +69,69 @@ check_DATA = python-staged
 python-staged: python/cudyn/_cudyn.la
 	@rm -rf python/staged && $(MKDIR_P) python/staged/cudyn && \
 	for f in $(PYTHON_PACKAGE_FILES); do \
+	    rel=$${f#$(srcdir)/python/cudyn/}; \
 	    case $$f in /*) ;; *) f=`pwd`/$$f ;; esac; \
-	    ln -s "$$f" python/staged/cudyn/ || exit 1; \
+	    $(MKDIR_P) "python/staged/cudyn/`dirname $$rel`" && ln -s "$$f" "python/staged/cudyn/$$rel" || exit 1; \
 	done && \
 	ln -s '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
+
+# Installed as the files are in the source tree, subpackages in their
+# folders, with the package's metadata beside them (below); Makefile.am's
+# install-data-local and uninstall-local call these.
+python-install-package: python/METADATA
+	@set -e; for f in $(PYTHON_PACKAGE_FILES); do \
+	    rel=$${f#$(srcdir)/python/cudyn/}; \
+	    $(MKDIR_P) "$(DESTDIR)$(cudynpythondir)/`dirname $$rel`"; \
+	    echo " $(INSTALL_DATA) $$f '$(DESTDIR)$(cudynpythondir)/$$rel'"; \
+	    $(INSTALL_DATA) "$$f" "$(DESTDIR)$(cudynpythondir)/$$rel"; \
+	done
+	$(MKDIR_P) '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)'
+	$(INSTALL_DATA) python/METADATA '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/METADATA'
+	echo '$(PYTHON_INSTALLER)' > '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/INSTALLER'
+# each file and its bytecode, then the subpackages' folders, deepest first
+# (Makefile.am's uninstall-hook removes the extension and cudyn/ itself)
+python-uninstall-package:
+	@for f in $(PYTHON_PACKAGE_FILES); do \
+	    rel=$${f#$(srcdir)/python/cudyn/}; \
+	    dir=`dirname "$$rel"`; base=`basename "$$rel" .py`; \
+	    rm -f "$(DESTDIR)$(cudynpythondir)/$$rel" "$(DESTDIR)$(cudynpythondir)/$$dir/__pycache__/$$base".*.pyc; \
+	done
+	@for d in $(PYTHON_PACKAGE_DIRS); do \
+	    rel=$${d#$(srcdir)/python/cudyn}; test -z "$$rel" || echo "$${rel#/}"; \
+	done | sort -r | while read -r rel; do \
+	    rmdir "$(DESTDIR)$(cudynpythondir)/$$rel/__pycache__" "$(DESTDIR)$(cudynpythondir)/$$rel" 2>/dev/null; \
+	done; :
+	rm -f '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/METADATA' \
+	    '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)/INSTALLER'
+	-rmdir '$(DESTDIR)$(PYTHON_SITEDIR)/$(PYTHON_DIST_INFO)' 2>/dev/null
+else
+python-install-package python-uninstall-package:
 endif
-.PHONY: python-staged
+.PHONY: python-staged python-install-package python-uninstall-package
+
+# The package's metadata, as a wheel's (the core metadata of PEP 566 in a
+# .dist-info folder, PEP 627), so that importlib.metadata.version("cudyn")
+# and `pip show cudyn` find this install too: pyproject.toml's name,
+# summary, licence and Python versions, AC_INIT's version.  INSTALLER names
+# what installed it (debian/rules says debian); with no RECORD, pip
+# leaves the files alone (`make uninstall` removes them).
+PYTHON_DIST_INFO = cudyn-$(VERSION).dist-info
+PYTHON_INSTALLER = make
+python/METADATA: $(srcdir)/pyproject.toml Makefile
+	$(AM_V_GEN)$(MKDIR_P) python && project() { sed -n '/^\[project\]/,/^\[/p' $(srcdir)/pyproject.toml; } && \
+	{ echo 'Metadata-Version: 2.1'; \
+	  project | sed -n 's/^name = "\(.*\)"$$/Name: \1/p'; \
+	  echo 'Version: $(VERSION)'; \
+	  project | sed -n 's/^description = "\(.*\)"$$/Summary: \1/p'; \
+	  project | sed -n 's/^license = {text = "\(.*\)"}$$/License: \1/p'; \
+	  project | sed -n 's/^requires-python = "\(.*\)"$$/Requires-Python: \1/p'; \
+	} > $@.tmp && mv $@.tmp $@
+CLEANFILES += python/METADATA
+
+# the wheel's lists and facts against make's (setup.py reads them from here)
+TESTS += tests/check-wheel-lists.sh
+EXTRA_DIST += tests/check-wheel-lists.sh
+EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
 
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its

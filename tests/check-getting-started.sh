@@ -60,6 +60,20 @@ grep -q '^@@done$' "$tmp/out" || {
 }
 echo "ran the $blocks shell blocks of docs/getting-started.md"
 
+# step 1 is the README's first command, word for word, and its end (after
+# the build) succeeds without a GPU while cudainfo says why
+first_block() { awk '/^```sh$/ { on = 1; next } on && /^```/ { exit } on' "$1"; }
+step1=$(awk '/^## 1\. / { on = 1 } on' "$page" | first_block /dev/stdin)
+readme1=$(first_block "$top_srcdir/README.md")
+[ -n "$step1" ] && [ "$step1" = "$readme1" ] ||
+    { echo "FAIL: step 1 of docs/getting-started.md is not the README's first command:"; echo "  $step1"; echo "  $readme1"; fail=1; }
+run=${readme1##*make -j\"\$(nproc)\" && }
+[ "$run" != "$readme1" ] || { echo "FAIL: the README's first command does not end with make -j\"\$(nproc)\" && ..."; fail=1; }
+(cd "$tree" && CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 bash -ec "$run") > "$tmp/first.out" 2>&1 ||
+    { echo "FAIL: the end of the README's first command failed without a driver:"; sed 's/^/    | /' "$tmp/first.out"; fail=1; }
+expect_match "$(cat "$tmp/first.out")" "^cudainfo: .*CUDYN_LIBCUDA"
+expect_match "$(cat "$tmp/first.out")" "^cudainfo: exit code 3$"
+
 version=$("$cudainfo" --version | sed -n 's/.* \([0-9][0-9.]*\).*/\1/p' | head -n 1)
 for expect in "$tmp"/expect.*; do
     [ -e "$expect" ] || continue

@@ -12,6 +12,22 @@ stage="$tmp/stage"
 install_staged "$stage"
 [ -f "$stage$docdir/NEWS" ] || { echo "FAIL: NEWS is not installed in \$(docdir) ($docdir)"; fail=1; }
 
+# the Python package's metadata, beside the package: importlib.metadata
+# (and so pip) find the install and its version
+if [ "${PYTHON_MODULE:-no}" = yes ]; then
+    version=$(sed -n 's/^#define CUDYN_VERSION_STRING "\(.*\)"/\1/p' "$top_builddir/include/cudyn/version.h")
+    info=$(find "$stage" -type d -name "cudyn-$version.dist-info")
+    if [ -z "$info" ] || [ ! -f "$info/METADATA" ]; then
+        echo "FAIL: make install left no cudyn-$version.dist-info/METADATA beside the Python package"
+        fail=1
+    else
+        expect_exit 0 env PYTHONPATH="$(dirname "$info")" "$PYTHON" -c \
+            'import importlib.metadata as m; print(m.version("cudyn"), m.metadata("cudyn")["Summary"] != "")'
+        expect_line "$out" "$version True"
+        [ -d "$(dirname "$info")/cudyn" ] || { echo "FAIL: $info is not beside the package cudyn/"; fail=1; }
+    fi
+fi
+
 # `make uninstall` leaves nothing: no file, and no directory of cudyn's own
 # (the generic ones, bin/ or share/man/man3/, may stay, as Automake leaves them)
 check_uninstall() {

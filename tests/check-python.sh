@@ -8,17 +8,26 @@
 # not instrumented, so the sanitizer runtime is preloaded, without leak
 # detection (the interpreter keeps memory at exit on purpose).
 # Skips (77) without a Python module, numpy or pytest.
+#
+# CUDYN_PYTHON_INSTALLED=PYTHON (the wheel job of .ci/run): the same suite
+# with that interpreter and the cudyn it has installed (a virtual
+# environment holding the wheel), instead of this build's stage: the
+# module must come from that interpreter's site-packages and load no
+# libcudyn.so (the wheel has the library built in).
 . "$top_srcdir/tests/common.sh"
-python=${PYTHON:-}
+installed=${CUDYN_PYTHON_INSTALLED:-}
+python=${installed:-${PYTHON:-}}
 [ -n "$python" ] || { echo "SKIP: configure found no Python 3"; exit 77; }
-[ "${PYTHON_MODULE:-no}" = yes ] ||
+[ -n "$installed" ] || [ "${PYTHON_MODULE:-no}" = yes ] ||
     { echo "SKIP: no Python module in this build (no headers for $python, or --without-python)"; exit 77; }
 "$python" -c 'import numpy, pytest' 2>/dev/null ||
     { echo "SKIP: $python has no numpy or no pytest"; exit 77; }
 [ -d "$top_srcdir/python/tests" ] || { echo "SKIP: no python/tests"; exit 77; }
 
-export PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}"
-export LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -z "$installed" ]; then
+    export PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}"
+    export LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 # a real NVRTC, where the toolkit is installed, compiles what the mock NVRTC
 # cannot (C++ templates, so name expressions): 1 for the tests that need
 # one (they unset CUDYN_LIBNVRTC in a child; the mock driver runs the
@@ -43,12 +52,20 @@ case ",${CUDYN_SANITIZER:-no}," in
     export LD_PRELOAD ;;
 esac
 
-# the module imports from the stage and loads this build's library
+# the module imports from the stage and loads this build's library, or
+# (installed) from the interpreter's site-packages, with no libcudyn.so
 where=$("$python" -c 'import cudyn._cudyn as m
 print(m.__file__)
 print("".join(l for l in open("/proc/self/maps") if "libcudyn.so" in l), end="")' 2>&1)
-expect_match "$where" "^$top_builddir/python/staged/cudyn/_cudyn"
-expect_match "$where" " $top_builddir/lib/\\.libs/libcudyn\\.so"
+if [ -n "$installed" ]; then
+    site=$("$python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+    echo "the installed module: $(printf '%s\n' "$where" | head -n 1)"
+    expect_match "$where" "^$site/cudyn/_cudyn"
+    expect_no_match "$where" "libcudyn\\.so"
+else
+    expect_match "$where" "^$top_builddir/python/staged/cudyn/_cudyn"
+    expect_match "$where" " $top_builddir/lib/\\.libs/libcudyn\\.so"
+fi
 [ "$fail" = 0 ] || exit 1
 
 cd "$tmp" || exit 1

@@ -280,12 +280,25 @@ def info():
     return info_module.info()
 
 
+def _numpy(what):
+    """numpy, or an ImportError that says what needs it: arrays do, while
+    import cudyn, device and pinned memory, modules and kernels with
+    numpy-free arguments work without it (a wheel installs no numpy)."""
+    try:
+        import numpy
+    except ImportError as e:
+        raise ModuleNotFoundError(f"{what} needs numpy, which this Python cannot import ({e}); install it "
+                                  "(pip install numpy, or python3-numpy): import cudyn, DeviceMemory, PinnedMemory "
+                                  "and SourceModule work without it", name="numpy") from e
+    return numpy
+
+
 def pagelocked_empty(shape, dtype="float32"):
     """A numpy array in page-locked (pinned) host memory, uninitialised.
 
     Copies between it and the device run at full speed and may be
     asynchronous.  The memory lives as long as the array."""
-    import numpy as np
+    np = _numpy("cudyn.pagelocked_empty")
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     count = 1

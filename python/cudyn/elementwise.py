@@ -21,9 +21,10 @@ operation or map expression at fault.
 
 import threading
 
-import numpy as np
-
+from . import _numpy
 from . import _cudyn
+
+np = _numpy("cudyn.elementwise")  # arrays need numpy: an ImportError that says so
 
 __all__ = ["ElementwiseKernel", "ReductionKernel", "get_elwise_kernel"]
 

@@ -1,0 +1,221 @@
+#!/bin/bash
+# The Python module as pip users get it, offline, from the release tarball:
+#  1. make dist, then python3 -m build --no-isolation from the unpacked
+#     tarball: an sdist and, from it, a wheel;
+#  2. the wheel checked as auditwheel would (packaging/check-wheel.py:
+#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC);
+#  3. installed with pip --no-index into a fresh virtual environment that
+#     sees Debian's numpy and pytest (--system-site-packages), where the
+#     module's whole pytest suite runs on the mock driver against the
+#     installed wheel (tests/check-python.sh with CUDYN_PYTHON_INSTALLED:
+#     the module from the environment, no libcudyn.so loaded), and
+#     python3 -m cudyn lists the mock's GPUs and writes JSON that the
+#     installed schema accepts; the installed schemas validate the tools'
+#     documents with the stock jsonschema command (Debian's, and the PATH's
+#     where it is another version);
+#  4. a virtual environment without numpy: import cudyn, DeviceMemory, and
+#     arrays that say they need numpy;
+#  5. the python3 on PATH, where it is another interpreter with its
+#     headers: pip install of the tarball itself into its own virtual
+#     environment (setuptools and wheel from Debian's .whl files), then 4
+#     there, and 3's pytest suite where it has numpy and pytest;
+#  6. pip install . from a fresh clone of this checkout (where it is one):
+#     the same files as the tarball's wheel.
+#
+#   .ci/wheel.sh BUILDDIR [OUTDIR]
+#
+# BUILDDIR is a configured and built tree (its make dist makes the tarball,
+# its mock driver runs the tests); OUTDIR (default _ci/wheel) gets the
+# sdist, the wheels and the virtual environments.  The last line is the
+# summary; the exit code is 0 when everything held.
+set -uo pipefail
+build=$(cd "${1:?usage: .ci/wheel.sh BUILDDIR [OUTDIR]}" && pwd) || exit 1
+out=${2:-}
+[ -z "$out" ] || { mkdir -p "$out" && out=$(cd "$out" && pwd); } || exit 1
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+out=${out:-$top/_ci/wheel}
+export LC_ALL=C.UTF-8 PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+mock="$build/tests/mock/.libs/libcuda.so.1"
+# Debian's interpreter, with python3-build, -setuptools, -wheel, -venv, numpy
+# and pytest (the python3 on PATH may be another: step 5)
+python=/usr/bin/python3
+failures=0
+summary=()
+
+step() { printf '\n==== %s (%d s)\n' "$*" $SECONDS; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+note() { summary+=("$*"); }
+
+rm -rf "$out" && mkdir -p "$out/src" "$out/dist" "$out/run" || exit 1
+
+step "release tarball (make dist) and python3 -m build --no-isolation from it"
+version=$(sed -n 's/^VERSION = //p' "$build/Makefile")
+make -s -C "$build" dist > "$out/dist.log" 2>&1 || { tail -20 "$out/dist.log"; fail "make dist"; exit 1; }
+tarball="$build/cudyn-$version.tar.gz"
+tar -xzf "$tarball" -C "$out/src" || exit 1
+[ -f "$out/src/cudyn-$version/pyproject.toml" ] || fail "the tarball has no pyproject.toml"
+if ! (cd "$out/src/cudyn-$version" && "$python" -m build --no-isolation --outdir "$out/dist" .) > "$out/build.log" 2>&1; then
+    tail -40 "$out/build.log"
+    fail "python3 -m build --no-isolation"
+    exit 1
+fi
+wheel=$(ls "$out"/dist/cudyn-"$version"-*.whl)
+sdist="$out/dist/cudyn-$version.tar.gz"
+echo "built: $(cd "$out/dist" && ls)"
+tar -tzf "$sdist" > "$out/sdist.txt" && grep -q "^cudyn-$version/PKG-INFO$" "$out/sdist.txt" || fail "the sdist has no PKG-INFO"
+
+step "the wheel, as auditwheel would check it"
+"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" | tee "$out/check-wheel.log"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py"
+note "$(sed -n 's/^wheel: \(.*\): [0-9]* bytes (\(.*\))$/\1 \2/p' "$out/check-wheel.log"), NEEDED $(sed -n 's/^NEEDED: //p' \
+    "$out/check-wheel.log"), $(sed -n 's/^highest GLIBC version: \([^,]*\),.*/\1 at most/p' "$out/check-wheel.log")"
+
+# venv PYTHON DIR [--system-site-packages]: a fresh virtual environment
+venv() {
+    "$1" -m venv "${@:3}" "$2" > "$out/venv.log" 2>&1 || { cat "$out/venv.log"; fail "$1 -m venv $2"; return 1; }
+}
+
+# no_numpy PYTHON: import cudyn, a DeviceMemory round trip on the mock, and
+# arrays that name numpy as what they need; python3 -m cudyn works too
+no_numpy() {
+    (cd "$out/run" && CUDYN_LIBCUDA="$mock" "$1" - <<'PY'
+import sys
+import cudyn
+assert "numpy" not in sys.modules, "import cudyn imported numpy"
+try:
+    import numpy  # noqa: F401
+    sys.exit("this environment has numpy")
+except ImportError:
+    pass
+memory = cudyn.DeviceMemory(16)
+cudyn.memcpy_htod(memory, b"0123456789abcdef")
+back = bytearray(16)
+cudyn.memcpy_dtoh(back, memory)
+assert back == b"0123456789abcdef", back
+for name, use in (("cudyn.gpuarray", lambda: cudyn.gpuarray), ("cudyn.pagelocked_empty", lambda: cudyn.pagelocked_empty(4)),
+                  ("cudyn.ElementwiseKernel", lambda: cudyn.ElementwiseKernel),
+                  ("cudyn.DeviceArray", lambda: cudyn.DeviceArray((4,), "float32"))):
+    try:
+        use()
+        sys.exit(f"{name} worked without numpy")
+    except ImportError as e:
+        assert e.name == "numpy" and "numpy" in str(e), (name, e)
+        print(f"  {name}: {type(e).__name__}: {e}")
+print(f"no numpy: cudyn {cudyn.version()} from {cudyn.__file__}, DeviceMemory round trip on the mock")
+PY
+    ) || { fail "$1 without numpy"; return 1; }
+    (cd "$out/run" && CUDYN_LIBCUDA="$mock" "$1" -m cudyn) || { fail "$1 -m cudyn without numpy"; return 1; }
+}
+
+# suite PYTHON: the module's pytest suite against PYTHON's installed cudyn
+suite() {
+    make -s -C "$build" check TESTS=tests/check-python.sh VALGRIND= CUDYN_PYTHON_INSTALLED="$1" > /dev/null 2>&1
+    local rc=$? log="$build/tests/check-python.sh.log"
+    cp "$log" "$out/pytest-$(basename "$(dirname "$(dirname "$1")")").log"
+    grep -E '^the installed module:|^[0-9]+ (passed|failed)|passed|failed' "$log" | tail -n 3
+    grep -q '^PASS: check-python.sh' "$log" && [ $rc = 0 ] || { tail -60 "$log"; fail "the pytest suite with $1"; return 1; }
+    grep -E '^[0-9]+ passed|^=+ .*passed' "$log" | tail -n 1 | tr -d '='
+}
+
+step "installed into a fresh virtual environment (with Debian's numpy and pytest)"
+if venv "$python" "$out/venv" --system-site-packages &&
+        "$out/venv/bin/python" -m pip install "$wheel" > "$out/pip.log" 2>&1; then
+    "$out/venv/bin/python" -m pip show cudyn | head -n 3
+    got=$(cd "$out/run" && "$out/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("cudyn"))')
+    [ "$got" = "$version" ] || fail "importlib.metadata.version(\"cudyn\") is '$got', not $version"
+    tally=$(suite "$out/venv/bin/python" | tail -n 1)
+    echo "pytest: $tally"
+    note "pytest on the installed wheel: ${tally:-failed}"
+    (cd "$out/run" && CUDYN_LIBCUDA="$mock" MOCK_CUDA_DEVICES="Mock GPU A:90,Mock GPU B:80" \
+        "$out/venv/bin/python" -m cudyn) | tee "$out/main.txt"
+    grep -q '^  1  Mock GPU B  sm_80 ' "$out/main.txt" || fail "python3 -m cudyn did not list the mock's second GPU"
+    (cd "$out/run" && CUDYN_LIBCUDA="$mock" "$out/venv/bin/python" -m cudyn --json) > "$out/main.json" ||
+        fail "python3 -m cudyn --json"
+else
+    cat "$out/pip.log"
+    fail "pip install --no-index of the wheel"
+fi
+
+step "the installed schemas, with the stock jsonschema command"
+make -s -C "$build" install DESTDIR="$out/stage" > "$out/install.log" 2>&1 || { tail "$out/install.log"; fail "make install"; }
+schemas=$(find "$out/stage" -type d -path '*/cudyn/schema')
+CUDYN_LIBCUDA="$mock" "$build/tools/cudainfo" --json > "$out/cudainfo.json"
+CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 "$build/tools/cudainfo" --json > "$out/cudainfo-nodriver.json"
+validators=/usr/bin/jsonschema
+path_validator=$(command -v jsonschema || true)
+[ -n "$path_validator" ] && [ "$(readlink -f "$path_validator")" != /usr/bin/jsonschema ] &&
+    validators="$validators $path_validator"
+for v in $validators; do
+    [ -x "$v" ] || [ "$v" != /usr/bin/jsonschema ] || { fail "no /usr/bin/jsonschema (python3-jsonschema)"; continue; }
+    vv=$(cd "$out/run" && "$v" --version 2>/dev/null || echo '?')
+    for pair in "cudainfo-2:cudainfo.json" "cudainfo-2:cudainfo-nodriver.json" "cudyn-info-1:main.json"; do
+        if (cd "$out/run" && "$v" -i "$out/${pair#*:}" "$schemas/${pair%%:*}.schema.json") > "$out/schema.log" 2>&1; then
+            echo "$v ($vv): ${pair#*:} valid against the installed ${pair%%:*}.schema.json"
+        else
+            sed 's/^/    | /' "$out/schema.log" | tail -20
+            fail "$v ($vv): ${pair#*:} against the installed ${pair%%:*}.schema.json"
+        fi
+    done
+    note "schemas valid with jsonschema $vv"
+done
+
+step "a virtual environment without numpy"
+if venv "$python" "$out/bare" && "$out/bare/bin/python" -m pip install "$wheel" > "$out/pip.log" 2>&1; then
+    no_numpy "$out/bare/bin/python" && note "no numpy: import, DeviceMemory, arrays ask for numpy"
+else
+    cat "$out/pip.log"
+    fail "pip install of the wheel without numpy"
+fi
+
+step "the python3 on PATH, from the tarball itself"
+path_python=$(command -v python3)
+if [ "$(readlink -f "$path_python")" = "$(readlink -f "$python")" ]; then
+    echo "python3 on PATH is /usr/bin/python3: done above"
+elif ! "$path_python" -c 'import os, sysconfig; os.stat(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+        2>/dev/null; then
+    echo "python3 on PATH ($path_python) has no Python.h: it cannot build the module"
+    note "PATH python3 without headers: skipped"
+else
+    pyv=$("$path_python" -c 'import platform; print(platform.python_version())')
+    # its virtual environment has the setuptools of its own ensurepip; wheel
+    # comes from Debian's .whl file (python3-wheel-whl): no index needed
+    # (Debian's setuptools .whl is patched for Debian's interpreter)
+    if venv "$path_python" "$out/path" &&
+            "$out/path/bin/python" -m pip install /usr/share/python-wheels/wheel-*.whl > "$out/pip.log" 2>&1 &&
+            "$out/path/bin/python" -m pip install --no-build-isolation "$tarball" >> "$out/pip.log" 2>&1; then
+        echo "pip install --no-build-isolation $(basename "$tarball") with Python $pyv ($path_python): installed"
+        no_numpy "$out/path/bin/python" && note "PATH python3 $pyv: pip install of the tarball, no numpy: ok"
+        if "$out/path/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
+            note "PATH python3 pytest: $(suite "$out/path/bin/python" | tail -n 1)"
+        fi
+    else
+        tail -30 "$out/pip.log"
+        fail "pip install of $(basename "$tarball") with $path_python"
+    fi
+fi
+
+step "pip install . from a fresh clone"
+if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+    # (Debian's setuptools and wheel build it: --system-site-packages)
+    git clone -q "$top" "$out/clone" && venv "$python" "$out/clone-venv" --system-site-packages &&
+        (cd "$out/clone" && "$out/clone-venv/bin/python" -m pip install --no-build-isolation .) > "$out/pip.log" 2>&1 ||
+        { tail -30 "$out/pip.log"; fail "pip install . in a fresh clone"; }
+    files() { sed -n 's/^\(cudyn\/[^,]*\),.*/\1/p' "$1" | grep -v '/__pycache__/' | sort; }
+    record=$(ls "$out"/clone-venv/lib/python3*/site-packages/cudyn-"$version".dist-info/RECORD 2>/dev/null)
+    "$python" -m zipfile -e "$wheel" "$out/unpacked" > /dev/null
+    if [ -n "$record" ] && [ "$(files "$record")" = "$(files "$out/unpacked/cudyn-$version.dist-info/RECORD")" ]; then
+        echo "pip install . in a clone: the same $(files "$record" | wc -l) files as the tarball's wheel"
+        note "pip install . from a clone: same files"
+    else
+        diff <(files "$record") <(files "$out/unpacked/cudyn-$version.dist-info/RECORD")
+        fail "pip install . from a clone installs other files than the tarball's wheel"
+    fi
+else
+    echo "$top is not a git checkout: no clone"
+fi
+
+echo
+printf 'wheel summary: %s; %s\n' "$(IFS=';'; echo "${summary[*]}" | sed 's/;/; /g')" \
+    "$([ $failures = 0 ] && echo 'all held' || echo "$failures failed")"
+[ $failures = 0 ]

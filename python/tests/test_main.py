@@ -1,0 +1,92 @@
+"""python3 -m cudyn: cudainfo's listing and exit codes from the module, and
+--json valid against the installed schema (cudyn-info/1)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SRCDIR, child_env
+
+pytestmark = pytest.mark.mock
+SCHEMA = os.path.join(os.environ.get("top_builddir", ""), "tools", "schema", "bundled", "cudyn-info-1.schema.json")
+
+
+def run_main(*args, extra=None):
+    return subprocess.run([sys.executable, "-m", "cudyn"] + list(args), env=child_env(extra), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+
+
+def validate(doc):
+    """Checks doc against the bundled schema the build installs, with the
+    stock validator, where jsonschema and the build tree are here."""
+    jsonschema = pytest.importorskip("jsonschema")
+    if not os.path.isfile(SCHEMA):
+        pytest.skip(f"no {SCHEMA} (make builds it; run through make check)")
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    errors = [e.message for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(doc)]
+    assert errors == []
+
+
+def test_lists_the_devices_as_cudainfo_does():
+    p = run_main()
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    import cudyn
+    assert lines[0].startswith(f"cudyn {cudyn.version()} (Python module, {os.path.dirname(cudyn.__file__)}; ")
+    assert re.match(r"Driver:  CUDA \d+\.\d+, .*libcuda\.so\.1 \[CUDYN_LIBCUDA; \S+, \d+ entry points bound", lines[1])
+    assert "Devices: 2 visible" in lines
+    assert re.search(r"^  0  Mock GPU A  sm_90  0\.\d GiB  \d+ SMs  [0-9a-f:.]+  GPU-[0-9a-f-]+$", p.stdout, re.M)
+    assert re.search(r"^  1  Mock GPU B  sm_80 ", p.stdout, re.M)
+    assert p.stderr == ""
+
+
+def test_json_is_the_module_s_info_and_valid():
+    p = run_main("--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["schema"] == "cudyn-info/1" and doc["device_count"] == 2
+    assert doc["result"] == {"exit_code": 0, "status": "ok", "message": None, "hint": None}
+    import cudyn
+    assert doc["module"]["extension"] == os.path.abspath(cudyn._cudyn.__file__)
+    assert doc["devices"][1]["name"] == "Mock GPU B" and len(doc["devices"][1]["uuid"]) == 32
+    validate(doc)
+
+
+def test_no_driver_says_why_with_cudainfo_s_exit_code():
+    extra = {"CUDYN_LIBCUDA": "/nonexistent/libcuda.so.1"}
+    p = run_main(extra=extra)
+    assert p.returncode == 3, p.stderr
+    assert "Driver:  not loaded (CUDYN_ERROR_DRIVER_NOT_FOUND)" in p.stdout.splitlines()
+    assert "Devices: none" in p.stdout.splitlines()
+    message, hint = p.stderr.splitlines()
+    assert message.startswith("python3 -m cudyn: CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 is not usable")
+    assert "hint:" not in message and hint.startswith("python3 -m cudyn: hint: ")
+    j = run_main("--json", extra=extra)
+    doc = json.loads(j.stdout)
+    assert j.returncode == 3 and doc["result"]["exit_code"] == 3 and doc["result"]["status"] == "error"
+    assert doc["status"] == "CUDYN_ERROR_DRIVER_NOT_FOUND" and doc["devices"] == []
+    validate(doc)
+
+
+@pytest.mark.parametrize("fail, code", [("cuInit:1:100", 5), ("cuInit:1:3", 4)])
+def test_driver_that_cannot_start(fail, code):
+    p = run_main("--json", extra={"MOCK_CUDA_FAIL": fail})
+    assert p.returncode == code, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["result"]["exit_code"] == code and doc["result"]["message"]
+    validate(doc)
+
+
+def test_exit_codes_are_cudainfo_s():
+    # the numbers __main__ uses, against TOOL_EXIT_CODES of tools/common.h
+    with open(os.path.join(SRCDIR, "tools", "common.h")) as f:
+        table = dict((name, int(code)) for code, name in re.findall(r"X\((\d+), (EXIT_\w+),", f.read()))
+    from cudyn import __main__ as main
+    for name in ("EXIT_OK", "EXIT_USAGE", "EXIT_NO_DRIVER", "EXIT_INIT_FAILED", "EXIT_NO_DEVICES", "EXIT_PARTIAL"):
+        assert getattr(main, name) == table[name], name
