@@ -140,7 +140,7 @@ tests_test_memory_ext_SOURCES = tests/test_memory_ext.c tests/testutil.h tests/m
 
 check_PROGRAMS += tests/test_ipc
 TESTS += tests/test_ipc
-tests_test_ipc_SOURCES = tests/test_ipc.c tests/testutil.h examples/pass_fd.h
+tests_test_ipc_SOURCES = tests/test_ipc.c tests/testutil.h examples/pass_fd.h tests/mock/mock_control.h
 
 check_PROGRAMS += tests/test_local_rank
 TESTS += tests/test_local_rank
