@@ -7,6 +7,8 @@
 # NVRTC is installed).  In a sanitizer build the interpreter is
 # not instrumented, so the sanitizer runtime is preloaded, without leak
 # detection (the interpreter keeps memory at exit on purpose).
+# CUDYN_PYTEST_FILES names the files of python/tests to run (CI's
+# properties job); all of them when unset.
 # Skips (77) without a Python module, numpy or pytest.
 . "$top_srcdir/tests/common.sh"
 python=${PYTHON:-}
@@ -51,8 +53,14 @@ expect_match "$where" "^$top_builddir/python/staged/cudyn/_cudyn"
 expect_match "$where" " $top_builddir/lib/\\.libs/libcudyn\\.so"
 [ "$fail" = 0 ] || exit 1
 
+files=()
+for f in ${CUDYN_PYTEST_FILES:-}; do
+    [ -f "$top_srcdir/python/tests/$f" ] || { echo "FAIL: CUDYN_PYTEST_FILES: no python/tests/$f"; exit 1; }
+    files+=("$top_srcdir/python/tests/$f")
+done
+[ ${#files[@]} -gt 0 ] || files=("$top_srcdir/python/tests")
 cd "$tmp" || exit 1
-"$python" -m pytest -p no:cacheprovider -q -rs "$top_srcdir/python/tests"
+"$python" -m pytest -p no:cacheprovider -q -rs "${files[@]}"
 rc=$?
 # pytest: 5 is "no tests collected"
 [ $rc = 5 ] && { echo "SKIP: pytest collected no tests"; exit 77; }
