@@ -6,9 +6,10 @@
 # gets MOCK_* as the C tests do, and CUDYN_PYTEST_REAL_NVRTC=1 where a real
 # NVRTC is installed).  In a sanitizer build the interpreter is
 # not instrumented, so the sanitizer runtime is preloaded, without leak
-# detection (the interpreter keeps memory at exit on purpose).
-# CUDYN_PYTEST_FILES names the files of python/tests to run (CI's
-# properties job); all of them when unset.
+# detection (the interpreter keeps memory at exit on purpose); in a thread
+# build, with the suppressions CPython itself needs (tests/tsan-python.supp).
+# CUDYN_PYTEST_FILES names the files of python/tests to run (make
+# check-python-concurrency, CI's properties job); all of them when unset.
 # Skips (77) without a Python module, numpy or pytest.
 . "$top_srcdir/tests/common.sh"
 python=${PYTHON:-}
@@ -42,7 +43,8 @@ case ",${CUDYN_SANITIZER:-no}," in
     export LD_PRELOAD ;;
 *,thread,*)
     LD_PRELOAD="$("$CC" -print-file-name=libtsan.so)${LD_PRELOAD:+ $LD_PRELOAD}"
-    export LD_PRELOAD ;;
+    TSAN_OPTIONS="suppressions=$top_srcdir/tests/tsan-python.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+    export LD_PRELOAD TSAN_OPTIONS ;;
 esac
 
 # the module imports from the stage and loads this build's library
