@@ -15,20 +15,13 @@ import pytest
 
 import cudyn
 from cudyn import gpuarray
+from test_module import SAXPY
 
 pytestmark = pytest.mark.mock
 
 THREADS = 8
 ROUNDS = 12
 N = 256
-SAXPY = """
-__global__ void saxpy(float a, const float *x, const float *y, float *out, size_t n)
-{
-    size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-    for (size_t i = tid; i < n; i += (size_t)blockDim.x * gridDim.x)
-        out[i] = a * x[i] + y[i];
-}
-"""
 
 
 def test_threads_share_functions_modules_streams_and_arrays():
