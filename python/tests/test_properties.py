@@ -293,6 +293,8 @@ def test_cai_views_are_numpys(case, readonly, version, stream, explicit_strides)
         # set() refuses; the other writers (memcpy, memset) are defect 4
         with pytest.raises(cudyn.InvalidArgument, match="read-only"):
             v.set(np.zeros_like(view))
+    # the constructor's ptr= takes the producer (its address; the layout is the constructor's)
+    check_view(cudyn.DeviceArray(view.shape, view.dtype, strides=view.strides, ptr=producer), view, address)
     # as a pointer argument: the dict's address, the view's first element
     first = np.empty(1, view.dtype)
     cudyn.memcpy_dtoh(first, producer)
