@@ -62,6 +62,15 @@
 #endif
 
 #ifdef __cplusplus
+/* A few functions are named as the struct they fill (cudyn_loader_info,
+ * cudyn_device_info ...), as POSIX's stat.  In C++ the function hides the
+ * struct's name (write `struct cudyn_device_info`), which g++ -Wshadow
+ * reports at each such declaration; the names are the C ABI, so that
+ * warning is off for this header's declarations (popped at its end). */
+#ifdef __GNUC__
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 extern "C" {
 #endif
 
@@ -1839,6 +1848,9 @@ CUDYN_API int cudyn_device_use_local(int *ordinal_out);
 
 #ifdef __cplusplus
 }
+#ifdef __GNUC__
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 #endif /* CUDYN_H */

@@ -500,8 +500,8 @@ public:
     T *begin() const noexcept { return data(); }
     T *end() const noexcept { return data() + n_; }
 #if CUDYN_HPP_SPAN
+    /* a host_buffer is a contiguous range too: std::span<T> s = buf; */
     std::span<T> span() const noexcept { return std::span<T>(data(), n_); }
-    operator std::span<T>() const noexcept { return span(); }
 #endif
 
 private:

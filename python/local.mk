@@ -136,3 +136,19 @@ EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its
 # name: its uninstall-hook)
+
+# The module's tests that start threads, which CI runs under
+# ThreadSanitizer (.ci/run's tsan-py job): configure
+# --enable-sanitizer=thread instruments the library and the module, not the
+# interpreter; tests/check-python.sh preloads libtsan with the suppressions
+# CPython needs (tests/tsan-python.supp).  make check-python-concurrency
+# refuses to run while a python/tests file that starts threads is missing.
+PYTHON_CONCURRENCY_TESTS = test_threads.py test_stress.py test_device.py test_affinity.py test_reliability.py
+check-python-concurrency:
+	@missing=; for f in $(srcdir)/python/tests/test_*.py; do \
+	    grep -q 'Thread(' "$$f" || continue; t=`basename "$$f"`; \
+	    case " $(PYTHON_CONCURRENCY_TESTS) " in *" $$t "*) ;; *) missing="$$missing $$t" ;; esac; \
+	done; \
+	test -z "$$missing" || { echo "check-python-concurrency: add$$missing to PYTHON_CONCURRENCY_TESTS"; exit 1; }
+	CUDYN_PYTEST_FILES='$(PYTHON_CONCURRENCY_TESTS)' $(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/check-python.sh
+.PHONY: check-python-concurrency

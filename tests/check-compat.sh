@@ -135,4 +135,25 @@ expect_line "$doc" "policy=auto is_compat=False release=550.54.14 probe=804"
 expect_line "$doc" "path=$compat"
 expect_match "$doc" "^decision=not using the forward-compatibility libcuda"
 
+# 13. A compat library that cannot work and nothing else allowed
+#     (CUDYN_COMPAT=require, or CUDYN_LIBCUDA naming it): --explain says what
+#     was found and why it was not used, never that none was found.  The
+#     set-up of a real machine: compat 580.95.05, kernel module 580.159.04.
+install "$tmp/cuda-13.1/compat" 580.95.05
+printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Nov  4 10:00:00 UTC 2025\n' > "$tmp/kmod-580.159"
+old_compat="$tmp/cuda-13.1/compat/libcuda.so.580.95.05"
+not_newer="release 580.95.05 is not newer than the kernel module 580.159.04"
+for setup in "CUDYN_COMPAT=require LD_LIBRARY_PATH=$tmp/cuda-13.1/compat:$tmp/system" \
+    "CUDYN_LIBCUDA=$tmp/cuda-13.1/compat LD_LIBRARY_PATH=$tmp/system"; do
+    out=$(env CUDYN_TEST_KMOD_VERSION_FILE="$tmp/kmod-580.159" $setup "$cudainfo" --explain 2>&1)
+    expect_match "$out" "driver not usable: .*forward-compatibility libcuda $old_compat \(release 580.95.05\)"
+    expect_match "$out" "^  forward compatibility \(CUDYN_COMPAT=[a-z]+\): not using the forward-compatibility libcuda $old_compat \(release 580.95.05\): $not_newer"
+    expect_no_match "$out" "no forward-compatibility libcuda was found"
+done
+expect_match "$out" "; CUDYN_LIBCUDA names it, so no other libcuda is tried"
+out=$(CUDYN_COMPAT=require MOCK_CUDA_COMPAT_INIT=803 LD_LIBRARY_PATH="$both" "$probe" info)
+expect_match "$out" "^compat_decision=not using the forward-compatibility libcuda $compat \(release 580.65.06\): its cuInit answered CUDA_ERROR_SYSTEM_DRIVER_MISMATCH \(803\) in a child process; CUDYN_COMPAT=require allows no other libcuda$"
+out=$(MOCK_CUDA_COMPAT_INIT=804 LD_LIBRARY_PATH="$tmp/cuda-13.0/compat" "$probe" info)
+expect_match "$out" "^compat_decision=not using .*; and no system libcuda matching the kernel module 550.54.14 \($tmp/kmod-550\) was found$"
+
 finish

@@ -6,7 +6,10 @@
 # gets MOCK_* as the C tests do, and CUDYN_PYTEST_REAL_NVRTC=1 where a real
 # NVRTC is installed).  In a sanitizer build the interpreter is
 # not instrumented, so the sanitizer runtime is preloaded, without leak
-# detection (the interpreter keeps memory at exit on purpose).
+# detection (the interpreter keeps memory at exit on purpose); in a thread
+# build, with the suppressions CPython itself needs (tests/tsan-python.supp).
+# CUDYN_PYTEST_FILES names the files of python/tests to run (make
+# check-python-concurrency, CI's properties job); all of them when unset.
 # Skips (77) without a Python module, numpy or pytest.
 #
 # CUDYN_PYTHON_INSTALLED=PYTHON (the wheel job of .ci/run): the same suite
@@ -49,7 +52,8 @@ case ",${CUDYN_SANITIZER:-no}," in
     export LD_PRELOAD ;;
 *,thread,*)
     LD_PRELOAD="$("$CC" -print-file-name=libtsan.so)${LD_PRELOAD:+ $LD_PRELOAD}"
-    export LD_PRELOAD ;;
+    TSAN_OPTIONS="suppressions=$top_srcdir/tests/tsan-python.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+    export LD_PRELOAD TSAN_OPTIONS ;;
 esac
 
 # the module imports from the stage and loads this build's library, or
@@ -68,8 +72,14 @@ else
 fi
 [ "$fail" = 0 ] || exit 1
 
+files=()
+for f in ${CUDYN_PYTEST_FILES:-}; do
+    [ -f "$top_srcdir/python/tests/$f" ] || { echo "FAIL: CUDYN_PYTEST_FILES: no python/tests/$f"; exit 1; }
+    files+=("$top_srcdir/python/tests/$f")
+done
+[ ${#files[@]} -gt 0 ] || files=("$top_srcdir/python/tests")
 cd "$tmp" || exit 1
-"$python" -m pytest -p no:cacheprovider -q -rs "$top_srcdir/python/tests"
+"$python" -m pytest -p no:cacheprovider -q -rs "${files[@]}"
 rc=$?
 # pytest: 5 is "no tests collected"
 [ $rc = 5 ] && { echo "SKIP: pytest collected no tests"; exit 77; }

@@ -140,7 +140,7 @@ tests_test_memory_ext_SOURCES = tests/test_memory_ext.c tests/testutil.h tests/m
 
 check_PROGRAMS += tests/test_ipc
 TESTS += tests/test_ipc
-tests_test_ipc_SOURCES = tests/test_ipc.c tests/testutil.h examples/pass_fd.h
+tests_test_ipc_SOURCES = tests/test_ipc.c tests/testutil.h examples/pass_fd.h tests/mock/mock_control.h
 
 check_PROGRAMS += tests/test_local_rank
 TESTS += tests/test_local_rank
@@ -231,12 +231,13 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-readme.sh tests/check-install.sh tests/check-man.sh tests/check-bench-peers.sh tests/check-python.sh \
 	tests/check-layers.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
 	tests/check-compat.sh tests/check-versions.sh tests/check-driver-log.sh tests/check-loading-mode.sh \
-	tests/check-dlopen-note.sh tests/check-nvml.sh
+	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh
 TESTS += $(CHECK_SCRIPTS_LIST)
 
 EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
 	tests/mock/nvrtc/mock_nvrtc_control.h tests/fault-sweep.sh tests/fault-workflows tests/fault-kernel.cu tests/fault-kernel.h \
-	tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh
+	tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh tests/header_warnings.c \
+	tests/header_warnings.cc tests/tsan-python.supp
 
 # Tests find the build tree, the mock driver and the mock NVRTC through these.
 AM_TESTS_ENVIRONMENT = \

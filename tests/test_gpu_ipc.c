@@ -6,7 +6,9 @@
  * see the first process's bytes.  Then the refusals the driver would give
  * unclearly: the exporter opening its own handle, a virtual-memory size
  * off the granularity, and, on two GPUs without peer access between them,
- * access from the other device.
+ * access from the other device.  And the handles the process remembers as
+ * its own are forgotten once their memory is freed, by cudyn or by
+ * cuMemFree directly (the real driver's answer for freed memory).
  */
 #include "config.h"
 
@@ -122,6 +124,51 @@ static void test_vmm(int devices)
     CHECK_STATUS(cudyn_vmm_release(a), CUDYN_OK);
 }
 
+/* Whether cudyn still takes h for one of this process's handles (it says
+ * so itself; a forgotten one reaches the driver, which refuses otherwise). */
+static int remembered(const cudyn_ipc_mem_handle *h)
+{
+    cudyn_devptr q = 0;
+    CHECK(cudyn_ipc_mem_open(&q, h, 0) != CUDYN_OK);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    return strstr(e.message, "exported by this process") != NULL;
+}
+
+#define CYCLES 200
+
+static void test_exports_forgotten(void)
+{
+    typedef int (*mem_free_fn)(unsigned long long);
+    mem_free_fn raw_free = (mem_free_fn)cudyn_driver_proc("cuMemFree", 3020);
+    CHECK(raw_free != NULL);
+    static cudyn_ipc_mem_handle h[CYCLES];
+    int kept[2] = {0, 0};
+    for (int how = 0; how < 2 && raw_free; how++) {
+        for (int i = 0; i < CYCLES; i++) {
+            cudyn_devptr p = 0; /* each size its own, so that no two handles can be the same bytes */
+            CHECK_STATUS(cudyn_mem_alloc(&p, ((size_t)1 << 16) + 256 * (size_t)i), CUDYN_OK);
+            CHECK_STATUS(cudyn_ipc_mem_get_handle(&h[i], p), CUDYN_OK);
+            if (how == 0)
+                CHECK_STATUS(cudyn_mem_free(p), CUDYN_OK);
+            else
+                CHECK_EQ_INT(raw_free(p), 0);
+        }
+        for (int i = 0; i < CYCLES; i++)
+            kept[how] += remembered(&h[i]);
+    }
+    CHECK_EQ_INT(kept[0], 0);
+    CHECK(kept[1] < CYCLES / 2);
+    printf("test_gpu_ipc: handles still remembered of %d freed by cudyn: %d, by cuMemFree: %d\n", CYCLES, kept[0],
+           kept[1]);
+    cudyn_devptr live = 0;
+    cudyn_ipc_mem_handle lh;
+    CHECK_STATUS(cudyn_mem_alloc(&live, 1 << 16), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(&lh, live), CUDYN_OK);
+    CHECK(remembered(&lh));
+    CHECK_STATUS(cudyn_mem_free(live), CUDYN_OK);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "child") == 0)
@@ -130,6 +177,7 @@ int main(int argc, char **argv)
     int devices = test_need_real_gpu(&l);
     test_share(argv[0]);
     test_vmm(devices);
+    test_exports_forgotten();
     printf("test_gpu_ipc: IPC handle, exportable pool and virtual memory across processes on %d GPU%s: %s\n",
            devices, devices == 1 ? "" : "s", test_failures ? "FAIL" : "PASS");
     return test_result("test_gpu_ipc");

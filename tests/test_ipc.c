@@ -8,7 +8,9 @@
  * IPC event; the parent sees the child's bytes.  Then the failures: a
  * handle opened by its exporter, by a process after its exporter exited,
  * sizes off the granularity, access without peer access, an event not made
- * for IPC, a driver without the entry points.
+ * for IPC, a driver without the entry points.  And a long-running exporter:
+ * the handles this process remembers as its own stay bounded however many
+ * allocations it exports and frees, through cudyn or behind its back.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "cudyn.h"
+#include "mock/mock_control.h"
 #include "testutil.h"
 #include "../examples/pass_fd.h"
 
@@ -240,6 +243,67 @@ static void test_refusals(void)
     CHECK_STATUS(cudyn_mem_pool_destroy(pool), CUDYN_OK);
 }
 
+/* Whether cudyn still takes h for one of this process's handles: it then
+ * refuses to open it without asking the driver (the mock counts the calls). */
+static int remembered(const cudyn_ipc_mem_handle *h)
+{
+    long before = mock_call_count("cuIpcOpenMemHandle_v2");
+    cudyn_devptr q = 0;
+    CHECK(cudyn_ipc_mem_open(&q, h, 0) != CUDYN_OK); /* this process's own, alive or not */
+    return mock_call_count("cuIpcOpenMemHandle_v2") == before;
+}
+
+/* Exports an allocation of its own size (the mock's handle names the size,
+ * so each handle differs, as a real driver's always do). */
+static cudyn_devptr export_new(int i, cudyn_ipc_mem_handle *h)
+{
+    cudyn_devptr p = 0;
+    CHECK_STATUS(cudyn_mem_alloc(&p, 4096 + 64 * (size_t)i), CUDYN_OK);
+    CHECK_STATUS(cudyn_ipc_mem_get_handle(h, p), CUDYN_OK);
+    return p;
+}
+
+#define CYCLES 300
+#define LIVE 3
+
+/* A long-running exporter: export, free, export again.  Handles of memory
+ * cudyn freed are forgotten at once; of memory freed behind cudyn's back
+ * (cuMemFree called directly), once the list has grown: it stays far below
+ * the number of exports.  Live exports are never forgotten. */
+static void test_exports_stay_bounded(void)
+{
+    static cudyn_ipc_mem_handle freed[CYCLES], live[LIVE];
+    cudyn_devptr live_ptr[LIVE];
+    for (int i = 0; i < LIVE; i++)
+        live_ptr[i] = export_new(i, &live[i]);
+    for (int i = 0; i < CYCLES; i++)
+        CHECK_STATUS(cudyn_mem_free(export_new(LIVE + i, &freed[i])), CUDYN_OK);
+    int kept = 0;
+    for (int i = 0; i < CYCLES; i++)
+        kept += remembered(&freed[i]);
+    CHECK_EQ_INT(kept, 0);
+
+    typedef int (*mem_free_fn)(unsigned long long);
+    mem_free_fn raw_free = (mem_free_fn)cudyn_driver_proc("cuMemFree", 3020);
+    CHECK(raw_free != NULL);
+    if (!raw_free)
+        return;
+    for (int i = 0; i < CYCLES; i++)
+        CHECK_EQ_INT(raw_free(export_new(LIVE + CYCLES + i, &freed[i])), 0);
+    kept = 0;
+    for (int i = 0; i < CYCLES; i++)
+        kept += remembered(&freed[i]);
+    CHECK(kept < CYCLES / 2);
+    printf("test_ipc: %d of %d handles of memory freed through cuMemFree still remembered\n", kept, CYCLES);
+
+    for (int i = 0; i < LIVE; i++) {
+        CHECK(remembered(&live[i]));
+        expect_message("exported by this process");
+        CHECK_STATUS(cudyn_mem_free(live_ptr[i]), CUDYN_OK);
+        CHECK(!remembered(&live[i]));
+    }
+}
+
 /* A driver without the entry points (CUDA 10.1 had no virtual memory). */
 static int child_old_driver(void)
 {
@@ -265,6 +329,7 @@ int main(int argc, char **argv)
     test_share(argv[0]);
     test_dead_exporter(argv[0]);
     test_refusals();
+    test_exports_stay_bounded();
     setenv("MOCK_CUDA_MISSING", "cuMemGetAllocationGranularity,cuIpcGetMemHandle", 1);
     CHECK_EQ_INT(run_self(argv[0], "old-driver"), 0);
     return test_result("test_ipc");

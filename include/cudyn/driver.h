@@ -21,6 +21,13 @@
 
 #include <cudyn.h>
 
-#define CUDYN_DRIVER_PROC(name, version) ((PFN_##name##_v##version)cudyn_driver_proc(#name, version))
+/* ISO C has no cast from void * to a function pointer (POSIX gives the
+ * two one representation, as for dlsym): C reads it through a union. */
+#ifdef __cplusplus
+#define CUDYN_DRIVER_PROC(name, version) (reinterpret_cast<PFN_##name##_v##version>(cudyn_driver_proc(#name, version)))
+#else
+#define CUDYN_DRIVER_PROC(name, version) \
+    (((union { void *object; PFN_##name##_v##version function; }){cudyn_driver_proc(#name, version)}).function)
+#endif
 
 #endif /* CUDYN_DRIVER_H */

@@ -60,6 +60,10 @@ int cudyn__alloc_failed(int status, size_t bytes);
  * call should be tried once more. */
 bool cudyn__context_recovered(cu_result r, const char *api);
 
+/* ipc.c: the memory at ptr is being freed: its IPC handle, if this
+ * process exported one, is no longer this process's to recognise. */
+void cudyn__ipc_forget(cudyn_devptr ptr);
+
 /* ipc.c: the result of exporting `what` ("the pool", "the allocation") as
  * a file descriptor through driver function cufn: *fd_out = fd on success;
  * CUDA_ERROR_INVALID_VALUE (made without the POSIX handle type) is

@@ -44,6 +44,7 @@ CUDYN_API int cudyn_mem_free(cudyn_devptr ptr)
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
+    cudyn__ipc_forget(ptr); /* before the free: after it, another thread may get the address and export it */
     CUDYN_TRY_DRIVER(cudyn__drv.cuMemFree_v2(ptr), "cuMemFree", api);
     return CUDYN_OK;
 }

@@ -41,6 +41,7 @@ CUDYN_API int cudyn_mem_free_async(cudyn_devptr ptr, cudyn_stream stream)
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
+    cudyn__ipc_forget(ptr); /* cuMemAlloc memory may be freed this way too */
     cu_result r;
     CUDYN_DRIVER_CALL(r, cudyn__drv.cuMemFreeAsync(ptr, CU_STREAM(stream)), api);
     return r == CU_OK ? CUDYN_OK : pool_failed(r, "cuMemFreeAsync", api);

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,67 @@ static bool find_system_driver(const struct cudyn__compat *c, char *why, size_t 
 
 #define COMPAT_DECIDE(...) snprintf(c->decision, sizeof c->decision, __VA_ARGS__)
 
+/* Appends to the decision (what followed from it). */
+static void compat_decide_more(struct cudyn__compat *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void compat_decide_more(struct cudyn__compat *c, const char *fmt, ...)
+{
+    size_t used = strlen(c->decision);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->decision + used, sizeof c->decision - used, fmt, ap);
+    va_end(ap);
+}
+
+/* The forward-compat libcuda at `real` cannot be used (why_not): the
+ * system driver of the kernel module instead, unless CUDYN_COMPAT=require
+ * or CUDYN_LIBCUDA rule that out.  The decision says what was found and
+ * why it was not used on every path, failures included. */
+static int use_system_driver_instead(struct cudyn__compat *c, const char *real, const char *why_not)
+{
+    struct cudyn__library *lib = &cudyn__driver.lib;
+    const char *kmod = c->kmod_version[0] ? c->kmod_version : "unknown";
+    const char *kmod_file = c->kmod_file[0] ? c->kmod_file : "no version file";
+    const char *release = c->compat_release;
+    COMPAT_DECIDE("not using the forward-compatibility libcuda %s (release %s): %s", real, release, why_not);
+    int status = c->probe_result ? CUDYN_ERROR_INIT_FAILED : CUDYN_ERROR_DRIVER_NOT_FOUND;
+    const char *native = c->probe_result ? cudyn__cuda_code((int)c->probe_result)->name : NULL;
+    if (c->policy == COMPAT_REQUIRE) {
+        compat_decide_more(c, "; CUDYN_COMPAT=require allows no other libcuda");
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_REQUIRE,
+                           "CUDYN_COMPAT=require, but the forward-compatibility libcuda %s (release %s) cannot work "
+                           "with the kernel module %s (%s): %s",
+                           real, release, kmod, kmod_file, why_not);
+    }
+    if (lib->found_by == FOUND_BY_DRIVER_ENV) {
+        compat_decide_more(c, "; CUDYN_LIBCUDA names it, so no other libcuda is tried");
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_OVERRIDE,
+                           "CUDYN_LIBCUDA names the forward-compatibility libcuda %s (release %s), which cannot "
+                           "work with the kernel module %s (%s): %s",
+                           real, release, kmod, kmod_file, why_not);
+    }
+    TRACE("compat: not using %s: %s", real, why_not);
+    char why[1024];
+    if (!find_system_driver(c, why, sizeof why)) {
+        compat_decide_more(c, "; and no system libcuda matching the kernel module %s (%s) was found", kmod,
+                           kmod_file);
+        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
+                           HINT_COMPAT_NO_SYSTEM,
+                           "the forward-compatibility libcuda %s (release %s) cannot work: %s; and no system "
+                           "libcuda matching the kernel module %s (%s) was found on LD_LIBRARY_PATH or in %zu "
+                           "system directories",
+                           real, release, why_not, kmod, kmod_file, N_ELEMS(driver_system_dirs));
+    }
+    char system[LOADER_PATH_BYTES];
+    bool has_release =
+        cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, system, sizeof system);
+    compat_decide_more(c, "; using the system driver %s (release %s), kernel module %s (%s)", system,
+                       has_release ? c->driver_release : "unknown", kmod, kmod_file);
+    TRACE("compat: %s", c->decision);
+    return CUDYN_OK;
+}
+
 /* Decides, before anything is bound, whether the libcuda found is a
  * forward-compat library and whether it can work; falls back to the
  * system driver when it cannot (compat.c says how it decides). */
@@ -304,36 +366,7 @@ static int choose_compat(void)
         TRACE("compat: %s", c->decision);
         return CUDYN_OK;
     }
-    int status = c->probe_result ? CUDYN_ERROR_INIT_FAILED : CUDYN_ERROR_DRIVER_NOT_FOUND;
-    const char *native = c->probe_result ? cudyn__cuda_code((int)c->probe_result)->name : NULL;
-    if (c->policy == COMPAT_REQUIRE)
-        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
-                           HINT_COMPAT_REQUIRE,
-                           "CUDYN_COMPAT=require, but the forward-compatibility libcuda %s (release %s) cannot work "
-                           "with the kernel module %s (%s): %s",
-                           real, release, kmod, kmod_file, why_not);
-    if (lib->found_by == FOUND_BY_DRIVER_ENV)
-        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
-                           HINT_COMPAT_OVERRIDE,
-                           "CUDYN_LIBCUDA names the forward-compatibility libcuda %s (release %s), which cannot "
-                           "work with the kernel module %s (%s): %s",
-                           real, release, kmod, kmod_file, why_not);
-    TRACE("compat: not using %s: %s", real, why_not);
-    char why[1024];
-    if (!find_system_driver(c, why, sizeof why))
-        return cudyn__fail(status, CUDYN_ORIGIN_LOADER, (int)c->probe_result, native, "cudyn_init",
-                           HINT_COMPAT_NO_SYSTEM,
-                           "the forward-compatibility libcuda %s (release %s) cannot work: %s; and no system "
-                           "libcuda matching the kernel module %s (%s) was found on LD_LIBRARY_PATH or in %zu "
-                           "system directories",
-                           real, release, why_not, kmod, kmod_file, N_ELEMS(driver_system_dirs));
-    has_release = cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, real, sizeof real);
-    COMPAT_DECIDE("not using the forward-compatibility libcuda %s (release %s): %s; using the system driver %s "
-                  "(release %s), kernel module %s (%s)",
-                  c->compat_path, release, why_not, real, has_release ? c->driver_release : "unknown", kmod,
-                  kmod_file);
-    TRACE("compat: %s", c->decision);
-    return CUDYN_OK;
+    return use_system_driver_instead(c, real, why_not);
 }
 
 /* Legacy or per-thread default stream: explicit flags win over CUDYN_PTDS. */

@@ -62,8 +62,12 @@ def test_threads_share_a_module_and_launch_concurrently():
 
 
 def test_ctrl_c_while_synchronising_raises_keyboard_interrupt():
+    # The child sets up the Ctrl-C it is about: an interpreter started with
+    # SIGINT ignored (a background job of a script, nohup, some CI runners)
+    # keeps it ignored and installs no KeyboardInterrupt handler.
     p = run_python("""
         import os, signal, threading, cudyn
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         cudyn.device_count()
         threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
         try:
