@@ -1,0 +1,289 @@
+/*
+ * nccl/collectives.c - all-reduce, broadcast, reduce, all-gather,
+ * reduce-scatter, send, receive and groups: each call's arguments are
+ * checked (the communicator, the element type and the operation, ranks,
+ * and where the driver can tell, that the counts fit the buffers'
+ * allocations), then it is queued by NCCL.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "nccl/nccl.h"
+
+/* What NCCL moves for a launch-format character: X(code, NCCL type,
+ * NCCL elements per value).  Complex values travel as pairs of reals,
+ * which only a sum (or a mean) reduces the same way. */
+#define NCCL_WIRE_MAP(X)                                                                                       \
+    X('b', ncclInt8, 1)                                                                                        \
+    X('B', ncclUint8, 1)                                                                                       \
+    X('i', ncclInt32, 1)                                                                                       \
+    X('I', ncclUint32, 1)                                                                                      \
+    X('q', ncclInt64, 1)                                                                                       \
+    X('Q', ncclUint64, 1)                                                                                      \
+    X('e', ncclFloat16, 1)                                                                                     \
+    X('f', ncclFloat32, 1)                                                                                     \
+    X('d', ncclFloat64, 1)                                                                                     \
+    X('F', ncclFloat32, 2)                                                                                     \
+    X('D', ncclFloat64, 2)
+
+#define NO_OP INT_MIN /* a call that only moves data (no user value is this) */
+
+struct wire {
+    nccl_data_type type;
+    size_t per_value;   /* NCCL elements per value */
+    size_t value_bytes; /* bytes of one value */
+};
+
+static size_t type_bytes(nccl_data_type type)
+{
+#define TYPE_BYTES(name, value, bytes)                                                                         \
+    if (type == value)                                                                                         \
+        return bytes;
+    NCCL_DATA_TYPE_MAP(TYPE_BYTES)
+#undef TYPE_BYTES
+    return 0;
+}
+
+/* The wire form of dtype, and whether op can reduce it. */
+static int wire_of(const char *api, int dtype, int op, struct wire *w)
+{
+    w->per_value = 0;
+#define WIRE_ROW(code, t, per)                                                                                 \
+    if (dtype == code) {                                                                                       \
+        w->type = t;                                                                                           \
+        w->per_value = per;                                                                                    \
+    }
+    NCCL_WIRE_MAP(WIRE_ROW)
+#undef WIRE_ROW
+    if (!w->per_value)
+        return cudyn__fail_arg(api, "dtype", "must be a launch-format character NCCL can carry: "
+                                             "'b' 'B' 'i' 'I' 'q' 'Q' 'e' 'f' 'd' 'F' 'D'");
+    w->value_bytes = w->per_value * type_bytes(w->type);
+    if (op == NO_OP)
+        return CUDYN_OK;
+    if (op < CUDYN_NCCL_SUM || op > CUDYN_NCCL_AVG)
+        return cudyn__fail_arg(api, "op", "must be a cudyn_nccl_op (CUDYN_NCCL_SUM ... CUDYN_NCCL_AVG)");
+    if (op == CUDYN_NCCL_AVG && cudyn__nccl_version() < NCCL_AVG_SINCE)
+        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: CUDYN_NCCL_AVG needs NCCL 2.10 or newer; %s is %d.%d.%d", api, cudyn__nccl_path(),
+                           nccl_version_major(cudyn__nccl_version()), nccl_version_minor(cudyn__nccl_version()),
+                           nccl_version_patch(cudyn__nccl_version()));
+    if (w->per_value > 1 && op != CUDYN_NCCL_SUM && op != CUDYN_NCCL_AVG)
+        return cudyn__fail_arg(api, "op", "must be CUDYN_NCCL_SUM or CUDYN_NCCL_AVG for complex values");
+    return CUDYN_OK;
+}
+
+/* [ptr, ptr + bytes) lies in device memory, inside one allocation, where
+ * the driver can say. */
+static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes)
+{
+    if (bytes == 0)
+        return CUDYN_OK;
+    if (!ptr)
+        return cudyn__fail_arg(api, arg, "must be device memory, not 0");
+    if (!DRIVER_HAS(cuPointerGetAttributes))
+        return CUDYN_OK;
+    unsigned int memory_type = 0, managed = 0;
+    cu_deviceptr start = 0;
+    size_t size = 0;
+    cu_enum attrs[] = {CU_POINTER_ATTR_MEMORY_TYPE, CU_POINTER_ATTR_IS_MANAGED, CU_POINTER_ATTR_RANGE_START_ADDR,
+                       CU_POINTER_ATTR_RANGE_SIZE};
+    void *data[] = {&memory_type, &managed, &start, &size};
+    if (cudyn__drv.cuPointerGetAttributes(N_ELEMS(attrs), attrs, data, ptr) != CU_OK)
+        return CUDYN_OK; /* the driver cannot say: NCCL will */
+    if (memory_type == 0 && !managed)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s' (0x%llx) is no memory CUDA knows: NCCL needs device memory", api, arg,
+                           (unsigned long long)ptr);
+    if (start && size && (ptr - start > size || bytes > size - (ptr - start)))
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s': %zu bytes from 0x%llx run past the end of its allocation (%zu bytes "
+                           "from 0x%llx)",
+                           api, arg, bytes, (unsigned long long)ptr, size, (unsigned long long)start);
+    return CUDYN_OK;
+}
+
+static int check_rank(const char *api, const char *arg, int value, cudyn_nccl_comm comm)
+{
+    if (value >= 0 && value < comm->nranks)
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                       "%s: %s %d is not a rank of this communicator (0 to %d)", api, arg, value, comm->nranks - 1);
+}
+
+/* What every call checks first; *w, and *bytes of `count` values.  A
+ * call with one block per rank (all-gather, reduce-scatter) passes
+ * per_rank: the count times the ranks must fit in a size_t too. */
+static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, size_t count, bool per_rank,
+                    struct wire *w, size_t *bytes)
+{
+    int st = cudyn__nccl_comm_use(api, comm);
+    if (st == CUDYN_OK)
+        st = wire_of(api, dtype, op, w);
+    if (st != CUDYN_OK)
+        return st;
+    if (count > SIZE_MAX / w->value_bytes / (per_rank ? (size_t)comm->nranks : 1))
+        return cudyn__fail_arg(api, "count", "is too large: its bytes overflow size_t");
+    *bytes = count * w->value_bytes;
+    return CUDYN_OK;
+}
+
+#define PTR(p) ((void *)(uintptr_t)(p))
+
+/* The result of NCCL's call `fn`. */
+static int queued(nccl_result r, const char *fn, const char *api, cudyn_nccl_comm comm)
+{
+    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, fn, api, comm->nccl);
+}
+
+CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                    int dtype, int op, cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_all_reduce";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, op, count, false, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "send", send, bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "recv", recv, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclAllReduce(PTR(send), PTR(recv), count * w.per_value, w.type, op, comm->nccl,
+                                            cudyn__nccl_stream(stream)),
+                  "ncclAllReduce", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                   int dtype, int root, cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_broadcast";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_rank(api, "root", root, comm);
+    if (st == CUDYN_OK && comm->rank == root)
+        st = check_buffer(api, "send", send, bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "recv", recv, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclBroadcast(PTR(send), PTR(recv), count * w.per_value, w.type, root, comm->nccl,
+                                            cudyn__nccl_stream(stream)),
+                  "ncclBroadcast", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count, int dtype,
+                                int op, int root, cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_reduce";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, op, count, false, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_rank(api, "root", root, comm);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "send", send, bytes);
+    if (st == CUDYN_OK && comm->rank == root)
+        st = check_buffer(api, "recv", recv, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclReduce(PTR(send), PTR(recv), count * w.per_value, w.type, op, root, comm->nccl,
+                                         cudyn__nccl_stream(stream)),
+                  "ncclReduce", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t send_count,
+                                    int dtype, cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_all_gather";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, NO_OP, send_count, true, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "send", send, bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "recv", recv, bytes * (size_t)comm->nranks);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclAllGather(PTR(send), PTR(recv), send_count * w.per_value, w.type, comm->nccl,
+                                            cudyn__nccl_stream(stream)),
+                  "ncclAllGather", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv,
+                                        size_t recv_count, int dtype, int op, cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_reduce_scatter";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, op, recv_count, true, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "send", send, bytes * (size_t)comm->nranks);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "recv", recv, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclReduceScatter(PTR(send), PTR(recv), recv_count * w.per_value, w.type, op,
+                                                comm->nccl, cudyn__nccl_stream(stream)),
+                  "ncclReduceScatter", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t count, int dtype, int peer,
+                              cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_send";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_rank(api, "peer", peer, comm);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "send", send, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclSend(PTR(send), count * w.per_value, w.type, peer, comm->nccl,
+                                       cudyn__nccl_stream(stream)),
+                  "ncclSend", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
+                              cudyn_stream stream)
+{
+    static const char api[] = "cudyn_nccl_recv";
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
+    if (st == CUDYN_OK)
+        st = check_rank(api, "peer", peer, comm);
+    if (st == CUDYN_OK)
+        st = check_buffer(api, "recv", recv, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    return queued(cudyn__nccl.ncclRecv(PTR(recv), count * w.per_value, w.type, peer, comm->nccl,
+                                       cudyn__nccl_stream(stream)),
+                  "ncclRecv", api, comm);
+}
+
+CUDYN_API int cudyn_nccl_group_start(void)
+{
+    static const char api[] = "cudyn_nccl_group_start";
+    int st = cudyn__need_nccl();
+    if (st != CUDYN_OK)
+        return st;
+    nccl_result r = cudyn__nccl.ncclGroupStart();
+    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, "ncclGroupStart", api, NULL);
+}
+
+CUDYN_API int cudyn_nccl_group_end(void)
+{
+    static const char api[] = "cudyn_nccl_group_end";
+    int st = cudyn__need_nccl();
+    if (st != CUDYN_OK)
+        return st;
+    nccl_result r = cudyn__nccl.ncclGroupEnd();
+    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, "ncclGroupEnd", api, NULL);
+}
