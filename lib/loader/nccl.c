@@ -184,6 +184,7 @@ static bool try_prefix(const char *prefix, enum cudyn__found_by how)
     static const char *const libdirs[] = {"lib", "lib64"};
     static const char *const sites[] = {"site-packages", "dist-packages"};
     bool found = false;
+    bool looked = false;
     for (size_t l = 0; l < N_ELEMS(libdirs) && !found; l++) {
         char dir[LOADER_PATH_BYTES];
         snprintf(dir, sizeof dir, "%s/%s", prefix, libdirs[l]);
@@ -197,6 +198,7 @@ static bool try_prefix(const char *prefix, enum cudyn__found_by how)
             if (strncmp(e->d_name, "python3", 7) == 0 && (names[n] = strdup(e->d_name)))
                 n++;
         closedir(d);
+        looked |= n > 0;
         qsort(names, n, sizeof names[0], compare_versions_descending);
         for (size_t i = 0; i < n; i++) {
             for (size_t s = 0; s < N_ELEMS(sites) && !found; s++) {
@@ -207,6 +209,9 @@ static bool try_prefix(const char *prefix, enum cudyn__found_by how)
             free(names[i]);
         }
     }
+    if (!found)
+        TRACE("%s [%s]: %s", prefix, cudyn__found_by_name(how),
+              looked ? "no " WHEEL_LIB_DIR "/" CUDYN_NCCL_SONAME " in its python3* site-packages" : "no lib/python3*");
     return found;
 }
 
