@@ -319,7 +319,9 @@ CUDYN_API int cudyn_nccl_comm_wait(cudyn_nccl_comm comm, cudyn_stream stream, in
     if (st != CUDYN_OK)
         return st;
     double start = cudyn__now_ms();
-    for (long pause = 0;; pause = pause < 1000 ? pause * 2 + 10 : 1000) {
+    /* polls at once at first (short work ends within microseconds), then
+     * further and further apart, up to a millisecond */
+    for (long polls = 0, pause = 0;; polls++, pause = polls < 64 ? 0 : pause < 500 ? pause * 2 + 1 : 1000) {
         int done = cudyn_stream_query(stream);
         st = async_error(api, comm); /* also once the stream is done: its results are not to be trusted */
         if (st != CUDYN_OK)
@@ -333,7 +335,8 @@ CUDYN_API int cudyn_nccl_comm_wait(cudyn_nccl_comm comm, cudyn_stream stream, in
                                            "%s: the work queued for rank %d of %d did not finish within %d ms, "
                                            "and NCCL reported no error",
                                            api, comm->rank, comm->nranks, timeout_ms));
-        pause_us(pause);
+        if (pause)
+            pause_us(pause);
     }
 }
 
