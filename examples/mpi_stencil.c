@@ -207,6 +207,7 @@ static void ipc_teardown(struct run *r)
 /* One rank's communicator; rank 0 makes the id and MPI carries it. */
 static void nccl_setup(struct run *r)
 {
+    setenv("NCCL_NVLS_ENABLE", "0", 0); /* no multicast unless asked for */
     cudyn_nccl_id id;
     memset(&id, 0, sizeof id);
     if (rank == 0)
