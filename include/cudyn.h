@@ -2088,10 +2088,18 @@ CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t co
                               cudyn_stream stream);
 CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
                               cudyn_stream stream);
-/* Calls between these two are queued together and start at the end of
- * the group (they nest; only the outermost end starts them).  Needed for
- * send / receive pairs and for collectives of several communicators
- * driven by one thread. */
+/*
+ * Calls between these two start together at the end of the group (groups
+ * nest; only the outermost end starts them), on each thread its own
+ * group: needed for send / receive pairs and for collectives of several
+ * communicators driven by one thread.  A group is all or nothing: the
+ * collectives, sends and receives are checked when called and handed to
+ * NCCL at the end; if one of them (or a split or an init) failed, the end
+ * hands NCCL none of them and returns that first failure, so that no
+ * peer waits for half a group.  Inits and splits go to NCCL at once and
+ * are finished by the end; their communicators are usable after it.  An
+ * end without a start is CUDYN_ERROR_INVALID_ARGUMENT.
+ */
 CUDYN_API int cudyn_nccl_group_start(void);
 CUDYN_API int cudyn_nccl_group_end(void);
 

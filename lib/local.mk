@@ -39,7 +39,7 @@ LIB_EXPR_TEXT = lib/expr/expr.h lib/expr/params_decl.c lib/expr/expr_scan.c lib/
 LIB_EXPR_SOURCES = $(LIB_EXPR_TEXT) lib/expr/expr_args.c lib/expr/expr_kernels.c lib/expr/elementwise.c \
 	lib/expr/reduction.c
 # nccl/: the collectives, over the NCCL the loader found
-LIB_NCCL_SOURCES = lib/nccl/nccl.h lib/nccl/comm.c lib/nccl/collectives.c
+LIB_NCCL_SOURCES = lib/nccl/nccl.h lib/nccl/comm.c lib/nccl/collectives.c lib/nccl/group.c
 lib_libcudyn_la_SOURCES = $(LIB_BASE_SOURCES) $(LIB_LOADER_SOURCES) $(LIB_API_SOURCES) $(LIB_COMPILE_SOURCES) \
 	$(LIB_MODULE_SOURCES) $(LIB_EXPR_SOURCES) $(LIB_NCCL_SOURCES)
 lib_libcudyn_la_CPPFLAGS = $(AM_CPPFLAGS) -DCUDYN_BUILDING_LIBRARY

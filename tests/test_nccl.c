@@ -6,7 +6,8 @@
  * its data checked, by one thread in groups and by a thread per rank;
  * two processes meeting through a unique id; every call with bad
  * arguments (NULL, a wrong rank, a count past the buffer, a host pointer,
- * a destroyed or aborted communicator, an unknown type or operation);
+ * a destroyed or aborted communicator, an unknown type or operation); a
+ * group in which a call fails starting none of its calls;
  * NCCL's failures as statuses with NCCL's own message; an asynchronous
  * error and a silent hang, each a status in bounded time, never a hang;
  * and in processes of their own: no NCCL at all, NCCL too old, the 2.12
@@ -432,6 +433,38 @@ static void bad_inits(void)
     CHECK(comms[0] == NULL && comms[1] == NULL);
 }
 
+/* A group in which one call fails starts none of its calls: the end
+ * returns that failure, and no rank waits for a partner that never comes.
+ * Groups nest; only the outermost end starts them. */
+static void failed_group(cudyn_nccl_comm *comms)
+{
+    float one = 1, got = 0;
+    cudyn_devptr b[MAX_DEV];
+    for (int r = 0; r < ndev; r++)
+        b[r] = upload(r, &one, sizeof one);
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    for (int r = 0; r < ndev; r++)
+        CHECK_STATUS(cudyn_nccl_all_reduce(comms[r], b[r], b[r], 1, r == ndev - 1 ? 'x' : 'f', CUDYN_NCCL_SUM, NULL),
+                     r == ndev - 1 ? CUDYN_ERROR_INVALID_ARGUMENT : CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_OK); /* inner: nothing starts yet */
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "'dtype'");
+    download(0, &got, b[0], sizeof got);
+    CHECK(got == 1.0f); /* rank 0's all-reduce never ran */
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "no group was started on this thread");
+    /* the next group is whole again */
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    for (int r = 0; r < ndev; r++)
+        CHECK_STATUS(cudyn_nccl_all_reduce(comms[r], b[r], b[r], 1, 'f', CUDYN_NCCL_SUM, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_OK);
+    download(0, &got, b[0], sizeof got);
+    CHECK(got == (float)ndev);
+    for (int r = 0; r < ndev; r++)
+        free_on(r, b[r]);
+}
+
 /* A destroyed communicator is refused, and an aborted one until it is
  * destroyed. */
 static void destroyed_and_aborted(void)
@@ -731,6 +764,7 @@ static int in_process(void)
     if (cudyn_has("ncclCommSplit"))
         split(comms);
     bad_arguments(comms);
+    failed_group(comms);
     destroyed_and_aborted();
     if (mock) {
         nccl_failures(comms);

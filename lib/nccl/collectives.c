@@ -3,7 +3,8 @@
  * reduce-scatter, send, receive and groups: each call's arguments are
  * checked (the communicator, the element type and the operation, ranks,
  * and where the driver can tell, that the counts fit the buffers'
- * allocations), then it is queued by NCCL.
+ * allocations), then it goes to NCCL, at once or at the end of the
+ * thread's group (group.c).
  */
 #include "config.h"
 
@@ -132,10 +133,17 @@ static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, si
 
 #define PTR(p) ((void *)(uintptr_t)(p))
 
-/* The result of NCCL's call `fn`. */
-static int queued(nccl_result r, const char *fn, const char *api, cudyn_nccl_comm comm)
+/* Hands the checked call to NCCL (group.c); any failure of the call is
+ * its group's too. */
+static int issue(const char *api, int st, enum cudyn__nccl_kind kind, cudyn_nccl_comm comm, cudyn_devptr send,
+                 cudyn_devptr recv, size_t values, const struct wire *w, int op, int rank, cudyn_stream stream)
 {
-    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, fn, api, comm->nccl);
+    if (st == CUDYN_OK) {
+        struct cudyn__nccl_call c = {kind, comm->nccl, PTR(send), PTR(recv), values * w->per_value, w->type, op,
+                                     rank, cudyn__nccl_stream(stream)};
+        st = cudyn__nccl_issue(api, &c);
+    }
+    return cudyn__nccl_group_mark(st);
 }
 
 CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
@@ -149,11 +157,7 @@ CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cud
         st = check_buffer(api, "send", send, bytes);
     if (st == CUDYN_OK)
         st = check_buffer(api, "recv", recv, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclAllReduce(PTR(send), PTR(recv), count * w.per_value, w.type, op, comm->nccl,
-                                            cudyn__nccl_stream(stream)),
-                  "ncclAllReduce", api, comm);
+    return issue(api, st, NCCL_CALL_ALL_REDUCE, comm, send, recv, count, &w, op, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
@@ -169,11 +173,7 @@ CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudy
         st = check_buffer(api, "send", send, bytes);
     if (st == CUDYN_OK)
         st = check_buffer(api, "recv", recv, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclBroadcast(PTR(send), PTR(recv), count * w.per_value, w.type, root, comm->nccl,
-                                            cudyn__nccl_stream(stream)),
-                  "ncclBroadcast", api, comm);
+    return issue(api, st, NCCL_CALL_BROADCAST, comm, send, recv, count, &w, 0, root, stream);
 }
 
 CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count, int dtype,
@@ -189,11 +189,7 @@ CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_d
         st = check_buffer(api, "send", send, bytes);
     if (st == CUDYN_OK && comm->rank == root)
         st = check_buffer(api, "recv", recv, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclReduce(PTR(send), PTR(recv), count * w.per_value, w.type, op, root, comm->nccl,
-                                         cudyn__nccl_stream(stream)),
-                  "ncclReduce", api, comm);
+    return issue(api, st, NCCL_CALL_REDUCE, comm, send, recv, count, &w, op, root, stream);
 }
 
 CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t send_count,
@@ -207,11 +203,7 @@ CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cud
         st = check_buffer(api, "send", send, bytes);
     if (st == CUDYN_OK)
         st = check_buffer(api, "recv", recv, bytes * (size_t)comm->nranks);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclAllGather(PTR(send), PTR(recv), send_count * w.per_value, w.type, comm->nccl,
-                                            cudyn__nccl_stream(stream)),
-                  "ncclAllGather", api, comm);
+    return issue(api, st, NCCL_CALL_ALL_GATHER, comm, send, recv, send_count, &w, 0, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv,
@@ -225,11 +217,7 @@ CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send,
         st = check_buffer(api, "send", send, bytes * (size_t)comm->nranks);
     if (st == CUDYN_OK)
         st = check_buffer(api, "recv", recv, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclReduceScatter(PTR(send), PTR(recv), recv_count * w.per_value, w.type, op,
-                                                comm->nccl, cudyn__nccl_stream(stream)),
-                  "ncclReduceScatter", api, comm);
+    return issue(api, st, NCCL_CALL_REDUCE_SCATTER, comm, send, recv, recv_count, &w, op, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t count, int dtype, int peer,
@@ -243,11 +231,7 @@ CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t co
         st = check_rank(api, "peer", peer, comm);
     if (st == CUDYN_OK)
         st = check_buffer(api, "send", send, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclSend(PTR(send), count * w.per_value, w.type, peer, comm->nccl,
-                                       cudyn__nccl_stream(stream)),
-                  "ncclSend", api, comm);
+    return issue(api, st, NCCL_CALL_SEND, comm, send, 0, count, &w, 0, peer, stream);
 }
 
 CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
@@ -261,29 +245,5 @@ CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t co
         st = check_rank(api, "peer", peer, comm);
     if (st == CUDYN_OK)
         st = check_buffer(api, "recv", recv, bytes);
-    if (st != CUDYN_OK)
-        return st;
-    return queued(cudyn__nccl.ncclRecv(PTR(recv), count * w.per_value, w.type, peer, comm->nccl,
-                                       cudyn__nccl_stream(stream)),
-                  "ncclRecv", api, comm);
-}
-
-CUDYN_API int cudyn_nccl_group_start(void)
-{
-    static const char api[] = "cudyn_nccl_group_start";
-    int st = cudyn__need_nccl();
-    if (st != CUDYN_OK)
-        return st;
-    nccl_result r = cudyn__nccl.ncclGroupStart();
-    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, "ncclGroupStart", api, NULL);
-}
-
-CUDYN_API int cudyn_nccl_group_end(void)
-{
-    static const char api[] = "cudyn_nccl_group_end";
-    int st = cudyn__need_nccl();
-    if (st != CUDYN_OK)
-        return st;
-    nccl_result r = cudyn__nccl.ncclGroupEnd();
-    return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, "ncclGroupEnd", api, NULL);
+    return issue(api, st, NCCL_CALL_RECV, comm, 0, recv, count, &w, 0, peer, stream);
 }

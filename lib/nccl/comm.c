@@ -150,9 +150,8 @@ CUDYN_API int cudyn_nccl_unique_id(cudyn_nccl_id *out)
     return CUDYN_OK;
 }
 
-CUDYN_API int cudyn_nccl_comm_init_rank(cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank)
+static int init_rank(const char *api, cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank)
 {
-    static const char api[] = "cudyn_nccl_comm_init_rank";
     if (!out)
         return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
@@ -178,6 +177,12 @@ CUDYN_API int cudyn_nccl_comm_init_rank(cudyn_nccl_comm *out, int nranks, const 
         return drop(c, cudyn__fail_nccl(r, "ncclCommInitRank", api, NULL));
     *out = c;
     return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_nccl_comm_init_rank(cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank)
+{
+    /* inside a group, a failure fails the group (group.c) */
+    return cudyn__nccl_group_mark(init_rank("cudyn_nccl_comm_init_rank", out, nranks, id, rank));
 }
 
 /* Every ordinal of devices[0 .. ndev) names a device of this process. */
@@ -228,9 +233,8 @@ CUDYN_API int cudyn_nccl_comm_init_all(cudyn_nccl_comm *comms_out, int ndev, con
     return st;
 }
 
-CUDYN_API int cudyn_nccl_comm_split(cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out)
+static int split(const char *api, cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out)
 {
-    static const char api[] = "cudyn_nccl_comm_split";
     if (!out)
         return cudyn__fail_arg(api, "out", "must not be NULL");
     *out = NULL;
@@ -252,6 +256,11 @@ CUDYN_API int cudyn_nccl_comm_split(cudyn_nccl_comm comm, int color, int key, cu
                  : cudyn__fail_nccl(r, "ncclCommSplit", api, comm->nccl);
     *out = c;
     return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_nccl_comm_split(cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out)
+{
+    return cudyn__nccl_group_mark(split("cudyn_nccl_comm_split", comm, color, key, out));
 }
 
 CUDYN_API int cudyn_nccl_comm_rank(cudyn_nccl_comm comm, int *rank, int *nranks, int *device)

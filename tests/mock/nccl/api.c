@@ -79,8 +79,11 @@ nccl_result ncclCommInitRank(nccl_comm *comm, int nranks, nccl_unique_id id, int
     struct ncclComm *c = r ? NULL : comm_new();
     if (!r && !c)
         r = mock_nccl_error(ncclSystemError, false, "out of host memory");
+    int device = 0;
     if (!r)
-        r = world_join(c, id.internal + sizeof id_magic, nranks, rank, current_device());
+        r = current_device(&device);
+    if (!r)
+        r = world_join(c, id.internal + sizeof id_magic, nranks, rank, device);
     struct op wait = {.comm = c, .desc = {.kind = OP_JOIN}};
     if (!r) /* it returns once every rank is there (at the group's end, in one) */
         r = submit(&wait);
@@ -93,10 +96,9 @@ nccl_result ncclCommInitRank(nccl_comm *comm, int nranks, nccl_unique_id id, int
 /* devlist[0 .. ndev) names ndev different devices of the mock driver. */
 static nccl_result check_devices(int ndev, const int *devlist)
 {
-    int count = device_count();
-    if (count < 0)
-        return mock_nccl_error(ncclInvalidUsage, true, "mock NCCL: ncclCommInitAll needs the mock libcuda loaded");
-    for (int i = 0; i < ndev; i++) {
+    int count = 0;
+    nccl_result r = device_count(&count);
+    for (int i = 0; !r && i < ndev; i++) {
         int d = devlist ? devlist[i] : i;
         if (d < 0 || d >= count)
             return mock_nccl_error(ncclInvalidArgument, false, "ncclCommInitAll: device %d of %d", d, count);
@@ -104,7 +106,7 @@ static nccl_result check_devices(int ndev, const int *devlist)
             if (devlist && devlist[j] == d)
                 return mock_nccl_error(ncclInvalidUsage, false, "ncclCommInitAll: device %d twice", d);
     }
-    return ncclSuccess;
+    return r;
 }
 
 nccl_result ncclCommInitAll(nccl_comm *comms, int ndev, const int *devlist)

@@ -145,7 +145,18 @@ nccl_result enter(const char *fn)
     pthread_mutex_lock(&mock.lock);
     int code = calls_rule_code(&mock.calls, fn, calls_count(&mock.calls, fn));
     pthread_mutex_unlock(&mock.lock);
-    return code ? mock_nccl_error(code, false, "mock NCCL: %s failed as MOCK_NCCL_FAIL asked", fn) : ncclSuccess;
+    if (!code)
+        return ncclSuccess;
+    mock_nccl_error(code, false, "mock NCCL: %s failed as MOCK_NCCL_FAIL asked", fn);
+    /* as NCCL does, a call that fails inside a group fails the group (its
+     * end starts nothing); the end itself leaves the group either way */
+    if (strcmp(fn, "ncclGroupEnd") == 0 && group.depth > 0 && --group.depth == 0) {
+        group.n = 0;
+        group.failed = ncclSuccess;
+    } else {
+        in_group(code);
+    }
+    return code;
 }
 
 long mock_nccl_calls(const char *fn)
@@ -224,18 +235,31 @@ static void *driver_symbol(const char *name)
 }
 
 /* The device of the calling thread's current context (NCCL's cudaGetDevice). */
-int current_device(void)
+/* A driver call of the mock's own that failed, as NCCL reports one. */
+static nccl_result driver_failed(const char *fn, unsigned int r)
 {
-    unsigned int (*get)(int *) = (unsigned int (*)(int *))driver_symbol("cuCtxGetDevice");
-    int dev = 0;
-    return get && get(&dev) == 0 ? dev : 0;
+    return mock_nccl_error(ncclUnhandledCudaError, false, "mock NCCL: %s returned %u", fn, r);
 }
 
-int device_count(void)
+nccl_result current_device(int *device)
+{
+    unsigned int (*get)(int *) = (unsigned int (*)(int *))driver_symbol("cuCtxGetDevice");
+    *device = 0;
+    if (!get)
+        return mock_nccl_error(ncclInvalidUsage, true, "mock NCCL: it needs the mock libcuda loaded first");
+    unsigned int r = get(device);
+    return r == 0 || r == 201 /* CUDA_ERROR_INVALID_CONTEXT: none current, NCCL takes device 0 */
+               ? ncclSuccess
+               : driver_failed("cuCtxGetDevice", r);
+}
+
+nccl_result device_count(int *count)
 {
     unsigned int (*get)(int *) = (unsigned int (*)(int *))driver_symbol("cuDeviceGetCount");
-    int n = -1;
-    return get && get(&n) == 0 ? n : -1;
+    if (!get)
+        return mock_nccl_error(ncclInvalidUsage, true, "mock NCCL: it needs the mock libcuda loaded first");
+    unsigned int r = get(count);
+    return r == 0 ? ncclSuccess : driver_failed("cuDeviceGetCount", r);
 }
 
 /* [p, p + bytes) lies in memory the mock driver handed out. */
@@ -252,7 +276,10 @@ nccl_result check_memory(const char *fn, const char *arg, const void *p, size_t 
     unsigned int which[] = {11, 12}; /* CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, _RANGE_SIZE */
     void *data[] = {&start, &size};
     unsigned long long at = (unsigned long long)(uintptr_t)p;
-    if (attrs(2, which, data, at) != 0 || !start || at - start + bytes > size)
+    unsigned int r = attrs(2, which, data, at);
+    if (r != 0)
+        return driver_failed("cuPointerGetAttributes", r);
+    if (!start || at - start + bytes > size)
         return mock_nccl_error(ncclInvalidArgument, true,
                                "mock NCCL: %s: %s %p (%zu bytes) is not inside memory of the mock driver", fn, arg,
                                p, bytes);

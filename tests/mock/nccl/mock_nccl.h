@@ -151,11 +151,11 @@ int mock_nccl_version(void) MOCK_INTERNAL;
  * mock_nccl_hang_next) picks it, its delay in *delay_ms. */
 bool next_op_hangs(long *delay_ms) MOCK_INTERNAL;
 void new_world_name(char *out, size_t cap) MOCK_INTERNAL;
-/* The mock driver's view: the calling thread's device, the device count
- * (-1 without the mock driver), and whether [p, p + bytes) is its memory
- * (else ncclInvalidArgument, loudly). */
-int current_device(void) MOCK_INTERNAL;
-int device_count(void) MOCK_INTERNAL;
+/* The mock driver's view: the calling thread's device, the device count,
+ * and whether [p, p + bytes) is its memory (else ncclInvalidArgument,
+ * loudly); a failed driver call is ncclUnhandledCudaError naming it. */
+nccl_result current_device(int *device) MOCK_INTERNAL;
+nccl_result device_count(int *count) MOCK_INTERNAL;
 nccl_result check_memory(const char *fn, const char *arg, const void *p, size_t bytes) MOCK_INTERNAL;
 /* A new, live communicator; comm_free releases it and its world. */
 struct ncclComm *comm_new(void) MOCK_INTERNAL;
