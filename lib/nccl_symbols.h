@@ -7,8 +7,8 @@
  * NCCL_VERSION_CODE).  REQUIRED rows exist in every NCCL cudyn accepts
  * (2.7 and later: ncclSend and ncclRecv set the minimum); a library that
  * lacks one is refused.  An OPTIONAL row is NULL where the NCCL lacks it:
- * callers ask NCCL_HAS first.  tests/mock/mock_nccl.c implements every
- * row; a row it lacks is a link error of the test that binds them all.
+ * callers ask NCCL_HAS first.  The mock libnccl (tests/mock/nccl/api.c)
+ * implements every row; a required row it lacks is a link error.
  */
 /* loader/nccl.c calls it through dlsym to vet a candidate, before binding */
 NCCL_SYMBOL(ncclGetVersion, 2305, REQUIRED, nccl_result, (int *version))

@@ -66,6 +66,9 @@ MOCK_NCCL_SOURCES = tests/mock/nccl/mock_nccl.h tests/mock/nccl/mock_nccl.c test
 	tests/mock/nccl/world.c tests/mock/nccl/reduce.c tests/mock/calls.h
 MOCK_NCCL_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 MOCK_NCCL_LDFLAGS = -rpath /nowhere -version-info 2:0:0 -no-undefined
+if !SANITIZER
+MOCK_NCCL_LDFLAGS += -Wl,--no-undefined
+endif
 MOCK_NCCL_LIBS = -lm -lrt $(DL_LIBS)
 check_LTLIBRARIES += tests/mock/nccl/libnccl.la tests/mock/nccl/old/libnccl.la
 tests_mock_nccl_libnccl_la_SOURCES = $(MOCK_NCCL_SOURCES)

@@ -12,6 +12,17 @@
 
 static const char id_magic[8] = "MOCKNCCL";
 
+/* Every required row of lib/nccl_symbols.h, so that a row the mock does
+ * not implement is a link error (-Wl,--no-undefined); the optional ones
+ * are absent from the NCCL 2.12 build on purpose. */
+#define MOCK_ROW_REQUIRED(name) (void (*)(void))name,
+#define MOCK_ROW_OPTIONAL(name)
+#define NCCL_SYMBOL(name, since, need, returns, params) MOCK_ROW_##need(name)
+__attribute__((used)) static void (*const required_rows[])(void) = {
+#include "nccl_symbols.h"
+};
+#undef NCCL_SYMBOL
+
 /* ---------------------------------------------------- versions, errors */
 
 nccl_result ncclGetVersion(int *version)
