@@ -261,9 +261,9 @@ typedef enum cudyn_entry_mechanism {
     X(UNVERSIONED, "unversioned", "the unversioned name (libcuda.so, libnvrtc.so), tried last")               \
     /* NCCL's own steps (cudyn_nccl_info), in its search order */                                              \
     X(NCCL_ENV, "CUDYN_LIBNCCL", "the file or directory the variable names")                                  \
-    X(LOADED_WHEEL, "wheel of a loaded library", "nvidia/nccl/lib in the site-packages of a library already loaded") \
-    X(PYTHON_ENV, "python environment", "nvidia/nccl/lib in the site-packages of VIRTUAL_ENV, CONDA_PREFIX or the program's prefix") \
-    X(PYTHON_SITE, "python site", "nvidia/nccl/lib in the user's or the system's site-packages, after the soname")
+    X(LOADED_WHEEL, "loaded wheel", "the pip wheel, beside a library already loaded")                        \
+    X(PYTHON_ENV, "python env", "the pip wheel, in a virtual or conda environment or the program's prefix")  \
+    X(PYTHON_SITE, "python site", "the pip wheel, in the user's or the system's site-packages")
 
 /* What the loader found.  Strings are owned by the library and live as long
  * as the process; NULL where nothing applies. */
@@ -1996,7 +1996,7 @@ struct cudyn_nccl_info {
     size_t size;                /* set by the caller: sizeof(struct cudyn_nccl_info) */
     int status;                 /* cudyn_status of finding and loading NCCL */
     const char *path;           /* the file loaded */
-    const char *found_by;       /* a string of CUDYN_FOUND_BY_MAP ("wheel of a loaded library" ...) */
+    const char *found_by;       /* a string of CUDYN_FOUND_BY_MAP ("loaded wheel" ...) */
     int version;                /* ncclGetVersion's code, unchanged (22809 is 2.28.9, 2708 is 2.7.8) */
     const char *version_string; /* "2.28.9" */
     double load_ms;             /* finding, opening and binding it */
