@@ -148,6 +148,22 @@ if [ -x "$allreduce" ]; then
     expect_line "$out" "# path: mpi staged through host memory"
     example="$top_builddir/examples/mpi_saxpy"
 fi
+# the README's NCCL program, as printed there, on 2 ranks
+if [ -n "${MPICC:-}" ]; then
+    awk '$0 == "### Collectives across GPUs and nodes: NCCL" { s = 1; next } s && /^##/ { exit }
+        s && $0 == "```c" { c = 1; next } c && /^```/ { exit } c' "$top_srcdir/README.md" > "$tmp/sum.c"
+    if $MPICC -I"$top_builddir/include" -I"$top_srcdir/include" "$tmp/sum.c" -o "$tmp/sum" \
+            -L"$top_builddir/lib/.libs" -lcudyn -Wl,-rpath,"$top_builddir/lib/.libs" > "$tmp/cc.log" 2>&1; then
+        cmd=("${mpi[@]}")
+        [ $openmpi = 1 ] && for v in "${mock_vars[@]}"; do [ -n "${!v+set}" ] && cmd+=(-x "$v"); done
+        out=$(timeout 300 "${cmd[@]}" -n 2 "$tmp/sum" 2>&1)
+        expect_line "$out" "sum over 2 ranks: 3"
+    else
+        echo "FAIL: README's NCCL program does not compile:"
+        sed 's/^/    | /' "$tmp/cc.log"
+        fail=1
+    fi
+fi
 unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL
 
 # on the GPUs, with the real NVRTC
