@@ -133,15 +133,58 @@ static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, si
 
 #define PTR(p) ((void *)(uintptr_t)(p))
 
-/* Hands the checked call to NCCL (group.c); any failure of the call is
- * its group's too. */
-static int issue(const char *api, int st, enum cudyn__nccl_kind kind, cudyn_nccl_comm comm, cudyn_devptr send,
-                 cudyn_devptr recv, size_t values, const struct wire *w, int op, int rank, cudyn_stream stream)
+/* Which buffers a call reads and writes, and how much: `count` values
+ * (ONE), `count` values per rank (RANKS), `count` values on the root only
+ * (AT_ROOT), or none. */
+enum blocks { NONE, ONE, RANKS, AT_ROOT };
+
+/* Each call's checks, as data: its name, whether it reduces (checks the
+ * operation against the type), the rank argument it takes ("root",
+ * "peer", or NULL), its send and receive buffers. */
+static const struct shape {
+    const char *api;
+    bool reduces;
+    const char *rank_arg;
+    enum blocks send, recv;
+} shapes[] = {
+    [NCCL_CALL_ALL_REDUCE] = {"cudyn_nccl_all_reduce", true, NULL, ONE, ONE},
+    [NCCL_CALL_BROADCAST] = {"cudyn_nccl_broadcast", false, "root", AT_ROOT, ONE},
+    [NCCL_CALL_REDUCE] = {"cudyn_nccl_reduce", true, "root", ONE, AT_ROOT},
+    [NCCL_CALL_ALL_GATHER] = {"cudyn_nccl_all_gather", false, NULL, ONE, RANKS},
+    [NCCL_CALL_REDUCE_SCATTER] = {"cudyn_nccl_reduce_scatter", true, NULL, RANKS, ONE},
+    [NCCL_CALL_SEND] = {"cudyn_nccl_send", false, "peer", ONE, NONE},
+    [NCCL_CALL_RECV] = {"cudyn_nccl_recv", false, "peer", NONE, ONE},
+};
+
+/* The buffer `arg` of a call, `bytes` per block as `blocks` says. */
+static int check_blocks(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes, enum blocks blocks,
+                        cudyn_nccl_comm comm, int root)
 {
+    if (blocks == NONE || (blocks == AT_ROOT && comm->rank != root))
+        return CUDYN_OK;
+    return check_buffer(api, arg, ptr, blocks == RANKS ? bytes * (size_t)comm->nranks : bytes);
+}
+
+/* A call checked as its shape says, then handed to NCCL (group.c); any
+ * failure of the call is its group's too. */
+static int call(enum cudyn__nccl_kind kind, cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                int dtype, int op, int rank, cudyn_stream stream)
+{
+    const struct shape *sh = &shapes[kind];
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(sh->api, comm, dtype, sh->reduces ? op : NO_OP, count, sh->send == RANKS || sh->recv == RANKS,
+                      &w, &bytes);
+    if (st == CUDYN_OK && sh->rank_arg)
+        st = check_rank(sh->api, sh->rank_arg, rank, comm);
+    if (st == CUDYN_OK)
+        st = check_blocks(sh->api, "send", send, bytes, sh->send, comm, rank);
+    if (st == CUDYN_OK)
+        st = check_blocks(sh->api, "recv", recv, bytes, sh->recv, comm, rank);
     if (st == CUDYN_OK) {
-        struct cudyn__nccl_call c = {kind, comm->nccl, PTR(send), PTR(recv), values * w->per_value, w->type, op,
-                                     rank, cudyn__nccl_stream(stream)};
-        st = cudyn__nccl_issue(api, &c);
+        struct cudyn__nccl_call c = {kind, comm->nccl, PTR(send), PTR(recv), count * w.per_value, w.type, op, rank,
+                                     cudyn__nccl_stream(stream)};
+        st = cudyn__nccl_issue(sh->api, &c);
     }
     return cudyn__nccl_group_mark(st);
 }
@@ -149,101 +192,41 @@ static int issue(const char *api, int st, enum cudyn__nccl_kind kind, cudyn_nccl
 CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
                                     int dtype, int op, cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_all_reduce";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, op, count, false, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "send", send, bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "recv", recv, bytes);
-    return issue(api, st, NCCL_CALL_ALL_REDUCE, comm, send, recv, count, &w, op, 0, stream);
+    return call(NCCL_CALL_ALL_REDUCE, comm, send, recv, count, dtype, op, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
                                    int dtype, int root, cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_broadcast";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_rank(api, "root", root, comm);
-    if (st == CUDYN_OK && comm->rank == root)
-        st = check_buffer(api, "send", send, bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "recv", recv, bytes);
-    return issue(api, st, NCCL_CALL_BROADCAST, comm, send, recv, count, &w, 0, root, stream);
+    return call(NCCL_CALL_BROADCAST, comm, send, recv, count, dtype, 0, root, stream);
 }
 
 CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count, int dtype,
                                 int op, int root, cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_reduce";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, op, count, false, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_rank(api, "root", root, comm);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "send", send, bytes);
-    if (st == CUDYN_OK && comm->rank == root)
-        st = check_buffer(api, "recv", recv, bytes);
-    return issue(api, st, NCCL_CALL_REDUCE, comm, send, recv, count, &w, op, root, stream);
+    return call(NCCL_CALL_REDUCE, comm, send, recv, count, dtype, op, root, stream);
 }
 
 CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t send_count,
                                     int dtype, cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_all_gather";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, NO_OP, send_count, true, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "send", send, bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "recv", recv, bytes * (size_t)comm->nranks);
-    return issue(api, st, NCCL_CALL_ALL_GATHER, comm, send, recv, send_count, &w, 0, 0, stream);
+    return call(NCCL_CALL_ALL_GATHER, comm, send, recv, send_count, dtype, 0, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv,
                                         size_t recv_count, int dtype, int op, cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_reduce_scatter";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, op, recv_count, true, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "send", send, bytes * (size_t)comm->nranks);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "recv", recv, bytes);
-    return issue(api, st, NCCL_CALL_REDUCE_SCATTER, comm, send, recv, recv_count, &w, op, 0, stream);
+    return call(NCCL_CALL_REDUCE_SCATTER, comm, send, recv, recv_count, dtype, op, 0, stream);
 }
 
 CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t count, int dtype, int peer,
                               cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_send";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_rank(api, "peer", peer, comm);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "send", send, bytes);
-    return issue(api, st, NCCL_CALL_SEND, comm, send, 0, count, &w, 0, peer, stream);
+    return call(NCCL_CALL_SEND, comm, send, 0, count, dtype, 0, peer, stream);
 }
 
 CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
                               cudyn_stream stream)
 {
-    static const char api[] = "cudyn_nccl_recv";
-    struct wire w = {0, 0, 0};
-    size_t bytes = 0;
-    int st = prologue(api, comm, dtype, NO_OP, count, false, &w, &bytes);
-    if (st == CUDYN_OK)
-        st = check_rank(api, "peer", peer, comm);
-    if (st == CUDYN_OK)
-        st = check_buffer(api, "recv", recv, bytes);
-    return issue(api, st, NCCL_CALL_RECV, comm, 0, recv, count, &w, 0, peer, stream);
+    return call(NCCL_CALL_RECV, comm, 0, recv, count, dtype, 0, peer, stream);
 }
