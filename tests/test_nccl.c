@@ -433,7 +433,7 @@ static void bad_inits(void)
     CHECK_STATUS(cudyn_nccl_comm_init_all(NULL, 1, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_nccl_comm_init_all(comms, 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_nccl_comm_init_all(comms, 2, (int[]){0, 99}), CUDYN_ERROR_INVALID_DEVICE);
-    CHECK_CONTAINS(message(), "99 is not a device of this process");
+    CHECK_CONTAINS(message(), "devices[1] is 99, not a device of this process");
     CHECK(comms[0] == NULL && comms[1] == NULL);
 }
 

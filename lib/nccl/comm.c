@@ -59,13 +59,18 @@ static bool live_locked(const struct cudyn_nccl_comm_st *c)
 /* rank, nranks and device of a communicator NCCL has made. */
 static int learn(const char *api, cudyn_nccl_comm comm)
 {
-    nccl_result r;
     const char *fn = "ncclCommUserRank";
-    if ((r = cudyn__nccl.ncclCommUserRank(comm->nccl, &comm->rank)) == NCCL_OK &&
-        (r = cudyn__nccl.ncclCommCount(comm->nccl, &comm->nranks)) == NCCL_OK)
+    nccl_result r = cudyn__nccl.ncclCommUserRank(comm->nccl, &comm->rank);
+    if (r == NCCL_OK) {
+        fn = "ncclCommCount";
+        r = cudyn__nccl.ncclCommCount(comm->nccl, &comm->nranks);
+    }
+    if (r == NCCL_OK) {
+        fn = "ncclCommCuDevice";
         r = cudyn__nccl.ncclCommCuDevice(comm->nccl, &comm->device);
+    }
     if (r != NCCL_OK)
-        return cudyn__fail_nccl(r, comm->nranks ? "ncclCommCuDevice" : fn, api, comm->nccl);
+        return cudyn__fail_nccl(r, fn, api, comm->nccl);
     comm->known = true;
     return CUDYN_OK;
 }
@@ -196,8 +201,8 @@ static int check_devices(const char *api, int ndev, const int *devices)
         int d = devices ? devices[i] : i;
         if (d < 0 || d >= count)
             return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                               "%s: %s %d is not a device of this process (%d visible)", api,
-                               devices ? "devices[i]" : "device", d, count);
+                               "%s: devices[%d] is %d, not a device of this process (%d visible)", api, i, d,
+                               count);
     }
     return CUDYN_OK;
 }
