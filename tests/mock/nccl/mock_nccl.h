@@ -1,9 +1,9 @@
 /*
  * mock_nccl.h - the parts of the mock libnccl (tests/mock/nccl/):
  * mock_nccl.c holds the configuration, faults, errors, the communicators
- * and groups, api.c the exported calls and their checks, world.c the shared memory
- * in which the ranks of a communicator meet and the work moves, reduce.c
- * the arithmetic of the reductions.
+ * and groups, api.c the exported calls and their checks, world.c the
+ * shared memory in which the ranks of a communicator meet and the work
+ * moves, reduce.c the arithmetic of the reductions.
  */
 #ifndef CUDYN_MOCK_NCCL_H
 #define CUDYN_MOCK_NCCL_H
