@@ -15,7 +15,10 @@
  * process's buffer on device 1 through CUDA IPC >= 80 % of
  * cudyn_memcpy_dtod with peer access (two GPUs), against staging through
  * pinned host memory; examples/mpi_stencil's 2-GPU weak-scaling efficiency
- * >= 90 % by the IPC path (when make bench finds mpirun).  Without
+ * >= 90 % by the IPC path, beside the staged and NCCL paths (when make
+ * bench finds mpirun); examples/allreduce's bus bandwidth from 8 B to
+ * 256 MiB and its 8-byte time on 2 GPUs (torch.distributed's are in make
+ * bench-peers, bench/peers_nccl.py).  Without
  * targets: empty-kernel launches one by one against the same launches
  * replayed from a CUDA graph, a copy from device 1 to device 0 without and
  * with peer access, and the time to open an IPC handle.
@@ -625,6 +628,14 @@ static void bench_halo(const char *exe)
 
 /* ---- examples/mpi_stencil on 1 and 2 GPUs ---- */
 
+static void allow_mpirun_as_root(void)
+{
+    if (geteuid() == 0) { /* Open MPI runs as root only when told twice */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+}
+
 /* Cells per second of one run, or 0 (the reason printed). */
 static double stencil_cells(const char *mpirun, const char *stencil, int ranks, const char *path, int nx, int ny,
                             int steps)
@@ -661,26 +672,84 @@ static void bench_stencil(bool mock)
         printf("%-44s skipped: no mpirun or examples/mpi_stencil (configure found no MPI)\n", what);
         return;
     }
-    if (geteuid() == 0) { /* Open MPI runs as root only when told twice */
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-    }
+    allow_mpirun_as_root();
     int n = 0;
     cudyn_device_count(&n);
     printf("%-44s %d x %d cells per GPU, %d steps\n", "stencil (examples/mpi_stencil)", side, side, steps);
-    static const char *const paths[] = {"ipc", "staged"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const paths[] = {"ipc", "staged", "nccl"};
+    static const char *const labels[] = {"stencil, IPC halos", "stencil, staged halos", "stencil, NCCL halos"};
+    for (int i = 0; i < 3; i++) {
         double on_one = stencil_cells(mpirun, stencil, 1, paths[i], side, side, steps);
         double on_two = n >= 2 ? stencil_cells(mpirun, stencil, 2, paths[i], side, 2 * side, steps) : 0;
         if (on_one <= 0) {
             printf("%-44s skipped: the %s run failed (%s -n 1 %s)\n", what, paths[i], mpirun, stencil);
             continue;
         }
-        printf("%-44s %9.3g cells/s on 1 GPU, %.3g on 2: weak-scaling efficiency %.0f %%%s\n",
-               i == 0 ? "stencil, IPC halos" : "stencil, staged halos", on_one, on_two,
+        printf("%-44s %9.3g cells/s on 1 GPU, %.3g on 2: weak-scaling efficiency %.0f %%%s\n", labels[i], on_one,
+               on_two,
                on_two > 0 ? 100 * on_two / (2 * on_one) : 0,
                i == 0 ? " (target >= 90 %)" : "");
     }
+}
+
+/* ---- examples/allreduce on 2 GPUs ---- */
+
+static const char *size_name(size_t bytes, char *buf, size_t cap)
+{
+    if (bytes >= (1u << 20))
+        snprintf(buf, cap, "%zu MiB", bytes >> 20);
+    else if (bytes >= 1024)
+        snprintf(buf, cap, "%zu KiB", bytes >> 10);
+    else
+        snprintf(buf, cap, "%zu B", bytes);
+    return buf;
+}
+
+/* Bus bandwidth of every size from 8 B to 256 MiB (1 MiB on the mock)
+ * and the time of the 8-byte one, 2 ranks, as examples/allreduce prints
+ * them; NCCL_NVLS_ENABLE=0 unless set.  Needs BENCH_MPIRUN and
+ * BENCH_ALLREDUCE (make bench sets them when configure found MPI). */
+static void bench_allreduce(bool mock)
+{
+    const char *mpirun = getenv("BENCH_MPIRUN"), *prog = getenv("BENCH_ALLREDUCE");
+    const char *what = "all-reduce, 2 ranks";
+    int n = 0;
+    cudyn_device_count(&n);
+    if (!mpirun || !*mpirun || !prog || access(prog, X_OK) != 0) {
+        printf("%-44s skipped: no mpirun or examples/allreduce (configure found no MPI)\n", what);
+        return;
+    }
+    if (n < 2) {
+        printf("%-44s skipped: needs 2 GPUs, this machine has %d\n", what, n);
+        return;
+    }
+    allow_mpirun_as_root();
+    setenv("NCCL_NVLS_ENABLE", "0", 0); /* never multicast on the shared machines */
+    char cmd[4096], line[1024], path[256] = "?";
+    snprintf(cmd, sizeof cmd, "%s -n 2 %s -b 8 -e %s -n %d 2>&1", mpirun, prog, mock ? "1M" : "256M", mock ? 2 : 20);
+    FILE *p = popen(cmd, "r");
+    int rows = 0, passed = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        size_t bytes, count;
+        double us, algbw, busbw;
+        long wrong;
+        char size[32];
+        if (sscanf(line, "# path: %255[^\n]", path) == 1)
+            printf("%-44s %s, NCCL_NVLS_ENABLE=%s\n", "all-reduce (examples/allreduce), 2 ranks", path,
+                   getenv("NCCL_NVLS_ENABLE"));
+        else if (sscanf(line, "%zu %zu float sum %lf %lf %lf %ld", &bytes, &count, &us, &algbw, &busbw, &wrong) == 6) {
+            snprintf(cmd, sizeof cmd, "all-reduce %s", size_name(bytes, size, sizeof size));
+            printf("%-44s %9.2f us   busbw %8.2f GB/s%s\n", cmd, us, busbw,
+                   bytes == 8 ? "   (latency: no worse than torch.distributed's, make bench-peers)"
+                   : bytes == 256u << 20 ? "   (target >= 98 % of torch.distributed's, make bench-peers)"
+                                         : "");
+            rows++;
+        } else if (strncmp(line, "allreduce: ", 11) == 0 && strstr(line, ": PASS")) {
+            passed = 1;
+        }
+    }
+    if ((p && pclose(p) != 0) || !rows || !passed)
+        printf("%-44s failed: %s\n", what, cmd);
 }
 
 int main(int argc, char **argv)
@@ -696,6 +765,8 @@ int main(int argc, char **argv)
             printf("bench: no GPU here; measuring cudyn's own overhead on the mock driver\n");
             fflush(stdout);
             setenv("CUDYN_LIBCUDA", mock, 1);
+            if (getenv("MOCK_LIBNCCL")) /* and the mock NCCL, which needs the mock driver */
+                setenv("CUDYN_LIBNCCL", getenv("MOCK_LIBNCCL"), 1);
             execv("/proc/self/exe", argv);
         }
         fprintf(stderr, "bench: no device\n");
@@ -820,6 +891,7 @@ int main(int argc, char **argv)
     bench_peer_copy(strstr(l.driver_path, "mock") != NULL);
     bench_halo("/proc/self/exe");
     bench_stencil(strstr(l.driver_path, "mock") != NULL);
+    bench_allreduce(strstr(l.driver_path, "mock") != NULL);
     cudyn_module_unload(mod);
     cudyn_program_free(prog);
     return 0;

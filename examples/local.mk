@@ -54,8 +54,18 @@ examples/mpi_stencil.mpi.$(OBJEXT): $(srcdir)/examples/mpi_stencil.c $(srcdir)/e
 		$(srcdir)/include/cudyn.h examples/$(am__dirstamp)
 	$(AM_V_CC)$(MPICC) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) \
 		-c -o $@ $(srcdir)/examples/mpi_stencil.c
+# allreduce: the same way (make bench runs it too)
+check_PROGRAMS += examples/allreduce
+BENCH_NEEDS_MPI += examples/allreduce$(EXEEXT)
+examples_allreduce_SOURCES =
+examples_allreduce_LDADD = examples/allreduce.mpi.$(OBJEXT) $(LDADD)
+examples_allreduce_LINK = $(examples_mpi_saxpy_LINK)
+examples/allreduce.mpi.$(OBJEXT): $(srcdir)/examples/allreduce.c $(srcdir)/examples/bind_near_gpu.h \
+		$(srcdir)/include/cudyn.h examples/$(am__dirstamp)
+	$(AM_V_CC)$(MPICC) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) \
+		-c -o $@ $(srcdir)/examples/allreduce.c
 endif
 # bind_near_gpu.h: their binding of a rank's threads next to its GPU
-EXTRA_DIST += examples/mpi_saxpy.c examples/mpi_stencil.c examples/bind_near_gpu.h
-MOSTLYCLEANFILES += examples/mpi_saxpy.mpi.$(OBJEXT) examples/mpi_stencil.mpi.$(OBJEXT)
+EXTRA_DIST += examples/mpi_saxpy.c examples/mpi_stencil.c examples/allreduce.c examples/bind_near_gpu.h
+MOSTLYCLEANFILES += examples/mpi_saxpy.mpi.$(OBJEXT) examples/mpi_stencil.mpi.$(OBJEXT) examples/allreduce.mpi.$(OBJEXT)
 EXTRA_DIST += examples/local.mk

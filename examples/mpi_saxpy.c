@@ -47,6 +47,13 @@ int main(int argc, char **argv)
     int ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    /* This example hands MPI host buffers, which every MPI takes; a
+     * CUDA-aware one could take the device's (mpi_stencil.c chooses). */
+    struct cudyn_mpi_cuda aware = {.size = sizeof aware};
+    if (rank == 0 && cudyn_mpi_cuda_support(&aware) == CUDYN_OK)
+        printf("mpi_saxpy: CUDA-aware MPI: %s, %s; host buffers here\n",
+               aware.answer == CUDYN_MPI_CUDA_YES ? "yes" : aware.answer == CUDYN_MPI_CUDA_NO ? "no" : "unknown",
+               aware.reason);
     const char *numbers[2] = {NULL, NULL};
     int bind = 1, positional = 0;
     for (int i = 1; i < argc; i++) {

@@ -45,7 +45,8 @@
  * required; see struct cudyn_loader_info), CUDYN_DRIVER_LOG=0 (keeps the
  * driver's error log, CUDA 12.9+, out of the messages of failed calls),
  * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
- * cache, see cudyn_compile_ex).
+ * cache, see cudyn_compile_ex), CUDYN_LIBNCCL (file or directory: the NCCL
+ * the collectives use, see "Collectives").
  */
 #ifndef CUDYN_H
 #define CUDYN_H
@@ -128,7 +129,10 @@ extern "C" {
     X(ERROR_TIMEOUT, 34, "the operation timed out")                                                            \
     /* Appended in 0.2. */                                                                                     \
     X(ERROR_FORKED, 35, "CUDA was initialised in the parent process before fork(); the child cannot use it") \
-    X(ERROR_WRONG_CONTEXT, 36, "the module, kernel, stream or event belongs to another device's context")
+    X(ERROR_WRONG_CONTEXT, 36, "the module, kernel, stream or event belongs to another device's context") \
+    X(ERROR_NCCL_NOT_FOUND, 37, "no usable NCCL library (libnccl.so.2, 2.7.3 or newer) was found")           \
+    X(ERROR_NCCL, 38, "NCCL reported an error")                                                                \
+    X(ERROR_NCCL_REMOTE, 39, "a peer of the NCCL communicator failed (a process, a node or the network)")
 
 /*
  * What each status means for a caller, group by group:
@@ -145,7 +149,15 @@ extern "C" {
  *    parent's and cannot be used here (see cudyn_init);
  *  - CUDYN_ERROR_WRONG_CONTEXT (36): a module, kernel or event made in one
  *    device's context was used by a thread working in another's (see
- *    cudyn_device_use); the message names both.
+ *    cudyn_device_use); the message names both;
+ *  - CUDYN_ERROR_NCCL_NOT_FOUND (37): no NCCL could be loaded, or the one
+ *    found is too old; the message names every place tried and what to
+ *    install (see "Collectives");
+ *  - CUDYN_ERROR_NCCL (38): an ncclResult_t with no closer status (its
+ *    code and name kept in cudyn_error, origin CUDYN_ORIGIN_NCCL);
+ *  - CUDYN_ERROR_NCCL_REMOTE (39): NCCL's ncclRemoteError: another rank's
+ *    process, its node or the network failed; the communicator cannot be
+ *    used again (cudyn_nccl_comm_wait has aborted it).
  */
 typedef enum cudyn_status {
 #define CUDYN_STATUS_ENUM_ROW_(name, value, text) CUDYN_##name = value,
@@ -168,7 +180,8 @@ typedef enum cudyn_origin {
     CUDYN_ORIGIN_NVRTC = 4,   /* an nvrtcResult from libnvrtc */
     CUDYN_ORIGIN_SYSTEM = 5,  /* an errno from the C library */
     /* appended in 0.2 */
-    CUDYN_ORIGIN_NVML = 6     /* an nvmlReturn_t from libnvidia-ml (cudyn_nvml_*) */
+    CUDYN_ORIGIN_NVML = 6,    /* an nvmlReturn_t from libnvidia-ml (cudyn_nvml_*) */
+    CUDYN_ORIGIN_NCCL = 7     /* an ncclResult_t from libnccl (cudyn_nccl_*) */
 } cudyn_origin;
 
 /* Detail of the calling thread's last failure. */
@@ -255,7 +268,12 @@ typedef enum cudyn_entry_mechanism {
     X(CUDA_PATH, "CUDA_PATH", "lib64 or lib under $CUDA_PATH")                                                 \
     X(CUDA_HOME, "CUDA_HOME", "lib64 or lib under $CUDA_HOME")                                                 \
     X(TOOLKIT_DIR, "toolkit dir", "/usr/local/cuda/lib64 or /usr/local/cuda-X.Y/lib64, newest first")          \
-    X(UNVERSIONED, "unversioned", "the unversioned name (libcuda.so, libnvrtc.so), tried last")
+    X(UNVERSIONED, "unversioned", "the unversioned name (libcuda.so, libnvrtc.so), tried last")               \
+    /* NCCL's own steps (cudyn_nccl_info), in its search order */                                              \
+    X(NCCL_ENV, "CUDYN_LIBNCCL", "the file or directory the variable names")                                  \
+    X(LOADED_WHEEL, "loaded wheel", "the pip wheel, beside a library already loaded")                        \
+    X(PYTHON_ENV, "python env", "the pip wheel, in a virtual or conda environment or the program's prefix")  \
+    X(PYTHON_SITE, "python site", "the pip wheel, in the user's or the system's site-packages")
 
 /* What the loader found.  Strings are owned by the library and live as long
  * as the process; NULL where nothing applies. */
@@ -319,7 +337,9 @@ CUDYN_API int cudyn_loader_info_ex(struct cudyn_loader_info *out, unsigned int l
 
 /* 1 if the loaded driver offers the entry point (base name such as
  * "cuFuncGetParamInfo", or an exact exported name such as "cuMemAlloc_v2"),
- * 0 if not, or if no driver could be loaded. */
+ * 0 if not, or if no driver could be loaded.  A name starting with "nccl"
+ * ("ncclCommSplit") asks the NCCL cudyn loads for its collectives instead
+ * (it loads NCCL, not the driver; 0 if none could be loaded). */
 CUDYN_API int cudyn_has(const char *entry_point);
 
 /*
@@ -1845,6 +1865,253 @@ CUDYN_API int cudyn_local_rank_info(struct cudyn_local_rank *out);
  * the same choice for every thread that has not chosen a device.
  */
 CUDYN_API int cudyn_device_use_local(int *ordinal_out);
+
+/* ======================================================================
+ * CUDA-aware MPI
+ * ====================================================================== */
+
+/* The answers of cudyn_mpi_cuda_support. */
+#define CUDYN_MPI_CUDA_UNKNOWN (-1) /* nothing says: stage through host memory to be safe */
+#define CUDYN_MPI_CUDA_NO 0         /* MPI needs host memory: stage, or use NCCL for device buffers */
+#define CUDYN_MPI_CUDA_YES 1        /* MPI calls may take device memory */
+
+/* What cudyn_mpi_cuda_support found.  Size-prefixed: set .size. */
+struct cudyn_mpi_cuda {
+    size_t size;        /* set by the caller: sizeof(struct cudyn_mpi_cuda) */
+    int answer;         /* CUDYN_MPI_CUDA_YES, _NO or _UNKNOWN */
+    const char *source; /* what answered: "MPIX_Query_cuda_support", "MPIX_GPU_query_support" or the
+                           variable's name ("OMPI_MCA_opal_cuda_support"); NULL when nothing did */
+    char reason[512];   /* one sentence, "because ...", naming what was asked and what it said */
+};
+
+/*
+ * Whether the MPI of this process moves device memory itself (a
+ * "CUDA-aware" MPI), so that MPI_Send and friends may be given
+ * cudyn_devptr addresses.  cudyn never links MPI: it looks in the process.
+ *  1. An MPI library already loaded (the program's, or mpi4py's) is asked,
+ *     once MPI_Init has run (MPI_Initialized says so): Open MPI's and
+ *     MVAPICH2's MPIX_Query_cuda_support(), else MPICH's
+ *     MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, ...).  Its answer
+ *     stands.  Asked before MPI_Init, the reason says to ask again after.
+ *  2. Otherwise the launcher's variables, the first one set:
+ *     OMPI_MCA_opal_cuda_support (Open MPI), MV2_USE_CUDA (MVAPICH2),
+ *     MPICH_GPU_SUPPORT_ENABLED (Cray MPICH): 1/true/yes is yes, 0/false/no
+ *     is no; UCX_TLS (UCX, under Open MPI or MPICH) naming no cuda
+ *     transport is no, naming one is unknown (UCX could, the MPI may not).
+ *  3. Otherwise unknown, because nothing in the process or environment says.
+ * Always CUDYN_OK when out is valid (the answer is a finding, not a
+ * failure); CUDYN_ERROR_INVALID_ARGUMENT for a NULL out or a size too
+ * small.  Loads nothing (it needs neither the driver nor NCCL).
+ */
+CUDYN_API int cudyn_mpi_cuda_support(struct cudyn_mpi_cuda *out);
+
+/* ======================================================================
+ * Collectives (NCCL)
+ * ====================================================================== */
+
+/*
+ * All-reduce, broadcast, reduce, all-gather, reduce-scatter and grouped
+ * send / receive between GPUs of one process, of several processes and of
+ * several nodes, through NVIDIA's NCCL.  cudyn loads NCCL as it loads the
+ * driver: at run time, on the first call of this section that needs it
+ * (never at build time, never by cudyn_init), and says why when it
+ * cannot.  The search, first usable wins:
+ *  1. CUDYN_LIBNCCL, a file or a directory holding libnccl.so.2; set but
+ *     unusable is an error, with no fall-through;
+ *  2. a copy already loaded in the process (PyTorch's, CuPy's), so that a
+ *     process never holds two NCCLs;
+ *  3. the pip wheel (nvidia-nccl-cu13, nvidia-nccl-cu12):
+ *     site-packages/nvidia/nccl/lib/libnccl.so.2, in the site-packages
+ *     (or dist-packages) directory of any library already loaded (a Python
+ *     process: cudyn's own module, torch ...), then under VIRTUAL_ENV,
+ *     CONDA_PREFIX and the program's own prefix (lib/python3.*);
+ *  4. libnccl.so.2 by soname (LD_LIBRARY_PATH, the distribution's libnccl2);
+ *  5. the user's and the system's site-packages ($HOME/.local,
+ *     /usr/local/lib and /usr/lib's python3.*), a guess, so after the
+ *     dynamic loader's own search.
+ * A candidate must export ncclGetVersion and be NCCL 2.7.3 or newer (the
+ * first with ncclSend and ncclRecv); an older one is passed over and
+ * named.  Nothing found is CUDYN_ERROR_NCCL_NOT_FOUND, whose message names
+ * every place tried and what to install: `pip install nvidia-nccl-cu13`
+ * (cu12 for a CUDA 12 driver), or the distribution's libnccl2 package.
+ * cudyn_has("ncclCommSplit") tells whether the NCCL found has a function
+ * (it loads NCCL, not the driver); CUDYN_DEBUG=1 prints the search.
+ *
+ * Buffers are device memory (cudyn_devptr) of the communicator's device;
+ * work is queued on a cudyn stream of that device (NULL: the default
+ * stream, per-thread when cudyn_init chose so) and runs asynchronously,
+ * like a kernel: the calls return once it is queued.  Where the driver can
+ * tell a buffer's allocation, a count that runs past its end is
+ * CUDYN_ERROR_INVALID_ARGUMENT, before NCCL sees it.
+ *
+ * Element types are launch-format characters (CUDYN_LAUNCH_FORMAT_MAP):
+ * 'b' int8_t, 'B' uint8_t, 'i' int32_t, 'I' uint32_t, 'q' int64_t,
+ * 'Q' uint64_t, 'e' half, 'f' float, 'd' double, and 'F' / 'D' float and
+ * double complex (NCCL moves them as pairs, so they reduce only with
+ * CUDYN_NCCL_SUM and CUDYN_NCCL_AVG).  Others are
+ * CUDYN_ERROR_INVALID_ARGUMENT.  Counts are in elements.
+ *
+ * Rules NCCL sets, which cudyn cannot check for you: every rank calls the
+ * same collectives on a communicator in the same order; the calls that
+ * wait for other ranks (cudyn_nccl_comm_init_rank, and the collectives of
+ * several communicators driven by one thread) need a thread or process per
+ * rank, or a group (cudyn_nccl_group_start) around them; a communicator is
+ * used by one thread at a time.
+ *
+ * Failures: an ncclResult_t becomes a status (ncclInvalidArgument
+ * CUDYN_ERROR_INVALID_ARGUMENT, ncclSystemError CUDYN_ERROR_SYSTEM,
+ * ncclUnhandledCudaError CUDYN_ERROR_DRIVER, ncclRemoteError
+ * CUDYN_ERROR_NCCL_REMOTE, ncclTimeout CUDYN_ERROR_TIMEOUT, others
+ * CUDYN_ERROR_NCCL) with origin CUDYN_ORIGIN_NCCL, the code and its name
+ * kept, and NCCL's own message (ncclGetLastError, NCCL 2.13+; else
+ * ncclGetErrorString) in the message.  A peer that dies does not fail the
+ * calls: its GPU work never finishes.  cudyn_nccl_comm_wait turns that into
+ * a status in bounded time.
+ *
+ * cudyn never turns on NVLink SHARP (multicast, NCCL_NVLS_ENABLE): NCCL's
+ * own default and environment decide.
+ */
+
+/* A unique id: 128 bytes made by one rank (cudyn_nccl_unique_id) and
+ * handed to every other, by any means (MPI_Bcast, a file, a socket). */
+#define CUDYN_NCCL_ID_BYTES 128
+typedef struct cudyn_nccl_id {
+    unsigned char bytes[CUDYN_NCCL_ID_BYTES];
+} cudyn_nccl_id;
+
+/* A communicator: one rank of a group of GPUs (cudyn's handle around an
+ * ncclComm_t). */
+typedef struct cudyn_nccl_comm_st *cudyn_nccl_comm;
+
+/*
+ * Reduction operations: X(name without CUDYN_NCCL_, value, what the
+ * result is).  The values are NCCL's ncclRedOp_t.
+ */
+#define CUDYN_NCCL_OP_MAP(X)                                                                                   \
+    X(SUM, 0, "the sum")                                                                                       \
+    X(PROD, 1, "the product")                                                                                  \
+    X(MAX, 2, "the largest value")                                                                             \
+    X(MIN, 3, "the smallest value")                                                                            \
+    X(AVG, 4, "the mean over the ranks (NCCL 2.10+; an older NCCL gives CUDYN_ERROR_NOT_SUPPORTED)")
+
+typedef enum cudyn_nccl_op {
+#define CUDYN_NCCL_OP_ENUM_ROW_(name, value, text) CUDYN_NCCL_##name = value,
+    CUDYN_NCCL_OP_MAP(CUDYN_NCCL_OP_ENUM_ROW_)
+#undef CUDYN_NCCL_OP_ENUM_ROW_
+} cudyn_nccl_op;
+
+/* What cudyn found of NCCL.  Strings live as long as the process; NULL
+ * where nothing applies. */
+struct cudyn_nccl_info {
+    size_t size;                /* set by the caller: sizeof(struct cudyn_nccl_info) */
+    int status;                 /* cudyn_status of finding and loading NCCL */
+    const char *path;           /* the file loaded */
+    const char *found_by;       /* a string of CUDYN_FOUND_BY_MAP ("loaded wheel" ...) */
+    int version;                /* ncclGetVersion's code, unchanged (22809 is 2.28.9, 2708 is 2.7.8) */
+    const char *version_string; /* "2.28.9" */
+    double load_ms;             /* finding, opening and binding it */
+    const char *trace;          /* every place tried and what happened, one per line */
+};
+
+/*
+ * Loads NCCL (if not done yet) and describes what was found.  CUDYN_OK
+ * when *out was filled, even when loading failed (out->status tells, and
+ * the failure is the thread's last error); CUDYN_ERROR_INVALID_ARGUMENT
+ * for a bad out.
+ */
+CUDYN_API int cudyn_nccl_info(struct cudyn_nccl_info *out);
+
+/* Makes a new unique id (on one rank; it needs no GPU). */
+CUDYN_API int cudyn_nccl_unique_id(cudyn_nccl_id *out);
+/*
+ * Joins the communicator of `nranks` ranks named by `id` as rank `rank`
+ * (0 .. nranks - 1), on the calling thread's device (cudyn_device_use,
+ * cudyn_device_use_local).  It returns once every rank has joined: call
+ * it from one thread or process per rank.  rank out of range, nranks < 1:
+ * CUDYN_ERROR_INVALID_ARGUMENT.
+ */
+CUDYN_API int cudyn_nccl_comm_init_rank(cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank);
+/*
+ * Makes `ndev` communicators of one group in this process, comms[i] of
+ * rank i on device devices[i] (devices NULL: devices 0 .. ndev - 1).
+ * Their collectives are then called in a group, or from one thread per
+ * communicator.
+ */
+CUDYN_API int cudyn_nccl_comm_init_all(cudyn_nccl_comm *comms, int ndev, const int *devices);
+/* cudyn_nccl_comm_split's color for a rank that joins no new communicator. */
+#define CUDYN_NCCL_NO_COLOR (-1)
+/*
+ * Splits `comm`, as MPI_Comm_split does: every rank calls it; the ranks
+ * of one color (>= 0) form a new communicator, ordered by key (then by
+ * their rank in comm); CUDYN_NCCL_NO_COLOR gives *out = NULL.  Needs
+ * ncclCommSplit (NCCL 2.18+): an older NCCL gives CUDYN_ERROR_NOT_SUPPORTED.
+ */
+CUDYN_API int cudyn_nccl_comm_split(cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out);
+/* The rank of `comm`, the number of ranks and its device (an ordinal of
+ * this process); each output may be NULL. */
+CUDYN_API int cudyn_nccl_comm_rank(cudyn_nccl_comm comm, int *rank, int *nranks, int *device);
+/* NCCL's asynchronous error of `comm` as a status: CUDYN_OK while there is
+ * none, else the status with NCCL's message (see above).  It does not
+ * abort. */
+CUDYN_API int cudyn_nccl_comm_check(cudyn_nccl_comm comm);
+/*
+ * Waits until the work queued on `stream` has finished, checking `comm`'s
+ * asynchronous error while it waits (the way to wait for collectives when
+ * a peer may fail).  CUDYN_OK when the work finished with no error.  An
+ * asynchronous error aborts the communicator and returns its status with
+ * NCCL's message; when timeout_ms (>= 0) passes first, the communicator is
+ * aborted too and the status is CUDYN_ERROR_TIMEOUT; timeout_ms < 0 waits
+ * as long as no error comes.  A failure of the stream itself (a kernel's
+ * fault) is returned as it is, without aborting.
+ */
+CUDYN_API int cudyn_nccl_comm_wait(cudyn_nccl_comm comm, cudyn_stream stream, int timeout_ms);
+/* Stops the communicator's work at once, on this rank (others then see a
+ * remote error); afterwards only cudyn_nccl_comm_destroy may be called on
+ * it, and anything else is CUDYN_ERROR_INVALID_HANDLE. */
+CUDYN_API int cudyn_nccl_comm_abort(cudyn_nccl_comm comm);
+/* Frees the communicator after its queued work (abort it first when a
+ * peer may have failed, or the wait has no end); NULL is accepted. */
+CUDYN_API int cudyn_nccl_comm_destroy(cudyn_nccl_comm comm);
+
+/* recv = op over the ranks of send, count elements, on every rank
+ * (send == recv: in place). */
+CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                    int dtype, int op, cudyn_stream stream);
+/* recv = root's send on every rank (send is read on root only). */
+CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                   int dtype, int root, cudyn_stream stream);
+/* root's recv = op over the ranks of send (recv is written on root only). */
+CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count, int dtype,
+                                int op, int root, cudyn_stream stream);
+/* recv (send_count x nranks elements) = every rank's send, in rank order. */
+CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t send_count,
+                                    int dtype, cudyn_stream stream);
+/* recv (recv_count elements) = rank r's block of op over the ranks of
+ * send (recv_count x nranks elements). */
+CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv,
+                                        size_t recv_count, int dtype, int op, cudyn_stream stream);
+/* Point to point: count elements to rank `peer`, which receives them with
+ * cudyn_nccl_recv.  Both sides call them inside a group when a rank sends
+ * and receives at once (a halo exchange), or the two may wait for each
+ * other forever. */
+CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t count, int dtype, int peer,
+                              cudyn_stream stream);
+CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
+                              cudyn_stream stream);
+/*
+ * Calls between these two start together at the end of the group (groups
+ * nest; only the outermost end starts them), on each thread its own
+ * group: needed for send / receive pairs and for collectives of several
+ * communicators driven by one thread.  A group is all or nothing: the
+ * collectives, sends and receives are checked when called and handed to
+ * NCCL at the end; if one of them (or a split or an init) failed, the end
+ * hands NCCL none of them and returns that first failure, so that no
+ * peer waits for half a group.  Inits and splits go to NCCL at once and
+ * are finished by the end; their communicators are usable after it.  An
+ * end without a start is CUDYN_ERROR_INVALID_ARGUMENT.
+ */
+CUDYN_API int cudyn_nccl_group_start(void);
+CUDYN_API int cudyn_nccl_group_end(void);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,18 @@
     "nvFatbin is part of the CUDA toolkit 12.4+ (package cuda-nvfatbin of NVIDIA's repository, next to NVRTC); "  \
     "without it, build cudyn's own multi-architecture image (CUDYN_IMAGE_CUDYN, cudyn-cc --format cudyn)"
 
+/* ---- finding and using NCCL ---- */
+#define HINT_NCCL_OVERRIDE                                                                                      \
+    "point CUDYN_LIBNCCL at libnccl.so.2 (or its directory), or unset it to search the usual places"
+#define HINT_NO_NCCL                                                                                            \
+    "install NCCL: pip install nvidia-nccl-cu13 (nvidia-nccl-cu12 for a CUDA 12 driver), or the distribution's "   \
+    "libnccl2 package; or set CUDYN_LIBNCCL to its libnccl.so.2"
+#define HINT_NCCL_ABORTED "make a new communicator: an aborted one can only be destroyed"
+#define HINT_NCCL_PEER                                                                                          \
+    "a peer rank's process, node or network failed: see that rank's output; the communicator was aborted"
+#define HINT_NCCL_STUCK                                                                                         \
+    "a peer rank may be stuck or dead, or the ranks called different collectives; NCCL_DEBUG=WARN says more"
+
 /* ---- modules and launches ---- */
 #define HINT_KERNEL_NAME                                                                                        \
     "declare it extern \"C\" __global__, or compile with it as a name expression (cudyn_compile_names) to use "  \

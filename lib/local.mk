@@ -7,9 +7,11 @@ lib_LTLIBRARIES = lib/libcudyn.la
 # library without the rest reuse the named parts.
 # base: util.c (the environment, debug output, the text buffer) is pure
 LIB_BASE_UTIL = lib/util.c
-LIB_BASE_SOURCES = lib/internal.h lib/cuda_abi.h lib/driver_symbols.h lib/nvrtc_symbols.h lib/hints.h \
+LIB_BASE_SOURCES = lib/internal.h lib/cuda_abi.h lib/driver_symbols.h lib/nvrtc_symbols.h lib/nccl_abi.h \
+	lib/nccl_symbols.h lib/hints.h \
 	lib/cuda_results.h lib/nvrtc_results.h lib/dispatch.c lib/driver_log.c lib/error.c lib/status.c $(LIB_BASE_UTIL)
-LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h lib/loader/compat.c lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c
+LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h lib/loader/compat.c lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c \
+	lib/loader/nccl.c lib/loader/mpi.c
 LIB_API_SOURCES = lib/api/api.h lib/api/context.c lib/api/interop.c lib/api/device.c lib/api/device_attributes.c \
 	lib/api/memory.c lib/api/stream.c lib/api/array.h lib/api/array.c lib/api/copy.c lib/api/texture.c \
 	lib/api/graph.c lib/api/mempool.c lib/api/managed.c lib/api/ipc.c lib/api/vmm.c \
@@ -36,8 +38,10 @@ LIB_EXPR_TEXT = lib/expr/expr.h lib/expr/params_decl.c lib/expr/expr_scan.c lib/
 	lib/expr/expr_source.c
 LIB_EXPR_SOURCES = $(LIB_EXPR_TEXT) lib/expr/expr_args.c lib/expr/expr_kernels.c lib/expr/elementwise.c \
 	lib/expr/reduction.c
+# nccl/: the collectives, over the NCCL the loader found
+LIB_NCCL_SOURCES = lib/nccl/nccl.h lib/nccl/comm.c lib/nccl/collectives.c lib/nccl/group.c
 lib_libcudyn_la_SOURCES = $(LIB_BASE_SOURCES) $(LIB_LOADER_SOURCES) $(LIB_API_SOURCES) $(LIB_COMPILE_SOURCES) \
-	$(LIB_MODULE_SOURCES) $(LIB_EXPR_SOURCES)
+	$(LIB_MODULE_SOURCES) $(LIB_EXPR_SOURCES) $(LIB_NCCL_SOURCES)
 lib_libcudyn_la_CPPFLAGS = $(AM_CPPFLAGS) -DCUDYN_BUILDING_LIBRARY
 lib_libcudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 lib_libcudyn_la_LDFLAGS = -version-info $(CUDYN_LT_VERSION) -no-undefined $(CUDYN_LIB_LDFLAGS)

@@ -2,7 +2,8 @@
 # bench/peers.py (make bench-peers) without a GPU: its table and JSON on
 # made-up numbers (--self-test), and each peer worker, asked only to import
 # its module, answers one line (the version, or why it is skipped) and
-# never a traceback.  The measurements themselves run in make bench-peers.
+# never a traceback; bench/peers_nccl.py skips with its reason.  The
+# measurements themselves run in make bench-peers.
 # Skips without python3.
 . "$top_srcdir/tests/common.sh"
 python=${PYTHON:-}
@@ -27,4 +28,15 @@ if ! "$python" -c "import cupy" 2>/dev/null; then
     expect_exit 77 "$python" "$top_srcdir/bench/peers_saxpy.py" cupy -n 16
     expect_match "$out" $'^skip\tcupy not importable \\('
 fi
+# the all-reduce beside torch.distributed: without torch (or GPUs, or
+# MPI) one line saying why, exit 0, never a traceback
+if ! "$python" -c "import torch" 2>/dev/null; then
+    expect_exit 0 "$python" "$top_srcdir/bench/peers_nccl.py" --mpirun "${MPIRUN:-mpirun}" \
+        --allreduce "$top_builddir/examples/allreduce"
+    expect_match "$out" "^all-reduce peers: skipped: torch is not importable \("
+    expect_no_match "$out" "Traceback"
+fi
+expect_exit 2 "$python" "$top_srcdir/bench/peers_nccl.py" --no-such-option
+expect_exit 0 "$python" "$top_srcdir/bench/peers_nccl.py" --self-test
+expect_line "$out" "peers_nccl.py self-test ok"
 finish

@@ -322,6 +322,34 @@ expect_line "$out" "  local rank 3 (from SLURM_LOCALID): device 1 of 2, shared w
 SLURM_LOCALID=-1 expect_exit 0 "$cudainfo" --explain
 expect_line "$out" "  local rank: SLURM_LOCALID is not a rank number"
 
+# --mpi: CUDA-aware MPI (no MPI in cudainfo: the launcher's variables
+# answer) and the NCCL cudyn finds, in text and JSON; no NCCL is a report,
+# not a failure
+unset OMPI_MCA_opal_cuda_support MV2_USE_CUDA MPICH_GPU_SUPPORT_ENABLED UCX_TLS
+CUDYN_LIBNCCL="$MOCK_LIBNCCL" expect_exit 0 "$cudainfo" --mpi
+expect_line "$out" "MPI:     CUDA-aware: unknown, because no MPI library is loaded in this process, and none of OMPI_MCA_opal_cuda_support, MV2_USE_CUDA, MPICH_GPU_SUPPORT_ENABLED and UCX_TLS is set"
+expect_line "$out" "NCCL:    2.28.9, $MOCK_LIBNCCL [CUDYN_LIBNCCL]"
+CUDYN_LIBNCCL="$MOCK_LIBNCCL" MV2_USE_CUDA=1 expect_exit 0 "$cudainfo" --mpi --explain
+expect_match "$out" "^MPI:     CUDA-aware: yes, because MV2_USE_CUDA=1 turns on MVAPICH2's CUDA support"
+expect_match "$out" "^Loader search \(libnccl\):"
+expect_match "$out" "\[CUDYN_LIBNCCL\]: using .*NCCL 2\.28\.9"
+CUDYN_LIBNCCL="$MOCK_LIBNCCL" UCX_TLS=tcp,self run_json 0 --mpi
+expect_line "$(json_get "$json" .mpi.cuda_aware)" "no"
+expect_line "$(json_get "$json" .mpi.source)" "UCX_TLS"
+expect_line "$(json_get "$json" .mpi.nccl.version)" "2.28.9"
+expect_line "$(json_get "$json" .mpi.nccl.error)" "null"
+expect_line "$(json_get "$json" .environment.UCX_TLS)" "tcp,self"
+CUDYN_LIBNCCL=/nonexistent/libnccl.so.2 run_json 0 --mpi
+expect_line "$(json_get "$json" .mpi.nccl.status)" "CUDYN_ERROR_NCCL_NOT_FOUND"
+expect_match "$(json_get "$json" .mpi.nccl.error)" "CUDYN_LIBNCCL=/nonexistent/libnccl.so.2 is not a usable NCCL"
+CUDYN_LIBNCCL=/nonexistent/libnccl.so.2 expect_exit 0 "$cudainfo" --mpi
+expect_match "$out" "^NCCL:    not usable \(CUDYN_ERROR_NCCL_NOT_FOUND\): CUDYN_LIBNCCL=/nonexistent"
+# without a driver the MPI section still reports
+CUDYN_LIBCUDA=/nonexistent/libcuda.so.1 CUDYN_LIBNCCL="$MOCK_LIBNCCL" run_json 3 --mpi
+expect_line "$(json_get "$json" .mpi.nccl.status)" "CUDYN_OK"
+run_json 0
+expect_line "$(json_get "$json" .mpi)" "null"
+
 # no colour when not on a terminal
 expect_no_match "$("$cudainfo")" "$(printf '\033')"
 

@@ -2,8 +2,9 @@
 # The .note.dlopen metadata (systemd ELF_DLOPEN_METADATA) of the built
 # libcudyn.so.1, read back from the file: one FDO note of type 0x407c0c0a
 # whose JSON declares libcuda.so.1 (required), the NVRTC sonames the
-# loader tries, in its order (recommended), NVRTC's builtins and NVML
-# (suggested); packaging/debian/control recommends and suggests the same.
+# loader tries, in its order (recommended), NVRTC's builtins, NVML and
+# NCCL (suggested); packaging/debian/control recommends and suggests the
+# same.
 . "$top_srcdir/tests/common.sh"
 lib="$top_builddir/lib/.libs/libcudyn.so.1"
 [ -e "$lib" ] || { echo "SKIP: no shared library built"; exit 77; }
@@ -60,12 +61,13 @@ field() { # the libcudyn1 stanza's field $1, one line
         "$control" | sed "s/^$1://" | tr -d '\n' | tr -s ' '
 }
 expect_line "$notes" "nvml suggested libnvidia-ml.so.1"
+expect_line "$notes" "nccl suggested libnccl.so.2"
 if [ -r "$control" ]; then
     recommends=$(field Recommends)
     suggests=$(field Suggests)
     expect_match "$recommends" "(^| )libcuda1,"
     expect_match "$recommends" " $(package $tried | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g')$"
-    expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g'), $(package libnvidia-ml.so.1)$"
+    expect_match "$suggests" " $(package $builtins | tr '\n' '|' | sed 's/|$//; s/|/ \\| /g'), $(package libnvidia-ml.so.1), $(package libnccl.so.2)$"
 else
     echo "packaging/debian is not in this tree (a release tarball): its fields are not compared"
 fi

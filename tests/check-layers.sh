@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-layers.sh - lib/'s wings call only downward.  The library's files
 # sit in wings, bottom to top: lib/ (base), loader/, api/, compile/,
-# module/, expr/ (lib/README.md says what each holds).  Reading the built
+# module/, expr/, nccl/ (lib/README.md says what each holds).  Reading the built
 # objects' symbols with nm, this fails when a file of a lower wing
 # references a name defined in a higher one, and when an #include line of
 # a lower wing names a higher wing's header; the one documented exception
@@ -11,7 +11,7 @@
 . "$top_srcdir/tests/common.sh"
 command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 
-WINGS="base loader api compile module expr"
+WINGS="base loader api compile module expr nccl"
 # "FILE NAME": FILE (wing/name, no .c) may reference NAME of a higher wing.
 # The reset fan-out: a context reset destroys the context's modules and
 # kernels, so context.c tells module.c and kernel_params.c to forget them.

@@ -2,10 +2,14 @@
 # examples/mpi_saxpy under mpirun, one rank per GPU: 2 and 3 ranks on two
 # mock devices (the third rank shares device 0), and 2 ranks on the real
 # GPUs when the machine has them.  examples/mpi_stencil the same way, with
-# each halo-exchange path: its result must be the same bits (the same
-# hash) on 1, 2 and 3 ranks and by every path.  Every rank binds its
-# threads to the CPUs the NVML mock puts next to its GPU (a line per rank
-# says which), within what the launcher allows and never beyond it.  Skips
+# each halo-exchange path (NCCL's on the mock libnccl, whose ranks meet in
+# shared memory) and each schedule of the IPC path: its result must be the
+# same bits (the same hash) on 1, 2 and 3 ranks and by every path and
+# schedule; its first lines say whether the MPI is CUDA-aware and why, and
+# --timings adds a line per rank.  examples/allreduce on 2 and 3 ranks,
+# every sum checked, by NCCL and by MPI.  Every rank binds its threads to
+# the CPUs the NVML mock puts next to its GPU (a line per rank says
+# which), within what the launcher allows and never beyond it.  Skips
 # without an MPI build (configure found no mpicc, or --without-mpi) or
 # without mpirun.
 . "$top_srcdir/tests/common.sh"
@@ -64,6 +68,7 @@ stencil_hashes() {
     for p in "$@"; do
         for n in 1 2 3; do
             run_ranks $n "${vars[@]}" -- --path=${p%%:*} ${p#*:} 96 64 25
+            expect_match "$out" "^mpi_stencil: CUDA-aware MPI: (yes|no|unknown), because "
             hash=$(printf '%s\n' "$out" | sed -n 's/^mpi_stencil: .*hash \([0-9a-f]*\),.*/\1/p')
             [ -n "$hash" ] || { echo "FAIL: no hash from the stencil"; fail=1; }
             first=${first:-$hash}
@@ -75,10 +80,11 @@ stencil_hashes() {
 # on the mock: every rank loads it and sees the same two devices, and the
 # NVML mock puts GPU 0 next to the first CPU this process may use and GPU
 # 1 next to the second (the first again on a machine of one CPU)
-mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR CUDYN_LIBNVML MOCK_NVML_CPUS)
+mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL)
 read -r cpu0 cpu1 < <(/usr/bin/python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1] if len(c) < 2 else c[1])')
 export CUDYN_LIBCUDA="$MOCK_LIBCUDA" MOCK_CUDA_DEVICES="A:90,B:90"
 export CUDYN_LIBNVML="$top_builddir/tests/mock/nvml/.libs/libnvidia-ml.so.1" MOCK_NVML_CPUS="0:$cpu0;1:$cpu1"
+export CUDYN_LIBNCCL="$MOCK_LIBNCCL"
 run_ranks 2 "${mock_vars[@]}" -- 100000 20
 expect_line "$out" "rank 0 of 2: device 0 (A)"
 expect_line "$out" "rank 1 of 2: device 1 (B)"
@@ -111,23 +117,74 @@ fi
 stencil="$top_builddir/examples/mpi_stencil"
 if [ -x "$stencil" ]; then
     example=$stencil
-    stencil_hashes "${mock_vars[@]}" -- staged: ipc: cuda-aware:--assume-cuda-aware
+    stencil_hashes "${mock_vars[@]}" -- staged: ipc: ipc:--schedule=split ipc:--schedule=priority nccl: \
+        cuda-aware:--assume-cuda-aware
+    # Open MPI answers itself once initialised; the timings, a line per rank
+    run_ranks 2 "${mock_vars[@]}" -- --path=ipc --schedule=split --timings 96 64 25
+    if [ $openmpi = 1 ]; then
+        expect_line "$out" "mpi_stencil: CUDA-aware MPI: no, because MPIX_Query_cuda_support() returned 0 (this MPI was built without CUDA, or its CUDA support is turned off)"
+    fi
+    expect_match "$out" "^mpi_stencil: timings rank 1 of 2, path ipc, schedule split: step [0-9.]+ ms, edges [0-9.]+ ms, inner [0-9.]+ ms, halo [0-9.]+ ms, handshake [0-9.]+ ms$"
+    # auto: not CUDA-aware, NCCL found
+    run_ranks 2 "${mock_vars[@]}" -- 96 64 5
+    expect_line "$out" "mpi_stencil: path nccl (auto: NCCL found)"
     run_ranks 3 "${mock_vars[@]}" -- --path=staged 96 64 25
     expect_match "$out" "local rank 2 \(OMPI_COMM_WORLD_LOCAL_RANK\) uses device 0 of 2, which other local ranks share"
     expect_line "$out" "rank 1: device 1, CPUs $cpu1 (NVML affinity)"
     expect_line "$out" "rank 2: device 0, CPUs $cpu0 (NVML affinity)"
     example="$top_builddir/examples/mpi_saxpy"
 fi
-unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS
+# the all-reduce: every element of every size checked, by NCCL and by MPI
+allreduce="$top_builddir/examples/allreduce"
+if [ -x "$allreduce" ]; then
+    example=$allreduce
+    for n in 2 3; do
+        run_ranks $n "${mock_vars[@]}" -- -e 256K -n 2 -w 1
+        expect_match "$out" "^# CUDA-aware MPI: (yes|no|unknown), because "
+        expect_line "$out" "# path: nccl"
+        expect_match "$out" "^ +262144 +65536 +float +sum +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$"
+    done
+    run_ranks 2 "${mock_vars[@]}" -- --path=mpi -e 64K -n 2
+    expect_line "$out" "# path: mpi staged through host memory"
+    example="$top_builddir/examples/mpi_saxpy"
+fi
+# the README's NCCL program, as printed there, on 2 ranks
+if [ -n "${MPICC:-}" ]; then
+    awk '$0 == "### Collectives across GPUs and nodes: NCCL" { s = 1; next } s && /^##/ { exit }
+        s && $0 == "```c" { c = 1; next } c && /^```/ { exit } c' "$top_srcdir/README.md" > "$tmp/sum.c"
+    if $MPICC -I"$top_builddir/include" -I"$top_srcdir/include" "$tmp/sum.c" -o "$tmp/sum" \
+            -L"$top_builddir/lib/.libs" -lcudyn -Wl,-rpath,"$top_builddir/lib/.libs" > "$tmp/cc.log" 2>&1; then
+        cmd=("${mpi[@]}")
+        [ $openmpi = 1 ] && for v in "${mock_vars[@]}"; do [ -n "${!v+set}" ] && cmd+=(-x "$v"); done
+        out=$(timeout 300 "${cmd[@]}" -n 2 "$tmp/sum" 2>&1)
+        expect_line "$out" "sum over 2 ranks: 3"
+    else
+        echo "FAIL: README's NCCL program does not compile:"
+        sed 's/^/    | /' "$tmp/cc.log"
+        fail=1
+    fi
+fi
+unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL
 
 # on the GPUs, with the real NVRTC
 if [ "$nvrtc" = CUDYN_OK ] && have_real_driver &&
     env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
     LD_LIBRARY_PATH= run_ranks 2 CUDYN_CACHE_DIR --
     expect_match "$out" "^rank 1: device [0-9]+, CPUs [-0-9,]+ \((NVML affinity|not bound: )"
+    # NCCL where the machine has one: never with NVLink multicast here
+    export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+    paths=(staged: ipc: ipc:--schedule=split ipc:--schedule=priority)
+    nccl_ok=0
+    env -u LD_LIBRARY_PATH "$cudainfo" --mpi 2>/dev/null | grep -q '^NCCL:    [0-9]' && nccl_ok=1
+    [ $nccl_ok = 1 ] && paths+=(nccl:)
     if [ -x "$stencil" ]; then
         example=$stencil
-        LD_LIBRARY_PATH= stencil_hashes CUDYN_CACHE_DIR -- staged: ipc:
+        LD_LIBRARY_PATH= stencil_hashes CUDYN_CACHE_DIR NCCL_NVLS_ENABLE CUDYN_LIBNCCL -- "${paths[@]}"
+    fi
+    if [ -x "$allreduce" ] && [ $nccl_ok = 1 ]; then
+        example=$allreduce
+        LD_LIBRARY_PATH= run_ranks 2 CUDYN_CACHE_DIR NCCL_NVLS_ENABLE CUDYN_LIBNCCL -- -e 64M -n 5
+        expect_line "$out" "# path: nccl"
     fi
 fi
 finish

@@ -31,6 +31,8 @@ tests/test_launch_ex
 tests/test_local_rank
 tests/test_memory_ext
 tests/test_mock_nvrtc
+tests/test_mpi_cuda
+tests/test_nccl
 tests/test_nvml
 tests/test_nvrtc
 tests/test_sharing
@@ -42,6 +44,7 @@ tools/cudainfo
 tools/cudainfo -a --p2p --mem --json
 tools/cudainfo --explain
 tools/cudainfo -d 1 --require 2
+tools/cudainfo --mpi --json
 tools/cudyn-saxpy -n 4096 --iters 2
 tools/cudyn-saxpy -n 4096 --iters 2 -d all --json
 tools/cudyn-cc --cache-info
@@ -83,6 +86,7 @@ while read -r program args; do
     case $program in
     tests/*) env CUDYN_LIBCUDA="$MOCK_LIBCUDA" $vg "$real" $args > "$tmp/vg.log" 2>&1 ;;
     *) env LD_LIBRARY_PATH="$top_builddir/lib/.libs" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" \
+        CUDYN_LIBNCCL="$MOCK_LIBNCCL" \
         CUDYN_CACHE_DIR="$tmp/cache" MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_MEM_LIMIT=1073741824 \
         $vg "$real" $args > "$tmp/vg.log" 2>&1 ;;
     esac

@@ -1,14 +1,15 @@
 #!/bin/bash
-# fault-sweep.sh - never a crash: every driver and NVRTC call that each
+# fault-sweep.sh - never a crash: every driver, NVRTC and NCCL call that each
 # workflow of tests/fault-workflows makes is failed in turn, one call per
 # run, and every run must end as documented.  Run by `make fault-sweep`;
 # CI runs it in the ASan+UBSan build, so LeakSanitizer reports leaks.
 #
 # For each workflow, one clean run (which must succeed) tells through the
-# mocks' call counters (MOCK_CUDA_COUNTS, MOCK_NVRTC_COUNTS) which
-# functions it calls and how often.  Then for each function f called n
-# times and each chosen k in 1..n, a run with the k-th call of f failing
-# (MOCK_CUDA_FAIL=f:k:CODE or MOCK_NVRTC_FAIL=f:k:CODE) must:
+# mocks' call counters (MOCK_CUDA_COUNTS, MOCK_NVRTC_COUNTS,
+# MOCK_NCCL_COUNTS) which functions it calls and how often.  Then for each
+# function f called n times and each chosen k in 1..n, a run with the k-th
+# call of f failing (MOCK_CUDA_FAIL=f:k:CODE, MOCK_NVRTC_FAIL=f:k:CODE or
+# MOCK_NCCL_FAIL=f:k:CODE) must:
 #   - end by exiting, within FAULT_SWEEP_TIMEOUT seconds: no signal, no
 #     abort, no sanitizer report (leaks included);
 #   - exit 0 or with one of the workflow's documented failure codes;
@@ -33,6 +34,7 @@ first=${FAULT_SWEEP_FIRST:-3}
 spread=${FAULT_SWEEP_SPREAD:-3}
 cuda_code=${FAULT_SWEEP_CUDA_CODE:-2}     # CUDA_ERROR_OUT_OF_MEMORY
 nvrtc_code=${FAULT_SWEEP_NVRTC_CODE:-1}   # NVRTC_ERROR_OUT_OF_MEMORY
+nccl_code=${FAULT_SWEEP_NCCL_CODE:-2}     # ncclSystemError
 timeout=${FAULT_SWEEP_TIMEOUT:-60}
 jobs=${FAULT_SWEEP_JOBS:-$(nproc 2>/dev/null || echo 2)}
 workflows=${FAULT_SWEEP_WORKFLOWS:-$top_srcdir/tests/fault-workflows}
@@ -60,6 +62,7 @@ esac
 tables=$("$top_builddir/tests/tables")
 cuda_error=$(printf '%s\n' "$tables" | awk -v c="$cuda_code" '$1 == "cuda" && $2 == c {print $3}')
 nvrtc_error=$(printf '%s\n' "$tables" | awk -v c="$nvrtc_code" '$1 == "nvrtc" && $2 == c {print $3}')
+nccl_error=$(printf '%s\n' "$tables" | awk -v c="$nccl_code" '$1 == "nccl" && $2 == c {print $3}')
 [ -n "$cuda_error" ] && [ -n "$nvrtc_error" ] ||
     { echo "FAIL: codes $cuda_code / $nvrtc_code are not in cudyn's result tables"; exit 1; }
 base_name() { # exported driver name (with a _ptds/_ptsz twin suffix) -> base name
@@ -127,7 +130,8 @@ run() {
     local asan=$ASAN_OPTIONS
     [ "$leak_check" = 1 ] || asan=$asan:detect_leaks=0
     env ASAN_OPTIONS="$asan" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_CACHE_DIR="$dir/cache" \
-        MOCK_CUDA_COUNTS="$dir/cuda.counts" MOCK_NVRTC_COUNTS="$dir/nvrtc.counts" "${settings[@]}" "$@" \
+        MOCK_CUDA_COUNTS="$dir/cuda.counts" MOCK_NVRTC_COUNTS="$dir/nvrtc.counts" MOCK_NCCL_COUNTS="$dir/nccl.counts" \
+        "${settings[@]}" "$@" \
         timeout -k 5 "$timeout" "${argv[@]//\$RUN_DIR/$dir}" > "$dir/out" 2> "$dir/err"
     echo $? > "$dir/rc"
 }
@@ -186,6 +190,7 @@ judge() {
     name=$fn error=$cuda_error
     [ "$lib" = cuda ] && name=$(base_name "$fn")
     [ "$lib" = nvrtc ] && error=$nvrtc_error
+    [ "$lib" = nccl ] && error=$nccl_error
     messages "$dir" | grep -qF -e "$name" -e "$error" ||
         { echo "FAIL: the failure is not explained (no '$name' or '$error' in what it said)"; return; }
     echo ok
@@ -225,7 +230,7 @@ while IFS= read -r line; do
         fail=1
         continue
     fi
-    for lib in cuda nvrtc; do
+    for lib in cuda nvrtc nccl; do
         [ -r "$tmp/clean.$w/$lib.counts" ] || continue
         while read -r fn n; do
             printf '%s\n' "$lib $fn" >> "$tmp/functions"
@@ -240,6 +245,7 @@ one_case() { # N W LIB FN K
     parse "$(cat "$tmp/workflow.$2")"
     warm_cache=$tmp/warm.$2
     [ "$3" = nvrtc ] && code=$nvrtc_code var=MOCK_NVRTC_FAIL
+    [ "$3" = nccl ] && code=$nccl_code var=MOCK_NCCL_FAIL
     [ ! -f "$tmp/lsan-$4" ] ||
         export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan-$4"
     run "$dir" "$var=$4:$5:$code"
@@ -258,6 +264,7 @@ wait
 repro() {
     local var=MOCK_CUDA_FAIL code=$cuda_code
     [ "$2" = nvrtc ] && var=MOCK_NVRTC_FAIL code=$nvrtc_code
+    [ "$2" = nccl ] && var=MOCK_NCCL_FAIL code=$nccl_code
     parse "$(cat "$tmp/workflow.$1")"
     echo "$var=$3:$4:$code CUDYN_LIBCUDA=$MOCK_LIBCUDA CUDYN_LIBNVRTC=$MOCK_LIBNVRTC" \
         "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]//\$RUN_DIR/.}" | sed "s|$top_builddir/||g"
@@ -297,8 +304,10 @@ if [ $failures != 0 ]; then
     sed 's/^/    /' "$tmp/failures"
 fi
 echo "fault sweep: every call k up to $first, then $spread more spread to the last;" \
-    "driver code $cuda_code ($cuda_error), NVRTC code $nvrtc_code ($nvrtc_error); leaks: $leaks"
+    "driver code $cuda_code ($cuda_error), NVRTC code $nvrtc_code ($nvrtc_error), NCCL code $nccl_code" \
+    "($nccl_error); leaks: $leaks"
 echo "fault sweep: $n_workflows workflows, $(grep -c '^cuda ' <(sort -u "$tmp/functions")) driver functions," \
-    "$(grep -c '^nvrtc ' <(sort -u "$tmp/functions")) NVRTC functions, $n cases" \
+    "$(grep -c '^nvrtc ' <(sort -u "$tmp/functions")) NVRTC functions," \
+    "$(grep -c '^nccl ' <(sort -u "$tmp/functions")) NCCL functions, $n cases" \
     "($(wc -l < "$tmp/absorbed") absorbed), $failures failures"
 finish

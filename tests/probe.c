@@ -6,11 +6,11 @@
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
  *         devices | memory | stream | compile | source | peer | graph | pool |
- *         texture | launch_ex | managed | expr | image |
+ *         texture | launch_ex | managed | expr | image | nccl |
  *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR] |
  *         launch-block=THREADS
  *
- * The last thirteen are whole workflows of the public API, each stopping at its
+ * The last fourteen are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
  * fault-injection sweep (tests/fault-sweep.sh) fails every driver and NVRTC
  * call they make in turn.
@@ -546,6 +546,41 @@ static int image(void)
     return st;
 }
 
+/* NCCL (the mock's, through CUDYN_LIBNCCL): a communicator per device of
+ * this process, an all-reduce of each device's values in one group,
+ * waited for in bounded time, checked, and everything released. */
+static int nccl(void)
+{
+    enum { M = 1024 };
+    static float host[M];
+    cudyn_nccl_comm comms[2] = {NULL, NULL};
+    cudyn_devptr buf[2] = {0, 0};
+    int st = cudyn_nccl_comm_init_all(comms, 2, NULL);
+    for (int d = 0; d < 2; d++) {
+        for (int i = 0; i < M; i++)
+            host[i] = (float)(i + d);
+        STEP(cudyn_device_use(d));
+        STEP(cudyn_mem_alloc(&buf[d], sizeof host));
+        STEP(cudyn_memcpy_htod(buf[d], host, sizeof host));
+    }
+    if (st == CUDYN_OK && (st = cudyn_nccl_group_start()) == CUDYN_OK) {
+        for (int d = 0; d < 2; d++)
+            STEP(cudyn_nccl_all_reduce(comms[d], buf[d], buf[d], M, 'f', CUDYN_NCCL_SUM, NULL));
+        RELEASE(cudyn_nccl_group_end()); /* a group begun is ended, whatever failed in it */
+    }
+    for (int d = 0; d < 2; d++)
+        STEP(cudyn_nccl_comm_wait(comms[d], NULL, 10000));
+    STEP(cudyn_memcpy_dtoh(host, buf[1], sizeof host));
+    if (st == CUDYN_OK)
+        printf("nccl.result=%d\n", host[5] == 11.0f && host[M - 1] == 2.0f * (M - 1) + 1);
+    for (int d = 0; d < 2; d++) {
+        if (buf[d] && cudyn_device_use(d) == CUDYN_OK)
+            RELEASE(cudyn_mem_free(buf[d]));
+        RELEASE(cudyn_nccl_comm_destroy(comms[d]));
+    }
+    return st;
+}
+
 static const struct {
     const char *name;
     int (*run)(void);
@@ -554,6 +589,7 @@ static const struct {
     {"compile", compile}, {"source", source}, {"peer", peer},
     {"graph", graph},     {"pool", pool},     {"texture", texture},
     {"launch_ex", launch_ex}, {"managed", managed}, {"expr", expr}, {"image", image},
+    {"nccl", nccl},
 };
 
 static bool run_workflow(const char *name)

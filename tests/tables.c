@@ -6,12 +6,14 @@
  *   driver EXPORTED BASE ABI_VERSION STREAM NEED
  *   cuda CODE NAME STATUS
  *   nvrtc CODE NAME STATUS
+ *   nccl CODE NAME STATUS
  */
 #include "config.h"
 
 #include <stdio.h>
 
 #include "internal.h"
+#include "nccl_abi.h"
 
 int main(void)
 {
@@ -25,5 +27,8 @@ int main(void)
 #define NVRTC_RESULT(code, name, status, hint) printf("nvrtc %d %s %s\n", code, #name, #status);
 #include "nvrtc_results.h"
 #undef NVRTC_RESULT
+#define NCCL_RESULT_ROW(name, code, status) printf("nccl %d %s %s\n", code, #name, #status);
+    NCCL_RESULT_MAP(NCCL_RESULT_ROW)
+#undef NCCL_RESULT_ROW
     return 0;
 }

@@ -132,6 +132,51 @@ static void test_bad_arguments_nvml(void)
     CHECK_EQ_INT(nd.cpu_affinity_status, CUDYN_ERROR_NOT_SUPPORTED); /* MOCK_NVML_CPUS unset */
 }
 
+/* Bad arguments: the collectives (the mock NCCL) and CUDA-aware MPI.
+ * test_nccl has those that need a communicator: a wrong rank, a count
+ * past the buffer, a destroyed one. */
+static void test_bad_arguments_nccl(void)
+{
+    const char *mock = getenv("MOCK_LIBNCCL");
+    if (mock)
+        setenv("CUDYN_LIBNCCL", mock, 1);
+    CHECK_BAD_ARG(cudyn_mpi_cuda_support(NULL), "out");
+    CHECK_BAD_ARG(cudyn_mpi_cuda_support(&(struct cudyn_mpi_cuda){.size = 0}), "out");
+    CHECK_BAD_ARG(cudyn_nccl_info(NULL), "out");
+    CHECK_BAD_ARG(cudyn_nccl_info(&(struct cudyn_nccl_info){.size = 0}), "out");
+    if (!mock)
+        return;
+    cudyn_nccl_id id = {{0}};
+    cudyn_nccl_comm c = NULL;
+    CHECK_BAD_ARG(cudyn_nccl_unique_id(NULL), "out");
+    CHECK_BAD_ARG(cudyn_nccl_comm_init_rank(NULL, 1, &id, 0), "out");
+    CHECK_BAD_ARG(cudyn_nccl_comm_init_rank(&c, 1, NULL, 0), "id");
+    CHECK_BAD_ARG(cudyn_nccl_comm_init_rank(&c, 0, &id, 0), "nranks");
+    CHECK_STATUS(cudyn_nccl_comm_init_rank(&c, 2, &id, 5), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_BAD_ARG(cudyn_nccl_comm_init_all(NULL, 1, NULL), "comms");
+    CHECK_BAD_ARG(cudyn_nccl_comm_init_all(&c, 0, NULL), "ndev");
+    CHECK_BAD_ARG(cudyn_nccl_comm_split(NULL, 0, 0, &c), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_comm_split(c, 0, 0, NULL), "out");
+    CHECK_BAD_ARG(cudyn_nccl_comm_rank(NULL, NULL, NULL, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_comm_check(NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_comm_wait(NULL, NULL, 0), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_comm_abort(NULL), "comm");
+    CHECK_STATUS(cudyn_nccl_comm_destroy(NULL), CUDYN_OK);
+    CHECK_BAD_ARG(cudyn_nccl_all_reduce(NULL, 0, 0, 1, 'f', CUDYN_NCCL_SUM, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_broadcast(NULL, 0, 0, 1, 'f', 0, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_reduce(NULL, 0, 0, 1, 'f', CUDYN_NCCL_SUM, 0, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_all_gather(NULL, 0, 0, 1, 'f', NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_reduce_scatter(NULL, 0, 0, 1, 'f', CUDYN_NCCL_SUM, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_send(NULL, 0, 1, 'f', 0, NULL), "comm");
+    CHECK_BAD_ARG(cudyn_nccl_recv(NULL, 0, 1, 'f', 0, NULL), "comm");
+    /* with a communicator of one rank: a type, an operation, a buffer */
+    CHECK_STATUS(cudyn_nccl_comm_init_all(&c, 1, NULL), CUDYN_OK);
+    CHECK_BAD_ARG(cudyn_nccl_all_reduce(c, 0, 0, 1, '?', CUDYN_NCCL_SUM, NULL), "dtype");
+    CHECK_BAD_ARG(cudyn_nccl_all_reduce(c, 0, 0, 1, 'f', 9, NULL), "op");
+    CHECK_BAD_ARG(cudyn_nccl_all_reduce(c, 0, 0, 1, 'f', CUDYN_NCCL_SUM, NULL), "send");
+    CHECK_STATUS(cudyn_nccl_comm_destroy(c), CUDYN_OK);
+}
+
 /* Bad arguments: memory: allocations, copies and sets, sync and async. */
 static void test_bad_arguments_memory(void)
 {
@@ -351,6 +396,7 @@ int main(int argc, char **argv)
     test_bad_arguments_modules();
     test_bad_arguments_launch();
     test_bad_arguments_textures();
+    test_bad_arguments_nccl();
     test_error_struct_sizes();
     test_errors_per_thread();
     return test_result("test_errors");

@@ -20,6 +20,7 @@
 #include "common.h"
 #include "device_select.h"
 #include "json.h"
+#include "mpi_info.h"
 #include "nvml_links.h"
 #include "nvml_list.h"
 
@@ -43,6 +44,8 @@ static const char usage_text[] =
     "      --nvml         the GPUs as NVML sees them, without cuInit (MIG instances\n"
     "                     included), matched to CUDA ordinals by UUID; shown\n"
     "                     anyway when the CUDA driver cannot initialise\n"
+    "      --mpi          whether MPI moves device memory (CUDA-aware MPI) and why,\n"
+    "                     and the NCCL cudyn finds for collectives\n"
     "      --require N    fail (exit 5) unless at least N devices are visible\n"
     "      --explain      the loader's search and a diagnosis of this machine\n"
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
@@ -51,7 +54,7 @@ static const char usage_text[] =
     "  -h, --help         this help\n\n";
 
 struct options {
-    bool all, p2p, mem, explain, nvml;
+    bool all, p2p, mem, explain, nvml, mpi;
     int require;
     const char *select[MAX_SELECT];
     int n_select;
@@ -64,7 +67,8 @@ struct options {
 static const char *const env_vars[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS", "CUDYN_COMPAT",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
-    "CUDAINFO_NVML",        "CUDYN_DEVICE",      "CUDYN_LIBNVML",
+    "CUDAINFO_NVML",        "CUDYN_DEVICE",      "CUDYN_LIBNVML",        "CUDYN_LIBNCCL",       "OMPI_MCA_opal_cuda_support",
+    "MV2_USE_CUDA",         "MPICH_GPU_SUPPORT_ENABLED", "UCX_TLS",      "NCCL_NVLS_ENABLE",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
@@ -113,6 +117,7 @@ struct report {
     struct link *links; /* count x count, with --p2p */
     struct nvlink_topology nvlink;
     struct nvml_listing nvml; /* with --nvml, or when CUDA cannot list the GPUs */
+    struct mpi_info mpi;      /* with --mpi */
     struct failure failure;
 };
 
@@ -126,7 +131,7 @@ static int attribute_by_name(const char *name)
     return 0;
 }
 
-enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN, OPT_NVML };
+enum { OPT_PROP = OPT_FIRST_TOOL_OPTION, OPT_P2P, OPT_MEM, OPT_REQUIRE, OPT_EXPLAIN, OPT_NVML, OPT_MPI };
 
 static void take_option(void *options, int c, const char *arg, struct failure *f)
 {
@@ -163,6 +168,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
     }
     case OPT_EXPLAIN: opt->explain = true; break;
     case OPT_NVML: opt->nvml = true; break;
+    case OPT_MPI: opt->mpi = true; break;
     }
 }
 
@@ -172,7 +178,8 @@ static int parse_options(struct report *r, int argc, char **argv)
         {"all", no_argument, NULL, 'a'},          {"prop", required_argument, NULL, OPT_PROP},
         {"device", required_argument, NULL, 'd'}, {"p2p", no_argument, NULL, OPT_P2P},
         {"mem", no_argument, NULL, OPT_MEM},      {"require", required_argument, NULL, OPT_REQUIRE},
-        {"explain", no_argument, NULL, OPT_EXPLAIN}, {"nvml", no_argument, NULL, OPT_NVML}, TOOL_LONG_OPTIONS,
+        {"explain", no_argument, NULL, OPT_EXPLAIN}, {"nvml", no_argument, NULL, OPT_NVML},
+        {"mpi", no_argument, NULL, OPT_MPI},      TOOL_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     return tool_parse(&r->tool, argc, argv, TOOL_SHORT_OPTIONS "ad:", long_options, take_option, &r->opt,
@@ -380,6 +387,8 @@ static bool gather_nvml(struct report *r)
  * exit code in r->failure.  False only when out of memory. */
 static bool gather(struct report *r)
 {
+    if (r->opt.mpi) /* first: it needs no driver, and reports even when CUDA cannot start */
+        mpi_info_gather(&r->mpi);
     int start = tool_start(&r->loader, CUDYN_LOAD_ALL, &r->count, &r->failure);
     if (start != EXIT_OK) {
         /* CUDA cannot list the GPUs: NVML may, without cuInit */
@@ -610,6 +619,7 @@ static void write_json(const struct report *r)
             json_device(&j, &r->rows[i]);
     json_array_end(&j);
     nvml_listing_json(&j, &r->nvml);
+    mpi_info_json(&j, &r->mpi);
     if (r->links)
         json_p2p(&j, r);
     if (r->opt.explain)
@@ -853,6 +863,7 @@ static void print_text(const struct report *r)
         printf("Devices: none\n");
     }
     nvml_listing_print(&r->nvml);
+    mpi_info_print(&r->mpi, r->opt.explain);
     if (r->opt.explain)
         print_explain(r);
 }

@@ -3,7 +3,8 @@
 bin_PROGRAMS = tools/cudainfo tools/cudyn-saxpy tools/cudyn-cc
 TOOLS_COMMON = tools/common.c tools/common.h tools/json.c tools/json.h tools/device_select.c tools/device_select.h
 # installed programs: no -no-install (Makefile.am's AM_LDFLAGS is for tests)
-tools_cudainfo_SOURCES = tools/cudainfo.c tools/nvml_links.c tools/nvml_links.h tools/nvml_list.c tools/nvml_list.h $(TOOLS_COMMON)
+tools_cudainfo_SOURCES = tools/cudainfo.c tools/nvml_links.c tools/nvml_links.h tools/nvml_list.c tools/nvml_list.h \
+	tools/mpi_info.c tools/mpi_info.h $(TOOLS_COMMON)
 tools_cudainfo_LDFLAGS =
 tools_cudyn_saxpy_SOURCES = tools/cudyn-saxpy.c tools/saxpy.h tools/saxpy_device.c tools/saxpy_host.c tools/saxpy_host.h \
 	tools/saxpy_stage.c tools/saxpy_stage.h $(TOOLS_COMMON)

@@ -27,7 +27,9 @@
     "{\"feature\":\"nvrtc-builtins\",\"description\":\"NVRTC's builtins, preloaded from NVRTC's directory\"," \
     "\"priority\":\"suggested\",\"soname\":[" CUDYN_NVRTC_BUILTINS_SONAMES(JSON_FIRST, JSON_NEXT) "]},"  \
     "{\"feature\":\"nvml\",\"description\":\"listing GPUs without cuInit (cudyn_nvml_device_info)\","         \
-    "\"priority\":\"suggested\",\"soname\":[\"" CUDYN_NVML_SONAME "\"]}]"
+    "\"priority\":\"suggested\",\"soname\":[\"" CUDYN_NVML_SONAME "\"]},"                                    \
+    "{\"feature\":\"nccl\",\"description\":\"collectives across GPUs and nodes (cudyn_nccl_*)\","              \
+    "\"priority\":\"suggested\",\"soname\":[\"" CUDYN_NCCL_SONAME "\"]}]"
 
 /* A note's name and description are each padded to 4 bytes. */
 #define PAD4(n) (((n) + 3u) & ~3u)

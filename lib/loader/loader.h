@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "internal.h"
+#include "nccl_abi.h"
 
 /* ---- what the wings above call ---- */
 /* Fast check used by every public call; after init it is one load. */
@@ -28,10 +29,31 @@ static inline int cudyn__need_driver(void)
 int cudyn__load_driver_only(void);
 int cudyn__need_nvrtc(void);
 const char *cudyn__nvrtc_dir(void);     /* directory libnvrtc was loaded from, or NULL */
+/* nccl.c: finds, loads and binds NCCL once (pthread_once), on the first
+ * call that needs it; CUDYN_OK, or the load's failure replayed to the
+ * caller.  cudyn__nccl holds its functions, an OPTIONAL row NULL where
+ * the NCCL lacks it (NCCL_HAS). */
+int cudyn__need_nccl(void);
+int cudyn__nccl_version(void); /* ncclGetVersion's code, 0 until loaded */
+int cudyn__nccl_has(const char *name); /* cudyn_has for a name starting with "nccl" */
+const char *cudyn__nccl_path(void);
 /* nvml.c: fills *out (out->size checked by the caller) for the GPU NVML
  * sees whose UUID, or one of whose MIG instances' UUIDs, is uuid ("GPU-"
  * and "MIG-" prefixes ignored); CUDYN_ERROR_NOT_FOUND if none has it. */
 int cudyn__nvml_device_by_uuid(const char *uuid, struct cudyn_nvml_device *out, const char *api);
+
+
+/* The NCCL table (nccl_symbols.h): each row's type and slot. */
+#define NCCL_SYMBOL(name, since, need, returns, params) typedef returns(*cudyn__pfn_##name) params;
+#include "nccl_symbols.h"
+#undef NCCL_SYMBOL
+struct cudyn__nccl_table {
+#define NCCL_SYMBOL(name, since, need, returns, params) cudyn__pfn_##name name;
+#include "nccl_symbols.h"
+#undef NCCL_SYMBOL
+};
+extern struct cudyn__nccl_table cudyn__nccl;
+#define NCCL_HAS(name) (cudyn__nccl.name != NULL)
 
 
 /* ---- what the loaders found ---- */

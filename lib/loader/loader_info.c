@@ -117,6 +117,8 @@ CUDYN_API int cudyn_has(const char *entry_point)
 {
     if (!entry_point || !entry_point[0])
         return 0;
+    if (strncmp(entry_point, "nccl", 4) == 0)
+        return cudyn__nccl_has(entry_point);
     if (cudyn__load_driver_only() != CUDYN_OK)
         return 0;
     int known = cudyn__table_has(entry_point);

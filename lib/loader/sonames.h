@@ -11,6 +11,8 @@
 #define CUDYN_DRIVER_SONAME "libcuda.so.1"
 /* NVML, for cudyn_nvml_* (GPUs without cuInit). */
 #define CUDYN_NVML_SONAME "libnvidia-ml.so.1"
+/* NCCL, for cudyn_nccl_* (collectives); the pip wheel's file has the same name. */
+#define CUDYN_NCCL_SONAME "libnccl.so.2"
 
 /* NVRTC, newest first: the order the loader tries them in. */
 #define CUDYN_NVRTC_SONAMES(FIRST, NEXT)                                                                       \

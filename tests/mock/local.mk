@@ -59,4 +59,25 @@ tests_mock_nvrtc_legacy_libnvrtc_la_SOURCES = $(MOCK_NVRTC_SOURCES)
 tests_mock_nvrtc_legacy_libnvrtc_la_CPPFLAGS = $(AM_CPPFLAGS) -DMOCK_NVRTC_LEGACY=1
 tests_mock_nvrtc_legacy_libnvrtc_la_CFLAGS = $(MOCK_NVRTC_CFLAGS)
 tests_mock_nvrtc_legacy_libnvrtc_la_LDFLAGS = $(MOCK_NVRTC_LDFLAGS)
+# The mock NCCL: a fake libnccl.so.2 (soname current - age = 2) written
+# against lib/nccl_abi.h and lib/nccl_symbols.h, and a second build of the
+# same sources as NCCL 2.12 (no ncclGetLastError, no ncclCommSplit).
+MOCK_NCCL_SOURCES = tests/mock/nccl/mock_nccl.h tests/mock/nccl/mock_nccl.c tests/mock/nccl/api.c \
+	tests/mock/nccl/world.c tests/mock/nccl/reduce.c tests/mock/calls.h
+MOCK_NCCL_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
+MOCK_NCCL_LDFLAGS = -rpath /nowhere -version-info 2:0:0 -no-undefined
+if !SANITIZER
+MOCK_NCCL_LDFLAGS += -Wl,--no-undefined
+endif
+MOCK_NCCL_LIBS = -lm -lrt $(DL_LIBS)
+check_LTLIBRARIES += tests/mock/nccl/libnccl.la tests/mock/nccl/old/libnccl.la
+tests_mock_nccl_libnccl_la_SOURCES = $(MOCK_NCCL_SOURCES)
+tests_mock_nccl_libnccl_la_CFLAGS = $(MOCK_NCCL_CFLAGS)
+tests_mock_nccl_libnccl_la_LDFLAGS = $(MOCK_NCCL_LDFLAGS)
+tests_mock_nccl_libnccl_la_LIBADD = $(MOCK_NCCL_LIBS)
+tests_mock_nccl_old_libnccl_la_SOURCES = $(MOCK_NCCL_SOURCES)
+tests_mock_nccl_old_libnccl_la_CPPFLAGS = $(AM_CPPFLAGS) -DMOCK_NCCL_OLD=1
+tests_mock_nccl_old_libnccl_la_CFLAGS = $(MOCK_NCCL_CFLAGS)
+tests_mock_nccl_old_libnccl_la_LDFLAGS = $(MOCK_NCCL_LDFLAGS)
+tests_mock_nccl_old_libnccl_la_LIBADD = $(MOCK_NCCL_LIBS)
 EXTRA_DIST += tests/mock/local.mk

@@ -175,6 +175,10 @@ int mock_arrays_alive(void);
 int mock_textures_alive(void);
 int mock_graphs_alive(void);
 int mock_managed_location(uintptr_t ptr);
+/* The mock libnccl's hold on a stream whose collective never finishes
+ * (hold = 1) or its release (0): cuStreamQuery answers
+ * CUDA_ERROR_NOT_READY while held, a synchronisation of it is refused. */
+void mock_stream_hold(void *stream, int hold);
 
 /* ---------------------------------------------------- configuration, core */
 

@@ -86,22 +86,23 @@ static void run_saxpy_naive(const struct launch *l)
 }
 
 /* examples/mpi_stencil.c's jacobi(const float *in, float *out, int nx,
- * int rows): rows 1..rows of a strip with a halo row above and below; the
- * edge columns are copied, every other cell is the mean of its four
- * neighbours, summed in the kernel's order. */
+ * int first, int count, int step): rows first, first + step, ... (count
+ * of them) of a strip with a halo row above and below; the edge columns
+ * are copied, every other cell is the mean of its four neighbours, summed
+ * in the kernel's order. */
 static void run_jacobi(const struct launch *l)
 {
-    int nx = SCALAR(int, l, 2), rows = SCALAR(int, l, 3);
-    if (nx < 1 || rows < 1)
+    int nx = SCALAR(int, l, 2), first = SCALAR(int, l, 3), count = SCALAR(int, l, 4), step = SCALAR(int, l, 5);
+    if (nx < 1 || count < 1 || first < 1 || step < 0)
         return;
-    size_t cells = (size_t)(rows + 2) * (size_t)nx;
+    size_t cells = ((size_t)first + (size_t)(count - 1) * (size_t)step + 2) * (size_t)nx;
     const float *in = launch_buffer(l, 0, cells * sizeof *in);
     float *out = launch_buffer(l, 1, cells * sizeof *out);
     if (!in || !out)
         return;
-    for (int r = 1; r <= rows; r++)
+    for (int y = 0; y < count; y++)
         for (int c = 0; c < nx; c++) {
-            size_t i = (size_t)r * nx + c;
+            size_t i = (size_t)(first + y * step) * nx + c;
             out[i] = c == 0 || c == nx - 1 ? in[i]
                                            : 0.25f * ((in[i - nx] + in[i + nx]) + (in[i - 1] + in[i + 1]));
         }
@@ -308,7 +309,7 @@ static const struct host_version {
     {"_Z4axpbIfEvPT_S0_S0_m", run_axpb_f, 4, {8, 4, 4, 8}, 0},    /* axpb<float>(T *x, T a, T b, size_t n) */
     {"_Z4axpbIdEvPT_S0_S0_m", run_axpb_d, 4, {8, 8, 8, 8}, 0},    /* axpb<double>(T *x, T a, T b, size_t n) */
     {"block_sum", run_block_sum, 3, {8, 8, 4}, 0},                /* big_shared.c */
-    {"jacobi", run_jacobi, 4, {8, 8, 4, 4}, 0},                   /* mpi_stencil.c */
+    {"jacobi", run_jacobi, 6, {8, 8, 4, 4, 4, 4}, 0},             /* mpi_stencil.c */
     {"five", run_nothing, 5, {4, 8, 8, 8, 8}, 0},                 /* bench.c's five(float, 3 pointers, size_t) {} */
     {"empty", run_nothing, ANY_PARAMS, {0}, 0},
     {"fault", run_fault, ANY_PARAMS, {0}, 0},                     /* an illegal address, sticky */

@@ -477,11 +477,12 @@ static cu_result attribute(void *data, cu_enum attr, cu_deviceptr ptr, const str
     return CU_OK;
 }
 
-/* A copy of the allocation holding ptr; 0 if none. */
+/* A copy of the allocation holding the byte at ptr; 0 if none (an
+ * address just past one allocation is the start of the next, if any). */
 static int lookup(cu_deviceptr ptr, struct allocation *copy)
 {
     pthread_mutex_lock(&mock.lock);
-    const struct allocation *a = find_locked(ptr, 0);
+    const struct allocation *a = find_locked(ptr, 1);
     if (a)
         *copy = *a;
     pthread_mutex_unlock(&mock.lock);

@@ -132,15 +132,55 @@ cu_result cuStreamDestroy_v2(cu_stream s)
     return r;
 }
 
+/* Streams the mock libnccl holds busy (a collective that never ends), by
+ * handle: NULL stands for a default stream, by whichever name. */
+#define MAX_HELD 16
+static cu_stream held[MAX_HELD];
+static int n_held;
+
+static cu_stream held_key(cu_stream s)
+{
+    return s == STREAM_LEGACY || s == STREAM_PER_THREAD ? NULL : s;
+}
+
+void mock_stream_hold(void *stream_handle, int hold)
+{
+    cu_stream stream = held_key(stream_handle);
+    pthread_mutex_lock(&mock.lock);
+    int i = 0;
+    while (i < n_held && held[i] != stream)
+        i++;
+    if (hold && i == n_held && n_held < MAX_HELD)
+        held[n_held++] = stream;
+    else if (!hold && i < n_held)
+        held[i] = held[--n_held];
+    pthread_mutex_unlock(&mock.lock);
+}
+
+static int stream_held(cu_stream s)
+{
+    pthread_mutex_lock(&mock.lock);
+    int found = 0;
+    for (int i = 0; i < n_held; i++)
+        found |= held[i] == held_key(s);
+    pthread_mutex_unlock(&mock.lock);
+    return found;
+}
+
 /* Everything submitted has run: what is left to report is a fault.  A
- * synchronisation is when memory pools give memory back. */
-static cu_result stream_wait(cu_stream s)
+ * synchronisation is when memory pools give memory back.  A stream the
+ * mock libnccl holds is still at work: a query says so, and waiting for
+ * it, which would never end, is refused. */
+static cu_result stream_wait(cu_stream s, int query)
 {
     cu_result r = stream_usable(s);
     if (!r)
         r = capture_blocks_wait(s);
     if (r)
         return r;
+    if (stream_held(s))
+        return query ? CU_ERR_NOT_READY
+                     : mock_refuse("a wait for a stream whose NCCL collective never finishes (it would never end)");
     pools_settle();
     return mock.sticky_error;
 }
@@ -160,8 +200,8 @@ static cu_result stream_wait_event(cu_stream s, cu_event e, unsigned int flags)
     return flags > 1 ? CU_ERR_INVALID_VALUE : CU_OK; /* CU_EVENT_WAIT_DEFAULT or _EXTERNAL */
 }
 
-TWO_FLAVOURS(cuStreamSynchronize, cuStreamSynchronize_ptsz, (cu_stream s), stream_wait(s))
-TWO_FLAVOURS(cuStreamQuery, cuStreamQuery_ptsz, (cu_stream s), stream_wait(s))
+TWO_FLAVOURS(cuStreamSynchronize, cuStreamSynchronize_ptsz, (cu_stream s), stream_wait(s, 0))
+TWO_FLAVOURS(cuStreamQuery, cuStreamQuery_ptsz, (cu_stream s), stream_wait(s, 1))
 TWO_FLAVOURS(cuStreamWaitEvent, cuStreamWaitEvent_ptsz, (cu_stream s, cu_event e, unsigned int f),
              stream_wait_event(s, e, f))
 

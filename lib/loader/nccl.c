@@ -1,0 +1,380 @@
+/*
+ * loader/nccl.c - finds libnccl.so.2, checks its version and binds the
+ * functions of nccl_symbols.h, once per process (pthread_once) and only
+ * when a cudyn_nccl_* call, cudyn_has("nccl...") or cudyn_nccl_info needs
+ * it: nothing else loads NCCL.
+ *
+ * Search order (first usable wins; cudyn.h's "Collectives" says why):
+ * CUDYN_LIBNCCL (file or directory; set but unusable: an error, no
+ * fall-through), a copy already loaded, the pip wheel's
+ * site-packages/nvidia/nccl/lib in the site-packages of the libraries
+ * already loaded, then in the Python environments named by VIRTUAL_ENV,
+ * CONDA_PREFIX and the program's own prefix, the soname, and last the
+ * user's and the system's site-packages.  No Python runs: site-packages
+ * directories are found from paths alone.  A candidate too old, or
+ * without ncclGetVersion, is closed again (it holds no pointer of ours)
+ * and named in the final message.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hints.h"
+#include "loader/loader.h"
+#include "loader/sonames.h"
+
+#define WHEEL_LIB_DIR "nvidia/nccl/lib"
+#define MAX_SITES 16
+#define MAX_PYTHONS 32
+
+struct cudyn__nccl_table cudyn__nccl;
+
+static struct {
+    struct cudyn__library lib;
+    char rejected[LOADER_PATH_BYTES + 160]; /* why the last candidate found was not used, "" if none */
+    char version_string[32];
+} state;
+static pthread_once_t nccl_once_control = PTHREAD_ONCE_INIT;
+
+#define LIB (&state.lib)
+#define TRACE(...) cudyn__text_add(&LIB->trace, __VA_ARGS__)
+
+/* The oldest NCCL cudyn accepts: the newest `since` of the required rows. */
+static int minimum_version(void)
+{
+    int least = 0;
+#define NCCL_SYMBOL(name, since, need, returns, params)                                                        \
+    if (need == REQUIRED && since > least)                                                                     \
+        least = since;
+#include "nccl_symbols.h"
+#undef NCCL_SYMBOL
+    return least;
+}
+
+static void format_version(int code, char *out, size_t cap)
+{
+    snprintf(out, cap, "%d.%d.%d", nccl_version_major(code), nccl_version_minor(code), nccl_version_patch(code));
+}
+
+static enum candidate_result reject(void *h, const char *file, enum cudyn__found_by how)
+{
+    dlclose(h);
+    TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), state.rejected);
+    return CANDIDATE_UNUSABLE;
+}
+
+/* Opens one candidate and decides whether it is a usable NCCL. */
+static enum candidate_result try_nccl(const char *file, enum cudyn__found_by how, int extra_flags)
+{
+    double t0 = cudyn__now_ms();
+    /* RTLD_LAZY: NCCL is large, and most of its relocations are never used */
+    void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags);
+    if (!h) {
+        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
+        return CANDIDATE_MISSING;
+    }
+    cudyn__pfn_ncclGetVersion get_version;
+    void *p = dlsym(h, "ncclGetVersion");
+    memcpy(&get_version, &p, sizeof p); /* object to function pointer: POSIX dlsym's documented use */
+    char path[LOADER_PATH_BYTES];
+    cudyn__library_path(p, file, path, sizeof path);
+    int version = 0;
+    if (!get_version) {
+        snprintf(state.rejected, sizeof state.rejected, "%s has no ncclGetVersion: not NCCL 2.3 or newer", path);
+        return reject(h, file, how);
+    }
+    nccl_result r = get_version(&version);
+    char have[32], need[32];
+    format_version(version, have, sizeof have);
+    format_version(minimum_version(), need, sizeof need);
+    if (r != NCCL_OK)
+        snprintf(state.rejected, sizeof state.rejected, "ncclGetVersion in %s returned %d", path, r);
+    else if (version < minimum_version())
+        snprintf(state.rejected, sizeof state.rejected, "%s is NCCL %s, older than %s, the oldest cudyn uses", path,
+                 have, need);
+    if (r != NCCL_OK || version < minimum_version())
+        return reject(h, file, how);
+    LIB->handle = h;
+    LIB->version = version;
+    LIB->found_by = how;
+    LIB->dlopen_ms = cudyn__now_ms() - t0;
+    cudyn__copy_string(LIB->path, sizeof LIB->path, path);
+    cudyn__copy_string(state.version_string, sizeof state.version_string, have);
+    TRACE("%s [%s]: using %s, NCCL %s (dlopen %.0f us)", file, cudyn__found_by_name(how), path, have,
+          LIB->dlopen_ms * 1e3);
+    return CANDIDATE_OK;
+}
+
+/* libnccl.so.2 inside `dir`, when that file exists (the trace keeps to
+ * files that do). */
+static bool try_dir(const char *dir, enum cudyn__found_by how)
+{
+    char file[LOADER_PATH_BYTES + 32];
+    snprintf(file, sizeof file, "%s/%s", dir, CUDYN_NCCL_SONAME);
+    struct stat st;
+    return stat(file, &st) == 0 && try_nccl(file, how, 0) == CANDIDATE_OK;
+}
+
+static bool try_site(const char *site, enum cudyn__found_by how)
+{
+    char dir[LOADER_PATH_BYTES];
+    snprintf(dir, sizeof dir, "%s/" WHEEL_LIB_DIR, site);
+    return try_dir(dir, how);
+}
+
+/* ---- the site-packages of the libraries already loaded ---- */
+
+struct sites {
+    char dirs[MAX_SITES][LOADER_PATH_BYTES];
+    int n;
+};
+
+/* The ".../site-packages" (or dist-packages) a loaded file lies under. */
+static int collect_site(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct sites *s = data;
+    const char *name = info->dlpi_name;
+    const char *at = name ? strstr(name, "/site-packages/") : NULL;
+    if (!at && name)
+        at = strstr(name, "/dist-packages/");
+    if (!at || s->n == MAX_SITES)
+        return 0;
+    int len = (int)(at - name) + (int)strlen("/site-packages"); /* both names are 14 characters */
+    for (int i = 0; i < s->n; i++)
+        if ((int)strlen(s->dirs[i]) == len && strncmp(s->dirs[i], name, (size_t)len) == 0)
+            return 0;
+    snprintf(s->dirs[s->n++], LOADER_PATH_BYTES, "%.*s", len, name);
+    return 0;
+}
+
+static bool try_loaded_wheels(void)
+{
+    static struct sites sites; /* under the pthread_once: one caller */
+    sites.n = 0;
+    dl_iterate_phdr(collect_site, &sites);
+    if (sites.n == 0)
+        TRACE("no loaded library lies in a site-packages directory (not a Python process)");
+    for (int i = 0; i < sites.n; i++)
+        if (try_site(sites.dirs[i], FOUND_BY_LOADED_WHEEL))
+            return true;
+    return false;
+}
+
+/* ---- Python environments, by their prefix ---- */
+
+static int compare_versions_descending(const void *a, const void *b)
+{
+    return strverscmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* PREFIX/lib/python3* and PREFIX/lib64/python3*, newest first, each with
+ * its site-packages and dist-packages (Debian's python3/dist-packages
+ * too). */
+static bool try_prefix(const char *prefix, enum cudyn__found_by how)
+{
+    static const char *const libdirs[] = {"lib", "lib64"};
+    static const char *const sites[] = {"site-packages", "dist-packages"};
+    bool found = false;
+    bool looked = false;
+    for (size_t l = 0; l < N_ELEMS(libdirs) && !found; l++) {
+        char dir[LOADER_PATH_BYTES];
+        snprintf(dir, sizeof dir, "%s/%s", prefix, libdirs[l]);
+        DIR *d = opendir(dir);
+        if (!d)
+            continue;
+        char *names[MAX_PYTHONS];
+        size_t n = 0;
+        struct dirent *e;
+        while ((e = readdir(d)) && n < N_ELEMS(names))
+            if (strncmp(e->d_name, "python3", 7) == 0 && (names[n] = strdup(e->d_name)))
+                n++;
+        closedir(d);
+        looked |= n > 0;
+        qsort(names, n, sizeof names[0], compare_versions_descending);
+        for (size_t i = 0; i < n; i++) {
+            for (size_t s = 0; s < N_ELEMS(sites) && !found; s++) {
+                char site[LOADER_PATH_BYTES * 2];
+                snprintf(site, sizeof site, "%s/%s/%s", dir, names[i], sites[s]);
+                found = try_site(site, how);
+            }
+            free(names[i]);
+        }
+    }
+    if (!found)
+        TRACE("%s [%s]: %s", prefix, cudyn__found_by_name(how),
+              looked ? "no " WHEEL_LIB_DIR "/" CUDYN_NCCL_SONAME " in its python3* site-packages" : "no lib/python3*");
+    return found;
+}
+
+/* The directory above the one holding this program (/usr for /usr/bin/python3). */
+static bool program_prefix(char *out, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+    if (n <= 0)
+        return false;
+    out[n] = '\0';
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(out, '/');
+        if (!slash || slash == out)
+            return false;
+        *slash = '\0';
+    }
+    return true;
+}
+
+static bool try_python_environments(void)
+{
+    static const char *const variables[] = {"VIRTUAL_ENV", "CONDA_PREFIX"};
+    for (size_t i = 0; i < N_ELEMS(variables); i++) {
+        const char *prefix = cudyn__getenv(variables[i]);
+        if (prefix && prefix[0] && try_prefix(prefix, FOUND_BY_PYTHON_ENV))
+            return true;
+    }
+    char prefix[LOADER_PATH_BYTES];
+    return program_prefix(prefix, sizeof prefix) && try_prefix(prefix, FOUND_BY_PYTHON_ENV);
+}
+
+/* pip install --user, and pip run as root or the distribution's Python. */
+static bool try_python_sites(void)
+{
+    const char *home = cudyn__getenv("HOME");
+    if (home && home[0]) {
+        char prefix[LOADER_PATH_BYTES];
+        snprintf(prefix, sizeof prefix, "%s/.local", home);
+        if (try_prefix(prefix, FOUND_BY_PYTHON_SITE))
+            return true;
+    }
+    return try_prefix("/usr/local", FOUND_BY_PYTHON_SITE) || try_prefix("/usr", FOUND_BY_PYTHON_SITE);
+}
+
+/* ---- the search ---- */
+
+static int override_unusable(const char *override)
+{
+    return cudyn__fail(CUDYN_ERROR_NCCL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NCCL_OVERRIDE,
+                       "CUDYN_LIBNCCL=%s is not a usable NCCL%s%s", override, state.rejected[0] ? ": " : "",
+                       state.rejected);
+}
+
+static int find_nccl(void)
+{
+    int st = cudyn__refuse_static_program(CUDYN_ERROR_NCCL_NOT_FOUND, "NCCL (libnccl.so.2)");
+    if (st != CUDYN_OK)
+        return st;
+    const char *override = cudyn__getenv("CUDYN_LIBNCCL");
+    if (override && override[0]) {
+        bool ok = cudyn__is_directory(override) ? try_dir(override, FOUND_BY_NCCL_ENV)
+                                                : try_nccl(override, FOUND_BY_NCCL_ENV, 0) == CANDIDATE_OK;
+        return ok ? CUDYN_OK : override_unusable(override);
+    }
+    if (try_nccl(CUDYN_NCCL_SONAME, FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK || try_loaded_wheels() ||
+        try_python_environments() || try_nccl(CUDYN_NCCL_SONAME, FOUND_BY_SONAME, 0) == CANDIDATE_OK ||
+        try_python_sites())
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_NCCL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NCCL,
+                       "NCCL (" CUDYN_NCCL_SONAME ") was not found (tried: the process, the pip wheel's "
+                       WHEEL_LIB_DIR " in the site-packages of the loaded libraries, of VIRTUAL_ENV, CONDA_PREFIX "
+                       "and the program's prefix, the loader's search path, the user's and the system's "
+                       "site-packages)%s%s",
+                       state.rejected[0] ? "; found but not usable: " : "", state.rejected);
+}
+
+static int bind_nccl(void)
+{
+    void *p;
+#define NCCL_SYMBOL(name, since, need, returns, params)                                                        \
+    p = dlsym(LIB->handle, #name);                                                                             \
+    memcpy(&cudyn__nccl.name, &p, sizeof p);                                                                   \
+    if (p)                                                                                                     \
+        LIB->bind.bound++;                                                                                     \
+    else if (need == REQUIRED && !LIB->bind.first_missing_required)                                            \
+        LIB->bind.first_missing_required = #name;                                                              \
+    else                                                                                                       \
+        LIB->bind.missing++;
+#include "nccl_symbols.h"
+#undef NCCL_SYMBOL
+    TRACE("%d functions bound, %d optional ones absent", LIB->bind.bound, LIB->bind.missing);
+    if (LIB->bind.first_missing_required)
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+                           LIB->bind.first_missing_required, HINT_NO_NCCL, "%s (NCCL %s) lacks %s, which cudyn needs",
+                           LIB->path, state.version_string, LIB->bind.first_missing_required);
+    return CUDYN_OK;
+}
+
+static void nccl_once(void)
+{
+    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf, .echo_prefix = "cudyn: nccl: "};
+    cudyn_error saved_caller_error;
+    cudyn__error_save(&saved_caller_error);
+    double t0 = cudyn__now_ms();
+    LIB->status = find_nccl();
+    if (LIB->status == CUDYN_OK)
+        LIB->status = bind_nccl();
+    LIB->load_ms = cudyn__now_ms() - t0;
+    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
+    if (LIB->status != CUDYN_OK) {
+        memset(&cudyn__nccl, 0, sizeof cudyn__nccl);
+        cudyn__error_save(&LIB->error);
+        TRACE("NCCL not usable: %s", LIB->error.message);
+    }
+    cudyn__error_restore(&saved_caller_error);
+    atomic_store_explicit(&LIB->done, true, memory_order_release);
+}
+
+int cudyn__need_nccl(void)
+{
+    pthread_once(&nccl_once_control, nccl_once);
+    if (LIB->status != CUDYN_OK)
+        cudyn__error_restore(&LIB->error);
+    return LIB->status;
+}
+
+int cudyn__nccl_version(void)
+{
+    return atomic_load_explicit(&LIB->done, memory_order_acquire) && LIB->status == CUDYN_OK ? LIB->version : 0;
+}
+
+const char *cudyn__nccl_path(void)
+{
+    return cudyn__nccl_version() ? LIB->path : NULL;
+}
+
+int cudyn__nccl_has(const char *name)
+{
+    pthread_once(&nccl_once_control, nccl_once);
+    return LIB->status == CUDYN_OK && dlsym(LIB->handle, name) != NULL;
+}
+
+CUDYN_API int cudyn_nccl_info(struct cudyn_nccl_info *out)
+{
+    static const char api[] = "cudyn_nccl_info";
+    if (!out)
+        return cudyn__fail_arg(api, "out", "must not be NULL");
+    if (out->size < sizeof out->size)
+        return cudyn__fail_arg(api, "out", "size must be set to sizeof(struct cudyn_nccl_info)");
+    cudyn__need_nccl(); /* its failure stays the thread's last error */
+    bool ok = LIB->status == CUDYN_OK;
+    struct cudyn_nccl_info full = {
+        .size = sizeof full,
+        .status = LIB->status,
+        .path = ok ? LIB->path : NULL,
+        .found_by = ok ? cudyn__found_by_name(LIB->found_by) : NULL,
+        .version = ok ? LIB->version : 0,
+        .version_string = ok ? state.version_string : NULL,
+        .load_ms = LIB->load_ms,
+        .trace = LIB->trace.buf,
+    };
+    size_t n = out->size < sizeof full ? out->size : sizeof full;
+    memcpy(out, &full, n); /* an older, smaller struct gets what fits */
+    out->size = n;
+    return CUDYN_OK;
+}

@@ -1,0 +1,232 @@
+/*
+ * nccl/collectives.c - all-reduce, broadcast, reduce, all-gather,
+ * reduce-scatter, send, receive and groups: each call's arguments are
+ * checked (the communicator, the element type and the operation, ranks,
+ * and where the driver can tell, that the counts fit the buffers'
+ * allocations), then it goes to NCCL, at once or at the end of the
+ * thread's group (group.c).
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "nccl/nccl.h"
+
+/* What NCCL moves for a launch-format character: X(code, NCCL type,
+ * NCCL elements per value).  Complex values travel as pairs of reals,
+ * which only a sum (or a mean) reduces the same way. */
+#define NCCL_WIRE_MAP(X)                                                                                       \
+    X('b', ncclInt8, 1)                                                                                        \
+    X('B', ncclUint8, 1)                                                                                       \
+    X('i', ncclInt32, 1)                                                                                       \
+    X('I', ncclUint32, 1)                                                                                      \
+    X('q', ncclInt64, 1)                                                                                       \
+    X('Q', ncclUint64, 1)                                                                                      \
+    X('e', ncclFloat16, 1)                                                                                     \
+    X('f', ncclFloat32, 1)                                                                                     \
+    X('d', ncclFloat64, 1)                                                                                     \
+    X('F', ncclFloat32, 2)                                                                                     \
+    X('D', ncclFloat64, 2)
+
+#define NO_OP INT_MIN /* a call that only moves data (no user value is this) */
+
+struct wire {
+    nccl_data_type type;
+    size_t per_value;   /* NCCL elements per value */
+    size_t value_bytes; /* bytes of one value */
+};
+
+static size_t type_bytes(nccl_data_type type)
+{
+#define TYPE_BYTES(name, value, bytes)                                                                         \
+    if (type == value)                                                                                         \
+        return bytes;
+    NCCL_DATA_TYPE_MAP(TYPE_BYTES)
+#undef TYPE_BYTES
+    return 0;
+}
+
+/* The wire form of dtype, and whether op can reduce it. */
+static int wire_of(const char *api, int dtype, int op, struct wire *w)
+{
+    w->per_value = 0;
+#define WIRE_ROW(code, t, per)                                                                                 \
+    if (dtype == code) {                                                                                       \
+        w->type = t;                                                                                           \
+        w->per_value = per;                                                                                    \
+    }
+    NCCL_WIRE_MAP(WIRE_ROW)
+#undef WIRE_ROW
+    if (!w->per_value)
+        return cudyn__fail_arg(api, "dtype", "must be a launch-format character NCCL can carry: "
+                                             "'b' 'B' 'i' 'I' 'q' 'Q' 'e' 'f' 'd' 'F' 'D'");
+    w->value_bytes = w->per_value * type_bytes(w->type);
+    if (op == NO_OP)
+        return CUDYN_OK;
+    if (op < CUDYN_NCCL_SUM || op > CUDYN_NCCL_AVG)
+        return cudyn__fail_arg(api, "op", "must be a cudyn_nccl_op (CUDYN_NCCL_SUM ... CUDYN_NCCL_AVG)");
+    if (op == CUDYN_NCCL_AVG && cudyn__nccl_version() < NCCL_AVG_SINCE)
+        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: CUDYN_NCCL_AVG needs NCCL 2.10 or newer; %s is %d.%d.%d", api, cudyn__nccl_path(),
+                           nccl_version_major(cudyn__nccl_version()), nccl_version_minor(cudyn__nccl_version()),
+                           nccl_version_patch(cudyn__nccl_version()));
+    if (w->per_value > 1 && op != CUDYN_NCCL_SUM && op != CUDYN_NCCL_AVG)
+        return cudyn__fail_arg(api, "op", "must be CUDYN_NCCL_SUM or CUDYN_NCCL_AVG for complex values");
+    return CUDYN_OK;
+}
+
+/* [ptr, ptr + bytes) lies in device memory, inside one allocation, where
+ * the driver can say. */
+static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes)
+{
+    if (bytes == 0)
+        return CUDYN_OK;
+    if (!ptr)
+        return cudyn__fail_arg(api, arg, "must be device memory, not 0");
+    if (!DRIVER_HAS(cuPointerGetAttributes))
+        return CUDYN_OK;
+    unsigned int memory_type = 0, managed = 0;
+    cu_deviceptr start = 0;
+    size_t size = 0;
+    cu_enum attrs[] = {CU_POINTER_ATTR_MEMORY_TYPE, CU_POINTER_ATTR_IS_MANAGED, CU_POINTER_ATTR_RANGE_START_ADDR,
+                       CU_POINTER_ATTR_RANGE_SIZE};
+    void *data[] = {&memory_type, &managed, &start, &size};
+    if (cudyn__drv.cuPointerGetAttributes(N_ELEMS(attrs), attrs, data, ptr) != CU_OK)
+        return CUDYN_OK; /* the driver cannot say: NCCL will */
+    if (memory_type == 0 && !managed)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s' (0x%llx) is no memory CUDA knows: NCCL needs device memory", api, arg,
+                           (unsigned long long)ptr);
+    if (start && size && (ptr - start > size || bytes > size - (ptr - start)))
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s': %zu bytes from 0x%llx run past the end of its allocation (%zu bytes "
+                           "from 0x%llx)",
+                           api, arg, bytes, (unsigned long long)ptr, size, (unsigned long long)start);
+    return CUDYN_OK;
+}
+
+static int check_rank(const char *api, const char *arg, int value, cudyn_nccl_comm comm)
+{
+    if (value >= 0 && value < comm->nranks)
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                       "%s: %s %d is not a rank of this communicator (0 to %d)", api, arg, value, comm->nranks - 1);
+}
+
+/* What every call checks first; *w, and *bytes of `count` values.  A
+ * call with one block per rank (all-gather, reduce-scatter) passes
+ * per_rank: the count times the ranks must fit in a size_t too. */
+static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, size_t count, bool per_rank,
+                    struct wire *w, size_t *bytes)
+{
+    int st = cudyn__nccl_comm_use(api, comm);
+    if (st == CUDYN_OK)
+        st = wire_of(api, dtype, op, w);
+    if (st != CUDYN_OK)
+        return st;
+    if (count > SIZE_MAX / w->value_bytes / (per_rank ? (size_t)comm->nranks : 1))
+        return cudyn__fail_arg(api, "count", "is too large: its bytes overflow size_t");
+    *bytes = count * w->value_bytes;
+    return CUDYN_OK;
+}
+
+#define PTR(p) ((void *)(uintptr_t)(p))
+
+/* Which buffers a call reads and writes, and how much: `count` values
+ * (ONE), `count` values per rank (RANKS), `count` values on the root only
+ * (AT_ROOT), or none. */
+enum blocks { NONE, ONE, RANKS, AT_ROOT };
+
+/* Each call's checks, as data: its name, whether it reduces (checks the
+ * operation against the type), the rank argument it takes ("root",
+ * "peer", or NULL), its send and receive buffers. */
+static const struct shape {
+    const char *api;
+    bool reduces;
+    const char *rank_arg;
+    enum blocks send, recv;
+} shapes[] = {
+    [NCCL_CALL_ALL_REDUCE] = {"cudyn_nccl_all_reduce", true, NULL, ONE, ONE},
+    [NCCL_CALL_BROADCAST] = {"cudyn_nccl_broadcast", false, "root", AT_ROOT, ONE},
+    [NCCL_CALL_REDUCE] = {"cudyn_nccl_reduce", true, "root", ONE, AT_ROOT},
+    [NCCL_CALL_ALL_GATHER] = {"cudyn_nccl_all_gather", false, NULL, ONE, RANKS},
+    [NCCL_CALL_REDUCE_SCATTER] = {"cudyn_nccl_reduce_scatter", true, NULL, RANKS, ONE},
+    [NCCL_CALL_SEND] = {"cudyn_nccl_send", false, "peer", ONE, NONE},
+    [NCCL_CALL_RECV] = {"cudyn_nccl_recv", false, "peer", NONE, ONE},
+};
+
+/* The buffer `arg` of a call, `bytes` per block as `blocks` says. */
+static int check_blocks(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes, enum blocks blocks,
+                        cudyn_nccl_comm comm, int root)
+{
+    if (blocks == NONE || (blocks == AT_ROOT && comm->rank != root))
+        return CUDYN_OK;
+    return check_buffer(api, arg, ptr, blocks == RANKS ? bytes * (size_t)comm->nranks : bytes);
+}
+
+/* A call checked as its shape says, then handed to NCCL (group.c); any
+ * failure of the call is its group's too. */
+static int call(enum cudyn__nccl_kind kind, cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                int dtype, int op, int rank, cudyn_stream stream)
+{
+    const struct shape *sh = &shapes[kind];
+    struct wire w = {0, 0, 0};
+    size_t bytes = 0;
+    int st = prologue(sh->api, comm, dtype, sh->reduces ? op : NO_OP, count, sh->send == RANKS || sh->recv == RANKS,
+                      &w, &bytes);
+    if (st == CUDYN_OK && sh->rank_arg)
+        st = check_rank(sh->api, sh->rank_arg, rank, comm);
+    if (st == CUDYN_OK)
+        st = check_blocks(sh->api, "send", send, bytes, sh->send, comm, rank);
+    if (st == CUDYN_OK)
+        st = check_blocks(sh->api, "recv", recv, bytes, sh->recv, comm, rank);
+    if (st == CUDYN_OK) {
+        struct cudyn__nccl_call c = {kind, comm->nccl, PTR(send), PTR(recv), count * w.per_value, w.type, op, rank,
+                                     cudyn__nccl_stream(stream)};
+        st = cudyn__nccl_issue(sh->api, &c);
+    }
+    return cudyn__nccl_group_mark(st);
+}
+
+CUDYN_API int cudyn_nccl_all_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                    int dtype, int op, cudyn_stream stream)
+{
+    return call(NCCL_CALL_ALL_REDUCE, comm, send, recv, count, dtype, op, 0, stream);
+}
+
+CUDYN_API int cudyn_nccl_broadcast(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count,
+                                   int dtype, int root, cudyn_stream stream)
+{
+    return call(NCCL_CALL_BROADCAST, comm, send, recv, count, dtype, 0, root, stream);
+}
+
+CUDYN_API int cudyn_nccl_reduce(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t count, int dtype,
+                                int op, int root, cudyn_stream stream)
+{
+    return call(NCCL_CALL_REDUCE, comm, send, recv, count, dtype, op, root, stream);
+}
+
+CUDYN_API int cudyn_nccl_all_gather(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv, size_t send_count,
+                                    int dtype, cudyn_stream stream)
+{
+    return call(NCCL_CALL_ALL_GATHER, comm, send, recv, send_count, dtype, 0, 0, stream);
+}
+
+CUDYN_API int cudyn_nccl_reduce_scatter(cudyn_nccl_comm comm, cudyn_devptr send, cudyn_devptr recv,
+                                        size_t recv_count, int dtype, int op, cudyn_stream stream)
+{
+    return call(NCCL_CALL_REDUCE_SCATTER, comm, send, recv, recv_count, dtype, op, 0, stream);
+}
+
+CUDYN_API int cudyn_nccl_send(cudyn_nccl_comm comm, cudyn_devptr send, size_t count, int dtype, int peer,
+                              cudyn_stream stream)
+{
+    return call(NCCL_CALL_SEND, comm, send, 0, count, dtype, 0, peer, stream);
+}
+
+CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t count, int dtype, int peer,
+                              cudyn_stream stream)
+{
+    return call(NCCL_CALL_RECV, comm, 0, recv, count, dtype, 0, peer, stream);
+}
