@@ -19,7 +19,7 @@ extern const char *const header_warnings_rows[];
 const char *const header_warnings_rows[] = {
     CUDYN_STATUS_MAP(HEADER_WARNINGS_ROW) CUDYN_ENTRY_MECHANISM_MAP(HEADER_WARNINGS_ROW)
         CUDYN_FOUND_BY_MAP(HEADER_WARNINGS_ROW) CUDYN_LAUNCH_FORMAT_MAP(HEADER_WARNINGS_ROW)
-            CUDYN_FORMAT_MAP(HEADER_WARNINGS_ROW)};
+            CUDYN_FORMAT_MAP(HEADER_WARNINGS_ROW) CUDYN_NCCL_OP_MAP(HEADER_WARNINGS_ROW)};
 
 int header_warnings_c(void);
 
