@@ -20,7 +20,7 @@
 # the source tree, and LD_LIBRARY_PATH names lib/.libs so that the
 # extension loads this build's libcudyn.so.1 (the test checks it did).
 # The stage is remade by every make check (check_DATA), so a .py file
-# added to python/cudyn needs no change here.
+# added to python/cudyn or python/cudyn/pycuda needs no change here.
 
 # one file per concern; python/src/cudyn_py.h is what they share
 PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/init.c python/src/errors.c python/src/util.c \
@@ -28,13 +28,16 @@ PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/init.c python/src/error
 	python/src/module.c python/src/launch.c python/src/streams.c python/src/expressions.c \
 	python/src/textures.c python/src/interop.c
 
-# the pure-Python files: whatever is in the source tree (GNU make)
+# the pure-Python files: whatever is in the source tree (GNU make); the
+# PyCUDA layer is the subpackage cudyn.pycuda
 PYTHON_PACKAGE_FILES = $(sort $(wildcard $(srcdir)/python/cudyn/*.py))
+PYTHON_LAYER_FILES = $(sort $(wildcard $(srcdir)/python/cudyn/pycuda/*.py))
 PYTHON_TEST_FILES = $(sort $(wildcard $(srcdir)/python/tests/*.py $(srcdir)/python/tests/*.cu \
 	$(srcdir)/python/tests/*.txt $(srcdir)/python/tests/*.ini))
 PYTHON_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/*.py))
-EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) $(PYTHON_EXAMPLE_FILES) \
-	python/local.mk docs/python.md
+PYTHON_LAYER_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/pycuda/*.py))
+EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_LAYER_FILES) $(PYTHON_TEST_FILES) \
+	$(PYTHON_EXAMPLE_FILES) $(PYTHON_LAYER_EXAMPLE_FILES) python/local.mk docs/python.md
 
 if HAVE_PYTHON_MODULE
 cudynpythondir = $(PYTHON_SITEDIR)/cudyn
@@ -48,18 +51,26 @@ python_cudyn__cudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 python_cudyn__cudyn_la_LDFLAGS = -module -shared -avoid-version -shrext $(PYTHON_EXT_SUFFIX)
 python_cudyn__cudyn_la_LIBADD = lib/libcudyn.la
 cudynpython_DATA = $(PYTHON_PACKAGE_FILES)
+cudynpycudadir = $(cudynpythondir)/pycuda
+cudynpycuda_DATA = $(PYTHON_LAYER_FILES)
 
 # the examples, beside the C ones
 pythonexamplesdir = $(examplesdir)/python
 pythonexamples_DATA = $(PYTHON_EXAMPLE_FILES)
+pycudaexamplesdir = $(pythonexamplesdir)/pycuda
+pycudaexamples_DATA = $(PYTHON_LAYER_EXAMPLE_FILES)
 
 
 check_DATA = python-staged
 python-staged: python/cudyn/_cudyn.la
-	@rm -rf python/staged && $(MKDIR_P) python/staged/cudyn && \
+	@rm -rf python/staged && $(MKDIR_P) python/staged/cudyn/pycuda && \
 	for f in $(PYTHON_PACKAGE_FILES); do \
 	    case $$f in /*) ;; *) f=`pwd`/$$f ;; esac; \
 	    ln -s "$$f" python/staged/cudyn/ || exit 1; \
+	done && \
+	for f in $(PYTHON_LAYER_FILES); do \
+	    case $$f in /*) ;; *) f=`pwd`/$$f ;; esac; \
+	    ln -s "$$f" python/staged/cudyn/pycuda/ || exit 1; \
 	done && \
 	ln -s '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
 endif
