@@ -237,6 +237,8 @@ TESTS += $(CHECK_SCRIPTS_LIST)
 EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
 	tests/mock/nvrtc/mock_nvrtc_control.h tests/fault-sweep.sh tests/fault-workflows tests/fault-kernel.cu tests/fault-kernel.h \
 	tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh
+# PyCUDA's own test suite through cudyn.pycuda, run by hand on a GPU (not by make check)
+EXTRA_DIST += tests/gpu-pycuda-suite.sh tests/pycuda-suite-scope.txt
 
 # Tests find the build tree, the mock driver and the mock NVRTC through these.
 AM_TESTS_ENVIRONMENT = \
