@@ -146,31 +146,13 @@ FLAT, SCALAR, STRIDED, RAW = "flat", "scalar", "strided", "raw"
 _maps = {}  # (body, operands, scalars, ndim, preamble, hint, device) -> (prepared, ...)
 
 
-def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
-    """(source, kernel name) of a map kernel.
+UNROLL = 4  # elements a thread of a flat map kernel has in flight at once
 
-    operands: (name, C type, mode, writable) for each array, mode FLAT,
-    SCALAR or STRIDED; scalars: (name, C type); ndim: the loop's
-    dimensions (strided operands only)."""
-    types = [t for _, t, _, _ in operands] + [t for _, t in scalars]
-    params = []
-    for name, t, mode, writable in operands:
-        pointer = name if mode == RAW else f"cudyn_p_{name}"
-        params.append(f"{'' if writable else 'const '}{t} *{pointer}")
-    params += [f"{t} {name}" for name, t in scalars]
-    params.append("unsigned long long n")
-    strided = [op for op in operands if op[2] == STRIDED]
-    if strided:
-        params += [f"unsigned long long cudyn_d{k}" for k in range(ndim)]
-        params += [f"long long cudyn_s_{op[0]}_{k}" for op in strided for k in range(ndim)]
-    lines = ["    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;",
-             "         i += (unsigned long long)blockDim.x * gridDim.x) {"]
-    if strided:
-        lines.append("        unsigned long long cudyn_r = i, cudyn_c;")
-        lines.append("        long long " + ", ".join(f"cudyn_o_{op[0]} = 0" for op in strided) + ";")
-        for k in range(ndim - 1, -1, -1):
-            adds = " ".join(f"cudyn_o_{op[0]} += (long long)cudyn_c * cudyn_s_{op[0]}_{k};" for op in strided)
-            lines.append(f"        cudyn_c = cudyn_r % cudyn_d{k}; cudyn_r /= cudyn_d{k}; {adds}")
+
+def _element_refs(operands, indent):
+    """The body's references to its operands' elements at index i (and
+    the strided ones' byte offsets cudyn_o_NAME)."""
+    lines = []
     for name, t, mode, writable in operands:
         const = "" if writable else "const "
         if mode == RAW:
@@ -180,12 +162,60 @@ def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
         elif mode == SCALAR:
             at = f"cudyn_p_{name}[0]"
         else:
-            at = f"*({const}{t} *)((const char *)cudyn_p_{name} + cudyn_o_{name})"
-            if writable:
-                at = f"*({t} *)((char *)cudyn_p_{name} + cudyn_o_{name})"
-        lines.append(f"        {const}{t} &{name} = {at};")
-    lines.append(f"        {body};")
-    lines.append("    }")
+            at = f"*({const}{t} *)(({const}char *)cudyn_p_{name} + cudyn_o_{name})"
+        lines.append(f"{indent}{const}{t} &{name} = {at};")
+    return lines
+
+
+def _strided_loop(operands, ndim, body):
+    """A grid-stride loop over i that works out each strided operand's offset."""
+    strided = [op for op in operands if op[2] == STRIDED]
+    lines = ["    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;",
+             "         i += (unsigned long long)blockDim.x * gridDim.x) {"]
+    if strided:
+        lines.append("        unsigned long long cudyn_r = i, cudyn_c;")
+        lines.append("        long long " + ", ".join(f"cudyn_o_{op[0]} = 0" for op in strided) + ";")
+        for k in range(ndim - 1, -1, -1):
+            adds = " ".join(f"cudyn_o_{op[0]} += (long long)cudyn_c * cudyn_s_{op[0]}_{k};" for op in strided)
+            lines.append(f"        cudyn_c = cudyn_r % cudyn_d{k}; cudyn_r /= cudyn_d{k}; {adds}")
+    return lines + _element_refs(operands, "        ") + [f"        {body};", "    }"]
+
+
+def _flat_loop(operands, body):
+    """A grid-stride loop taking UNROLL elements per thread and step: their
+    loads can all be in flight before the first store (the pointers are
+    __restrict__: an element is read, then written, by one thread)."""
+    return ["    const unsigned long long cudyn_g = (unsigned long long)blockDim.x * gridDim.x;",
+            "    for (unsigned long long cudyn_b = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            f"         cudyn_b < n; cudyn_b += {UNROLL} * cudyn_g) {{",
+            "#pragma unroll",
+            f"        for (unsigned int cudyn_u = 0; cudyn_u < {UNROLL}; cudyn_u++) {{",
+            "            const unsigned long long i = cudyn_b + cudyn_u * cudyn_g;",
+            "            if (i < n) {"] + _element_refs(operands, "                ") + \
+        [f"                {body};", "            }", "        }", "    }"]
+
+
+def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
+    """(source, kernel name) of a map kernel.
+
+    operands: (name, C type, mode, writable) for each array, mode FLAT,
+    SCALAR, STRIDED or RAW; scalars: (name, C type); ndim: the loop's
+    dimensions (strided operands only).  Operands all FLAT or SCALAR make
+    an unrolled loop over restrict pointers; any other, a plain one."""
+    types = [t for _, t, _, _ in operands] + [t for _, t in scalars]
+    flat = all(mode in (FLAT, SCALAR) for _, _, mode, _ in operands)
+    restrict = "__restrict__ " if flat else ""
+    params = []
+    for name, t, mode, writable in operands:
+        pointer = name if mode == RAW else f"cudyn_p_{name}"
+        params.append(f"{'' if writable else 'const '}{t} *{restrict}{pointer}")
+    params += [f"{t} {name}" for name, t in scalars]
+    params.append("unsigned long long n")
+    strided = [op for op in operands if op[2] == STRIDED]
+    if strided:
+        params += [f"unsigned long long cudyn_d{k}" for k in range(ndim)]
+        params += [f"long long cudyn_s_{op[0]}_{k}" for op in strided for k in range(ndim)]
+    lines = _flat_loop(operands, body) if flat else _strided_loop(operands, ndim, body)
     text = preamble_for(types) + preamble
     inner = "\n".join(lines)
     name = f"cudyn_{hint}_{digest(text + ','.join(params) + inner)}"

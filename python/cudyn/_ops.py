@@ -194,16 +194,20 @@ def scalar_converter(dtype):
 class _Plan:
     """An operation planned for one signature of its operands: the map
     plan, how each input is passed (as an array, or a scalar converted to
-    its dtype) and the layout of a new result."""
+    its dtype), the layout of a new result, and the byte spans (from
+    element 0) of a given out and of the array inputs, to see overlaps."""
 
-    __slots__ = ("map", "inputs", "shape", "dtype", "strides")
+    __slots__ = ("map", "inputs", "shape", "dtype", "strides", "spans")
 
-    def __init__(self, map_plan, inputs, shape, dtype, strides):
+    def __init__(self, map_plan, inputs, shape, dtype, strides, spans):
         self.map, self.inputs, self.shape, self.dtype, self.strides = map_plan, inputs, shape, dtype, strides
+        self.spans = spans
 
     def run(self, out, operands, stream):
         if out is None:
             out = new_array(self.shape, self.dtype, self.strides)
+        elif self.spans:
+            operands = self._apart(out, operands)
         if self.map is not None:
             arrays, scalars = [out], []
             for operand, converter in zip(operands, self.inputs):
@@ -213,6 +217,22 @@ class _Plan:
                     scalars.append(converter(operand))
             self.map.launch(arrays, scalars, stream)
         return out
+
+    def _apart(self, out, operands):
+        """The inputs, each one that shares bytes with out (other than as out
+        itself, element for element) replaced by a copy: numpy's result for
+        overlapping operands, whatever order the threads run in."""
+        (out_low, out_high), inputs = self.spans[0], list(operands)
+        for k, span in enumerate(self.spans[1:]):
+            if span is None:
+                continue
+            a = inputs[k]
+            low, high = a.ptr + span[0], a.ptr + span[1]
+            if low < out.ptr + out_high and out.ptr + out_low < high and not \
+                    (a.ptr == out.ptr and a.strides == out.strides and a.shape == out.shape and a.dtype == out.dtype):
+                from ._strided import copy
+                inputs[k] = copy(a)
+        return inputs
 
 
 _plans = {}
@@ -241,7 +261,11 @@ def _plan(body, result, shape, out, inputs, hint, like):
         else:
             scalars.append((name, dtype))
             converters.append(scalar_converter(dtype))
-    return _Plan(plan_map(body, arrays, scalars, shape, hint), converters, shape, result, strides)
+    spans = None
+    if out is not None:
+        spans = [extent(out.shape, out.strides, out.itemsize)] + \
+            [extent(a.shape, a.strides, a.itemsize) if isinstance(a, _DeviceArray) else None for _, a, _ in inputs]
+    return _Plan(plan_map(body, arrays, scalars, shape, hint), converters, shape, result, strides, spans)
 
 
 # ------------------------------------------------------------ operations

@@ -238,7 +238,7 @@ def test_prepared_calls_and_timing(drv):
     with pytest.raises(drv.LogicError):
         func.prepared_call((1,), (64,), np.float32(2), x, np.uint64(64))
     assert func.prepare("fPQ") is func
-    func.prepared_call((1, 1), (64, 1, 1), 2.0, x, 64)
+    func.prepared_call((1, 1), (64, 1, 1), 2.0, np.intp(int(x)), 64)  # an address as numpy.intp, as PyCUDA allows
     s = drv.Stream()
     func.prepared_async_call((1,), (64,), s, np.float32(3), x, np.uint64(64))
     s.synchronize()

@@ -360,6 +360,21 @@ def test_copies_fills_and_reshapes_of_views(real_gpu):
         same(z, want, 0, "complex fill of a row")
         ones = ga.ones((3, 5), np.float64, order="F")
         same(ones, np.ones((3, 5)), 0, "ones in Fortran order")
+        # operands that share bytes with the result: numpy's answer (the source read first)
+        h = np.arange(1000, dtype=np.float32)
+        d = ga.to_gpu(h)
+        d[1:] = d[:-1]
+        h[1:] = h[:-1].copy()
+        same(d, h, 0, "a shifted copy onto itself")
+        d += d[0]
+        h += h[0]
+        same(d, h, 0, "an element of the result as an operand")
+        d[1:] += d[:-1]
+        h[1:] += h[:-1].copy()
+        same(d, h, 0, "an overlapping operand in place, on the fast path")
+        t = ga.to_gpu(np.arange(16.0).reshape(4, 4))
+        t[...] = t.T
+        same(t, np.arange(16.0).reshape(4, 4).T, 0, "a transpose onto itself")
     """)
 
 

@@ -147,10 +147,12 @@ static void run_multiply_them(const struct launch *l)
 }
 
 /* PyCUDA's multiply_them(float *dest, float *a, float *b): dest[i] = a[i] * b[i]
- * for i = threadIdx.x, one block (examples/python/pycuda/multiply_them.py). */
+ * for i = threadIdx.x * blockDim.y + threadIdx.y, one block (its examples
+ * index a one-dimensional block, i = threadIdx.x, which this is too:
+ * examples/python/pycuda/multiply_them.py). */
 static void run_multiply_them_block(const struct launch *l)
 {
-    size_t count = l->block[0];
+    size_t count = (size_t)l->block[0] * l->block[1];
     float *dest = launch_buffer(l, 0, count * sizeof *dest);
     const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
     if (!dest || !a || !b)

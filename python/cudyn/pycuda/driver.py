@@ -509,11 +509,12 @@ class Function:
     block, *args), prepared_async_call(grid, block, stream, *args) and
     prepared_timed_call(grid, block, *args)."""
 
-    __slots__ = ("_function", "_prepared")
+    __slots__ = ("_function", "_prepared", "_pointers")
 
     def __init__(self, function):
         self._function = function
         self._prepared = None
+        self._pointers = ()  # the prepared format's pointer positions
 
     @property
     def function(self):
@@ -541,8 +542,19 @@ class Function:
         _refuse_texrefs(texrefs)
         if block is not None or shared is not None:
             raise TypeError("prepare(): block= and shared= belong to prepared_call (PyCUDA's current API)")
-        self._prepared = self._function.prepare(_format(arg_types))
+        codes = _format(arg_types)
+        self._prepared = self._function.prepare(codes)
+        self._pointers = tuple(k for k, c in enumerate(codes.replace(" ", "")) if c in "pP")
         return self
+
+    def _prepared_args(self, args):
+        """The arguments of a prepared call: PyCUDA passes addresses as numpy
+        integers (numpy.intp) too, which a pointer parameter takes as ints."""
+        args = [_argument(a) for a in args]
+        for k in self._pointers:
+            if k < len(args) and isinstance(args[k], np.integer):
+                args[k] = int(args[k])
+        return args
 
     def _need_prepared(self):
         if self._prepared is None:
@@ -551,18 +563,18 @@ class Function:
 
     def prepared_call(self, grid, block, *args, shared_size=0):
         """Launches with the prepared argument types on the default stream."""
-        self._need_prepared()(grid, block, *[_argument(a) for a in args], shared=shared_size)
+        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size)
 
     def prepared_async_call(self, grid, block, stream, *args, shared_size=0):
         """Launches with the prepared argument types on ``stream``."""
-        self._need_prepared()(grid, block, *[_argument(a) for a in args], shared=shared_size, stream=stream)
+        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size, stream=stream)
 
     def prepared_timed_call(self, grid, block, *args, shared_size=0):
         """Launches, and returns a function that waits and gives the kernel's time in seconds."""
         prepared = self._need_prepared()
         start, end = Event(), Event()
         start.record()
-        prepared(grid, block, *[_argument(a) for a in args], shared=shared_size)
+        prepared(grid, block, *self._prepared_args(args), shared=shared_size)
         end.record()
 
         def elapsed():
