@@ -132,33 +132,30 @@ static void run_testkernel(const struct launch *l)
     *ps = SCALAR(int, l, 4);
 }
 
-/* in_out.c's multiply_them(float *dest, const float *a, const float *b, int n):
- * dest[i] = a[i] * b[i] for i < n, one element per thread. */
-static void run_multiply_them(const struct launch *l)
+/* dest[i] = a[i] * b[i] for the first `count` elements of multiply_them's
+ * dest, a and b (parameters 0, 1, 2). */
+static void multiply_first(const struct launch *l, size_t count)
 {
-    int n = SCALAR(int, l, 3);
-    size_t count = n > 0 ? smaller((size_t)n, x_threads(l)) : 0;
     float *dest = launch_buffer(l, 0, count * sizeof *dest);
     const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
-    if (!dest || !a || !b)
-        return;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; dest && a && b && i < count; i++)
         dest[i] = a[i] * b[i];
 }
 
-/* PyCUDA's multiply_them(float *dest, float *a, float *b): dest[i] = a[i] * b[i]
- * for i = threadIdx.x * blockDim.y + threadIdx.y, one block (its examples
- * index a one-dimensional block, i = threadIdx.x, which this is too:
- * examples/python/pycuda/multiply_them.py). */
+/* in_out.c's multiply_them(float *dest, const float *a, const float *b, int n):
+ * i < n, one element per thread. */
+static void run_multiply_them(const struct launch *l)
+{
+    int n = SCALAR(int, l, 3);
+    multiply_first(l, n > 0 ? smaller((size_t)n, x_threads(l)) : 0);
+}
+
+/* PyCUDA's multiply_them(float *dest, float *a, float *b): i = threadIdx.x *
+ * blockDim.y + threadIdx.y, one block (its examples index a one-dimensional
+ * block, i = threadIdx.x, which this is too: examples/python/pycuda/multiply_them.py). */
 static void run_multiply_them_block(const struct launch *l)
 {
-    size_t count = (size_t)l->block[0] * l->block[1];
-    float *dest = launch_buffer(l, 0, count * sizeof *dest);
-    const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
-    if (!dest || !a || !b)
-        return;
-    for (size_t i = 0; i < count; i++)
-        dest[i] = a[i] * b[i];
+    multiply_first(l, (size_t)l->block[0] * l->block[1]);
 }
 
 /* PyCUDA's tutorial's doublify(float *a): a[idx] *= 2 for idx = threadIdx.x +

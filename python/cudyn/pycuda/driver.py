@@ -651,30 +651,29 @@ def module_from_buffer(buffer, options=None, message_handler=None):
 
 # ------------------------------------------------------------ removed in CUDA 12, or nvcc's
 
-def _texture_reference(name):
+def _refused(name, why, short):
+    """A stand-in for a PyCUDA name that raises Unsupported saying why."""
     def refused(*args, **kwargs):
-        raise Unsupported(f"{name}: texture references were removed in CUDA 12; use texture objects"
-                          " (cudyn.Array, cudyn.Texture) passed as kernel arguments")
+        raise Unsupported(f"{name}: {why}")
     refused.__name__ = name
-    refused.__doc__ = f"Refused: {name} needs texture references, removed in CUDA 12 (use texture objects)."
+    refused.__doc__ = f"Refused: {short}."
     return refused
+
+
+def _texture_reference(name):
+    return _refused(name, "texture references were removed in CUDA 12; use texture objects (cudyn.Array,"
+                    " cudyn.Texture) passed as kernel arguments", "texture references were removed in CUDA 12")
+
+
+def _array_copy(name):
+    return _refused(name, "cudyn's CUDA arrays are cudyn.Array (copy_from, copy_to) with cudyn.Texture; PyCUDA's"
+                    " descriptor-based arrays and 2D/3D copies are not provided", "cudyn's CUDA arrays are cudyn.Array")
 
 
 matrix_to_texref = _texture_reference("matrix_to_texref")
 bind_array_to_texref = _texture_reference("bind_array_to_texref")
 TextureReference = _texture_reference("TextureReference")
 SurfaceReference = _texture_reference("SurfaceReference")
-
-
-def _array_copy(name):
-    def refused(*args, **kwargs):
-        raise Unsupported(f"{name}: cudyn's CUDA arrays are cudyn.Array (copy_from, copy_to) with cudyn.Texture;"
-                          " PyCUDA's descriptor-based arrays and 2D/3D copies are not provided")
-    refused.__name__ = name
-    refused.__doc__ = f"Refused: {name} belongs to PyCUDA's CUDA arrays; cudyn's are cudyn.Array."
-    return refused
-
-
 matrix_to_array = _array_copy("matrix_to_array")
 np_to_array = _array_copy("np_to_array")
 gpuarray_to_array = _array_copy("gpuarray_to_array")
