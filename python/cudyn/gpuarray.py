@@ -511,12 +511,11 @@ class GPUArray(_DeviceArray):
 
 
 def _view_of(a, offset, shape, strides, dtype=None):
-    """A GPUArray over a's memory at ``offset`` bytes from its element 0, the
-    memory kept alive (its DeviceMemory, else `a`)."""
+    """A GPUArray over a's memory at ``offset`` bytes from its element 0.
+    Its base is the array that owns the memory, as numpy's views have:
+    ``a`` itself, or ``a.base`` when ``a`` is a view already."""
     dtype = a.dtype if dtype is None else dtype
-    owner = a.base if type(a.base) is _DeviceMemory else a
-    if offset == 0 and owner is not a and owner.ptr == a.ptr:
-        return _DeviceArray.__new__(GPUArray, shape, dtype, strides, owner)
+    owner = a.base if isinstance(a.base, _DeviceArray) else a
     ptr = a.ptr + (0 if 0 in shape else offset)  # an empty view stays at the start: never past the end
     return _DeviceArray.__new__(GPUArray, shape, dtype, strides, None, ptr, owner)
 

@@ -403,6 +403,7 @@ def test_views_and_their_metadata():
         assert view.shape == expected.shape and view.strides == expected.strides, key
         np.testing.assert_array_equal(view.get(), expected)
     assert isinstance(a[1].gpudata, int) and a[1].gpudata == a.ptr + 80 and a.gpudata is a.base
+    assert a[1].base is a and a[1][2].base is a and a.reshape(60).base is a  # numpy's bases
     assert a.transpose(axes=(1, 0, 2)).strides == host.transpose(1, 0, 2).strides
     assert a.T.shape == (5, 4, 3) and a.transpose(2, 0, 1).shape == (5, 3, 4)
     assert a[0:1, 1:2].squeeze().shape == (5,) and a[0:1, 1:2].flags.c_contiguous
