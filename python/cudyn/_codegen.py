@@ -48,6 +48,9 @@ def register_dtype(dtype, name):
 def ctype(dtype):
     """The C type of a numpy dtype in generated kernels ('cudyn_complex<float>' for complex64)."""
     dtype = np.dtype(dtype)
+    if not dtype.isnative:
+        raise TypeError(f"cudyn: {dtype} is stored in the other byte order, which kernels do not read; convert it on"
+                        " the host first (a.astype(a.dtype.newbyteorder('=')))")
     if dtype in _registered:
         return _registered[dtype]
     key = "b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"

@@ -36,6 +36,7 @@ import sys
 import numpy as np
 
 from . import _cudyn, _ops, _strided, _views
+from ._codegen import ctype as _codegen_ctype
 from ._codegen import register_dtype  # noqa: F401 (kernels know a struct dtype by the name registered)
 
 __all__ = ["GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like", "zeros_like",
@@ -59,6 +60,8 @@ _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 def c_type(dtype):
     """The C type of a numpy dtype in cudyn's expression kernels ('float' for float32)."""
     dtype = np.dtype(dtype)
+    if not dtype.isnative:
+        return _codegen_ctype(dtype)  # which refuses it, saying why
     try:
         return _C_TYPES[dtype.char]
     except KeyError:

@@ -151,6 +151,11 @@ def test_bad_operands(ga):
         ga.sum(np.zeros(3, np.float32))
     with pytest.raises(TypeError):
         ga.max(ga.zeros(3, np.complex64))           # complex numbers have no order
+    swapped = ga.to_gpu(np.arange(4, dtype=">f4"))  # copies keep its bytes; kernels would misread them
+    np.testing.assert_array_equal(swapped.get(), np.arange(4, dtype=">f4"))
+    with pytest.raises(TypeError) as info:
+        2 * swapped
+    assert "byte order" in str(info.value)
 
 
 def test_result_dtypes_follow_numpy(ga):
