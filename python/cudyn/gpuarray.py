@@ -477,6 +477,14 @@ class GPUArray(_DeviceArray):
             raise ValueError("cudyn.gpuarray.reverse: only one-dimensional arrays (use a[::-1] for a view)")
         return self[::-1].copy(stream=stream) if self.size else self.copy(stream=stream)
 
+    def bind_to_texref(self, texref, *args, **kwargs):
+        """Refused: texture references were removed in CUDA 12."""
+        from .pycuda import Unsupported
+        raise Unsupported("GPUArray.bind_to_texref: texture references were removed in CUDA 12; read the array"
+                          " through a texture object (cudyn.Texture over a cudyn.Array), or index it directly")
+
+    bind_to_texref_ext = bind_to_texref
+
     # -- reductions ---------------------------------------------------
     def sum(self, stream=None):
         """The sum of the elements as a GPUArray of shape () (see :func:`sum`)."""

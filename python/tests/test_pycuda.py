@@ -271,7 +271,7 @@ def test_vector_types_pass_by_value(drv, mock_lib):
 # ------------------------------------------------------------ refusals
 
 def test_refusals_name_the_replacement(drv):
-    from cudyn.pycuda import Unsupported, compiler, curandom, tools
+    from cudyn.pycuda import Unsupported, compiler, curandom, gpuarray, tools
     mod = compiler.SourceModule(SCALE)
     cases = [
         (lambda: mod.get_texref("tex"), "texture objects"),
@@ -279,6 +279,8 @@ def test_refusals_name_the_replacement(drv):
         (lambda: mod.get_function("scale")(np.float32(1), 0, np.uint64(0), texrefs=[object()]), "cudyn.Texture"),
         (lambda: mod.get_function("scale").prepare("fPQ", texrefs=[object()]), "texture object"),
         (lambda: drv.matrix_to_texref(np.zeros((2, 2)), None, "C"), "texture objects"),
+        (lambda: gpuarray.zeros(4).bind_to_texref_ext(None, allow_double_hack=True), "texture object"),
+        (lambda: gpuarray.zeros(4).bind_to_texref(None), "CUDA 12"),
         (lambda: drv.bind_array_to_texref(None, None), "CUDA 12"),
         (lambda: drv.np_to_array(np.zeros((2, 2)), "C"), "cudyn.Array"),
         (lambda: drv.Memcpy2D(), "cudyn.Array"),
