@@ -56,14 +56,24 @@ ROWS = [  # key, title, unit, decimals
     ("ga_axpy_small", "a*x + y, 2^10 floats", "us/op", 2),
     ("ga_sum_small", "sum(x), 2^10 floats", "us/op", 2),
     ("ga_dot_small", "dot(x, y), 2^10 floats", "us/op", 2),
+    ("ga_exp", "cumath.exp(x), 2^24 floats", "us/op", 1),
+    ("ga_gt", "x > 0.5, 2^24 floats", "us/op", 1),
+    ("ga_strided", "2 * x[::2], 2^24 floats", "us/op", 1),
+    ("ga_setslice", "z[::2] = y[::2], 2^24 floats", "us/op", 1),
+    ("ga_concat", "concatenate((x, y)), 2^24 floats", "us/op", 1),
+    ("ga_exp_small", "cumath.exp(x), 2^10 floats", "us/op", 2),
+    ("ga_gt_small", "x > 0.5, 2^10 floats", "us/op", 2),
+    ("ga_strided_small", "2 * x[::2], 2^10 floats", "us/op", 2),
+    ("ga_setslice_small", "z[::2] = y[::2], 2^10 floats", "us/op", 2),
+    ("ga_concat_small", "concatenate((x, y)), 2^10 floats", "us/op", 2),
     ("exchange", "DLPack/CAI exchange, 2^24 floats", "us", 2),
     ("exchange_small", "DLPack/CAI exchange, 2^10 floats", "us", 2),
 ]
 # The column a row's verdict ("cudyn ahead of the peers") takes for cudyn:
 # the C library's, or the Python module's for the rows of the module.
-PYTHON_ROWS = {"import", "import_core", "launch_prepared", "ga_2x", "ga_axpy", "ga_sum", "ga_dot", "ga_2x_small",
-               "ga_axpy_small", "ga_sum_small", "ga_dot_small", "exchange", "exchange_small"}
-GA_OPS = ("2x", "axpy", "sum", "dot")
+GA_OPS = ("2x", "axpy", "sum", "dot", "exp", "gt", "strided", "setslice", "concat")
+PYTHON_ROWS = {"import", "import_core", "launch_prepared", "exchange", "exchange_small"} | \
+    {f"ga_{op}{suffix}" for op in GA_OPS for suffix in ("", "_small")}
 GA_SIZES = {"": 1 << 24, "_small": 1 << 10}
 GA_REPEATS = {"": 20, "_small": 2000}  # operations per timed round
 # What each row measures, for the table's notes and the JSON's "how".
@@ -96,7 +106,10 @@ HOW["launch_prepared"] = ("the launch loop above through a prepared call whose l
                           " geometry parsed per call; the C columns of the launch row are the reference")
 for _suffix, _n in (("", "2^24"), ("_small", "2^10")):
     for _op, _text in (("2x", "2*x"), ("axpy", "a*x + y (two kernels, as written)"), ("sum", "sum(x)"),
-                       ("dot", "dot(x, y)")):
+                       ("dot", "dot(x, y)"), ("exp", "exp(x) (cudyn.cumath.exp / cupy.exp)"),
+                       ("gt", "x > 0.5 (a bool array)"), ("strided", "2 * x[::2] (a view with a step, 2^23 of them)"),
+                       ("setslice", "z[::2] = y[::2] (in place, a strided copy)"),
+                       ("concat", "concatenate((x, y)) (2^25 elements out)")):
         HOW[f"ga_{_op}{_suffix}"] = (f"{_text} on {_n} float32 elements, results to fresh device arrays (each"
                                      " library's memory pool), Python loop of {repeats" + _suffix + "} operations"
                                      " and one synchronisation, wall clock per operation, median of 5 rounds;"
@@ -173,7 +186,13 @@ def worker_cupy(args, put):
     for suffix, n in GA_SIZES.items():
         x = (cp.arange(n, dtype=cp.uint32) % 1024).astype(cp.float32)
         y = (cp.arange(n, dtype=cp.uint32) % 37).astype(cp.float32)
-        ops = {"2x": lambda: 2 * x, "axpy": lambda: 2.0 * x + y, "sum": lambda: x.sum(), "dot": lambda: cp.dot(x, y)}
+        z = x.copy()
+
+        def set_slice():
+            z[::2] = y[::2]
+        ops = {"2x": lambda: 2 * x, "axpy": lambda: 2.0 * x + y, "sum": lambda: x.sum(), "dot": lambda: cp.dot(x, y),
+               "exp": lambda: cp.exp(x), "gt": lambda: x > 0.5, "strided": lambda: 2 * x[::2], "setslice": set_slice,
+               "concat": lambda: cp.concatenate((x, y))}
         array_ops(put, suffix, ops, sync)
 
 
@@ -253,7 +272,7 @@ def worker_cudyn(args, put):
         return
 
     # the expression rows, as peers_c and CuPy do them
-    from cudyn import gpuarray
+    from cudyn import cumath, gpuarray
     n = 1 << 24
     x = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 1024 + 1).astype(np.float32))
     y = x.copy()
@@ -277,8 +296,14 @@ def worker_cudyn(args, put):
     for suffix, n in GA_SIZES.items():
         x = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 1024).astype(np.float32))
         y = gpuarray.to_gpu((np.arange(n, dtype=np.uint32) % 37).astype(np.float32))
+        z = x.copy()
+
+        def set_slice():
+            z[::2] = y[::2]
         ops = {"2x": lambda: 2 * x, "axpy": lambda: 2.0 * x + y, "sum": lambda: gpuarray.sum(x),
-               "dot": lambda: gpuarray.dot(x, y)}
+               "dot": lambda: gpuarray.dot(x, y), "exp": lambda: cumath.exp(x), "gt": lambda: x > 0.5,
+               "strided": lambda: 2 * x[::2], "setslice": set_slice,
+               "concat": lambda: gpuarray.concatenate((x, y))}
         array_ops(put, suffix, ops, sync)
 
     # zero-copy exchange with CuPy, both ways

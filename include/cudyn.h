@@ -764,6 +764,10 @@ struct cudyn_compile_args {
  * The toolkit headers cudyn puts on the include path (<NVRTC's
  * directory>/../include, and its cccl directory where CUDA 13+ keeps
  * libcu++, CUB and Thrust) count as part of NVRTC, and are not tracked.
+ * NVRTC has no C library headers: cudyn gives it <stdio.h> and <cstdio>
+ * in memory, empty (printf, their only device function, is NVRTC's
+ * built-in), so kernels written for nvcc that include them for printf
+ * compile; an in-memory header of the caller's of either name wins.
  *
  * Headers from disk are covered too: cudyn reads the source and the
  * in-memory headers for #include lines (all of them, whatever #if

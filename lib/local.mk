@@ -21,7 +21,8 @@ LIB_API_SOURCES = lib/api/api.h lib/api/context.c lib/api/interop.c lib/api/devi
 LIB_COMPILE_SHA256 = lib/compile/sha256.h lib/compile/sha256.c lib/compile/little_endian.h
 LIB_COMPILE_OPTIONS = lib/compile/options.h lib/compile/options.c
 LIB_COMPILE_TARGET = lib/compile/target.h lib/compile/target.c
-LIB_COMPILE_INCLUDES = lib/compile/includes.h lib/compile/includes.c
+LIB_COMPILE_INCLUDES = lib/compile/includes.h lib/compile/includes.c lib/compile/libc_headers.h \
+	lib/compile/libc_headers.c
 LIB_COMPILE_CACHE_FORMAT = lib/compile/cache.h lib/compile/cache_entry.c lib/compile/names.h lib/compile/names.c
 LIB_COMPILE_IMAGE_FORMAT = lib/compile/image.h lib/compile/image_format.c lib/compile/cubin.h lib/compile/cubin.c
 LIB_COMPILE_PTX_INTERFACE = lib/compile/ptx_interface.h lib/compile/ptx_interface.c

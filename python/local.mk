@@ -21,7 +21,7 @@
 # the source tree, and LD_LIBRARY_PATH names lib/.libs so that the
 # extension loads this build's libcudyn.so.1 (the test checks it did).
 # The stage is remade by every make check (check_DATA), so a .py file
-# added to python/cudyn needs no change here.
+# added to python/cudyn or python/cudyn/pycuda needs no change here.
 
 # The wheel (pip install ., setup.py) compiles the files of
 # python_cudyn__cudyn_la_SOURCES and lib_libcudyn_la_SOURCES into one
@@ -45,8 +45,9 @@ PYTHON_PACKAGE_FILES = $(sort $(wildcard $(foreach d,$(PYTHON_PACKAGE_DIRS),$(d)
 PYTHON_TEST_FILES = $(sort $(wildcard $(srcdir)/python/tests/*.py $(srcdir)/python/tests/*.cu \
 	$(srcdir)/python/tests/*.txt $(srcdir)/python/tests/*.ini))
 PYTHON_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/*.py))
-EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) $(PYTHON_EXAMPLE_FILES) \
-	python/local.mk docs/python.md
+PYTHON_LAYER_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/pycuda/*.py))
+EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) \
+	$(PYTHON_EXAMPLE_FILES) $(PYTHON_LAYER_EXAMPLE_FILES) python/local.mk docs/python.md
 
 if HAVE_PYTHON_MODULE
 cudynpythondir = $(PYTHON_SITEDIR)/cudyn
@@ -63,6 +64,8 @@ python_cudyn__cudyn_la_LIBADD = lib/libcudyn.la
 # the examples, beside the C ones
 pythonexamplesdir = $(examplesdir)/python
 pythonexamples_DATA = $(PYTHON_EXAMPLE_FILES)
+pycudaexamplesdir = $(pythonexamplesdir)/pycuda
+pycudaexamples_DATA = $(PYTHON_LAYER_EXAMPLE_FILES)
 
 
 check_DATA = python-staged

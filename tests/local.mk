@@ -248,6 +248,8 @@ EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/cudyn.abi tests/mock/m
 	tests/mock/nvrtc/mock_nvrtc_control.h tests/mock/nccl/mock_nccl_control.h tests/fault-sweep.sh tests/fault-workflows \
 	tests/fault-kernel.cu tests/fault-kernel.h tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh \
 	tests/header_warnings.c tests/header_warnings.cc tests/tsan-python.supp
+# PyCUDA's own test suite through cudyn.pycuda, run by hand on a GPU (not by make check)
+EXTRA_DIST += tests/gpu-pycuda-suite.sh tests/pycuda-suite-scope.txt
 
 # Tests find the build tree, the mock driver and the mock NVRTC through these.
 AM_TESTS_ENVIRONMENT = \

@@ -2,7 +2,9 @@
  * test_includes.c - the include scanner (lib/compile/includes.c): the
  * lexer finds every #include and nothing else, resolution follows NVRTC's
  * order and records the missing candidates, and a recorded list notices
- * edits, vanished files and files that would shadow the one found.
+ * edits, vanished files and files that would shadow the one found; the C
+ * library headers cudyn gives NVRTC (lib/compile/libc_headers.c) resolve
+ * in memory unless the caller gives one of the same name.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "compile/includes.h"
+#include "compile/libc_headers.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ the lexer */
@@ -176,6 +179,46 @@ static void test_switches(void)
     cudyn__deps_free(&d);
 }
 
+/* <stdio.h> and <cstdio> are cudyn's, in memory: nothing on disk is
+ * looked for or recorded; a caller's in-memory header of the name wins
+ * (and is read for includes); headers cudyn does not supply are searched
+ * as any other. */
+static void test_libc_headers(void)
+{
+    CHECK(cudyn__libc_header("stdio.h") != NULL && cudyn__libc_header("cstdio") != NULL);
+    CHECK(cudyn__libc_header("assert.h") == NULL && cudyn__libc_header("math.h") == NULL);
+    const char *opts[] = {"-I", at("inc2")};
+    struct cudyn__include_env env = {"k.cu", NULL, NULL, 0, opts, 2, NULL};
+    struct cudyn__deps d;
+    CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n#include <cstdio>\n#include <assert.h>\n", &env, &d), 0);
+    CHECK(d.uncacheable[0] == '\0');
+    CHECK_EQ_INT(recorded(&d, at("inc2/stdio.h")), -1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/cstdio")), -1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/assert.h")), 0); /* not cudyn's: a file there would be used */
+    cudyn__deps_free(&d);
+    const char *names[] = {"stdio.h"}, *sources[] = {"#include <b.h>\n"};
+    struct cudyn__include_env mine = {"k.cu", names, sources, 1, opts, 2, NULL};
+    CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n", &mine, &d), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1); /* the caller's stdio.h was read */
+    cudyn__deps_free(&d);
+
+    /* what NVRTC gets: the caller's headers first, then cudyn's it did not name */
+    const char **all_names = NULL, **all_texts = NULL;
+    int n = 0;
+    CHECK_EQ_INT(cudyn__headers_with_libc(names, sources, 1, &all_names, &all_texts, &n), 0);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK(strcmp(all_names[0], "stdio.h") == 0 && all_texts[0] == sources[0]);
+        CHECK(strcmp(all_names[1], "cstdio") == 0 && all_texts[1] == cudyn__libc_header("cstdio"));
+    }
+    free(all_names);
+    free(all_texts);
+    CHECK_EQ_INT(cudyn__headers_with_libc(NULL, NULL, 0, &all_names, &all_texts, &n), 0);
+    CHECK_EQ_INT(n, 2);
+    free(all_names);
+    free(all_texts);
+}
+
 int main(void)
 {
     test_lexer();
@@ -194,6 +237,7 @@ int main(void)
     test_write_file(root, "toolkit/cuda_fp16.h", "#include <never_tracked.h>\n");
     test_resolution();
     test_switches();
+    test_libc_headers();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)

@@ -2,7 +2,8 @@
  * test_nvrtc.c - run-time compilation with the real libnvrtc (skipped when
  * none is installed), for mock devices of several compute capabilities:
  * the target follows the rule, a bad kernel returns its log, options pass
- * through, and a compiled saxpy loads and runs (on the mock's host kernel).
+ * through, <stdio.h> (cudyn's, in memory) gives device code printf, and a
+ * compiled saxpy loads and runs (on the mock's host kernel).
  */
 #include "config.h"
 
@@ -128,6 +129,37 @@ static void test_toolkit_headers(const char *nvrtc_path)
     }
 }
 
+/* PyCUDA's kernels include <stdio.h> (or <cstdio>) for printf: cudyn gives
+ * NVRTC those headers; a caller's own header of the name wins; a header
+ * cudyn does not supply is NVRTC's error as before. */
+static void test_libc_headers(void)
+{
+    static const char with_stdio[] = "#include <stdio.h>\n#include <cstdio>\n"
+                                     "extern \"C\" __global__ void k(int *x) { printf(\"%d\\n\", x[0]); }\n";
+    /* not from the cache, which keeps no PTX for a CUBIN target */
+    struct cudyn_compile_args fresh = {.size = sizeof fresh, .source = with_stdio, .name = "stdio.cu", .device = 1,
+                                       .flags = CUDYN_COMPILE_NO_CACHE};
+    cudyn_program *p = NULL;
+    CHECK_STATUS(cudyn_compile_ex(&p, &fresh), CUDYN_OK);
+    if (p)
+        CHECK_CONTAINS(cudyn_program_ptx(p, NULL), "vprintf");
+    cudyn_program_free(p);
+
+    static const char wants_mine[] = "#include <stdio.h>\n#ifndef FROM_THE_CALLER\n#error cudyn's stdio.h won\n#endif\n"
+                                     "extern \"C\" __global__ void k(int *x) { x[0] = FROM_THE_CALLER; }\n";
+    const char *names[] = {"stdio.h"}, *texts[] = {"#define FROM_THE_CALLER 7\n"};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = wants_mine, .name = "mine.cu", .device = 1,
+                                   .header_names = names, .header_sources = texts, .num_headers = 1};
+    CHECK_STATUS(cudyn_compile_ex(&p, &a), CUDYN_OK);
+    cudyn_program_free(p);
+
+    static const char with_assert[] = "#include <assert.h>\nextern \"C\" __global__ void k(int *x) { }\n";
+    CHECK_STATUS(cudyn_compile(&p, with_assert, "assert.cu", 1, NULL, 0), CUDYN_ERROR_COMPILE);
+    if (p)
+        CHECK_CONTAINS(cudyn_program_log(p), "assert.h");
+    cudyn_program_free(p);
+}
+
 static void test_compile_load_run(void)
 {
     cudyn_program *p = NULL;
@@ -158,6 +190,7 @@ int main(void)
     CHECK(nvrtc_supports(75) || nvrtc_supports(80));
     test_targets();
     test_compile_errors();
+    test_libc_headers();
     test_compile_load_run();
     test_toolkit_headers(l.nvrtc_path);
     return test_result("test_nvrtc");

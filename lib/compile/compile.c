@@ -19,6 +19,7 @@
 #include "hints.h"
 #include "loader/loader.h"
 #include "compile/inflight.h"
+#include "compile/libc_headers.h"
 #include "compile/options.h"
 #include "compile/program.h"
 #include "compile/ptx_interface.h"
@@ -277,6 +278,10 @@ static void compute_key(struct cudyn_program *prog)
     hash_list(&h, in->options, in->num_options);
     hash_list(&h, in->header_names, in->num_headers);
     hash_list(&h, in->header_sources, in->num_headers);
+    for (const struct cudyn__libc_header *l = cudyn__libc_headers; l->name; l++) {
+        hash_text(&h, l->name); /* cudyn's own headers: a new text is a new key */
+        hash_text(&h, l->text);
+    }
     hash_list(&h, in->expressions, in->num_expressions);
     hash_text(&h, in->source);
     cudyn__sha256_final(&h, prog->key);
@@ -538,9 +543,15 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
     int st = need_name_functions(api, prog);
     if (st != CUDYN_OK)
         return st;
+    const char **names = NULL, **texts = NULL;
+    int num_headers = 0;
+    if (cudyn__headers_with_libc(INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
+                                 &names, &texts, &num_headers) != 0)
+        return cudyn__fail_oom(api);
     nvrtc_program p = NULL;
-    nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, in->num_headers,
-                                                     INPUT_LIST(in->header_sources), INPUT_LIST(in->header_names));
+    nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, num_headers, texts, names);
+    free(names);
+    free(texts);
     if (r != NVRTC_OK)
         return cudyn__fail_nvrtc(r, "nvrtcCreateProgram", api, NULL);
     for (int i = 0; i < in->num_expressions && st == CUDYN_OK; i++) {

@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "compile/includes.h"
+#include "compile/libc_headers.h"
 #include "compile/options.h"
 
 /* ------------------------------------------------------------- lexing */
@@ -517,6 +518,8 @@ static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
             }
             return S->oom;
         }
+    if (cudyn__libc_header(name))
+        return S->oom; /* cudyn's own, in memory: part of the key, includes nothing */
     if (name[0] == '/') {
         try_candidate(S, name);
     } else if (!(quoted && S->source_dir && try_in(S, S->current_dir, name))) {

@@ -5,7 +5,8 @@
  * The source and the in-memory headers are read for #include lines, all of
  * them whatever #if surrounds them (over-approximating is safe), and each
  * is resolved as NVRTC resolves it:
- *  1. an in-memory header of exactly that name;
+ *  1. an in-memory header of exactly that name: the caller's, else one of
+ *     the C library headers cudyn supplies (libc_headers.h);
  *  2. for "..." includes, the including file's directory (for the source,
  *     the directory of the program's name: the working directory for
  *     "kernel.cu"), unless --no-source-include;

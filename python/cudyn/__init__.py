@@ -21,7 +21,9 @@ them does (``cudyn.loader_info()`` says what was loaded and why).  Every
 failure raises a subclass of :class:`cudyn.Error` carrying cudyn's stable
 status, the native result, the function and a message a person can act on.
 
-``cudyn.gpuarray`` and ``cudyn.elementwise`` are imported on first use.
+``cudyn.gpuarray``, ``cudyn.cumath``, ``cudyn.elementwise``, ``cudyn.scan``
+and ``cudyn.curandom`` are imported on first use; ``cudyn.pycuda`` is the
+layer that runs PyCUDA programs unchanged (see its ``install()``).
 """
 
 import os as _os
@@ -49,6 +51,7 @@ _extend_path()
 
 from . import _cudyn  # noqa: E402  (the C extension: loads no driver)
 from ._cudyn import *  # noqa: E402,F401,F403
+from ._memory import from_device, from_device_like, mem_alloc, mem_alloc_like, mem_get_info, to_device  # noqa: E402
 
 # Names the C extension defines, listed so that `from cudyn import *` and
 # help() show them even where the extension lacks one (older builds).
@@ -324,9 +327,12 @@ def managed_empty(shape, dtype="float32"):
     return empty(shape, dtype, managed=True)
 
 
+_SUBMODULES = ("gpuarray", "elementwise", "autoinit", "cumath", "scan", "curandom", "pycuda")
+
+
 def __getattr__(name):
     # lazy submodules: `cudyn.gpuarray` imports numpy and builds kernels
-    if name in ("gpuarray", "elementwise", "autoinit"):
+    if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     if name in ("ElementwiseKernel", "ReductionKernel"):
@@ -336,7 +342,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"gpuarray", "elementwise", "autoinit", "ElementwiseKernel", "ReductionKernel"})
+    return sorted(set(globals()) | set(_SUBMODULES) | {"ElementwiseKernel", "ReductionKernel"})
 
 
 __version__ = _cudyn.version() if hasattr(_cudyn, "version") else "0"
@@ -344,4 +350,5 @@ __version__ = _cudyn.version() if hasattr(_cudyn, "version") else "0"
 __all__ = [n for n in _C_NAMES if hasattr(_cudyn, n)] + [
     "Device", "CapturedGraph", "current_device", "SourceModule", "module_from_file", "module_from_buffer", "info",
     "pagelocked_empty", "pagelocked_zeros", "managed_empty", "ElementwiseKernel", "ReductionKernel", "gpuarray",
+    "mem_alloc", "mem_alloc_like", "mem_get_info", "to_device", "from_device", "from_device_like",
 ]

@@ -10,12 +10,18 @@
     y = 2 * x + 1                   # two cached elementwise kernels
     print(y.get()[:4], gpuarray.sum(y).get(), gpuarray.dot(x, y).get())
 
-Arithmetic runs cudyn's expression kernels (``cudyn_elementwise_*`` and
-``cudyn_reduction_*``): each operator and dtype combination is compiled once
-per machine (the persistent kernel cache makes later processes skip NVRTC)
-and kept in this process, so a repeated operation builds no string and
-looks up one dict entry.  Arrays are C-contiguous for arithmetic; shapes
-must match (no broadcasting, as in PyCUDA); operands live on one device.
+Arithmetic on contiguous real arrays of one shape runs cudyn's expression
+kernels (``cudyn_elementwise_*`` and ``cudyn_reduction_*``): each operator
+and dtype combination is compiled once per machine (the persistent kernel
+cache makes later processes skip NVRTC) and kept in this process, so a
+repeated operation builds no string and looks up one dict entry.  Every
+other case (complex numbers, comparisons, views with strides, Fortran
+order, shapes that broadcast, an ``out`` of another dtype) runs kernels
+written for its operands' layout (cudyn._ops, cudyn._codegen), compiled
+and kept the same way.  Operands live on one device.
+
+Indexing gives views (ints, slices with steps, ``...``, ``numpy.newaxis``);
+``get``, ``set``, ``copy`` and assignment to an index take any layout.
 
 Results are allocated on the calling thread's device.  Memory of arrays
 that die is kept for the next array of the same size (as CuPy's pool does)
@@ -23,6 +29,7 @@ while the legacy default stream orders all work; :func:`free_pool` gives
 it back to the driver.
 """
 
+import builtins as _builtins
 import os
 import sys
 
@@ -31,8 +38,16 @@ from . import _cudyn
 
 np = _numpy("cudyn.gpuarray")  # arrays need numpy: an ImportError that says so
 
+# they need numpy too, asked for above
+from . import _ops, _strided, _views  # noqa: E402
+from ._codegen import ctype as _codegen_ctype  # noqa: E402
+from ._codegen import register_dtype  # noqa: E402,F401 (kernels know a struct dtype by the name registered)
+
 __all__ = ["GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like", "zeros_like",
-           "ones_like", "arange", "sum", "dot", "max", "min", "free_pool", "pool_info"]
+           "ones_like", "arange", "sum", "dot", "max", "min", "any", "all", "subset_sum", "subset_dot", "subset_max",
+           "subset_min", "where", "if_positive", "maximum", "minimum", "logical_and", "logical_or", "logical_not",
+           "concatenate", "stack", "take", "multi_take", "multi_put", "multi_take_put", "transpose", "reshape",
+           "vec", "free_pool", "pool_info"]
 
 _DeviceArray = _cudyn.DeviceArray
 _DeviceMemory = _cudyn.DeviceMemory
@@ -49,6 +64,8 @@ _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 def c_type(dtype):
     """The C type of a numpy dtype in cudyn's expression kernels ('float' for float32)."""
     dtype = np.dtype(dtype)
+    if not dtype.isnative:
+        return _codegen_ctype(dtype)  # which refuses it, saying why
     try:
         return _C_TYPES[dtype.char]
     except KeyError:
@@ -110,17 +127,52 @@ _device_current = _cudyn.device_current
 class GPUArray(_DeviceArray):
     """An n-dimensional array in device memory (PyCUDA's ``GPUArray``).
 
-    Made by :func:`to_gpu`, :func:`empty`, :func:`zeros` and the operators.
-    Attributes (from :class:`cudyn.DeviceArray`): ``shape``, ``dtype``,
-    ``strides``, ``size``, ``nbytes``, ``itemsize``, ``ptr``, ``device``.
-    ``get()`` copies to numpy, ``set(a)`` from numpy.  ``+ - * / **`` and
-    unary ``-`` take another array of the same shape or a scalar and make a
-    new array; ``+= -= *= /=`` write in place.  It speaks
-    ``__cuda_array_interface__`` and DLPack, so CuPy, PyTorch, JAX and Numba
-    take it without a copy.
+    Made by :func:`to_gpu`, :func:`empty`, :func:`zeros` and the operators,
+    or over existing memory: ``GPUArray(shape, dtype, gpudata=memory,
+    strides=..., order="C"|"F")`` (PyCUDA's keywords; ``gpudata`` is a
+    :class:`cudyn.DeviceMemory`, an int address or any object with
+    ``__int__``, kept alive by the array).  Attributes (from
+    :class:`cudyn.DeviceArray`): ``shape``, ``dtype``, ``strides``,
+    ``size``, ``nbytes``, ``itemsize``, ``ptr``, ``device``, ``flags``,
+    ``gpudata``.  ``get()`` copies to numpy, ``set(a)`` from numpy, any
+    layout.  Indexing with ints, slices (steps too), ``...`` and
+    ``numpy.newaxis`` gives views; assigning to an index writes into them.
+    Operators follow numpy: ``+ - * / **``, comparisons (giving bool
+    arrays), unary ``-`` and ``abs``, in place ``+= -= *= /= **=``, with
+    scalars or arrays whose shapes broadcast, complex numbers included.
+    It speaks ``__cuda_array_interface__`` and DLPack, so CuPy, PyTorch,
+    JAX and Numba take it without a copy.
     """
 
     __array_ufunc__ = None  # numpy scalars defer to our reflected operators
+
+    def __new__(cls, shape, dtype=np.float32, strides=None, memory=None, ptr=None, owner=None, stream=None, *,
+                allocator=None, base=None, gpudata=None, order="C"):
+        if callable(strides):  # PyCUDA's third positional parameter is the allocator
+            strides, allocator = None, strides
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if order not in ("C", "F"):
+            raise ValueError(f"cudyn.gpuarray: order must be 'C' or 'F', not {order!r}")
+        if strides is None and order == "F":
+            strides = _views.f_strides(shape, dtype.itemsize)
+        if owner is None and base is not None:
+            owner = base
+        if gpudata is not None:
+            if memory is not None or ptr is not None:
+                raise ValueError("cudyn.gpuarray: give gpudata, memory or ptr, not more than one")
+            if type(gpudata) is _DeviceMemory and not gpudata.freed and gpudata.ptr:
+                memory = gpudata
+            else:
+                ptr = int(gpudata)
+                owner = gpudata if owner is None and not isinstance(gpudata, int) else owner
+        elif allocator is not None and memory is None and ptr is None:
+            low, high = _views.extent(shape, strides or _views.c_strides(shape, dtype.itemsize), dtype.itemsize)
+            block = allocator(_builtins.max(high - low, 1))
+            if type(block) is _DeviceMemory and not low:
+                memory = block
+            else:
+                ptr, owner = int(block) - low, block
+        return _DeviceArray.__new__(cls, shape, dtype, strides, memory, ptr, owner, stream)
 
     def __del__(self):
         # keep the memory of a dying array for the next one of its size,
@@ -139,6 +191,46 @@ class GPUArray(_DeviceArray):
             _pool_bytes += nbytes
         except Exception:  # at interpreter exit modules may be gone
             pass
+
+    # -- PyCUDA's attributes -----------------------------------------
+    @property
+    def gpudata(self):
+        """The memory the array starts at, as PyCUDA names it: the
+        :class:`cudyn.DeviceMemory` (or the object given as gpudata) when
+        the array starts where it does, else the address as an int (a view)."""
+        owner = self.base
+        ptr = self.ptr
+        if owner is not None and not isinstance(owner, _DeviceArray):
+            try:
+                if int(owner) == ptr:
+                    return owner
+            except (TypeError, ValueError):
+                pass
+        return ptr
+
+    @property
+    def flags(self):
+        """c_contiguous, f_contiguous and forc, as numpy's (axes of length 1 do not count)."""
+        return _views.Flags(self.shape, self.strides, self.itemsize)
+
+    @property
+    def mem_size(self):
+        """The number of elements (PyCUDA's name)."""
+        return self.size
+
+    @property
+    def __cuda_array_interface__(self):
+        interface = _DeviceArray.__cuda_array_interface__.__get__(self)
+        interface["strides"] = self.strides  # always given (numpy's), as PyCUDA does
+        return interface
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("the truth value of an array with more than one element is ambiguous; use a.any() or"
+                             " a.all()")
+        return bool(self.get().reshape(()))
+
+    __hash__ = None  # == compares elements
 
     # -- arithmetic --------------------------------------------------
     def __add__(self, other):
@@ -183,6 +275,27 @@ class GPUArray(_DeviceArray):
     def __rpow__(self, other):
         return _binary(self, other, "pow", True, None)
 
+    def __ipow__(self, other):
+        return _binary(self, other, "pow", False, self)
+
+    def __lt__(self, other):
+        return _compare(self, other, "lt")
+
+    def __le__(self, other):
+        return _compare(self, other, "le")
+
+    def __eq__(self, other):
+        return _compare(self, other, "eq")
+
+    def __ne__(self, other):
+        return _compare(self, other, "ne")
+
+    def __gt__(self, other):
+        return _compare(self, other, "gt")
+
+    def __ge__(self, other):
+        return _compare(self, other, "ge")
+
     def __neg__(self):
         return _unary(self, "neg")
 
@@ -192,21 +305,46 @@ class GPUArray(_DeviceArray):
     def __abs__(self):
         return _unary(self, "abs")
 
-    def mul_add(self, selffac, other, otherfac, stream=None):
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None, out=None):
         """``selffac * self + otherfac * other`` in one kernel (PyCUDA's mul_add)."""
-        return _axpbyz(selffac, self, otherfac, other, None, stream)
+        if add_timer is not None:
+            raise TypeError("cudyn.gpuarray.mul_add: add_timer is not supported; time with cudyn.Event")
+        return _axpbyz(selffac, self, otherfac, other, out, stream)
+
+    # -- complex numbers ---------------------------------------------
+    @property
+    def real(self):
+        """The real part (a new array; the array itself for real dtypes)."""
+        return _ops.unary("real", self) if self.dtype.kind == "c" else self
+
+    @property
+    def imag(self):
+        """The imaginary part (a new array; zeros for real dtypes)."""
+        return _ops.unary("imag", self) if self.dtype.kind == "c" else zeros_like(self)
+
+    def conj(self, out=None, stream=None):
+        """The complex conjugate (into ``out`` if given; the array itself for real dtypes)."""
+        if self.dtype.kind != "c" and out is None:
+            return self
+        return _ops.unary("conj", self, out, stream)
+
+    conjugate = conj
 
     # -- whole-array operations --------------------------------------
     def fill(self, value, stream=None):
         """Sets every element to ``value``; returns self."""
-        _require_contiguous(self, "fill")
-        kernel = _fill_kernel(self.dtype)
-        kernel.launch(self.size, value, self, stream=stream)
+        if self.is_contiguous and self.dtype.char in _C_TYPES and not isinstance(value, complex):
+            _fill_kernel(self.dtype).launch(self.size, value, self, stream=stream)
+        else:
+            _ops.assign(self, value, stream)
         return self
 
     def copy(self, stream=None):
-        """A new array with the same contents (a device-to-device copy)."""
-        _require_contiguous(self, "copy")
+        """A new array with the same contents: a device-to-device copy, in the
+        same layout for C, Fortran and other dense orders, compact for views
+        with gaps."""
+        if not self.is_contiguous:
+            return _strided.copy(self, stream)
         out = _new_like(self, self.dtype)
         if self.nbytes:
             _cudyn.memcpy_dtod(out.ptr, self.ptr, self.nbytes, stream=stream)
@@ -217,34 +355,141 @@ class GPUArray(_DeviceArray):
         dtype = np.dtype(dtype)
         if dtype == self.dtype:
             return self.copy(stream)
-        _require_contiguous(self, "astype")
+        if not self.is_contiguous or self.dtype.char not in _C_TYPES or dtype.char not in _C_TYPES:
+            return _ops.astype(self, dtype, stream)
         out = _new_like(self, dtype)
         _convert_kernel(self.dtype, dtype).launch(self.size, self, out, stream=stream)
         return out
 
-    def reshape(self, *shape):
-        """A view with another shape and the same elements (C order)."""
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = tuple(shape[0])
-        shape = tuple(int(s) for s in shape)
-        if -1 in shape:
-            known = 1
-            for s in shape:
-                if s != -1:
-                    known *= s
-            shape = tuple(self.size // known if s == -1 else s for s in shape)
-        count = 1
-        for s in shape:
-            count *= s
-        if count != self.size:
-            raise ValueError(f"cannot reshape an array of {self.size} elements into shape {shape}")
-        _require_contiguous(self, "reshape")
-        return type(self)(shape, self.dtype, ptr=self.ptr, owner=self)
+    def get(self, ary=None, stream=None, pagelocked=False, async_=False):
+        """A numpy copy (into ``ary`` if given); any layout (dense layouts keep
+        their strides).  ``pagelocked=True`` copies into pinned memory.
+        PyCUDA's get(ary, pagelocked, async_, stream) order is understood too
+        (a bool second argument is ``pagelocked``)."""
+        if isinstance(stream, bool):
+            stream, pagelocked = None, stream
+        if not self.is_contiguous:
+            return _strided.get(self, ary, stream)
+        if pagelocked and ary is None:
+            from . import pagelocked_empty
+            ary = pagelocked_empty(self.shape, self.dtype)
+        return _DeviceArray.get(self, ary, stream)
+
+    def get_async(self, stream=None, ary=None):
+        """As get(..., stream=stream)."""
+        return self.get(ary, stream=stream)
+
+    def set(self, ary, stream=None, async_=False):
+        """Copies a host array of the same shape and dtype in; any layout.
+        PyCUDA's set(ary, async_, stream) order is understood too."""
+        if isinstance(stream, bool):
+            stream = async_ if not isinstance(async_, bool) else None
+        if not self.is_contiguous:
+            return _strided.set(self, np.asarray(ary), stream)
+        return _DeviceArray.set(self, ary, stream)
+
+    def set_async(self, ary, stream=None):
+        """As set(ary, stream=stream)."""
+        return self.set(ary, stream=stream)
+
+    # -- views -------------------------------------------------------
+    def _view(self, offset, shape, strides, dtype=None):
+        return _view_of(self, offset, shape, strides, dtype)
+
+    def __getitem__(self, key):
+        offset, shape, strides = _views.index(self.shape, self.strides, key)
+        return self._view(offset, shape, strides)
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=None):
+        """``self[key] = value``: a scalar, a device array or a host array
+        (broadcast to the view's shape, converted to the array's dtype)."""
+        target = self[key]
+        if isinstance(value, np.ndarray) and value.ndim:
+            value = np.broadcast_to(np.asarray(value, dtype=self.dtype), target.shape)
+            if target.is_contiguous:
+                _DeviceArray.set(target, np.ascontiguousarray(value), stream)
+            else:
+                target.set(np.array(value, order="C"), stream=stream)
+        elif isinstance(value, _DeviceArray) and value.dtype == target.dtype and value.shape == target.shape \
+                and value.is_contiguous and target.is_contiguous:
+            if target.nbytes and value.ptr != target.ptr:
+                if value.ptr < target.ptr + target.nbytes and target.ptr < value.ptr + value.nbytes:
+                    value = value.copy(stream=stream)  # overlapping: numpy copies the source first
+                _cudyn.memcpy_dtod(target.ptr, value.ptr, target.nbytes, stream=stream)
+        elif isinstance(value, _DeviceArray):
+            _ops.assign(target, value, stream)
+        else:
+            target.fill(value, stream=stream)
+
+    def view(self, dtype=None):
+        """The same memory, as another dtype (the innermost axis rescales) or as is."""
+        if dtype is None:
+            return self._view(0, self.shape, self.strides)
+        dtype = np.dtype(dtype)
+        shape, strides = _views.view_as(self.shape, self.strides, self.itemsize, dtype.itemsize)
+        return self._view(0, shape, strides, dtype)
+
+    def reshape(self, *shape, order="C"):
+        """The elements in another shape, read in ``order`` ('C' or 'F'): a
+        view when the array is contiguous in that order, else a copy laid
+        out in it (numpy's values; PyCUDA reinterprets the memory instead)."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        shape = _views.resolve_shape(shape, self.size)
+        if order not in ("C", "F"):
+            raise ValueError(f"cudyn.gpuarray.reshape: order must be 'C' or 'F', not {order!r}")
+        flags = self.flags
+        if order == "C" and flags.c_contiguous:
+            return self._view(0, shape, _views.c_strides(shape, self.itemsize))
+        if order == "F" and flags.f_contiguous:
+            return self._view(0, shape, _views.f_strides(shape, self.itemsize))
+        # read in `order` into a compact array of that order, then view it
+        source = self if order == "C" else self.transpose()
+        compact = empty(source.shape, self.dtype)
+        _ops.assign(compact, source)
+        strides = _views.c_strides if order == "C" else _views.f_strides
+        return compact._view(0, shape, strides(shape, self.itemsize))
 
     def ravel(self):
-        """A one-dimensional view of a contiguous array."""
+        """The elements as one dimension (a view when C-contiguous)."""
         return self.reshape((self.size,))
 
+    def transpose(self, *args, axes=None):
+        """A view with the axes permuted (reversed by default): transpose(1, 0),
+        transpose((1, 0)) or transpose(axes=(1, 0))."""
+        if args:
+            axes = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
+        shape, strides = _views.transpose(self.shape, self.strides, axes)
+        return self._view(0, shape, strides)
+
+    @property
+    def T(self):  # noqa: N802 (numpy's name)
+        """The transpose (a view)."""
+        return self.transpose()
+
+    def squeeze(self, axis=None):
+        """A view without the axes of length 1."""
+        shape, strides = _views.squeeze(self.shape, self.strides, axis)
+        return self._view(0, shape, strides)
+
+    def reverse(self, stream=None):
+        """A copy with the elements of a one-dimensional array in reverse order."""
+        if self.ndim != 1:
+            raise ValueError("cudyn.gpuarray.reverse: only one-dimensional arrays (use a[::-1] for a view)")
+        return self[::-1].copy(stream=stream) if self.size else self.copy(stream=stream)
+
+    def bind_to_texref(self, texref, *args, **kwargs):
+        """Refused: texture references were removed in CUDA 12."""
+        from .pycuda import Unsupported
+        raise Unsupported("GPUArray.bind_to_texref: texture references were removed in CUDA 12; read the array"
+                          " through a texture object (cudyn.Texture over a cudyn.Array), or index it directly")
+
+    bind_to_texref_ext = bind_to_texref
+
+    # -- reductions ---------------------------------------------------
     def sum(self, stream=None):
         """The sum of the elements as a GPUArray of shape () (see :func:`sum`)."""
         return sum(self, stream=stream)
@@ -261,6 +506,14 @@ class GPUArray(_DeviceArray):
         """The smallest element as a GPUArray of shape () (NaN if any is NaN)."""
         return min(self, stream=stream)
 
+    def any(self, stream=None, allocator=None):
+        """Whether any element is nonzero, as a bool GPUArray of shape ()."""
+        return any(self, stream=stream)
+
+    def all(self, stream=None, allocator=None):
+        """Whether every element is nonzero, as a bool GPUArray of shape ()."""
+        return all(self, stream=stream)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of a 0-d array")
@@ -270,6 +523,16 @@ class GPUArray(_DeviceArray):
         return f"GPUArray({self.get()!r}, device={self.device})"
 
     __str__ = lambda self: str(self.get())  # noqa: E731
+
+
+def _view_of(a, offset, shape, strides, dtype=None):
+    """A GPUArray over a's memory at ``offset`` bytes from its element 0.
+    Its base is the array that owns the memory, as numpy's views have:
+    ``a`` itself, or ``a.base`` when ``a`` is a view already."""
+    dtype = a.dtype if dtype is None else dtype
+    owner = a.base if isinstance(a.base, _DeviceArray) else a
+    ptr = a.ptr + (0 if 0 in shape else offset)  # an empty view stays at the start: never past the end
+    return _DeviceArray.__new__(GPUArray, shape, dtype, strides, None, ptr, owner)
 
 
 # ------------------------------------------------------------ kernels
@@ -289,7 +552,8 @@ def _name(*parts):
 
 
 def _char(dtype):
-    return "l" if dtype.char == "q" else "L" if dtype.char == "Q" else dtype.char
+    """The dtype's letter in kernel names (which take identifier characters only)."""
+    return {"q": "l", "Q": "L", "?": "bool"}.get(dtype.char, dtype.char)
 
 
 def _scalar_type(dtype, scalar):
@@ -354,14 +618,14 @@ def _require_contiguous(a, what):
 def _new_like(a, dtype):
     # positional arguments: (shape, dtype, strides, memory) parse fastest
     nbytes = a.size * dtype.itemsize
-    return GPUArray(a.shape, dtype, None, _allocate(nbytes)) if nbytes else GPUArray(a.shape, dtype)
+    return _DeviceArray.__new__(GPUArray, a.shape, dtype, None, _allocate(nbytes)) if nbytes else \
+        _DeviceArray.__new__(GPUArray, a.shape, dtype)
 
 
-def _check_out(out, shape, dtype):
-    if out.shape != shape:
-        raise ValueError(f"cudyn.gpuarray: in-place result of shape {out.shape} for operands of shape {shape}")
-    if out.dtype != dtype:
-        raise TypeError(f"cudyn.gpuarray: cannot write a {dtype} result into an array of {out.dtype} in place")
+def _fits_out(out, shape, dtype):
+    """Whether the fast path may write this result into `out`: same shape and
+    dtype, contiguous (anything else goes the general way, which checks)."""
+    return out.shape == shape and out.dtype == dtype and out.is_contiguous
 
 
 def _as_device_array(other):
@@ -377,38 +641,52 @@ def _as_device_array(other):
     return None
 
 
-_scalars = {}  # (op, reflected, dtype, type of the scalar) -> (kernel, result dtype)
+_scalars = {}  # (op, reflected, dtype, type of the scalar) -> (kernel, result dtype), or None: the general way
 _arrays = {}   # (op, dtype, dtype) -> (kernel, result dtype)
+_SCALAR_TYPES = (int, float, bool)
+
+
+def _scalar_entry(op, reflected, dtype, other):
+    key = (op, reflected, dtype, type(other))
+    try:
+        return _scalars[key]
+    except KeyError:
+        pass
+    fast = dtype.char in _C_TYPES and (type(other) in _SCALAR_TYPES or
+                                       (isinstance(other, np.generic) and other.dtype.char in _C_TYPES))
+    entry = _scalars[key] = _scalar_kernel(op, reflected, dtype, type(other), other) if fast else None
+    return entry
+
+
+def _general(op, x, other, reflected, out):
+    return _ops.binary(op, other, x, out) if reflected else _ops.binary(op, x, other, out)
 
 
 def _binary(x, other, op, reflected, out):
-    """x OP other (reflected: other OP x), into `out` or a new array."""
-    if not x.is_contiguous:
-        _require_contiguous(x, _OPERATORS.get(op, op))
+    """x OP other (reflected: other OP x), into `out` or a new array: cudyn's
+    expression kernels for contiguous real arrays of one shape (the fast
+    path), the general kernels (_ops) for every other case."""
     y = other if isinstance(other, _DeviceArray) else _as_device_array(other)
     if y is None:  # a scalar
         if isinstance(other, np.ndarray):
             other = other[()]
-        key = (op, reflected, x.dtype, type(other))
-        entry = _scalars.get(key)
-        if entry is None:
-            if isinstance(other, np.generic) or type(other) in (int, float, bool, complex):
-                entry = _scalars[key] = _scalar_kernel(op, reflected, x.dtype, type(other), other)
-            else:
-                return NotImplemented
+        if not (isinstance(other, np.generic) or type(other) in (int, float, bool, complex)):
+            return NotImplemented
+        entry = _scalar_entry(op, reflected, x.dtype, other)
+        if entry is None or not x.is_contiguous:
+            return _general(op, x, other, reflected, out)
         kernel, result = entry
         if out is None:
             out = _new_like(x, result)
-        else:
-            _check_out(out, x.shape, result)
+        elif not _fits_out(out, x.shape, result):
+            return _general(op, x, other, reflected, out)
+        if isinstance(other, np.generic) and other.dtype != result:
+            other = result.type(other)  # the kernel's scalar parameter has the result's type
         kernel.launch(x.size, other, x, out)
         return out
-    if y.shape != x.shape:
-        raise ValueError(f"cudyn.gpuarray: shapes {x.shape} and {y.shape} differ (no broadcasting)")
-    if not y.is_contiguous:
-        _require_contiguous(y, _OPERATORS.get(op, op))
-    if y.device != x.device:
-        raise ValueError(f"cudyn.gpuarray: operands on devices {x.device} and {y.device}; copy one first")
+    if y.shape != x.shape or not (x.is_contiguous and y.is_contiguous) or y.device != x.device or \
+            x.dtype.char not in _C_TYPES or y.dtype.char not in _C_TYPES:
+        return _general(op, x, y, reflected, out)
     if reflected:
         x, y = y, x
     key = (op, x.dtype, y.dtype)
@@ -418,14 +696,29 @@ def _binary(x, other, op, reflected, out):
     kernel, result = entry
     if out is None:
         out = _new_like(x, result)
-    else:
-        _check_out(out, x.shape, result)
+    elif not _fits_out(out, x.shape, result) or _overlaps(out, x) or _overlaps(out, y):
+        return _ops.binary(op, x, y, out)  # which reads overlapping operands first, as numpy
     kernel.launch(x.size, x, y, out)
     return out
 
 
+def _overlaps(out, a):
+    """Whether a contiguous array shares bytes with out other than as out itself."""
+    return a.ptr != out.ptr and a.ptr < out.ptr + out.nbytes and out.ptr < a.ptr + a.nbytes
+
+
+def _compare(x, other, op):
+    """x OP other for the comparisons: a bool array (numpy's result)."""
+    try:
+        other = _ops.as_operand(other)
+    except TypeError:
+        return NotImplemented
+    return _ops.binary(op, x, other)
+
+
 def _unary(x, op):
-    _require_contiguous(x, op)
+    if not x.is_contiguous or x.dtype.char not in _C_TYPES:
+        return _ops.unary(op, x)
     key = ("unary", op, x.dtype)
     kernel = _kernels.get(key)
     if kernel is None:
@@ -438,11 +731,13 @@ def _unary(x, op):
 
 
 def _axpbyz(a, x, b, y, out, stream):
-    if x.shape != y.shape:
-        raise ValueError(f"cudyn.gpuarray: shapes {x.shape} and {y.shape} differ (no broadcasting)")
-    _require_contiguous(x, "mul_add")
-    _require_contiguous(y, "mul_add")
+    fast = x.shape == y.shape and x.is_contiguous and y.is_contiguous and x.dtype.char in _C_TYPES and \
+        y.dtype.char in _C_TYPES and type(a) in _SCALAR_TYPES + (np.float32, np.float64) and \
+        type(b) in _SCALAR_TYPES + (np.float32, np.float64)
     dtype = np.result_type(x.dtype, y.dtype)
+    if not fast or (out is not None and not _fits_out(out, x.shape, dtype)):
+        return _ops.binary("add", _ops.binary("mul", x, a, None, stream), _ops.binary("mul", y, b, None, stream),
+                           out, stream)
     key = ("axpbyz", x.dtype, y.dtype)
     kernel = _kernels.get(key)
     if kernel is None:
@@ -475,186 +770,160 @@ def _convert_kernel(source, target):
     return kernel
 
 
-# ------------------------------------------------------------ reductions
-
-def _sum_type(dtype):
-    """numpy's accumulator for sum: integers widen to 64 bits."""
-    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
-        return np.dtype(np.int64)
-    if dtype.kind == "u" and dtype.itemsize < 8:
-        return np.dtype(np.uint64)
-    if dtype.char == "e":
-        return np.dtype(np.float32)
-    return dtype
-
-
-_LOWEST = {"f": "__int_as_float(0xff800000)", "d": "__longlong_as_double(0xfff0000000000000ULL)"}
-_HIGHEST = {"f": "__int_as_float(0x7f800000)", "d": "__longlong_as_double(0x7ff0000000000000ULL)"}
-
-
-def _limit(dtype, lowest):
-    table = _LOWEST if lowest else _HIGHEST
-    if dtype.char in table:
-        return table[dtype.char]
-    info = np.iinfo(dtype)
-    value = info.min if lowest else info.max
-    suffix = "ULL" if dtype.kind == "u" else "LL"
-    if value == -(1 << 63):
-        return "(-9223372036854775807LL - 1)"
-    return f"({c_type(dtype)}){value}{suffix}"
-
-
-def _reduction(key, result_dtype, neutral, reduce_expr, map_expr, params, name):
-    kernel = _kernels.get(key)
-    if kernel is None:
-        kernel = _kernels[key] = _cudyn.Reduction(c_type(result_dtype), neutral, reduce_expr, map_expr, params, name)
-    return kernel
-
-
-def _reduce_into(kernel, dtype, n, args, stream):
-    out = GPUArray((), dtype, memory=_allocate(dtype.itemsize))
-    kernel.run(n, *args, out=out, stream=stream)
-    return out
-
-
-def _reducible(a, what):
-    if not isinstance(a, _DeviceArray):
-        a = _as_device_array(a)
-        if a is None:
-            raise TypeError(f"cudyn.gpuarray.{what}: a device array is needed")
-    _require_contiguous(a, what)
-    return a
-
-
-def sum(a, dtype=None, stream=None):
-    """The sum of the elements as a GPUArray of shape () (numpy's result
-    type: integers accumulate in 64 bits).  Deterministic: the same
-    input gives the same bits on a device every time."""
-    a = _reducible(a, "sum")
-    result = np.dtype(dtype) if dtype is not None else _sum_type(a.dtype)
-    key = ("sum", a.dtype, result)
-    kernel = _kernels.get(key)
-    if kernel is None:
-        r = c_type(result)
-        kernel = _reduction(key, result, "0", "a + b", f"({r})x[i]", f"const {c_type(a.dtype)} *x",
-                            _name("ga_sum", _char(a.dtype), _char(result)))
-    return _reduce_into(kernel, result, a.size, (a,), stream)
-
-
-def dot(a, b, dtype=None, stream=None):
-    """The dot product of two arrays of the same size (flattened) as a GPUArray of shape ()."""
-    a = _reducible(a, "dot")
-    b = _reducible(b, "dot")
-    if a.size != b.size:
-        raise ValueError(f"cudyn.gpuarray.dot: sizes {a.size} and {b.size} differ")
-    if a.device != b.device:
-        raise ValueError(f"cudyn.gpuarray.dot: operands on devices {a.device} and {b.device}")
-    result = np.dtype(dtype) if dtype is not None else np.result_type(a.dtype, b.dtype)
-    key = ("dot", a.dtype, b.dtype, result)
-    kernel = _kernels.get(key)
-    if kernel is None:
-        r, ta, tb = c_type(result), c_type(a.dtype), c_type(b.dtype)
-        if r == ta == tb == "float":  # the name and text of examples/elementwise.c's dot
-            name, map_expr = "dot", "x[i] * y[i]"
-        else:
-            name, map_expr = _name("ga_dot", _char(a.dtype), _char(b.dtype), _char(result)), \
-                f"({r})x[i] * ({r})y[i]"
-        kernel = _reduction(key, result, "0", "a + b", map_expr, f"const {ta} *x, const {tb} *y", name)
-    return _reduce_into(kernel, result, a.size, (a, b), stream)
-
-
-def _extremum(a, lowest, what, stream):
-    a = _reducible(a, what)
-    if a.size == 0:
-        raise ValueError(f"cudyn.gpuarray.{what}: a zero-size array has no {'maximum' if lowest else 'minimum'}")
-    key = (what, a.dtype)
-    kernel = _kernels.get(key)
-    if kernel is None:
-        t = c_type(a.dtype)
-        compare = ">" if lowest else "<"
-        kernel = _reduction(key, a.dtype, _limit(a.dtype, lowest), f"(a {compare} b || a != a) ? a : b", "x[i]",
-                            f"const {t} *x", _name("ga", what, _char(a.dtype)))
-    return _reduce_into(kernel, a.dtype, a.size, (a,), stream)
-
-
-def max(a, stream=None):
-    """The largest element as a GPUArray of shape (); NaN if any element is NaN."""
-    return _extremum(a, True, "max", stream)
-
-
-def min(a, stream=None):
-    """The smallest element as a GPUArray of shape (); NaN if any element is NaN."""
-    return _extremum(a, False, "min", stream)
-
-
 # ------------------------------------------------------------ making arrays
 
 def _shape(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(s) for s in shape)
+    return _views.normalize_shape(shape)
 
 
-def empty(shape, dtype=np.float32, order="C", managed=False):
-    """An uninitialised device array (C order only)."""
-    if order != "C":
-        raise ValueError("cudyn.gpuarray: only C order is supported")
+def empty(shape, dtype=np.float32, order="C", managed=False, allocator=None):
+    """An uninitialised device array in C or Fortran order."""
     shape, dtype = _shape(shape), np.dtype(dtype)
-    if any(s < 0 for s in shape):
+    if _builtins.any(s < 0 for s in shape):
         raise ValueError(f"cudyn.gpuarray: negative dimension in shape {shape}")
+    if order not in ("C", "F"):
+        raise ValueError(f"cudyn.gpuarray: order must be 'C' or 'F', not {order!r}")
+    strides = _views.f_strides(shape, dtype.itemsize) if order == "F" else None
+    if allocator is not None:
+        return GPUArray(shape, dtype, strides, allocator=allocator)
     count = 1
     for s in shape:
         count *= s
     nbytes = count * dtype.itemsize
     if managed:
-        return GPUArray(shape, dtype, memory=_DeviceMemory(nbytes or 1, managed=True))
-    return GPUArray(shape, dtype, memory=_allocate(nbytes)) if nbytes else GPUArray(shape, dtype)
+        return GPUArray(shape, dtype, strides, _DeviceMemory(nbytes or 1, managed=True))
+    return _DeviceArray.__new__(GPUArray, shape, dtype, strides, _allocate(nbytes)) if nbytes else \
+        _DeviceArray.__new__(GPUArray, shape, dtype, strides)
 
 
-def zeros(shape, dtype=np.float32, order="C"):
+def zeros(shape, dtype=np.float32, order="C", allocator=None):
     """A device array filled with zeros."""
-    a = empty(shape, dtype, order)
+    a = empty(shape, dtype, order, allocator=allocator)
     if a.nbytes:
         _cudyn.memset_d8(a.ptr, 0, a.nbytes)
     return a
 
 
-def ones(shape, dtype=np.float32, order="C"):
+def ones(shape, dtype=np.float32, order="C", allocator=None):
     """A device array filled with ones."""
-    return empty(shape, dtype, order).fill(1)
+    return empty(shape, dtype, order, allocator=allocator).fill(1)
 
 
-def empty_like(a, dtype=None):
-    """An uninitialised array with ``a``'s shape (and dtype unless given)."""
-    return empty(a.shape, a.dtype if dtype is None else dtype)
+def _like_order(a, order):
+    """The order of an array made like `a`: "K" and "A" keep Fortran order, else C."""
+    if order in ("K", "A"):
+        flags = _views.Flags(a.shape, a.strides, a.itemsize)
+        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    return order
 
 
-def zeros_like(a, dtype=None):
-    """A zero-filled array with ``a``'s shape (and dtype unless given)."""
-    return zeros(a.shape, a.dtype if dtype is None else dtype)
+def empty_like(a, dtype=None, order="K"):
+    """An uninitialised array with ``a``'s shape (and dtype unless given),
+    in its order ("K": Fortran order stays Fortran order) or the one given."""
+    return empty(a.shape, a.dtype if dtype is None else dtype, _like_order(a, order))
 
 
-def ones_like(a, dtype=None):
-    """An array of ones with ``a``'s shape (and dtype unless given)."""
-    return ones(a.shape, a.dtype if dtype is None else dtype)
+def zeros_like(a, dtype=None, order="K"):
+    """A zero-filled array like ``a`` (see :func:`empty_like`)."""
+    return zeros(a.shape, a.dtype if dtype is None else dtype, _like_order(a, order))
 
 
-def to_gpu(ary, stream=None):
-    """A device copy of a host array (numpy or anything with the buffer protocol)."""
+def ones_like(a, dtype=None, order="K"):
+    """An array of ones like ``a`` (see :func:`empty_like`)."""
+    return ones(a.shape, a.dtype if dtype is None else dtype, _like_order(a, order))
+
+
+def to_gpu(ary, stream=None, allocator=None):
+    """A device copy of a host array (numpy or anything with the buffer
+    protocol), in the same layout: C and Fortran order (and any other order
+    of the axes) are kept, a view with gaps arrives compact."""
+    if callable(stream):  # PyCUDA's to_gpu(ary, allocator)
+        stream, allocator = None, stream
     ary = np.asarray(ary)
     if not ary.flags.c_contiguous:
-        ary = np.ascontiguousarray(ary)
-    a = empty(ary.shape, ary.dtype)
+        if not _views.is_dense(ary.shape, ary.strides, ary.itemsize) or _builtins.min(ary.strides, default=0) < 0:
+            ary = np.array(ary, order="K")
+        if not ary.flags.c_contiguous:
+            return _to_gpu_dense(ary, stream, allocator)
+    a = empty(ary.shape, ary.dtype, allocator=allocator)
     if a.nbytes:
-        a.set(ary, stream=stream)
+        _DeviceArray.set(a, ary, stream)
     return a
 
 
-def to_gpu_async(ary, stream=None):
+def _to_gpu_dense(ary, stream, allocator):
+    """A host array whose axes are a permutation of a contiguous layout: its
+    bytes in one copy, its strides kept."""
+    if allocator is not None:
+        a = GPUArray(ary.shape, ary.dtype, ary.strides, allocator=allocator)
+    else:
+        a = _DeviceArray.__new__(GPUArray, ary.shape, ary.dtype, ary.strides, _allocate(ary.nbytes or 1))
+    if ary.nbytes:
+        in_memory_order = np.transpose(ary, sorted(range(ary.ndim), key=lambda axis: -ary.strides[axis]))
+        _cudyn.memcpy_htod(a.ptr, np.ascontiguousarray(in_memory_order), stream=stream)
+    return a
+
+
+def to_gpu_async(ary, stream=None, allocator=None):
     """As :func:`to_gpu`, asynchronous on ``stream`` (use pinned memory for a real overlap)."""
-    return to_gpu(ary, stream=stream)
+    return to_gpu(ary, stream=stream, allocator=allocator)
 
 
-def arange(*args, dtype=None):
+def arange(*args, dtype=None, allocator=None):
     """numpy.arange's values in a device array."""
-    return to_gpu(np.arange(*args, dtype=dtype))
+    return to_gpu(np.arange(*args, dtype=dtype), allocator=allocator)
+
+
+# ------------------------------------------------------------ elementwise functions
+
+def where(criterion, then_, else_, out=None, stream=None):
+    """``then_`` where ``criterion`` is nonzero, ``else_`` elsewhere (numpy.where; scalars too)."""
+    return _ops.where(criterion, then_, else_, out, stream)
+
+
+def if_positive(criterion, then_, else_, out=None, stream=None):
+    """``then_`` where ``criterion`` is greater than zero, ``else_`` elsewhere."""
+    return _ops.where(_ops.binary("gt", criterion, 0), then_, else_, out, stream)
+
+
+def maximum(a, b, out=None, stream=None):
+    """The elementwise maximum of two arrays or an array and a scalar (NaN wins, as in numpy)."""
+    return _ops.binary("maximum", a, b, out, stream)
+
+
+def minimum(a, b, out=None, stream=None):
+    """The elementwise minimum of two arrays or an array and a scalar (NaN wins, as in numpy)."""
+    return _ops.binary("minimum", a, b, out, stream)
+
+
+def logical_and(x1, x2, /, out=None, *, allocator=None, stream=None):
+    """Elementwise x1 and x2 (nonzero is true), as a bool array."""
+    return _ops.binary("logical_and", x1, x2, out, stream)
+
+
+def logical_or(x1, x2, /, out=None, *, allocator=None, stream=None):
+    """Elementwise x1 or x2 (nonzero is true), as a bool array."""
+    return _ops.binary("logical_or", x1, x2, out, stream)
+
+
+def logical_not(x, /, out=None, *, allocator=None, stream=None):
+    """Elementwise not x (zero is false), as a bool array."""
+    return _ops.unary("logical_not", x, out, stream)
+
+
+def transpose(a, axes=None):
+    """a.transpose(axes): a view."""
+    return a.transpose(axes=axes)
+
+
+def reshape(a, *shape, order="C"):
+    """a.reshape(*shape, order=order)."""
+    return a.reshape(*shape, order=order)
+
+
+from ._gather import concatenate, multi_put, multi_take, multi_take_put, stack, take  # noqa: E402
+from ._reductions import (_limit, _sum_type, all, any, dot, max, min, subset_dot, subset_max,  # noqa: E402,F401
+                          subset_min, subset_sum, sum)
+from ._vectors import vec  # noqa: E402

@@ -1,4 +1,6 @@
-"""examples/python/*.py run against the mock driver, and on a real GPU where there is one."""
+"""examples/python/*.py run against the mock driver, and on a real GPU where
+there is one; examples/python/pycuda/*.py (PyCUDA programs, unchanged) the
+same way, under python3 -m cudyn.pycuda."""
 
 import os
 import shutil
@@ -19,13 +21,24 @@ CASES = {
 }
 
 
+PYCUDA_EXAMPLES = os.path.join(EXAMPLES, "pycuda")
+# PyCUDA example -> arguments (the same on the mock and on a GPU)
+PYCUDA_CASES = {
+    "double_array.py": [],
+    "multiply_them.py": [],
+    "gpudata_slices.py": [],
+    "mpi_contexts.py": ["4096"],
+}
+
+
 def test_every_example_is_listed():
     present = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
     assert present == sorted(CASES)
+    assert sorted(f for f in os.listdir(PYCUDA_EXAMPLES) if f.endswith(".py")) == sorted(PYCUDA_CASES)
 
 
 def _check(p, name, expected):
-    if name == "mpi_scale.py" and p.returncode == 77:
+    if name.startswith("mpi_") and p.returncode == 77:
         assert p.stdout.startswith("skipped: mpi4py"), p.stdout
         pytest.skip("mpi4py is not installed")
     assert p.returncode == 0, f"{name} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
@@ -74,3 +87,26 @@ def test_saxpy_example_catches_a_wrong_element():
     p = run_script(os.path.join(EXAMPLES, "saxpy.py"), extra={"MOCK_CUDA_CORRUPT": "5"}, args=["-n", "64"])
     assert p.returncode == 1, p.stdout + p.stderr
     assert "1 elements differ" in p.stdout and "Result = FAIL" in p.stdout.splitlines()
+
+
+def _run_pycuda_example(name, mock):
+    import subprocess
+    import sys
+
+    from conftest import child_env
+    return subprocess.run([sys.executable, "-m", "cudyn.pycuda", os.path.join(PYCUDA_EXAMPLES, name)] +
+                          PYCUDA_CASES[name], env=child_env(mock=mock), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+
+
+@pytest.mark.mock
+@pytest.mark.parametrize("name", sorted(PYCUDA_CASES))
+def test_pycuda_example_on_the_mock(name):
+    _check(_run_pycuda_example(name, mock=True), name, "PASS")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(PYCUDA_CASES))
+def test_pycuda_example_on_a_gpu(name, real_gpu):
+    p = _run_pycuda_example(name, mock=False)
+    _check(p, name, "PASS")

@@ -133,18 +133,41 @@ static void run_testkernel(const struct launch *l)
     *ps = SCALAR(int, l, 4);
 }
 
+/* dest[i] = a[i] * b[i] for the first `count` elements of multiply_them's
+ * dest, a and b (parameters 0, 1, 2). */
+static void multiply_first(const struct launch *l, size_t count)
+{
+    float *dest = launch_buffer(l, 0, count * sizeof *dest);
+    const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
+    for (size_t i = 0; dest && a && b && i < count; i++)
+        dest[i] = a[i] * b[i];
+}
+
 /* in_out.c's multiply_them(float *dest, const float *a, const float *b, int n):
- * dest[i] = a[i] * b[i] for i < n, one element per thread. */
+ * i < n, one element per thread. */
 static void run_multiply_them(const struct launch *l)
 {
     int n = SCALAR(int, l, 3);
-    size_t count = n > 0 ? smaller((size_t)n, x_threads(l)) : 0;
-    float *dest = launch_buffer(l, 0, count * sizeof *dest);
-    const float *a = launch_buffer(l, 1, count * sizeof *a), *b = launch_buffer(l, 2, count * sizeof *b);
-    if (!dest || !a || !b)
-        return;
-    for (size_t i = 0; i < count; i++)
-        dest[i] = a[i] * b[i];
+    multiply_first(l, n > 0 ? smaller((size_t)n, x_threads(l)) : 0);
+}
+
+/* PyCUDA's multiply_them(float *dest, float *a, float *b): i = threadIdx.x *
+ * blockDim.y + threadIdx.y, one block (its examples index a one-dimensional
+ * block, i = threadIdx.x, which this is too: examples/python/pycuda/multiply_them.py). */
+static void run_multiply_them_block(const struct launch *l)
+{
+    multiply_first(l, (size_t)l->block[0] * l->block[1]);
+}
+
+/* PyCUDA's tutorial's doublify(float *a): a[idx] *= 2 for idx = threadIdx.x +
+ * threadIdx.y * 4, one block (examples/python/pycuda/double_array.py). */
+static void run_doublify(const struct launch *l)
+{
+    size_t count = (size_t)l->block[0] + ((size_t)l->block[1] - 1) * 4;
+    float *a = launch_buffer(l, 0, count * sizeof *a);
+    for (unsigned int y = 0; a && y < l->block[1]; y++)
+        for (unsigned int x = 0; x < l->block[0]; x++)
+            a[x + y * 4] *= 2;
 }
 
 /* x[i] *= a and x[i] = a * x[i] + b for i < n, one element per thread
@@ -301,6 +324,8 @@ static const struct host_version {
     {"saxpy_naive", run_saxpy_naive, 5, {4, 8, 8, 8, 8}, 0},
     {"testkernel", run_testkernel, 6, {4, 8, 4, 8, 4, 8}, 0},
     {"multiply_them", run_multiply_them, 4, {8, 8, 8, 4}, 0},
+    {"multiply_them", run_multiply_them_block, 3, {8, 8, 8}, 0}, /* PyCUDA's, without n */
+    {"doublify", run_doublify, 1, {8}, 0},                        /* PyCUDA's tutorial */
     {"scale", run_scale_axn_f, 3, {4, 8, 8}, 0},                  /* README: scale(float a, float *x, size_t n) */
     {"_Z5scaleIfEvT_PS0_m", run_scale_axn_f, 3, {4, 8, 8}, 0},    /* scale<float>(T a, T *x, size_t n) */
     {"_Z5scaleIdEvT_PS0_m", run_scale_axn_d, 3, {8, 8, 8}, 0},    /* scale<double>(T a, T *x, size_t n) */
@@ -363,7 +388,8 @@ static const struct host_version {
 };
 
 /* The host version of fn if the mock has one that reads what fn's PTX
- * declares (when the PTX is known). */
+ * declares (when the PTX is known); kernels of one name with different
+ * parameters (in_out.c's multiply_them and PyCUDA's) are told apart by them. */
 static const struct host_version *host_version_of(const struct CUfunc_st *fn)
 {
     for (size_t i = 0; i < sizeof host_kernels / sizeof host_kernels[0]; i++) {
@@ -373,11 +399,12 @@ static const struct host_version *host_version_of(const struct CUfunc_st *fn)
         if (k->n_params == ANY_PARAMS || fn->n_params < 0)
             return k;
         if (k->n_params != fn->n_params)
-            return NULL;
+            continue;
+        int same = 1;
         for (int p = 0; p < k->n_params; p++)
-            if (k->sizes[p] != fn->param_size[p])
-                return NULL;
-        return k;
+            same &= k->sizes[p] == fn->param_size[p];
+        if (same)
+            return k;
     }
     return NULL;
 }

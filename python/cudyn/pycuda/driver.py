@@ -1,0 +1,695 @@
+"""pycuda.driver over cudyn: devices, contexts, memory, streams, events,
+kernels (Function, with PyCUDA's prepared calls) and the In/Out/InOut
+argument handlers.
+
+Contexts are the devices' primary contexts (the ones the CUDA runtime,
+PyTorch and CuPy use), so memory and streams are shared with them:
+``Device(n).make_context()`` pushes device n's primary context on this
+thread's context stack instead of creating a new context; ``pop``,
+``push``, ``detach`` and ``Context.get_current`` work on that stack, and
+the device of its top context is the one cudyn works on.  Popping the last
+one leaves the thread on that device (cudyn never runs without a context),
+and memory is not freed when a context is detached, only when its objects
+go.  Texture and surface references (removed in CUDA 12) and nvcc-only
+features raise :class:`cudyn.pycuda.Unsupported` naming the replacement.
+"""
+
+import threading
+
+import numpy as np
+
+import cudyn
+from cudyn import _codegen
+from cudyn._memory import in_memory_order
+
+from . import Unsupported
+
+# ------------------------------------------------------------ errors, names kept from cudyn
+
+Error = cudyn.Error
+MemoryError = cudyn.OutOfMemory  # noqa: A001 (PyCUDA's name)
+LaunchError = cudyn.LaunchError
+CompileError = cudyn.CompileError
+
+
+class LogicError(Error):
+    """PyCUDA's error for a call that cannot be right (no context to pop ...)."""
+
+
+class RuntimeError(Error):  # noqa: A001 (PyCUDA's name)
+    """PyCUDA's error for a failure of the moment."""
+
+
+In, Out, InOut = cudyn.In, cudyn.Out, cudyn.InOut
+DeviceAllocation = cudyn.DeviceMemory
+Event = cudyn.Event
+mem_alloc = cudyn.mem_alloc
+mem_alloc_like = cudyn.mem_alloc_like
+mem_get_info = cudyn.mem_get_info
+to_device = cudyn.to_device
+from_device = cudyn.from_device
+from_device_like = cudyn.from_device_like
+
+
+def init(flags=0):
+    """Loads and initialises the driver (every call does that on first use anyway)."""
+    if flags:
+        raise LogicError("cudyn.pycuda.driver.init: cuInit's flags must be 0")
+    cudyn.init()
+
+
+def get_driver_version():
+    """The driver's CUDA version as an int (12080 for 12.8)."""
+    return int(cudyn.loader_info()["driver_version"])
+
+
+def get_version():
+    """The CUDA version PyCUDA reports as (major, minor, 0): the driver's, since
+    cudyn is built against none."""
+    v = get_driver_version()
+    return (v // 1000, v % 1000 // 10, 0)
+
+
+# ------------------------------------------------------------ enums PyCUDA code names
+
+class _Named(str):
+    """An enum member by name (device_attribute.MAX_THREADS_PER_BLOCK)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"device_attribute.{self}"
+
+
+class _Names(type):
+    def __getattr__(cls, name):
+        if name.startswith("_") or not name.isupper():
+            raise AttributeError(name)
+        return _Named(name)
+
+
+class device_attribute(metaclass=_Names):  # noqa: N801 (PyCUDA's names)
+    """Device attributes by PyCUDA's names: device_attribute.MAX_THREADS_PER_BLOCK ..."""
+
+
+class compute_mode:  # noqa: N801
+    """CUcomputemode values (Device.compute_mode gives one)."""
+    DEFAULT, EXCLUSIVE, PROHIBITED, EXCLUSIVE_PROCESS = 0, 1, 2, 3
+
+
+class ctx_flags:  # noqa: N801
+    """CUctx_flags values (make_context accepts 0 and MAP_HOST only)."""
+    SCHED_AUTO, SCHED_SPIN, SCHED_YIELD, SCHED_BLOCKING_SYNC, MAP_HOST, LMEM_RESIZE_TO_MAX = 0, 1, 2, 4, 8, 16
+
+
+class event_flags:  # noqa: N801
+    """CUevent_flags values, for Event(flags)."""
+    DEFAULT, BLOCKING_SYNC, DISABLE_TIMING, INTERPROCESS = 0, 1, 2, 4
+
+
+class host_alloc_flags:  # noqa: N801
+    """cuMemHostAlloc's flags (pinned memory is always portable and mapped with unified addressing)."""
+    PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
+
+
+class mem_attach_flags:  # noqa: N801
+    """cuMemAllocManaged's flags."""
+    GLOBAL, HOST, SINGLE = 1, 2, 4
+
+
+class function_attribute:  # noqa: N801
+    """Function.get_attribute's names for the kernel's attributes."""
+    MAX_THREADS_PER_BLOCK = "max_threads_per_block"
+    SHARED_SIZE_BYTES = "shared_size_bytes"
+    CONST_SIZE_BYTES = "const_size_bytes"
+    LOCAL_SIZE_BYTES = "local_size_bytes"
+    NUM_REGS = "num_regs"
+    PTX_VERSION = "ptx_version"
+    BINARY_VERSION = "binary_version"
+
+
+# ------------------------------------------------------------ devices
+
+class Device:
+    """A GPU by ordinal (or PCI bus id), with PyCUDA's methods."""
+
+    def __init__(self, number):
+        if isinstance(number, str):
+            matches = [d for d in range(cudyn.device_count())
+                       if cudyn.device_info(d)["pci_bus_id"].lower().endswith(number.lower())]
+            if not matches:
+                raise LogicError(f"cudyn.pycuda.driver.Device: no device at PCI bus id {number!r}")
+            number = matches[0]
+        self._device = cudyn.Device(int(number))
+
+    @staticmethod
+    def count():
+        """The number of devices."""
+        return cudyn.device_count()
+
+    @property
+    def ordinal(self):
+        """The device's ordinal (int(device) too)."""
+        return self._device.ordinal
+
+    def name(self):
+        """The device's name ("NVIDIA H200")."""
+        return self._device.name
+
+    def pci_bus_id(self):
+        """The PCI bus id ("0000:17:00.0")."""
+        return self._device.pci_bus_id
+
+    def compute_capability(self):
+        """(major, minor)."""
+        return tuple(self._device.compute_capability)
+
+    def total_memory(self):
+        """The device's memory in bytes."""
+        return int(self._device.total_memory)
+
+    def get_attribute(self, attribute):
+        """One attribute: device_attribute.MAX_THREADS_PER_BLOCK ... (or its name)."""
+        return cudyn.device_attribute(self.ordinal, str(attribute).lower())
+
+    def get_attributes(self):
+        """Every attribute the driver reports, as {device_attribute.NAME: value}."""
+        return {_Named(name.upper()): value for name, value in cudyn.device_attributes(self.ordinal).items()}
+
+    def __getattr__(self, name):
+        # dev.max_threads_per_block, dev.compute_mode ... as PyCUDA gives them
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return cudyn.device_attribute(self.ordinal, name.lower())
+        except (cudyn.Error, ValueError, TypeError):
+            raise AttributeError(f"Device has no attribute {name!r}") from None
+
+    def can_access_peer(self, device):
+        """Whether kernels on this device can reach ``device``'s memory directly."""
+        return bool(cudyn.can_access_peer(self.ordinal, Device._ordinal_of(device)))
+
+    @staticmethod
+    def _ordinal_of(device):
+        return device.ordinal if isinstance(device, Device) else int(device)
+
+    def make_context(self, flags=0):
+        """Pushes this device's primary context on the thread's stack and
+        returns it (PyCUDA makes a new context; cudyn shares the primary one,
+        whose scheduling flags are the driver's: only MAP_HOST, always in
+        effect with unified addressing, is accepted)."""
+        if flags & ~ctx_flags.MAP_HOST:
+            raise Unsupported("make_context(flags): cudyn shares the device's primary context, whose scheduling"
+                              " flags are the driver's default; call it without flags")
+        context = Context(self.ordinal)
+        context.push()
+        return context
+
+    def retain_primary_context(self):
+        """This device's primary context, not pushed (push() makes it current)."""
+        return Context(self.ordinal)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.ordinal == self.ordinal
+
+    def __hash__(self):
+        return hash(("cudyn.pycuda.Device", self.ordinal))
+
+    def __int__(self):
+        return self.ordinal
+
+    def __repr__(self):
+        return f"<cudyn.pycuda.driver.Device {self.ordinal}>"
+
+
+# ------------------------------------------------------------ contexts
+
+_stack = threading.local()  # .contexts: this thread's context stack, top last
+
+
+def _contexts():
+    contexts = getattr(_stack, "contexts", None)
+    if contexts is None:
+        contexts = _stack.contexts = []
+    return contexts
+
+
+class Context:
+    """A device's primary context as an entry of the thread's context stack."""
+
+    def __init__(self, ordinal):
+        self._ordinal = ordinal
+        self._attached = 1
+
+    def _live(self, what):
+        if self._attached <= 0:
+            raise LogicError(f"cudyn.pycuda.driver.Context.{what}: the context was detached")
+
+    def push(self):
+        """Makes it the thread's current context (its device cudyn's device on this thread)."""
+        self._live("push")
+        cudyn.device_use(self._ordinal)
+        _contexts().append(self)
+
+    @staticmethod
+    def pop():
+        """Removes the thread's current context; the one below (if any) becomes current."""
+        contexts = _contexts()
+        if not contexts:
+            raise LogicError("cudyn.pycuda.driver.Context.pop: this thread has no context to pop")
+        contexts.pop()
+        if contexts:
+            cudyn.device_use(contexts[-1]._ordinal)
+
+    def detach(self):
+        """Drops this reference; the last one pops it when it is current.
+        cudyn keeps the primary context (and the memory in it) alive."""
+        self._live("detach")
+        self._attached -= 1
+        contexts = _contexts()
+        if contexts and contexts[-1] is self:
+            Context.pop()
+
+    def attach(self, flags=0):
+        """One more reference (detach drops one)."""
+        self._live("attach")
+        self._attached += 1
+        return self
+
+    @staticmethod
+    def get_current():
+        """The thread's current context from this stack, or None."""
+        contexts = _contexts()
+        return contexts[-1] if contexts else None
+
+    @staticmethod
+    def get_device():
+        """The device of the thread's current context (cudyn's device for the thread)."""
+        contexts = _contexts()
+        return Device(contexts[-1]._ordinal if contexts else cudyn.device_current())
+
+    @staticmethod
+    def synchronize():
+        """Waits for all work of the thread's device."""
+        cudyn.synchronize()
+
+    @staticmethod
+    def get_api_version():
+        """The driver's CUDA version as an int."""
+        return get_driver_version()
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and other._ordinal == self._ordinal
+
+    def __hash__(self):
+        return hash(("cudyn.pycuda.Context", self._ordinal))
+
+    def __repr__(self):
+        return f"<cudyn.pycuda.driver.Context: primary context of device {self._ordinal}>"
+
+    @staticmethod
+    def _unsupported(what):
+        raise Unsupported(f"Context.{what}: cudyn leaves context-wide settings to the application that made the"
+                          " primary context; set cache preferences per kernel with NVRTC options instead")
+
+    @staticmethod
+    def set_cache_config(config):
+        """Refused: see _unsupported."""
+        Context._unsupported("set_cache_config")
+
+    @staticmethod
+    def set_limit(limit, value):
+        """Refused: see _unsupported."""
+        Context._unsupported("set_limit")
+
+    @staticmethod
+    def set_shared_config(config):
+        """Refused: see _unsupported."""
+        Context._unsupported("set_shared_config")
+
+
+# ------------------------------------------------------------ streams
+
+class Stream(cudyn.Stream):
+    """A stream, with PyCUDA's method names (is_done, wait_for_event)."""
+
+    __slots__ = ()
+
+    def is_done(self):
+        """Whether all work submitted to the stream has finished."""
+        return bool(self.query())
+
+    def wait_for_event(self, event):
+        """Later work on this stream waits for the event."""
+        self.wait_event(event)
+
+
+# ------------------------------------------------------------ copies and memset
+
+def memcpy_htod(dest, src, stream=None):
+    """Copies a host buffer (C or Fortran order) to device memory (dest:
+    DeviceAllocation, address or device array)."""
+    cudyn.memcpy_htod(dest, in_memory_order(src), stream=stream)
+
+
+def memcpy_dtoh(dest, src, stream=None):
+    """Copies device memory into a writable host buffer (C or Fortran order)."""
+    cudyn.memcpy_dtoh(in_memory_order(dest), src, stream=stream)
+
+
+def memcpy_dtod(dest, src, size, stream=None):
+    """Copies size bytes between device memory."""
+    cudyn.memcpy_dtod(dest, src, size, stream=stream)
+
+
+# the default stream as a handle: an asynchronous copy on it (cudyn's
+# copies without a stream are synchronous ones)
+_DEFAULT = 0
+
+
+def memcpy_htod_async(dest, src, stream=None):
+    """As memcpy_htod, asynchronous on ``stream`` (the default stream if None; pinned host memory overlaps)."""
+    cudyn.memcpy_htod(dest, in_memory_order(src), stream=stream if stream is not None else _DEFAULT)
+
+
+def memcpy_dtoh_async(dest, src, stream=None):
+    """As memcpy_dtoh, asynchronous on ``stream`` (the default stream if None)."""
+    cudyn.memcpy_dtoh(in_memory_order(dest), src, stream=stream if stream is not None else _DEFAULT)
+
+
+def memcpy_dtod_async(dest, src, size, stream=None):
+    """As memcpy_dtod, asynchronous on ``stream`` (the default stream if None)."""
+    cudyn.memcpy_dtod(dest, src, size, stream=stream if stream is not None else _DEFAULT)
+
+
+def memset_d8(dest, data, count, stream=None):
+    """Sets count bytes to data."""
+    cudyn.memset_d8(dest, data, count, stream=stream)
+
+
+def memset_d16(dest, data, count, stream=None):
+    """Sets count 16-bit words to data."""
+    cudyn.memset_d16(dest, data, count, stream=stream)
+
+
+def memset_d32(dest, data, count, stream=None):
+    """Sets count 32-bit words to data."""
+    cudyn.memset_d32(dest, data, count, stream=stream)
+
+
+memset_d8_async, memset_d16_async, memset_d32_async = memset_d8, memset_d16, memset_d32
+
+
+# ------------------------------------------------------------ host memory
+
+def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
+    """A numpy array in page-locked host memory (C order; F by a transposed view)."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if order == "F":
+        return cudyn.pagelocked_empty(shape[::-1], dtype).T
+    return cudyn.pagelocked_empty(shape, dtype)
+
+
+def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
+    """As pagelocked_empty, filled with zeros."""
+    array = pagelocked_empty(shape, dtype, order, mem_flags)
+    array.fill(0)
+    return array
+
+
+def _order_of(array):
+    return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+
+
+def pagelocked_empty_like(array, mem_flags=0):
+    """A page-locked array of the shape, dtype and order of ``array``."""
+    return pagelocked_empty(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+def pagelocked_zeros_like(array, mem_flags=0):
+    """As pagelocked_empty_like, filled with zeros."""
+    return pagelocked_zeros(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+def aligned_empty(shape, dtype, order="C", alignment=4096):
+    """A numpy array whose data starts at a multiple of ``alignment`` bytes."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape)) if not isinstance(shape, (int, np.integer)) else int(shape)
+    raw = np.empty(count * dtype.itemsize + alignment, np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape, order=order)
+
+
+def aligned_zeros(shape, dtype, order="C", alignment=4096):
+    """As aligned_empty, filled with zeros."""
+    array = aligned_empty(shape, dtype, order, alignment)
+    array.fill(0)
+    return array
+
+
+def aligned_empty_like(array, alignment=4096):
+    """An aligned array of the shape, dtype and order of ``array``."""
+    return aligned_empty(array.shape, array.dtype, _order_of(array), alignment)
+
+
+def register_host_memory(ary, flags=0):
+    """Refused: cudyn pins only memory it allocates."""
+    raise Unsupported("register_host_memory: cudyn does not page-lock memory it did not allocate; allocate it"
+                      " page-locked with pagelocked_empty")
+
+
+# ------------------------------------------------------------ pointers held by user objects
+
+class PointerHolderBase:
+    """Base of user classes that hold device memory: get_pointer() gives its
+    address; instances are accepted wherever device memory is."""
+
+    def get_pointer(self):
+        """The device address (subclasses define it)."""
+        raise NotImplementedError("PointerHolderBase subclasses define get_pointer()")
+
+    def __int__(self):
+        return int(self.get_pointer())
+
+    __index__ = __int__
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": (1,), "typestr": "|u1", "data": (int(self.get_pointer()), False), "version": 3,
+                "strides": None}
+
+
+# ------------------------------------------------------------ kernels
+
+def _argument(value):
+    """A kernel argument as cudyn's launch takes it: a 0-d numpy array (PyCUDA's
+    vec.make_float3 makes one) is passed as its scalar."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def _format(arg_types):
+    """PyCUDA's prepare() format (struct-module letters, or a sequence of
+    dtypes) as a cudyn launch format ('s' for structs)."""
+    if isinstance(arg_types, str):
+        return arg_types
+    return "".join(t if isinstance(t, str) and len(t) == 1 else _codegen.launch_code(np.dtype(t)) for t in arg_types)
+
+
+def _refuse_texrefs(texrefs):
+    if texrefs:
+        raise Unsupported("texrefs: texture references were removed in CUDA 12; pass a texture object"
+                          " (cudyn.Texture) as a kernel argument instead")
+
+
+class Function:
+    """A kernel with PyCUDA's calls: f(*args, block=, grid=, stream=,
+    shared=, time_kernel=), and prepare(...) then prepared_call(grid,
+    block, *args), prepared_async_call(grid, block, stream, *args) and
+    prepared_timed_call(grid, block, *args)."""
+
+    __slots__ = ("_function", "_prepared", "_pointers")
+
+    def __init__(self, function):
+        self._function = function
+        self._prepared = None
+        self._pointers = ()  # the prepared format's pointer positions
+
+    @property
+    def function(self):
+        """The cudyn.Function underneath."""
+        return self._function
+
+    def __call__(self, *args, **kwargs):
+        _refuse_texrefs(kwargs.pop("texrefs", None))
+        timed = kwargs.pop("time_kernel", False)
+        args = [_argument(a) for a in args]
+        if not timed:
+            self._function(*args, **kwargs)
+            return None
+        start, end = Event(), Event()
+        stream = kwargs.get("stream")
+        start.record(stream)
+        self._function(*args, **kwargs)
+        end.record(stream)
+        end.synchronize()
+        return end.time_since(start) / 1000.0
+
+    def prepare(self, arg_types, texrefs=None, block=None, shared=None):
+        """Fixes the argument types (a struct-module format such as "PiP" or a
+        list of dtypes); returns self, as PyCUDA does."""
+        _refuse_texrefs(texrefs)
+        if block is not None or shared is not None:
+            raise TypeError("prepare(): block= and shared= belong to prepared_call (PyCUDA's current API)")
+        codes = _format(arg_types)
+        self._prepared = self._function.prepare(codes)
+        self._pointers = tuple(k for k, c in enumerate(codes.replace(" ", "")) if c in "pP")
+        return self
+
+    def _prepared_args(self, args):
+        """The arguments of a prepared call: PyCUDA passes addresses as numpy
+        integers (numpy.intp) too, which a pointer parameter takes as ints."""
+        args = [_argument(a) for a in args]
+        for k in self._pointers:
+            if k < len(args) and isinstance(args[k], np.integer):
+                args[k] = int(args[k])
+        return args
+
+    def _need_prepared(self):
+        if self._prepared is None:
+            raise LogicError(f"{self._function.name}: prepared_call before prepare()")
+        return self._prepared
+
+    def prepared_call(self, grid, block, *args, shared_size=0):
+        """Launches with the prepared argument types on the default stream."""
+        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size)
+
+    def prepared_async_call(self, grid, block, stream, *args, shared_size=0):
+        """Launches with the prepared argument types on ``stream``."""
+        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size, stream=stream)
+
+    def prepared_timed_call(self, grid, block, *args, shared_size=0):
+        """Launches, and returns a function that waits and gives the kernel's time in seconds."""
+        prepared = self._need_prepared()
+        start, end = Event(), Event()
+        start.record()
+        prepared(grid, block, *self._prepared_args(args), shared=shared_size)
+        end.record()
+
+        def elapsed():
+            end.synchronize()
+            return end.time_since(start) / 1000.0
+        return elapsed
+
+    def get_attribute(self, attribute):
+        """A kernel attribute: function_attribute.NUM_REGS ..."""
+        return getattr(self._function, str(attribute))
+
+    def set_cache_config(self, config):
+        """Refused: cudyn leaves the cache preference to the driver."""
+        raise Unsupported("Function.set_cache_config: cudyn does not set cache preferences; the driver's default"
+                          " applies")
+
+    def set_shared_size(self, nbytes):
+        """Refused: dynamic shared memory is the call's shared=."""
+        raise Unsupported("Function.set_shared_size: pass shared= (dynamic shared memory) to the call instead")
+
+    def __getattr__(self, name):
+        # num_regs, shared_size_bytes, local_size_bytes, max_threads_per_block ...
+        return getattr(self._function, name)
+
+    def __repr__(self):
+        return f"<cudyn.pycuda.driver.Function {self._function.name}>"
+
+
+class Module:
+    """A loaded module with PyCUDA's methods."""
+
+    def __init__(self, module):
+        self._module = module
+
+    @property
+    def module(self):
+        """The cudyn.Module underneath."""
+        return self._module
+
+    def get_function(self, name):
+        """The kernel ``name`` as a Function."""
+        return Function(self._module.get_function(name))
+
+    def get_global(self, name):
+        """(device address, size in bytes) of a __device__ or __constant__ variable."""
+        return self._module.get_global(name)
+
+    def get_texref(self, name):
+        """Refused: texture references were removed in CUDA 12."""
+        raise Unsupported(f"get_texref({name!r}): texture references were removed in CUDA 12; use texture objects"
+                          " (cudyn.Array and cudyn.Texture, passed as kernel arguments)")
+
+    def get_surfref(self, name):
+        """Refused: surface references were removed in CUDA 12."""
+        raise Unsupported(f"get_surfref({name!r}): surface references were removed in CUDA 12; use surface"
+                          " objects (cudyn.Array with surface access)")
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+def module_from_file(filename):
+    """A module from a CUBIN, PTX, fatbin or cudyn-cc image file."""
+    return Module(cudyn.module_from_file(filename))
+
+
+def module_from_buffer(buffer, options=None, message_handler=None):
+    """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory."""
+    if options:
+        raise Unsupported("module_from_buffer: JIT options are not passed through; compile with cudyn-cc or"
+                          " SourceModule's options instead")
+    return Module(cudyn.module_from_buffer(buffer))
+
+
+# ------------------------------------------------------------ removed in CUDA 12, or nvcc's
+
+def _refused(name, why, short):
+    """A stand-in for a PyCUDA name that raises Unsupported saying why."""
+    def refused(*args, **kwargs):
+        raise Unsupported(f"{name}: {why}")
+    refused.__name__ = name
+    refused.__doc__ = f"Refused: {short}."
+    return refused
+
+
+def _texture_reference(name):
+    return _refused(name, "texture references were removed in CUDA 12; use texture objects (cudyn.Array,"
+                    " cudyn.Texture) passed as kernel arguments", "texture references were removed in CUDA 12")
+
+
+def _array_copy(name):
+    return _refused(name, "cudyn's CUDA arrays are cudyn.Array (copy_from, copy_to) with cudyn.Texture; PyCUDA's"
+                    " descriptor-based arrays and 2D/3D copies are not provided", "cudyn's CUDA arrays are cudyn.Array")
+
+
+matrix_to_texref = _texture_reference("matrix_to_texref")
+bind_array_to_texref = _texture_reference("bind_array_to_texref")
+TextureReference = _texture_reference("TextureReference")
+SurfaceReference = _texture_reference("SurfaceReference")
+matrix_to_array = _array_copy("matrix_to_array")
+np_to_array = _array_copy("np_to_array")
+gpuarray_to_array = _array_copy("gpuarray_to_array")
+make_multichannel_2d_array = _array_copy("make_multichannel_2d_array")
+Array = _array_copy("Array")
+ArrayDescriptor = _array_copy("ArrayDescriptor")
+ArrayDescriptor3D = _array_copy("ArrayDescriptor3D")
+Memcpy2D = _array_copy("Memcpy2D")
+Memcpy3D = _array_copy("Memcpy3D")
+
+
+def dtype_to_array_format(dtype):
+    """Refused: cudyn.Array takes the numpy dtype."""
+    raise Unsupported("dtype_to_array_format: cudyn.Array takes the numpy dtype itself")
+
+
+def set_debugging(flag=True):
+    """Refused: pass -G in SourceModule's options."""
+    raise Unsupported("set_debugging: compile with NVRTC's -G in SourceModule's options")

@@ -1,0 +1,406 @@
+"""What cudyn added for PyCUDA's programs, on a real GPU, against numpy:
+gpuarray's general operations (complex numbers, comparisons and logic,
+broadcasting, strided and Fortran-order operands, out= of another dtype),
+cumath, reductions of every kind, scans, curandom.rand, gathers and
+joins, copies of views, and the layer's ElementwiseKernel and
+ReductionKernel.  Each test runs in a child interpreter on the GPU and
+skips without one (the mock cannot run these generated kernels)."""
+
+import textwrap
+
+import pytest
+
+from conftest import run_python
+
+pytestmark = pytest.mark.gpu
+
+PRELUDE = """
+import numpy as np
+import cudyn
+from cudyn import gpuarray as ga, cumath
+rng = np.random.default_rng(7)
+
+def rand(shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.random(shape) + 1j * rng.random(shape) + 0.1).astype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(1, 40, shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) > 0.5
+    return (rng.random(shape) + 0.1).astype(dtype)
+
+def same(got, want, rtol=2e-6, what=""):
+    got = got.get() if hasattr(got, "get") else got
+    assert got.dtype == np.asarray(want).dtype, (what, got.dtype, np.asarray(want).dtype)
+    assert got.shape == np.shape(want), (what, got.shape, np.shape(want))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12, err_msg=str(what))
+"""
+
+
+def on_gpu(code, timeout=600):
+    p = run_python(PRELUDE + textwrap.dedent(code) + "\nprint('done')\n", mock=False, timeout=timeout)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-6000:]
+    assert p.stdout.strip().splitlines()[-1] == "done"
+
+
+def test_binary_operations_of_every_dtype_pair(real_gpu):
+    on_gpu("""
+        import operator
+        dtypes = [np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128]
+        ops = [operator.add, operator.sub, operator.mul, operator.truediv]
+        for l in dtypes:
+            for r in dtypes:
+                x, y = rand((10, 4), l), rand((10, 4), r)
+                for op in ops:
+                    same(op(ga.to_gpu(x), ga.to_gpu(y)), op(x, y), 2e-5, (op, l, r))
+                for scalar in (3, 2.5, 2j, np.float32(2), np.complex64(1 + 1j)):
+                    if np.dtype(l).kind in "iu" and isinstance(scalar, complex):
+                        continue
+                    same(ga.to_gpu(x) * scalar, x * scalar, 2e-5, (l, scalar))
+                    same(scalar - ga.to_gpu(x), scalar - x, 2e-5, (scalar, l))
+        x = rand((6, 5), np.float32)
+        same(ga.to_gpu(x) ** ga.to_gpu(x.astype(np.float64)), x ** x.astype(np.float64), 1e-6, "pow")
+        same(2.5 ** ga.to_gpu(x), np.float32(2.5) ** x, 1e-6, "rpow")
+        c = rand(7, np.complex64)
+        same(ga.to_gpu(c) ** 2, c ** 2, 1e-5, "complex pow")
+    """)
+
+
+def test_broadcasting_and_layouts(real_gpu):
+    on_gpu("""
+        x = rand((6, 8), np.float32)
+        d = ga.to_gpu(x)
+        same(d * ga.to_gpu(np.array(2.0)), x.astype(np.float64) * 2, what="0-d float64")  # numpy 2's rule
+        same(ga.to_gpu(np.array([3], np.int64)) + d, np.array([3]) + x, what="size-1 int64")
+        same(d + ga.to_gpu(x[:, :1]), x + x[:, :1], what="(6,1)")
+        same(ga.to_gpu(x[:1]) - ga.to_gpu(x[:, :1]), x[:1] - x[:, :1], what="(1,8)-(6,1)")
+        same(d[::2, 1::3] * 3, x[::2, 1::3] * 3, what="steps")
+        same(d.T + d.T, x.T + x.T, what="transpose")
+        same(d[::-1] - 1, x[::-1] - 1, what="reversed")
+        f = ga.to_gpu(np.asfortranarray(x))
+        r = f * f
+        assert r.flags.f_contiguous
+        same(r, x * x, what="fortran")
+        same(f + d, x + x, what="fortran + C")
+        y = d.copy()
+        y[1:4, ::2] += 10
+        z = x.copy()
+        z[1:4, ::2] += 10
+        same(y, z, what="in place on a view")
+        w = ga.to_gpu(x.copy())
+        w **= ga.to_gpu(x.astype(np.float64))
+        same(w, (x ** x.astype(np.float64)).astype(np.float32), 1e-6, "float32 **= float64")
+        out = ga.empty((6, 8), np.float64)
+        ga.maximum(d, 0.5, out=out)
+        same(out, np.maximum(x, 0.5).astype(np.float64), what="out of another dtype")
+        try:
+            ga.to_gpu(np.zeros(3, np.int32)).__iadd__(1.5)
+            raise AssertionError("int32 += 1.5 was allowed")
+        except TypeError:
+            pass
+    """)
+
+
+def test_comparisons_logic_and_selection(real_gpu):
+    on_gpu("""
+        import operator
+        x, y = rand((5, 7), np.float32), rand((5, 7), np.float32)
+        x[0, 0] = y[0, 0]
+        dx, dy = ga.to_gpu(x), ga.to_gpu(y)
+        for op in (operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge):
+            same(op(dx, dy), op(x, y), what=op)
+            same(op(dx, 0.5), op(x, 0.5), what=(op, "scalar"))
+            same(op(dx[:, ::2], dy[:, ::2]), op(x[:, ::2], y[:, ::2]), what=(op, "strided"))
+        c = rand(9, np.complex128)
+        same(ga.to_gpu(c) == ga.to_gpu(c.copy()), c == c, what="complex ==")
+        for name in ("logical_and", "logical_or"):
+            same(getattr(ga, name)(dx > 0.5, dy), getattr(np, name)(x > 0.5, y), what=name)
+            same(getattr(ga, name)(dx, 0.0), getattr(np, name)(x, 0.0), what=name)
+        same(ga.logical_not(dx > 0.5), np.logical_not(x > 0.5), what="not")
+        n = x.copy()
+        n[1, 2] = np.nan
+        dn = ga.to_gpu(n)
+        same(ga.maximum(dn, dy), np.maximum(n, y), what="maximum NaN")
+        same(ga.minimum(0.3, dy), np.minimum(0.3, y), what="minimum scalar")
+        same(ga.where(dx > 0.5, dx, dy), np.where(x > 0.5, x, y), what="where")
+        same(ga.where(ga.to_gpu(np.array([1, 0, -1])), 2, ga.to_gpu(np.full(3, 3))), np.where([1, 0, -1], 2, 3),
+             what="where scalars")
+        same(ga.if_positive(dx - 0.5, dx, dy), np.where(x - 0.5 > 0, x, y), what="if_positive")
+        for dtype in (np.int32, np.bool_, np.float32, np.float64, np.complex64):
+            for a in (np.ones(10, dtype), np.zeros(10, dtype), rand(1000, dtype)):
+                same(ga.to_gpu(a).any(), np.any(a), what=("any", dtype))
+                same(ga.to_gpu(a).all(), np.all(a), what=("all", dtype))
+        assert bool(ga.to_gpu(np.ones((1, 1)))) and not bool(ga.zeros((), np.float32))
+    """)
+
+
+def test_unary_operations_conversions_and_complex_parts(real_gpu):
+    on_gpu("""
+        for dtype in (np.float32, np.int64, np.complex64, np.complex128):
+            a = rand((4, 6), dtype) - 0.5 * (np.dtype(dtype).kind != "i")
+            d = ga.to_gpu(a)
+            same(-d, -a, what=("neg", dtype))
+            same(abs(d), np.abs(a), 1e-6, ("abs", dtype))
+            same(-d[:, ::2], -a[:, ::2], what=("neg strided", dtype))
+            same(d.real, a.real, what=("real", dtype))
+            same(d.imag, a.imag, what=("imag", dtype))
+            same(d.conj(), a.conj(), what=("conj", dtype))
+            for target in (np.int32, np.float64, np.complex64):
+                if np.dtype(dtype).kind == "c" and np.dtype(target).kind != "c":
+                    continue
+                same(d.astype(target), a.astype(target), 1e-6, ("astype", dtype, target))
+                same(d.T.astype(target), a.T.astype(target), 1e-6, ("astype of a transpose", dtype, target))
+        z = ga.to_gpu(rand(20, np.complex128))
+        out = ga.empty(20, np.complex64)
+        assert z.conj(out=out) is out
+        same(out, z.get().conj().astype(np.complex64), 1e-6, "conj out")
+        f = ga.zeros((3, 4), np.float32, order="F")
+        assert f.real.flags.f_contiguous and f.imag.flags.f_contiguous
+    """)
+
+
+def test_cumath_every_function(real_gpu):
+    on_gpu("""
+        s = cudyn.Stream()
+        for name, lo, hi, complex_too in (("exp", -3, 3, True), ("log", 0.01, 1, True), ("log10", 0.01, 1, True),
+                                          ("sqrt", 0.01, 1, True), ("sin", -3, 3, True), ("cos", -3, 3, True),
+                                          ("tan", -1.4, 1.4, True), ("sinh", -3, 3, True), ("cosh", -3, 3, True),
+                                          ("tanh", -3, 3, True), ("asin", -0.9, 0.9, False),
+                                          ("acos", -0.9, 0.9, False), ("atan", -10, 10, False),
+                                          ("fabs", -10, 10, False), ("ceil", -10, 10, False),
+                                          ("floor", -10, 10, False)):
+            f = getattr(cumath, name)
+            ref = getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(name, name))
+            dtypes = [np.float32, np.float64] + ([np.complex64, np.complex128] if complex_too else [])
+            for dtype in dtypes:
+                a = (rng.random(1000) * (hi - lo) + lo).astype(dtype)
+                if np.dtype(dtype).kind == "c":
+                    a = a + 1j * (rng.random(1000) * (hi - lo) + lo) / 2
+                d = ga.to_gpu(a)
+                tol = 3e-6 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-13
+                same(f(d), ref(a), tol, (name, dtype))
+                out = ga.empty_like(d)
+                assert f(d, out=out, stream=s) is out
+                s.synchronize()
+                same(out, ref(a), tol, (name, dtype, "out"))
+                same(f(d[::3]), ref(a[::3]), tol, (name, dtype, "strided"))
+                assert f(d, out).dtype == d.dtype and f(d, s).dtype == d.dtype
+        a = ga.arange(100, dtype=np.float32) / 10
+        b = ga.arange(100, dtype=np.float32) / 45.2 + 0.1
+        same(cumath.fmod(a, b), np.fmod(a.get(), b.get()), 0, "fmod")
+        same(cumath.ldexp(a, b * 10), np.ldexp(a.get(), (b.get() * 10).astype(np.int32)), 0, "ldexp")
+        frac, whole = cumath.modf(a)
+        same(frac, np.modf(a.get())[0], 0, "modf frac")
+        same(whole, np.modf(a.get())[1], 0, "modf whole")
+        m, e = cumath.frexp(a)
+        same(m, np.frexp(a.get())[0], 0, "frexp")
+        same(e, np.frexp(a.get())[1], 0, "frexp exponent")
+    """)
+
+
+def test_reductions_of_every_kind(real_gpu):
+    on_gpu("""
+        from cudyn.pycuda.reduction import ReductionKernel
+        from cudyn.pycuda.tools import DeviceMemoryPool, register_dtype
+        x = rand((300, 7), np.float64)
+        d = ga.to_gpu(x)
+        for view, ref in ((d, x), (d.T, x.T), (d[::3, 1:], x[::3, 1:]), (ga.to_gpu(np.asfortranarray(x)), x)):
+            same(ga.sum(view), ref.sum(), 1e-12, "sum")
+            same(ga.max(view), ref.max(), 0, "max")
+            same(ga.min(view), ref.min(), 0, "min")
+        same(ga.dot(d.T, ga.to_gpu(x.T.copy())), np.dot(x.T.ravel(), x.T.ravel()), 1e-12, "dot of a transpose")
+        c = rand(5000, np.complex64)
+        same(ga.sum(ga.to_gpu(c)), c.sum(dtype=np.complex64), 1e-5, "complex sum")
+        same(ga.dot(ga.to_gpu(c), ga.to_gpu(c)), np.dot(c, c), 1e-5, "complex dot")
+        idx = np.arange(0, 2100, 3).astype(np.int32)
+        for dtype in (np.float64, np.float32, np.int32):
+            a = rand(2100, dtype)
+            da, di = ga.to_gpu(a), ga.to_gpu(idx)
+            same(ga.subset_sum(di, da), a[idx].sum(dtype=ga._sum_type(np.dtype(dtype))), 1e-6, ("subset_sum", dtype))
+            same(ga.subset_max(di, da), a[idx].max(), 0, ("subset_max", dtype))
+            same(ga.subset_min(di, da), a[idx].min(), 0, ("subset_min", dtype))
+            same(ga.subset_dot(di, da, da), np.dot(a[idx], a[idx]).astype(dtype), 1e-6, ("subset_dot", dtype))
+        pool, uses = DeviceMemoryPool(), []
+        def allocator(n):
+            uses.append(n)
+            return pool.allocate(n)
+        same(ga.sum(d, allocator=allocator), x.sum(), 1e-12, "sum with an allocator")
+        assert len(uses) == 1
+        mmc = np.dtype([("cur_min", np.float32), ("cur_max", np.float32)])
+        register_dtype(mmc, "mm_pair")
+        preamble = '''
+        struct mm_pair { float cur_min, cur_max;
+            __device__ mm_pair() {}
+            __device__ mm_pair(float a, float b) : cur_min(a), cur_max(b) {} };
+        __device__ mm_pair agg(mm_pair a, mm_pair b)
+        { return mm_pair(fminf(a.cur_min, b.cur_min), fmaxf(a.cur_max, b.cur_max)); }
+        '''
+        y = rand(20000, np.float32)
+        red = ReductionKernel(mmc, "mm_pair(1e30f, -1e30f)", "agg(a, b)", "mm_pair(x[i], x[i])", "const float *x",
+                              preamble=preamble)
+        r = red(ga.to_gpu(y)).get()
+        assert r["cur_min"] == y.min() and r["cur_max"] == y.max()
+        m = ga.empty(10, np.float32)
+        mx = ReductionKernel(np.float32, 0, "max(a, b)", arguments="float *in")
+        rows = ga.to_gpu(rand((10, 200), np.float32))
+        for i in range(10):
+            mx(rows[i], out=m[i])
+        same(m, rows.get().max(axis=1), 0, "reduce out=")
+    """)
+
+
+def test_scans(real_gpu):
+    on_gpu("""
+        from cudyn.scan import ExclusiveScanKernel, InclusiveScanKernel
+        for cls in (InclusiveScanKernel, ExclusiveScanKernel):
+            k = cls(np.int64, "a + b", "0")
+            for n in (1, 255, 256, 257, 10000, (1 << 20) + 5):
+                h = rng.integers(0, 10, n).astype(np.int64)
+                d = ga.to_gpu(h)
+                want = np.cumsum(h) - (h if cls is ExclusiveScanKernel else 0)
+                assert k(d) is d
+                same(d, want, 0, (cls.__name__, n))
+                out = ga.empty_like(d)
+                k(ga.to_gpu(h), out)
+                same(out, want, 0, (cls.__name__, n, "out of place"))
+        # the order of the operands is kept: "the first nonzero" is associative, not commutative
+        first = InclusiveScanKernel(np.int32, "a != 0 ? a : b")
+        h = np.where(rng.random(5000) < 0.01, rng.integers(1, 9, 5000), 0).astype(np.int32)
+        h[0] = 0
+        want = np.zeros_like(h)
+        seen = 0
+        for k, v in enumerate(h):
+            seen = seen or v
+            want[k] = seen
+        same(first(ga.to_gpu(h)), want, 0, "ordered")
+        mx = InclusiveScanKernel(np.float32, "fmaxf(a, b)")
+        h = rand(5000, np.float32)
+        same(mx(ga.to_gpu(h)), np.maximum.accumulate(h), 0, "max scan")
+    """)
+
+
+def test_rand(real_gpu):
+    on_gpu("""
+        from cudyn import curandom
+        for dtype in (np.float32, np.float64):
+            a = curandom.rand((1000, 100), dtype).get()
+            assert a.dtype == dtype and a.shape == (1000, 100)
+            assert (a >= 0).all() and (a < 1).all() and abs(a.mean() - 0.5) < 0.01 and len(np.unique(a)) > 90000
+        b = curandom.rand(100000, np.uint32).get()
+        assert b.dtype == np.uint32 and b.max() > 4e9 and len(np.unique(b)) > 99000
+        assert not np.array_equal(curandom.rand(100).get(), curandom.rand(100).get())
+        np.random.seed(3); one = curandom.rand(50).get()
+        np.random.seed(3); two = curandom.rand(50).get()
+        assert np.array_equal(one, two)
+    """)
+
+
+def test_gathers_and_joins(real_gpu):
+    on_gpu("""
+        a = rand(1000, np.float32)
+        idx = rng.integers(0, 1000, 300).astype(np.uint32)
+        da, di = ga.to_gpu(a), ga.to_gpu(idx)
+        same(ga.take(da, di), a[idx], 0, "take")
+        b = rand(1000, np.complex64)
+        t = ga.multi_take([da, ga.to_gpu(b)], di)
+        same(t[0], a[idx], 0, "multi_take")
+        same(t[1], b[idx], 0, "multi_take complex")
+        dest = np.arange(300, dtype=np.int32)[::-1].copy()
+        put = ga.multi_put([ga.to_gpu(a[:300])], ga.to_gpu(dest), dest_shape=(300,))
+        want = np.zeros(300, np.float32)
+        want[dest] = a[:300]
+        same(put[0], want, 0, "multi_put")
+        src = np.array([7, 6, 5, 4, 3, 2, 1, 0], np.uint32)
+        dst = np.array([0, 1, 2, 3, 32, 33, 34, 35], np.uint32)
+        bufs = ga.multi_take_put([da, da], ga.to_gpu(dst), ga.to_gpu(src), dest_shape=(40,), src_offsets=[0, 8])
+        for k, buf in enumerate(bufs):
+            want = np.zeros(40, np.float32)
+            want[dst] = a[src + 8 * k]
+            same(buf, want, 0, ("multi_take_put", k))
+        x, y = rand((3, 4, 5), np.float32), rand((3, 2, 5), np.float64)
+        same(ga.concatenate((ga.to_gpu(x), ga.to_gpu(y)), axis=1), np.concatenate((x, y), axis=1), 0, "concat axis 1")
+        same(ga.concatenate((ga.to_gpu(x), ga.to_gpu(x)), axis=-1), np.concatenate((x, x), axis=-1), 0, "axis -1")
+        f = np.asfortranarray(rand((2, 2), np.float64))
+        same(ga.stack((ga.to_gpu(f), ga.to_gpu(f * 2)), axis=-1), np.stack((f, f * 2), axis=-1), 0, "stack F")
+        same(ga.stack((ga.to_gpu(np.array(1.0)), ga.to_gpu(np.array(2.0)))), np.array([1.0, 2.0]), 0, "stack 0-d")
+    """)
+
+
+def test_copies_fills_and_reshapes_of_views(real_gpu):
+    on_gpu("""
+        big = rand(1 << 22, np.float32)
+        d = ga.to_gpu(big)
+        same(d[::16], big[::16], 0, "a sparse view, gathered on the device")
+        same(d[::16].copy(), big[::16], 0, "its copy")
+        x = rand((50, 60), np.float32)
+        dx = ga.to_gpu(x)
+        v = dx[5:40:3, ::4]
+        v[...] = 7
+        x[5:40:3, ::4] = 7
+        same(dx, x, 0, "fill of a strided view")
+        dx[::2, 1::5] = np.arange(12, dtype=np.float64)
+        x[::2, 1::5] = np.arange(12)
+        same(dx, x, 0, "host rows into a strided view")
+        dx[1:3] = ga.to_gpu(np.ones((1, 60), np.float64))
+        x[1:3] = 1
+        same(dx, x, 0, "a device row broadcast, converted")
+        same(dx.reshape(60, 50, order="F"), x.reshape(60, 50, order="F"), 0, "reshape order F")
+        f = ga.to_gpu(np.asfortranarray(x))
+        same(f.reshape(3000), x.reshape(3000), 0, "reshape of a Fortran array, C order")
+        same(ga.to_gpu(np.arange(10, dtype=np.float32)).reverse(), np.arange(10, dtype=np.float32)[::-1], 0,
+             "reverse")
+        vec = ga.GPUArray(100, dtype=ga.vec.float3)
+        vec.fill(ga.vec.make_float3(1, 2, 3))
+        assert (vec.get() == ga.vec.make_float3(1, 2, 3)).all()
+        z = ga.zeros((4, 4), np.complex64)
+        z[1] = 2 + 1j
+        want = np.zeros((4, 4), np.complex64)
+        want[1] = 2 + 1j
+        same(z, want, 0, "complex fill of a row")
+        ones = ga.ones((3, 5), np.float64, order="F")
+        same(ones, np.ones((3, 5)), 0, "ones in Fortran order")
+        # operands that share bytes with the result: numpy's answer (the source read first)
+        h = np.arange(1000, dtype=np.float32)
+        d = ga.to_gpu(h)
+        d[1:] = d[:-1]
+        h[1:] = h[:-1].copy()
+        same(d, h, 0, "a shifted copy onto itself")
+        d += d[0]
+        h += h[0]
+        same(d, h, 0, "an element of the result as an operand")
+        d[1:] += d[:-1]
+        h[1:] += h[:-1].copy()
+        same(d, h, 0, "an overlapping operand in place, on the fast path")
+        t = ga.to_gpu(np.arange(16.0).reshape(4, 4))
+        t[...] = t.T
+        same(t, np.arange(16.0).reshape(4, 4).T, 0, "a transpose onto itself")
+    """)
+
+
+def test_layer_elementwise_kernel(real_gpu):
+    on_gpu("""
+        from cudyn.pycuda.elementwise import ElementwiseKernel
+        set_seven = ElementwiseKernel("float *z", "z[i] = 7", "set_seven")
+        for slc in (slice(5, 20000), slice(5, 20000, 17), slice(3000, 5, -1), slice(1000, -1)):
+            a = ga.zeros(50000, np.float32)
+            h = np.zeros(50000, np.float32)
+            h[slc] = 7
+            set_seven(a, slice=slc)
+            same(a, h, 0, slc)
+        lin = ElementwiseKernel("float a, float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]", "lin")
+        x, y = rand(500, np.float32), rand(500, np.float32)
+        z = ga.empty(500, np.float32)
+        lin(5, ga.to_gpu(x), 6, ga.to_gpu(y), z)
+        same(z, 5 * x + 6 * y, 1e-6, "lin_comb with Python numbers")
+        cmul = ElementwiseKernel("pycuda::complex<float> *z, pycuda::complex<float> w", "z[i] = z[i] * w", "cmul",
+                                 preamble="#include <stdio.h>\\n")
+        c = rand(300, np.complex64)
+        dc = ga.to_gpu(c)
+        cmul(dc, np.complex64(2 - 1j))
+        same(dc, c * np.complex64(2 - 1j), 1e-6, "complex elementwise")
+        counter = ElementwiseKernel("unsigned char *d", "d[i] = (unsigned char)(i & 255)", "mod256")
+        u = ga.empty(1000, np.uint8)
+        counter(u, range=slice(0, 1000, 1))
+        same(u, (np.arange(1000) & 255).astype(np.uint8), 0, "range")
+    """)
