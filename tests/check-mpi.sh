@@ -152,7 +152,10 @@ fi
 if [ -n "${MPICC:-}" ]; then
     awk '$0 == "### Collectives across GPUs and nodes: NCCL" { s = 1; next } s && /^##/ { exit }
         s && $0 == "```c" { c = 1; next } c && /^```/ { exit } c' "$top_srcdir/README.md" > "$tmp/sum.c"
-    if $MPICC -I"$top_builddir/include" -I"$top_srcdir/include" "$tmp/sum.c" -o "$tmp/sum" \
+    # a sanitizer build's library needs its runtime in the program too
+    sanitize=()
+    [ "${CUDYN_SANITIZER:-no}" = no ] || sanitize=(-fsanitize="$CUDYN_SANITIZER")
+    if $MPICC "${sanitize[@]}" -I"$top_builddir/include" -I"$top_srcdir/include" "$tmp/sum.c" -o "$tmp/sum" \
             -L"$top_builddir/lib/.libs" -lcudyn -Wl,-rpath,"$top_builddir/lib/.libs" > "$tmp/cc.log" 2>&1; then
         cmd=("${mpi[@]}")
         [ $openmpi = 1 ] && for v in "${mock_vars[@]}"; do [ -n "${!v+set}" ] && cmd+=(-x "$v"); done

@@ -150,7 +150,7 @@ tests_test_nccl_SOURCES = tests/test_nccl.c tests/testutil.h tests/mock/nccl/moc
 check_PROGRAMS += tests/test_mpi_cuda
 TESTS += tests/test_mpi_cuda
 tests_test_mpi_cuda_SOURCES = tests/test_mpi_cuda.c tests/testutil.h
-tests_test_mpi_cuda_LDFLAGS = -export-dynamic
+tests_test_mpi_cuda_LDFLAGS = $(AM_LDFLAGS) -export-dynamic
 
 check_PROGRAMS += tests/test_local_rank
 TESTS += tests/test_local_rank

@@ -64,7 +64,7 @@ struct rank_slot {
     atomic_uint_fast64_t read;    /* the last round this rank has read everyone's data of */
     struct op_desc desc;          /* of the round written */
     int device;
-    unsigned char data[CHUNK];
+    _Alignas(max_align_t) unsigned char data[CHUNK]; /* read as elements of any type */
 };
 
 /* One direction between two ranks, for send and receive: a piece at a time. */
