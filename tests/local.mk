@@ -23,6 +23,11 @@ TESTS += tests/test_target
 tests_test_target_SOURCES = tests/test_target.c tests/testutil.h $(LIB_COMPILE_TARGET) $(LIB_COMPILE_OPTIONS)
 tests_test_target_LDADD =
 
+check_PROGRAMS += tests/test_compat
+TESTS += tests/test_compat
+tests_test_compat_SOURCES = tests/test_compat.c tests/testutil.h $(LIB_LOADER_COMPAT) $(LIB_BASE_UTIL)
+tests_test_compat_LDADD =
+
 check_PROGRAMS += tests/test_cubin
 TESTS += tests/test_cubin
 tests_test_cubin_SOURCES = tests/test_cubin.c tests/testutil.h $(LIB_COMPILE_IMAGE_FORMAT) $(LIB_COMPILE_SHA256) \
