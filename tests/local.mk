@@ -158,7 +158,7 @@ tests_fuzz_fuzz_format_LDADD =
 
 check_PROGRAMS += tests/test_expr_tables
 TESTS += tests/test_expr_tables
-tests_test_expr_tables_SOURCES = tests/test_expr_tables.c tests/testutil.h $(LIB_EXPR_TEXT) $(LIB_MODULE_FORMAT)
+tests_test_expr_tables_SOURCES = tests/test_expr_tables.c tests/testutil.h $(LIB_EXPR_TEXT) $(LIB_MODULE_FORMAT) $(LIB_BASE_UTIL)
 tests_test_expr_tables_LDADD =
 
 check_PROGRAMS += tests/test_elementwise
