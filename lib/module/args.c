@@ -1,7 +1,7 @@
 /*
- * args.c - typed launches: argument packs built from a format (format.c,
- * format_codes.h), In/Out buffers, and the check of arguments against
- * what the kernel takes (kernel_params.c).
+ * args.c - typed launches: argument packs built from a format (format.c;
+ * values read as format_codes.h says), In/Out buffers, and the check of
+ * arguments against what the kernel takes (kernel_params.c).
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "module/args.h"
+#include "module/format_codes.h"
 #include "module/kernel_params.h"
 #include "module/module.h"
 
@@ -100,25 +101,20 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
         unsigned char *slot = a->scalars[i];
         int st = CUDYN_OK;
         switch (a->fmt->args[i].code) {
-#define SCALAR_CODE(code, stored, promoted, convert)          \
+#define READ_SCALAR(code, stored, promoted, convert)          \
     case code: {                                              \
         stored v = convert(stored, va_arg(*ap, promoted));    \
         memcpy(slot, &v, sizeof v);                           \
         a->ptrs[i] = slot;                                    \
         break;                                                \
     }
-#define OTHER_CODE(code, kind)
-#include "module/format_codes.h"
-#undef SCALAR_CODE
-#undef OTHER_CODE
-        case 's': {
-            const void *p = va_arg(*ap, const void *);
-            st = set_struct(api, a, i, p, va_arg(*ap, size_t));
-            break;
-        }
-        default: { /* buffers */
-            void *host = va_arg(*ap, void *);
-            st = set_buffer(api, a, i, host, va_arg(*ap, size_t));
+            FORMAT_SCALAR_READS(READ_SCALAR)
+#undef READ_SCALAR
+        default: { /* a struct or a buffer: a pointer and a size */
+            void *p = va_arg(*ap, void *);
+            size_t size = va_arg(*ap, size_t);
+            st = a->fmt->args[i].kind == CUDYN_ARG_STRUCT ? set_struct(api, a, i, p, size)
+                                                           : set_buffer(api, a, i, p, size);
             break;
         }
         }
@@ -176,19 +172,19 @@ static int launch_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3
     int st = CUDYN_OK;
     for (int i = 0; i < a->fmt->n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn__arg_kind k = a->fmt->args[i].kind;
-        if (k == ARG_SCALAR || k == ARG_STRUCT || b->bytes == 0)
+        cudyn_arg_kind k = a->fmt->args[i].kind;
+        if (!ARG_IS_BUFFER(k) || b->bytes == 0)
             continue;
         st = cudyn_mem_alloc(&b->dev, b->bytes);
-        if (st == CUDYN_OK && (k == ARG_IN || k == ARG_INOUT))
+        if (st == CUDYN_OK && (k == CUDYN_ARG_IN || k == CUDYN_ARG_INOUT))
             st = cudyn_memcpy_htod_async(b->dev, b->host, b->bytes, stream);
     }
     if (st == CUDYN_OK)
         st = cudyn_launch(a->f, grid, block, shared, stream, a->ptrs);
     for (int i = 0; i < a->fmt->n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn__arg_kind k = a->fmt->args[i].kind;
-        if ((k == ARG_OUT || k == ARG_INOUT) && b->bytes)
+        cudyn_arg_kind k = a->fmt->args[i].kind;
+        if ((k == CUDYN_ARG_OUT || k == CUDYN_ARG_INOUT) && b->bytes)
             st = cudyn_memcpy_dtoh_async(b->host, b->dev, b->bytes, stream);
     }
     if (st == CUDYN_OK)
@@ -350,14 +346,14 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
     if (!value)
         return cudyn__fail_arg(api, "value", "must not be NULL");
     const struct cudyn__arg_spec *spec = &args->fmt->args[index];
-    if (spec->kind != ARG_SCALAR && spec->kind != ARG_STRUCT)
+    if (ARG_IS_BUFFER(spec->kind))
         return cudyn__fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
-    if (spec->kind == ARG_SCALAR && size != spec->size)
+    if (ARG_IS_SCALAR(spec->kind) && size != spec->size)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code,
                            spec->what, spec->size, size);
     args->checked = false;
-    if (spec->kind == ARG_STRUCT) {
+    if (spec->kind == CUDYN_ARG_STRUCT) {
         int st = set_struct(api, args, index, value, size);
         if (st != CUDYN_OK)
             return st;
