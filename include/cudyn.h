@@ -1083,6 +1083,7 @@ typedef enum cudyn_arg_kind {
  * allocated, copied in on `stream`, the kernel launched, copied out on
  * `stream`, the stream synchronised and the buffers freed; nothing is left
  * behind when any step fails.  Calls without them do not synchronise.
+ * (cudyn_args_launch_async leaves that wait to the caller.)
  *
  * Where the driver can describe a kernel's parameters (cuFuncGetParamInfo,
  * CUDA 12.4+), the count and sizes are checked before launching, and a
@@ -1122,11 +1123,40 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
 CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled);
 
 /* Launches with the pack's values, as cudyn_launch would; every value must
- * have been set (CUDYN_ERROR_INVALID_ARGUMENT names the first that was not). */
+ * have been set (CUDYN_ERROR_INVALID_ARGUMENT names the first that was not).
+ * With In/Out buffers it returns when their copies back are done, as
+ * cudyn_launchf does. */
 CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                                 cudyn_stream stream);
 
-/* Frees a pack; NULL is accepted. */
+/* Sets In/Out buffer `index` (0-based) to `bytes` bytes of host memory at
+ * `host`, as cudyn_args_set takes a buffer's pointer and size. */
+CUDYN_API int cudyn_args_set_buffer(cudyn_args *args, int index, void *host, size_t bytes);
+
+/*
+ * In/Out buffers without the wait, for a caller that waits its own way (a
+ * binding that must answer Ctrl-C, an event loop).  cudyn_args_launch_async
+ * launches as cudyn_args_launch does, but returns once the copies back are
+ * queued on `stream`, keeping the device buffers.  Out and InOut host
+ * memory holds the results when the stream has done that work: wait for
+ * the stream, or for an event recorded on it after the call, then call
+ * cudyn_args_finish, which frees the device buffers.  cudyn_args_finish
+ * synchronises the stream first (at once when it is done), so no buffer is
+ * freed under a copy even when called early; it returns the first failure
+ * of that synchronisation and the frees.  A launch that fails frees
+ * everything itself, after the stream is done with what was queued, and
+ * leaves nothing to finish.  Without buffers, cudyn_args_launch_async is
+ * cudyn_args_launch and there is nothing to finish.  Until
+ * cudyn_args_finish, another launch of the pack is
+ * CUDYN_ERROR_INVALID_ARGUMENT; cudyn_args_free finishes first.
+ */
+CUDYN_API int cudyn_args_launch_async(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block,
+                                      unsigned int shared_bytes, cudyn_stream stream);
+/* Frees the device buffers of the pack's unfinished launch, after its
+ * stream is done; CUDYN_OK with nothing to finish. */
+CUDYN_API int cudyn_args_finish(cudyn_args *args);
+
+/* Frees a pack (finishing an unfinished launch first); NULL is accepted. */
 CUDYN_API void cudyn_args_free(cudyn_args *args);
 
 /* ======================================================================
