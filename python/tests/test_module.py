@@ -98,6 +98,16 @@ def test_in_out_host_arguments():
     np.testing.assert_array_equal(inout, a * b)
 
 
+def test_include_dirs_become_include_paths(tmp_path):
+    import cudyn
+    (tmp_path / "factor.h").write_text("#define FACTOR 3\n")
+    src = '#include "factor.h"\n__global__ void scale(float a, float *x, size_t n) { x[0] = a * FACTOR; }\n'
+    mod = cudyn.SourceModule(src, include_dirs=[str(tmp_path)])
+    assert mod.get_function("scale").param_count == 3
+    with pytest.raises(cudyn.CompileError):
+        cudyn.SourceModule(src)  # without the directory
+
+
 def test_host_arguments_need_contiguous_writable_arrays():
     import cudyn
     f = cudyn.SourceModule(MULTIPLY_THEM).get_function("multiply_them")
