@@ -22,11 +22,14 @@
 # The stage is remade by every make check (check_DATA), so a .py file
 # added to python/cudyn needs no change here.
 
-# one file per concern; python/src/cudyn_py.h is what they share
-PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/init.c python/src/errors.c python/src/util.c \
-	python/src/functions.c python/src/memory.c python/src/array.c python/src/host_args.c \
-	python/src/module.c python/src/launch.c python/src/streams.c python/src/expressions.c \
-	python/src/textures.c python/src/interop.c
+# one file per concern, in their order bottom to top (python/README.md;
+# tests/check-layers.sh checks it); python/src/cudyn_py.h is what they
+# share, dlpack.h DLPack's ABI
+PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/dlpack.h python/src/errors.c python/src/util.c \
+	python/src/format.c python/src/memory.c python/src/streams.c python/src/textures.c python/src/export.c \
+	python/src/array.c python/src/interop.c python/src/host_args.c python/src/pack.c python/src/launch.c \
+	python/src/prepared.c python/src/function.c python/src/module.c python/src/expressions.c \
+	python/src/functions.c python/src/init.c
 
 # the pure-Python files: whatever is in the source tree (GNU make)
 PYTHON_PACKAGE_FILES = $(sort $(wildcard $(srcdir)/python/cudyn/*.py))
