@@ -234,7 +234,7 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-dispatch.sh tests/check-results.sh tests/check-cudainfo.sh tests/check-saxpy.sh tests/check-cudyn-cc.sh tests/check-exit-codes.sh \
 	tests/check-examples.sh tests/check-mpi.sh tests/check-valgrind.sh \
 	tests/check-readme.sh tests/check-install.sh tests/check-man.sh tests/check-bench-peers.sh tests/check-python.sh \
-	tests/check-layers.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
+	tests/check-layers.sh tests/check-function-length.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
 	tests/check-compat.sh tests/check-versions.sh tests/check-driver-log.sh tests/check-loading-mode.sh \
 	tests/check-dlopen-note.sh tests/check-nvml.sh
 TESTS += $(CHECK_SCRIPTS_LIST)
