@@ -37,7 +37,7 @@ PYTHON_TEST_FILES = $(sort $(wildcard $(srcdir)/python/tests/*.py $(srcdir)/pyth
 	$(srcdir)/python/tests/*.txt $(srcdir)/python/tests/*.ini))
 PYTHON_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/*.py))
 EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) $(PYTHON_EXAMPLE_FILES) \
-	python/local.mk docs/python.md
+	python/local.mk python/README.md docs/python.md
 
 if HAVE_PYTHON_MODULE
 cudynpythondir = $(PYTHON_SITEDIR)/cudyn
