@@ -1047,10 +1047,11 @@ typedef enum cudyn_arg_kind {
  * format string with one character per kernel parameter (spaces are
  * ignored), in the spirit of PyCUDA's prepared calls.  The characters, as
  * data: X(code, bytes, kind, parameter, what to pass after C's default
- * promotions): the parameter the kernel declares.  Bytes is the size of the value the kernel receives
- * (0 for a struct: its size comes with each value); kind names a row of
- * CUDYN_ARG_KIND_MAP (CUDYN_ARG_ and the kind).  The library's parser and
- * the bindings read this table; a character's meaning never changes.
+ * promotions).  Bytes: the size of the value the kernel receives (0 for a
+ * struct, whose size comes with each value); kind: a row of
+ * CUDYN_ARG_KIND_MAP (CUDYN_ARG_ and the kind); parameter: what the kernel
+ * declares.  The library's parser and the bindings read this table; a
+ * character's meaning never changes.
  */
 #define CUDYN_LAUNCH_FORMAT_MAP(X)                                                                             \
     X('?', 1, BOOL, "bool", "int")                                                                             \
