@@ -1048,36 +1048,68 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * Typed launches
  * ====================================================================== */
 
+/* The most parameters a launch format describes (and a kernel may have for
+ * cudyn to check it). */
+#define CUDYN_MAX_ARGS 64
+
+/*
+ * What a format character stands for, by kind:
+ * X(name without CUDYN_ARG_, value, what the kernel receives).
+ */
+#define CUDYN_ARG_KIND_MAP(X)                                                                                  \
+    X(BOOL, 1, "0 or 1 in one byte")                                                                           \
+    X(SIGNED, 2, "a two's-complement integer of its size")                                                     \
+    X(UNSIGNED, 3, "an unsigned integer of its size")                                                          \
+    X(FLOAT, 4, "an IEEE 754 number of its size: binary16 (half), binary32 (float) or binary64 (double)")     \
+    X(COMPLEX, 5, "two IEEE 754 numbers of half its size, the real part first")                                \
+    X(POINTER, 6, "a device address")                                                                          \
+    X(TEXTURE, 7, "a texture object")                                                                          \
+    X(SURFACE, 8, "a surface object")                                                                          \
+    X(STRUCT, 9, "a struct by value: as many bytes as the caller gives")                                       \
+    X(IN, 10, "the address of a device buffer filled from host memory before the launch")                      \
+    X(OUT, 11, "the address of a device buffer copied to host memory after the launch")                        \
+    X(INOUT, 12, "the address of a device buffer filled before and copied back after the launch")
+
+typedef enum cudyn_arg_kind {
+#define CUDYN_ARG_KIND_ENUM_ROW_(name, value, meaning) CUDYN_ARG_##name = value,
+    CUDYN_ARG_KIND_MAP(CUDYN_ARG_KIND_ENUM_ROW_)
+#undef CUDYN_ARG_KIND_ENUM_ROW_
+} cudyn_arg_kind;
+
 /*
  * cudyn_launchf takes the kernel's arguments as values, described by a
  * format string with one character per kernel parameter (spaces are
  * ignored), in the spirit of PyCUDA's prepared calls.  The characters, as
- * data: X(code, the kernel's parameter, what to pass after C's default
- * promotions).
+ * data: X(code, bytes, kind, parameter, what to pass after C's default
+ * promotions).  Bytes: the size of the value the kernel receives (0 for a
+ * struct, whose size comes with each value); kind: a row of
+ * CUDYN_ARG_KIND_MAP (CUDYN_ARG_ and the kind); parameter: what the kernel
+ * declares.  The library's parser and the bindings read this table; a
+ * character's meaning never changes.
  */
 #define CUDYN_LAUNCH_FORMAT_MAP(X)                                                                             \
-    X('?', "bool", "int")                                                                                      \
-    X('b', "int8_t", "int")                                                                                    \
-    X('B', "uint8_t", "int")                                                                                   \
-    X('h', "int16_t", "int")                                                                                   \
-    X('H', "uint16_t", "int")                                                                                  \
-    X('i', "int32_t", "int")                                                                                   \
-    X('I', "uint32_t", "unsigned int")                                                                         \
-    X('q', "int64_t", "long long")                                                                             \
-    X('Q', "uint64_t", "unsigned long long")                                                                   \
-    X('e', "half (__half)", "double (a float promotes): converted, rounded to nearest even")                  \
-    X('f', "float", "double (a float promotes)")                                                               \
-    X('d', "double", "double")                                                                                 \
-    X('F', "float complex", "float _Complex (C) / two floats in a struct (C++)")                               \
-    X('D', "double complex", "double _Complex")                                                                \
-    X('p', "device pointer", "cudyn_devptr (not a plain 0: pass (cudyn_devptr)0)")                             \
-    X('z', "size_t", "size_t")                                                                                 \
-    X('s', "struct by value", "const void *struct_pointer, size_t sizeof_struct")                              \
-    X('<', "In buffer", "void *host, size_t bytes: copied to a device buffer before the launch, which gets its address") \
-    X('>', "Out buffer", "void *host, size_t bytes: a device buffer copied back after the launch")            \
-    X('=', "InOut buffer", "void *host, size_t bytes: both")                                                  \
-    X('t', "texture object (cudaTextureObject_t)", "cudyn_texture (from cudyn_texture_create)")               \
-    X('u', "surface object (cudaSurfaceObject_t)", "cudyn_surface (from cudyn_surface_create)")
+    X('?', 1, BOOL, "bool", "int")                                                                             \
+    X('b', 1, SIGNED, "int8_t", "int")                                                                         \
+    X('B', 1, UNSIGNED, "uint8_t", "int")                                                                      \
+    X('h', 2, SIGNED, "int16_t", "int")                                                                        \
+    X('H', 2, UNSIGNED, "uint16_t", "int")                                                                     \
+    X('i', 4, SIGNED, "int32_t", "int")                                                                        \
+    X('I', 4, UNSIGNED, "uint32_t", "unsigned int")                                                            \
+    X('q', 8, SIGNED, "int64_t", "long long")                                                                  \
+    X('Q', 8, UNSIGNED, "uint64_t", "unsigned long long")                                                      \
+    X('e', 2, FLOAT, "half (__half)", "double (a float promotes): converted, rounded to nearest even")        \
+    X('f', 4, FLOAT, "float", "double (a float promotes)")                                                     \
+    X('d', 8, FLOAT, "double", "double")                                                                       \
+    X('F', 8, COMPLEX, "float complex", "float _Complex (C) / two floats in a struct (C++)")                  \
+    X('D', 16, COMPLEX, "double complex", "double _Complex")                                                   \
+    X('p', 8, POINTER, "device pointer", "cudyn_devptr (not a plain 0: pass (cudyn_devptr)0)")                \
+    X('z', sizeof(size_t), UNSIGNED, "size_t", "size_t")                                                       \
+    X('s', 0, STRUCT, "struct by value", "const void *struct_pointer, size_t sizeof_struct")                  \
+    X('<', 8, IN, "In buffer", "void *host, size_t bytes: copied to a device buffer before the launch, which gets its address") \
+    X('>', 8, OUT, "Out buffer", "void *host, size_t bytes: a device buffer copied back after the launch")    \
+    X('=', 8, INOUT, "InOut buffer", "void *host, size_t bytes: both")                                        \
+    X('t', 8, TEXTURE, "texture object", "cudyn_texture")                                                      \
+    X('u', 8, SURFACE, "surface object", "cudyn_surface")
 
 /*
  * Example: cudyn_launchf(f, grid, block, 0, NULL, "fpppz", 2.0f, dx, dy, dout, n);
@@ -1086,6 +1118,7 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * allocated, copied in on `stream`, the kernel launched, copied out on
  * `stream`, the stream synchronised and the buffers freed; nothing is left
  * behind when any step fails.  Calls without them do not synchronise.
+ * (cudyn_args_launch_async leaves that wait to the caller.)
  *
  * Where the driver can describe a kernel's parameters (cuFuncGetParamInfo,
  * CUDA 12.4+), the count and sizes are checked before launching, and a
@@ -1102,7 +1135,7 @@ CUDYN_API int cudyn_launch(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, 
  * find the count (one failing call per kernel, which compute-sanitizer
  * reports).
  * Otherwise the launch goes ahead unchecked.  A malformed
- * format (unknown character, more than 64 parameters) is
+ * format (unknown character, more than CUDYN_MAX_ARGS parameters) is
  * CUDYN_ERROR_INVALID_ARGUMENT.
  */
 CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
@@ -1125,11 +1158,40 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
 CUDYN_API int cudyn_args_check(cudyn_args *args, int enabled);
 
 /* Launches with the pack's values, as cudyn_launch would; every value must
- * have been set (CUDYN_ERROR_INVALID_ARGUMENT names the first that was not). */
+ * have been set (CUDYN_ERROR_INVALID_ARGUMENT names the first that was not).
+ * With In/Out buffers it returns when their copies back are done, as
+ * cudyn_launchf does. */
 CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
                                 cudyn_stream stream);
 
-/* Frees a pack; NULL is accepted. */
+/* Sets In/Out buffer `index` (0-based) to `bytes` bytes of host memory at
+ * `host`, as cudyn_args_set takes a buffer's pointer and size. */
+CUDYN_API int cudyn_args_set_buffer(cudyn_args *args, int index, void *host, size_t bytes);
+
+/*
+ * In/Out buffers without the wait, for a caller that waits its own way (a
+ * binding that must answer Ctrl-C, an event loop).  cudyn_args_launch_async
+ * launches as cudyn_args_launch does, but returns once the copies back are
+ * queued on `stream`, keeping the device buffers.  Out and InOut host
+ * memory holds the results when the stream has done that work: wait for
+ * the stream, or for an event recorded on it after the call, then call
+ * cudyn_args_finish, which frees the device buffers.  cudyn_args_finish
+ * synchronises the stream first (at once when it is done), so no buffer is
+ * freed under a copy even when called early; it returns the first failure
+ * of that synchronisation and the frees.  A launch that fails frees
+ * everything itself, after the stream is done with what was queued, and
+ * leaves nothing to finish.  Without buffers, cudyn_args_launch_async is
+ * cudyn_args_launch and there is nothing to finish.  Until
+ * cudyn_args_finish, another launch of the pack is
+ * CUDYN_ERROR_INVALID_ARGUMENT; cudyn_args_free finishes first.
+ */
+CUDYN_API int cudyn_args_launch_async(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block,
+                                      unsigned int shared_bytes, cudyn_stream stream);
+/* Frees the device buffers of the pack's unfinished launch, after its
+ * stream is done; CUDYN_OK with nothing to finish. */
+CUDYN_API int cudyn_args_finish(cudyn_args *args);
+
+/* Frees a pack (finishing an unfinished launch first); NULL is accepted. */
 CUDYN_API void cudyn_args_free(cudyn_args *args);
 
 /* ======================================================================

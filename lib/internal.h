@@ -145,6 +145,8 @@ struct cudyn__text {
 void cudyn__text_put(struct cudyn__text *t, const void *data, size_t n);
 /* A line: fmt's text and a newline. */
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...) CUDYN_PRINTF(2, 3);
+/* fmt's text as it is, of any length (a bounded buffer keeps what fits). */
+void cudyn__text_vprintf(struct cudyn__text *t, const char *fmt, va_list ap) CUDYN_PRINTF(2, 0);
 
 /* How a library was found: CUDYN_FOUND_BY_MAP of cudyn.h. */
 enum cudyn__found_by {

@@ -83,6 +83,25 @@ void cudyn__text_put(struct cudyn__text *t, const void *data, size_t n)
     t->buf[t->len] = '\0';
 }
 
+void cudyn__text_vprintf(struct cudyn__text *t, const char *fmt, va_list ap)
+{
+    if (t->failed)
+        return;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t fit = 0;
+    if (n < 0)
+        t->failed = true;
+    else
+        text_room(t, (size_t)n, &fit);
+    if (fit) {
+        vsnprintf(t->buf + t->len, fit + 1, fmt, again);
+        t->len += fit;
+    }
+    va_end(again);
+}
+
 void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
 {
     char line[1024];

@@ -28,11 +28,14 @@
 # extension, reading the lists from here: a file added to a list is in
 # both builds.
 
-# one file per concern; python/src/cudyn_py.h is what they share
-PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/init.c python/src/errors.c python/src/util.c \
-	python/src/functions.c python/src/memory.c python/src/array.c python/src/host_args.c \
-	python/src/module.c python/src/launch.c python/src/streams.c python/src/expressions.c \
-	python/src/textures.c python/src/interop.c
+# one file per concern, in their order bottom to top (python/README.md;
+# tests/check-layers.sh checks it); python/src/cudyn_py.h is what they
+# share, dlpack.h DLPack's ABI
+PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/dlpack.h python/src/errors.c python/src/util.c \
+	python/src/format.c python/src/memory.c python/src/streams.c python/src/textures.c python/src/export.c \
+	python/src/array.c python/src/interop.c python/src/host_args.c python/src/pack.c python/src/launch.c \
+	python/src/prepared.c python/src/function.c python/src/module.c python/src/expressions.c \
+	python/src/functions.c python/src/init.c
 
 # The pure-Python files, whatever is in the source tree (GNU make): every
 # package, python/cudyn and each directory below it that has an
@@ -46,8 +49,8 @@ PYTHON_TEST_FILES = $(sort $(wildcard $(srcdir)/python/tests/*.py $(srcdir)/pyth
 	$(srcdir)/python/tests/*.txt $(srcdir)/python/tests/*.ini))
 PYTHON_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/*.py))
 PYTHON_LAYER_EXAMPLE_FILES = $(sort $(wildcard $(srcdir)/examples/python/pycuda/*.py))
-EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) \
-	$(PYTHON_EXAMPLE_FILES) $(PYTHON_LAYER_EXAMPLE_FILES) python/local.mk docs/python.md
+EXTRA_DIST += $(PYTHON_MODULE_SOURCES) $(PYTHON_PACKAGE_FILES) $(PYTHON_TEST_FILES) $(PYTHON_EXAMPLE_FILES) \
+	$(PYTHON_LAYER_EXAMPLE_FILES) python/local.mk python/README.md docs/python.md
 
 if HAVE_PYTHON_MODULE
 cudynpythondir = $(PYTHON_SITEDIR)/cudyn

@@ -1,17 +1,24 @@
 #!/bin/sh
-# check-layers.sh - lib/'s wings call only downward.  The library's files
-# sit in wings, bottom to top: lib/ (base), loader/, api/, compile/,
-# module/, expr/, nccl/ (lib/README.md says what each holds).  Reading the built
-# objects' symbols with nm, this fails when a file of a lower wing
-# references a name defined in a higher one, and when an #include line of
-# a lower wing names a higher wing's header; the one documented exception
-# (EXCEPTIONS below) passes, and fails once it is no longer used, so the
-# list stays true.  Before looking at the library it proves on two objects
-# of its own that it catches an upward call.
+# check-layers.sh - lib/'s wings call only downward, and so do the Python
+# module's files.  The library's files sit in wings, bottom to top: lib/
+# (base), loader/, api/, compile/, module/, expr/, nccl/ (lib/README.md says what
+# each holds).  Reading the built objects' symbols with nm, this fails when
+# a file of a lower wing references a name defined in a higher one, and
+# when an #include line of a lower wing names a higher wing's header; the
+# one documented exception (EXCEPTIONS below) passes, and fails once it is
+# no longer used, so the list stays true.  The Python module's files
+# (python/src) stand in an order of their own, each file a step
+# (PYTHON_ORDER below, python/README.md): the same check of their objects,
+# and they include nothing of lib/.  It prints the Python files' graph.
+# Before looking at the library it proves on two objects of its own that
+# it catches an upward call.
 . "$top_srcdir/tests/common.sh"
 command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 
 WINGS="base loader api compile module expr nccl"
+# python/src, bottom to top (python/README.md says what each owns)
+PYTHON_ORDER="errors util format memory streams textures export array interop host_args pack launch prepared
+function module expressions functions init"
 # "FILE NAME": FILE (wing/name, no .c) may reference NAME of a higher wing.
 # The reset fan-out: a context reset destroys the context's modules and
 # kernels, so context.c tells module.c and kernel_params.c to forget them.
@@ -20,21 +27,25 @@ api/context cudyn__kernel_forget_all"
 # "FILE HEADER": the includes those calls need.
 INCLUDE_EXCEPTIONS="api/context module/kernel_params.h"
 
-# check_objects LIST: LIST has a line "WING FILE OBJECT" per object; prints
-# each upward reference ("FILE -> WING/FILE: NAME") not excepted, and each
-# exception no longer used; returns 1 if it printed anything.
+# check_objects LIST [ORDER EXCEPTIONS]: LIST has a line "WING FILE OBJECT"
+# per object; ORDER (default WINGS) ranks the wings, EXCEPTIONS (default
+# EXCEPTIONS) excuses some references; prints each upward reference ("FILE
+# -> WING/FILE: NAME") not excepted, and each exception no longer used;
+# returns 1 if it printed anything.  $tmp/symbols keeps what nm said.
 check_objects() {
+    order_=${2:-$WINGS}
+    exceptions_=${3-$EXCEPTIONS}
     while read -r wing file obj; do
         nm -P "$obj" | awk -v w="$wing" -v f="$file" '
             $2 == "U" { print "U", w, f, $1; next }
             $2 ~ /^[TDBRCVWGSi]$/ { print "D", w, f, $1 }'
     done < "$1" > "$tmp/symbols" || return 1
-    awk -v wings="$WINGS" -v exceptions="$EXCEPTIONS" '
+    awk -v wings="$order_" -v exceptions="$exceptions_" '
         BEGIN {
-            n = split(wings, order, " ")
+            n = split(wings, order, /[ \n]+/)
             for (i = 1; i <= n; i++) rank[order[i]] = i
             m = split(exceptions, lines, "\n")
-            for (i = 1; i <= m; i++) { split(lines[i], p, " "); allowed[p[1] " " p[2]] = 1 }
+            for (i = 1; i <= m; i++) if (split(lines[i], p, " ") == 2) allowed[p[1] " " p[2]] = 1
         }
         $1 == "D" { defined_in[$4] = $2; defined_file[$4] = $3; next }
         { uses[++k] = $0 }
@@ -89,6 +100,49 @@ if ! out=$(check_objects "$tmp/list"); then
     printf '%s\n' "$out" | sed 's/^/    /'
     fail=1
 fi
+
+# ---- python/src: each file calls only the files below it
+if [ -d "$top_builddir/python/src" ]; then
+    : > "$tmp/pylist"
+    for lo in $(cd "$top_builddir/python/src" && ls cudyn__cudyn_la-*.lo 2>/dev/null); do
+        obj=$(sed -n "s/^pic_object='\(.*\)'$/\1/p" "$top_builddir/python/src/$lo")
+        file=$(basename "$lo" .lo); file=${file#cudyn__cudyn_la-}
+        printf '%s %s %s\n' "$file" "$file" "$top_builddir/python/src/$obj" >> "$tmp/pylist"
+    done
+    for c in "$top_srcdir"/python/src/*.c; do
+        name=$(basename "$c" .c)
+        printf '%s\n' $PYTHON_ORDER | grep -qx "$name" ||
+            { echo "FAIL: python/src/$name.c is not in PYTHON_ORDER (tests/check-layers.sh, python/README.md)"; fail=1; }
+    done
+    if [ -s "$tmp/pylist" ]; then
+        if ! out=$(check_objects "$tmp/pylist" "$PYTHON_ORDER" ""); then
+            echo "FAIL: a file of python/src calls into one above it (python/README.md: the files and their order):"
+            printf '%s\n' "$out" | sed 's/^/    /'
+            fail=1
+        fi
+        echo "python/src, each file and the files it calls (all below it):"
+        awk -v order="$PYTHON_ORDER" '
+            BEGIN { n = split(order, o, /[ \n]+/); for (i = 1; i <= n; i++) rank[o[i]] = i }
+            $1 == "D" { at[$4] = $3; next }
+            { used[++k] = $3 " " $4 }
+            END {
+                for (i = 1; i <= k; i++) {
+                    split(used[i], p, " ")
+                    if ((p[2] in at) && at[p[2]] != p[1]) edge[p[1] " " at[p[2]]] = 1
+                }
+                for (i = 1; i <= n; i++) {
+                    s = ""
+                    for (j = 1; j <= n; j++) if ((o[i] " " o[j]) in edge) s = s " " o[j]
+                    printf "    %s:%s\n", o[i], s == "" ? " (nothing)" : s
+                }
+            }' "$tmp/symbols"
+    fi
+fi
+for path in "$top_srcdir"/python/src/*.[ch]; do
+    grep -n '^#include "' "$path" | grep -v '"cudyn_py.h"\|"dlpack.h"' |
+        sed "s|^|FAIL: python/src/$(basename "$path") includes more than cudyn_py.h and dlpack.h (cudyn.h only): |" |
+        grep . && fail=1
+done
 
 # ---- #include lines: a lower wing names no higher wing's header
 rank() { i=1; for w in $WINGS; do [ "$w" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 0; }

@@ -104,7 +104,7 @@ expect_match "$out" "int cudyn_launchf\\(cudyn_function f,"
 # its NAME line says what it does, not its group's title, and the format
 # alphabet is a table, not the header's X-macro
 expect_match "$(sed -n '/^\.SH NAME/{n;p;}' man3/cudyn_launchf.3)" '^cudyn_launchf \\- takes the kernel.s arguments'
-expect_match "$out" "^ +[|│]p +[|│] device pointer +[|│] cudyn_devptr"
+expect_match "$out" "^ +[|│]p +[|│] 8 +[|│] POINTER +[|│] device pointer +[|│] cudyn_devptr"
 expect_no_match "$out" "CUDYN_LAUNCH_FORMAT_MAP|X\\("
 expect_no_match "$(cat man3/*.3)" "^#define [A-Z_]*_MAP\\(X\\)"
 # whatis reads each function's own summary

@@ -23,6 +23,11 @@ TESTS += tests/test_target
 tests_test_target_SOURCES = tests/test_target.c tests/testutil.h $(LIB_COMPILE_TARGET) $(LIB_COMPILE_OPTIONS)
 tests_test_target_LDADD =
 
+check_PROGRAMS += tests/test_compat
+TESTS += tests/test_compat
+tests_test_compat_SOURCES = tests/test_compat.c tests/testutil.h $(LIB_LOADER_COMPAT) $(LIB_BASE_UTIL)
+tests_test_compat_LDADD =
+
 check_PROGRAMS += tests/test_cubin
 TESTS += tests/test_cubin
 tests_test_cubin_SOURCES = tests/test_cubin.c tests/testutil.h $(LIB_COMPILE_IMAGE_FORMAT) $(LIB_COMPILE_SHA256) \
@@ -163,7 +168,7 @@ tests_fuzz_fuzz_format_LDADD =
 
 check_PROGRAMS += tests/test_expr_tables
 TESTS += tests/test_expr_tables
-tests_test_expr_tables_SOURCES = tests/test_expr_tables.c tests/testutil.h $(LIB_EXPR_TEXT) $(LIB_MODULE_FORMAT)
+tests_test_expr_tables_SOURCES = tests/test_expr_tables.c tests/testutil.h $(LIB_EXPR_TEXT) $(LIB_MODULE_FORMAT) $(LIB_BASE_UTIL)
 tests_test_expr_tables_LDADD =
 
 check_PROGRAMS += tests/test_elementwise
@@ -239,7 +244,7 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-dispatch.sh tests/check-results.sh tests/check-cudainfo.sh tests/check-saxpy.sh tests/check-cudyn-cc.sh tests/check-exit-codes.sh \
 	tests/check-examples.sh tests/check-mpi.sh tests/check-valgrind.sh \
 	tests/check-readme.sh tests/check-install.sh tests/check-man.sh tests/check-bench-peers.sh tests/check-python.sh \
-	tests/check-layers.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
+	tests/check-layers.sh tests/check-function-length.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
 	tests/check-compat.sh tests/check-versions.sh tests/check-driver-log.sh tests/check-loading-mode.sh \
 	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh
 TESTS += $(CHECK_SCRIPTS_LIST)

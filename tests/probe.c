@@ -6,11 +6,11 @@
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
  *         devices | memory | stream | compile | source | peer | graph | pool |
- *         texture | launch_ex | managed | expr | image | nccl |
+ *         texture | launch_ex | managed | expr | image | nccl | buffers |
  *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR] |
  *         launch-block=THREADS
  *
- * The last fourteen are whole workflows of the public API, each stopping at its
+ * The last fifteen are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
  * fault-injection sweep (tests/fault-sweep.sh) fails every driver and NVRTC
  * call they make in turn.
@@ -247,6 +247,47 @@ static int source(void)
         if (mod)
             RELEASE(cudyn_module_unload(mod));
     }
+    return st;
+}
+
+/* In/Out buffers through a pack launched without the wait, as the Python
+ * module does: an event recorded after the launch is waited for, then the
+ * pack is finished (its device buffers freed). */
+static int buffers(void)
+{
+    static float x[N], y[N], out[N];
+    fill(x, y);
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    cudyn_stream s = NULL;
+    cudyn_event done = NULL;
+    cudyn_args *pack = NULL;
+    float a = 2.0f;
+    size_t n = N;
+    int st = cudyn_module_load_source(&mod, saxpy_source, NULL, 0);
+    STEP(cudyn_module_function(&f, mod, "saxpy"));
+    STEP(cudyn_stream_create(&s, CUDYN_STREAM_NON_BLOCKING));
+    STEP(cudyn_event_create(&done, CUDYN_EVENT_DISABLE_TIMING));
+    STEP(cudyn_args_create(&pack, f, "f<<>z"));
+    STEP(cudyn_args_set_value(pack, 0, &a, sizeof a));
+    STEP(cudyn_args_set_buffer(pack, 1, x, sizeof x));
+    STEP(cudyn_args_set_buffer(pack, 2, y, sizeof y));
+    STEP(cudyn_args_set_buffer(pack, 3, out, sizeof out));
+    STEP(cudyn_args_set_value(pack, 4, &n, sizeof n));
+    STEP(cudyn_args_launch_async(pack, (cudyn_dim3){N / 256, 1, 1}, (cudyn_dim3){256, 1, 1}, 0, s));
+    STEP(cudyn_event_record(done, s));
+    STEP(cudyn_event_synchronize(done));
+    if (pack)
+        RELEASE(cudyn_args_finish(pack));
+    if (st == CUDYN_OK)
+        printf("buffers.result=%d\n", saxpy_ok(x, y, out));
+    cudyn_args_free(pack);
+    if (done)
+        RELEASE(cudyn_event_destroy(done));
+    if (s)
+        RELEASE(cudyn_stream_destroy(s));
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
     return st;
 }
 
@@ -590,6 +631,7 @@ static const struct {
     {"graph", graph},     {"pool", pool},     {"texture", texture},
     {"launch_ex", launch_ex}, {"managed", managed}, {"expr", expr}, {"image", image},
     {"nccl", nccl},
+    {"buffers", buffers},
 };
 
 static bool run_workflow(const char *name)

@@ -3,8 +3,9 @@
  * character produces (the mock's "record" kernel keeps what it received,
  * sized by the PTX's own .param declarations), half rounding, struct
  * layouts, malformed formats, the check against cuFuncGetParamInfo (asked
- * once per kernel), In/Out buffers with a fault in every step, and
- * reusable packs.
+ * once per kernel), In/Out buffers with a fault in every step (waited for
+ * by the launch, or by the caller before cudyn_args_finish), and reusable
+ * packs.
  */
 #include "config.h"
 
@@ -46,6 +47,15 @@ struct int_float2 {
 static const cudyn_dim3 one = {1, 1, 1};
 static cudyn_module mod;
 static cudyn_function record, saxpy;
+
+/* The call fails with CUDYN_ERROR_INVALID_ARGUMENT saying `why`. */
+#define CHECK_BAD_STATUS(call, why)                               \
+    do {                                                          \
+        CHECK_STATUS(call, CUDYN_ERROR_INVALID_ARGUMENT);         \
+        cudyn_error e_ = {.size = sizeof e_};                     \
+        cudyn_last_error(&e_);                                    \
+        CHECK_CONTAINS(e_.message, why);                          \
+    } while (0)
 
 static void expect_bytes(const void *want, size_t n, const char *what)
 {
@@ -299,6 +309,107 @@ static void test_in_out(void)
     }
 }
 
+/* A pack of saxpy with In/Out buffers ("f<<>z"), set through set_value
+ * and set_buffer. */
+static cudyn_args *buffer_pack(float *x, float *y, float *out, size_t n)
+{
+    cudyn_args *pack = NULL;
+    float a = 2.0f;
+    CHECK_STATUS(cudyn_args_create(&pack, saxpy, "f<<>z"), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_value(pack, 0, &a, sizeof a), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_buffer(pack, 1, x, n * sizeof *x), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_buffer(pack, 2, y, n * sizeof *y), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_buffer(pack, 3, out, n * sizeof *out), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_set_value(pack, 4, &n, sizeof n), CUDYN_OK);
+    return pack;
+}
+
+/* cudyn_args_launch_async: the launch returns with the copies back queued
+ * and the buffers kept; the caller waits (an event here), then
+ * cudyn_args_finish frees them.  A second launch before finishing is
+ * refused, cudyn_args_free finishes, and a fault in any step fails the
+ * step that met it with nothing left allocated or pending. */
+static void test_in_out_async(void)
+{
+    enum { N = 300 };
+    float x[N], y[N], out[N];
+    test_saxpy_inputs(x, y, N);
+    memset(out, 0, sizeof out);
+    size_t before = mock_device_memory_in_use();
+    cudyn_stream s = NULL;
+    cudyn_event done = NULL;
+    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_create(&done, 0), CUDYN_OK);
+    cudyn_args *pack = buffer_pack(x, y, out, N);
+    long syncs = mock_call_count("cuStreamSynchronize");
+    CHECK_STATUS(cudyn_args_launch_async(pack, one, one, 0, s), CUDYN_OK);
+    CHECK_EQ_INT(mock_call_count("cuStreamSynchronize"), syncs); /* no wait */
+    CHECK_EQ_INT(mock_device_memory_in_use(), before + 3 * sizeof x); /* the buffers are kept */
+    CHECK_BAD_STATUS(cudyn_args_launch_async(pack, one, one, 0, s), "cudyn_args_finish first");
+    CHECK_BAD_STATUS(cudyn_args_launch(pack, one, one, 0, s), "not finished");
+    CHECK_STATUS(cudyn_event_record(done, s), CUDYN_OK);
+    CHECK_STATUS(cudyn_event_synchronize(done), CUDYN_OK);
+    CHECK(out[7] == 2.0f * x[7] + y[7] && out[N - 1] == 2.0f * x[N - 1] + y[N - 1]);
+    CHECK_STATUS(cudyn_args_finish(pack), CUDYN_OK);
+    CHECK_EQ_INT(mock_device_memory_in_use(), before);
+    CHECK_STATUS(cudyn_args_finish(pack), CUDYN_OK); /* nothing left to finish */
+    /* launched again, then freed unfinished: the buffers go too */
+    CHECK_STATUS(cudyn_args_launch_async(pack, one, one, 0, s), CUDYN_OK);
+    cudyn_args_free(pack);
+    CHECK_EQ_INT(mock_device_memory_in_use(), before);
+
+    /* a fault in each step: the launch or the finish that met it fails with
+     * the translated status and the call it names; nothing stays allocated,
+     * nothing is left to finish */
+    static const struct {
+        const char *fn, *function;
+        int in_finish;
+    } faults[] = {
+        {"cuMemAlloc_v2", "cuMemAlloc", 0},           {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", 0},
+        {"cuLaunchKernel", "cuLaunchKernel", 0},      {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", 0},
+        {"cuStreamSynchronize", "cuStreamSynchronize", 1},
+    };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        pack = buffer_pack(x, y, out, N);
+        mock_fail_next(faults[i].fn, 2);
+        int st = cudyn_args_launch_async(pack, one, one, 0, s);
+        if (!faults[i].in_finish) {
+            CHECK_EQ_INT(st, CUDYN_ERROR_OUT_OF_MEMORY);
+            CHECK_EQ_INT(mock_device_memory_in_use(), before);
+            st = cudyn_args_finish(pack);
+            CHECK_EQ_INT(st, CUDYN_OK);
+        } else {
+            CHECK_EQ_INT(st, CUDYN_OK);
+            st = cudyn_args_finish(pack);
+            CHECK_EQ_INT(st, CUDYN_ERROR_OUT_OF_MEMORY);
+            CHECK_EQ_INT(mock_device_memory_in_use(), before);
+        }
+        cudyn_error e = {.size = sizeof e};
+        CHECK_EQ_INT(cudyn_last_error(&e), CUDYN_ERROR_OUT_OF_MEMORY);
+        if (strcmp(e.function, faults[i].function) != 0) {
+            fprintf(stderr, "In/Out async with %s failing: the error names %s\n", faults[i].fn, e.function);
+            test_failures++;
+        }
+        CHECK_CONTAINS(e.message, "with In/Out buffers");
+        cudyn_args_free(pack);
+    }
+    /* a free that fails is the finish's error, not an unrelated earlier one;
+     * the driver keeps that buffer, the others are freed */
+    pack = buffer_pack(x, y, out, N);
+    CHECK_STATUS(cudyn_args_launch_async(pack, one, one, 0, s), CUDYN_OK);
+    cudyn_devptr nothing;
+    CHECK_STATUS(cudyn_mem_alloc(&nothing, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    mock_fail_next("cuMemFree_v2", 999);
+    CHECK_STATUS(cudyn_args_finish(pack), CUDYN_ERROR_DRIVER);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK(strcmp(e.function, "cuMemFree") == 0);
+    CHECK_EQ_INT(mock_device_memory_in_use(), before + sizeof x);
+    cudyn_args_free(pack);
+    cudyn_event_destroy(done);
+    cudyn_stream_destroy(s);
+}
+
 static void test_packs(void)
 {
     enum { N = 100 };
@@ -457,6 +568,7 @@ int main(int argc, char **argv)
     test_lookup_again();
     test_launchf_memo();
     test_in_out();
+    test_in_out_async();
     test_packs();
     cudyn_module_unload(mod);
 

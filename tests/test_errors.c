@@ -279,6 +279,33 @@ static void test_bad_arguments_launch(void)
     CHECK_BAD_ARG(cudyn_launch((cudyn_function)(void *)buf, one, zero, 0, NULL, NULL), "block");
 }
 
+/* Bad arguments: argument packs with In/Out buffers: no pack, an index out
+ * of range or naming no buffer, a buffer without memory, a launch with a
+ * value never set; with nothing launched, nothing to finish. */
+static void test_bad_arguments_packs(void)
+{
+    cudyn_dim3 one = {1, 1, 1};
+    char buf[16];
+    cudyn_args *pack = NULL;
+    CHECK_BAD_ARG(cudyn_args_set_buffer(NULL, 0, buf, 1), "args");
+    CHECK_BAD_ARG(cudyn_args_launch_async(NULL, one, one, 0, NULL), "args");
+    CHECK_BAD_ARG(cudyn_args_finish(NULL), "args");
+    CHECK_STATUS(cudyn_args_create(&pack, (cudyn_function)(void *)buf, "f<"), CUDYN_OK);
+    CHECK_BAD_ARG(cudyn_args_set_buffer(pack, 2, buf, 1), "index");
+    CHECK_BAD_ARG(cudyn_args_set_buffer(pack, -1, buf, 1), "index");
+    CHECK_BAD_ARG(cudyn_args_set_buffer(pack, 0, buf, 1), "index"); /* 'f' is a value */
+    CHECK_STATUS(cudyn_args_set_buffer(pack, 1, NULL, 8), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "argument 2 ('<') has no host memory for 8 bytes");
+    CHECK_STATUS(cudyn_args_set_buffer(pack, 1, buf, sizeof buf), CUDYN_OK);
+    CHECK_STATUS(cudyn_args_launch_async(pack, one, one, 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    cudyn_last_error(&e);
+    CHECK_CONTAINS(e.message, "argument 1 ('f') was never set");
+    CHECK_STATUS(cudyn_args_finish(pack), CUDYN_OK);
+    cudyn_args_free(pack);
+}
+
 /* cudyn_last_error honours a smaller (older) struct. */
 /* Bad arguments: textures and surfaces (issue 24, row 8): a NULL array, a
  * zero device and bad fields are named before any driver is needed. */
@@ -375,6 +402,7 @@ static int no_driver(void)
     test_bad_arguments_compile();
     test_bad_arguments_modules();
     test_bad_arguments_launch();
+    test_bad_arguments_packs();
     test_bad_arguments_textures();
     int n = 0;
     CHECK(cudyn_device_count(&n) != CUDYN_OK); /* there was truly no driver */
@@ -395,6 +423,7 @@ int main(int argc, char **argv)
     test_bad_arguments_compile();
     test_bad_arguments_modules();
     test_bad_arguments_launch();
+    test_bad_arguments_packs();
     test_bad_arguments_textures();
     test_bad_arguments_nccl();
     test_error_struct_sizes();

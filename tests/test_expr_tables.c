@@ -126,7 +126,7 @@ static void test_parser_facts(void)
 }
 
 /* Every scalar's format character takes a value of the scalar's size, as
- * format_codes.h says (cudyn__format_parse reads it). */
+ * CUDYN_LAUNCH_FORMAT_MAP says (cudyn__format_parse reads it). */
 static void test_codes_match_the_format(void)
 {
     static const char *const all = "bool a, char b, signed char c, unsigned char d, short e, unsigned short f, "

@@ -165,22 +165,23 @@ int cudyn__ptx_kernel_params(const char *text, size_t len, const char *name, str
     return 0;
 }
 
-bool cudyn__param_accepts(enum cudyn__param_class cls, char code)
+bool cudyn__param_accepts(enum cudyn__param_class cls, cudyn_arg_kind kind, size_t size)
 {
     switch (cls) {
     case PARAM_UNKNOWN:
     case PARAM_BYTES:
         return true; /* a struct, a vector or raw bits: any bytes of its size */
     case PARAM_FLOAT:
-        return code == 'f' || code == 'd' || code == 'e' || code == 's';
+        return kind == CUDYN_ARG_FLOAT || kind == CUDYN_ARG_STRUCT;
     case PARAM_POINTER:
-        /* a device address, however it is spelled; buffers pass one too */
-        return code == 'p' || code == 'q' || code == 'Q' || code == 'z' || code == 's' || code == '<' ||
-               code == '>' || code == '=';
+        /* a device address, however it is spelled (an integer of its size);
+         * buffers pass one too */
+        return kind == CUDYN_ARG_POINTER || kind == CUDYN_ARG_SIGNED || kind == CUDYN_ARG_UNSIGNED ||
+               kind == CUDYN_ARG_STRUCT || kind == CUDYN_ARG_IN || kind == CUDYN_ARG_OUT || kind == CUDYN_ARG_INOUT;
     case PARAM_INTEGER:
-        /* half bits ('e') are often carried in an unsigned short: sizes
-         * already match, so only 32- and 64-bit floats are refused */
-        return !(code == 'f' || code == 'd' || code == 'F' || code == 'D');
+        /* half bits are often carried in an unsigned short: sizes already
+         * match, so only 32- and 64-bit floats (and complex) are refused */
+        return !(kind == CUDYN_ARG_FLOAT && size > 2) && kind != CUDYN_ARG_COMPLEX;
     }
     return true;
 }

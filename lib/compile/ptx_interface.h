@@ -12,9 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The most parameters a kernel may have for cudyn to read them, and the
- * most arguments a launch passes (module/args.h). */
-#define CUDYN_MAX_ARGS 64
+#include "cudyn.h" /* CUDYN_MAX_ARGS: the most parameters cudyn reads of a kernel */
 
 /* What a parameter holds, as far as PTX tells. */
 enum cudyn__param_class {
@@ -44,8 +42,8 @@ int cudyn__ptx_kernel_params(const char *text, size_t len, const char *name, str
  * malloc'd; NULL if none or out of memory. */
 char *cudyn__ptx_interface(const char *ptx, size_t n);
 
-/* Whether an argument of format code `code` (ARG_SCALAR / ARG_STRUCT /
- * buffer kinds) can be passed for a parameter of class `cls`. */
-bool cudyn__param_accepts(enum cudyn__param_class cls, char code);
+/* Whether an argument of a launch format's kind and size (cudyn.h,
+ * CUDYN_LAUNCH_FORMAT_MAP) can be passed for a parameter of class `cls`. */
+bool cudyn__param_accepts(enum cudyn__param_class cls, cudyn_arg_kind kind, size_t size);
 
 #endif

@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "compile/ptx_interface.h" /* CUDYN_MAX_ARGS */
+#include "cudyn.h" /* CUDYN_MAX_ARGS */
 
 /* A kernel takes at most CUDYN_MAX_ARGS (64) parameters: the user's, then
  * the generated ones, n for an elementwise kernel, and for a reduction n,
@@ -153,11 +153,9 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
 extern const char *const cudyn__user_text_names[];
 
 /* ------------------------------------------------------------ the rest */
-/* What follows needs the library (cudyn.h and a driver); the pure files
- * above do not use it. */
+/* What follows needs the library's functions and a driver; the pure
+ * files above do not use it. */
 #include <stdarg.h>
-
-#include "cudyn.h"
 
 /* The kernels of one generated source, by role. */
 enum cudyn__kernel_role { KERNEL_PLAIN, KERNEL_VECTOR, KERNEL_ROLES };

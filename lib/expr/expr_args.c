@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "module/args.h"
+#include "module/format_codes.h"
 #include "module/module.h"
 #include "expr/expr.h"
 
@@ -18,16 +19,14 @@ void cudyn__expr_read_va(const struct cudyn__param_list *params, va_list *ap, st
     for (int k = 0; k < params->count; k++) {
         unsigned char *slot = v->slots[k];
         switch (params->p[k].code) {
-#define SCALAR_CODE(code, stored, promoted, convert)       \
+#define READ_SCALAR(code, stored, promoted, convert)       \
     case code: {                                           \
         stored value = convert(stored, va_arg(*ap, promoted)); \
         memcpy(slot, &value, sizeof value);                \
         break;                                             \
     }
-#define OTHER_CODE(code, kind) /* never in a parameter list */
-#include "module/format_codes.h"
-#undef SCALAR_CODE
-#undef OTHER_CODE
+            FORMAT_SCALAR_READS(READ_SCALAR)
+#undef READ_SCALAR
         default:
             break;
         }

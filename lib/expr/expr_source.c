@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* the text buffer */
 #include "expr/expr.h"
 
 /* Indexed by enum user_text. */
@@ -25,40 +26,25 @@ const char *const cudyn__user_text_names[] = {"elementwise body",     "elementwi
                                               "reduction expression", "reduction neutral",    "reduction preamble",
                                               NULL};
 
-/* A growing source text that counts its lines, for #line. */
+/* A growing source text (the library's text buffer) that counts its
+ * lines, for #line. */
 struct src {
-    char *s;
-    size_t len, cap;
+    struct cudyn__text text;
     int lines; /* complete lines so far */
-    bool failed;
     char file[96]; /* the name generated lines carry */
 };
+#define SRC_INIT {.text = {.grows = true}}
 
 static void add(struct src *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(struct src *b, const char *fmt, ...)
 {
-    if (b->failed)
-        return;
+    size_t from = b->text.len;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    cudyn__text_vprintf(&b->text, fmt, ap);
     va_end(ap);
-    if (n < 0 || b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->cap ? 2 * b->cap : 4096) + (size_t)(n < 0 ? 0 : n);
-        char *grown = n < 0 ? NULL : realloc(b->s, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    for (const char *c = b->s + b->len; *c; c++)
-        b->lines += *c == '\n';
-    b->len += (size_t)n;
+    for (size_t i = from; i < b->text.len; i++)
+        b->lines += b->text.buf[i] == '\n';
 }
 
 /* Generated lines from here on are numbered as they stand in the text. */
@@ -76,11 +62,11 @@ static void user_text(struct src *b, enum user_text what, const char *text)
 
 static char *finish(struct src *b)
 {
-    if (b->failed) {
-        free(b->s);
+    if (b->text.failed) {
+        free(b->text.buf);
         return NULL;
     }
-    return b->s;
+    return b->text.buf;
 }
 
 /* The first lines: where the text comes from, fp16 when needed, the preamble. */
@@ -280,7 +266,7 @@ static void vector_loop_end(struct src *b, const struct cudyn__param_list *param
 char *cudyn__ew_source(const struct cudyn__ew_text *t, const struct cudyn__param_list *params,
                        const struct cudyn__scan *scan, int lanes)
 {
-    struct src b = {0};
+    struct src b = SRC_INIT;
     start(&b, "cudyn_elementwise_create", t->name, "elementwise", params->uses_half, t->preamble, EW_PREAMBLE);
     if (scan->lanes)
         lane_helpers(&b, params->uses_half);
@@ -477,7 +463,7 @@ static void reduction_functions(struct src *b, const struct cudyn__red_text *t, 
 char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__param_list *params,
                         const struct cudyn__scan *scan, int lanes)
 {
-    struct src b = {0};
+    struct src b = SRC_INIT;
     bool half = params->uses_half || t->result->code == 'e';
     start(&b, "cudyn_reduction_create", t->name, "reduce", half, t->preamble, RED_PREAMBLE);
     if (scan->lanes)

@@ -19,7 +19,8 @@
 #include "expr/expr.h"
 
 /* The scalars, as the kernel spells them: X(spelling, format code, bytes).
- * The codes and sizes are those of format_codes.h (the table test checks). */
+ * The codes and sizes are those of cudyn.h's CUDYN_LAUNCH_FORMAT_MAP (the
+ * table test checks). */
 static const struct scalar {
     const char *spelling;
     char code;

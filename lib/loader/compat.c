@@ -150,6 +150,36 @@ bool cudyn__parse_compat_policy(const char *v, enum cudyn__compat_policy *out)
     return true;
 }
 
+enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts *f, char *why_not, size_t cap)
+{
+    why_not[0] = '\0';
+    if (!f->is_compat)
+        return f->policy == COMPAT_REQUIRE ? COMPAT_REFUSE_NOT_COMPAT : COMPAT_USE_FOUND;
+    if (f->already_loaded)
+        return COMPAT_USE_LOADED;
+    if (f->policy == COMPAT_NEVER) {
+        snprintf(why_not, cap, "CUDYN_COMPAT=never");
+        return COMPAT_CANNOT_WORK;
+    }
+    if (f->not_newer) {
+        snprintf(why_not, cap,
+                 "release %s is not newer than the kernel module %s, and a forward-compatibility library only "
+                 "works on an older kernel module",
+                 f->release, f->kmod);
+        return COMPAT_CANNOT_WORK;
+    }
+    if (f->probe == PROBE_NOT_RUN)
+        return COMPAT_PROBE;
+    /* 803 and 804: the GPU or the kernel module refuses it; any other
+     * answer, or no answer, leaves it to this process's cuInit */
+    if (f->probe == PROBE_ANSWERED &&
+        (f->probe_result == CU_ERR_SYSTEM_DRIVER_MISMATCH || f->probe_result == CU_ERR_COMPAT_NOT_SUPPORTED)) {
+        snprintf(why_not, cap, "its cuInit answered %s (%u) in a child process", f->probe_name, f->probe_result);
+        return COMPAT_CANNOT_WORK;
+    }
+    return COMPAT_USE;
+}
+
 int cudyn__probe_init_in_child(void *handle, unsigned int *result)
 {
     cudyn__pfn_cuInit init = (cudyn__pfn_cuInit)dlsym(handle, "cuInit");

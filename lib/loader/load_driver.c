@@ -304,69 +304,81 @@ static int use_system_driver_instead(struct cudyn__compat *c, const char *real, 
     return CUDYN_OK;
 }
 
+/* What the decision needs to know of the libcuda found (at lib->path);
+ * real gets the file it resolves to, c->driver_release its release. */
+static void compat_facts(struct cudyn__compat *c, const struct cudyn__library *lib, char *real, size_t real_cap,
+                         struct cudyn__compat_facts *f)
+{
+    bool has_release =
+        cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, real, real_cap);
+    bool known = has_release && c->kmod_version[0];
+    *f = (struct cudyn__compat_facts){
+        .policy = c->policy,
+        .is_compat = cudyn__in_compat_dir(real) || (known && strcmp(c->driver_release, c->kmod_version) != 0),
+        .already_loaded = lib->found_by == FOUND_BY_ALREADY_LOADED,
+        .not_newer = known && cudyn__compare_release(c->driver_release, c->kmod_version) <= 0,
+        .release = has_release ? c->driver_release : "unknown",
+        .kmod = c->kmod_version[0] ? c->kmod_version : "unknown",
+        .probe = PROBE_NOT_RUN,
+    };
+}
+
+/* Runs the compat library's cuInit in a child, for the decision. */
+static void compat_probe(struct cudyn__compat *c, const struct cudyn__library *lib, const char *real,
+                         struct cudyn__compat_facts *f)
+{
+    if (cudyn__probe_init_in_child(lib->handle, &c->probe_result) == 0) {
+        TRACE("compat: cuInit(0) of %s in a child process: %u", real, c->probe_result);
+        f->probe = PROBE_ANSWERED;
+        f->probe_result = c->probe_result;
+        f->probe_name = cudyn__cuda_code((int)c->probe_result)->name;
+    } else {
+        TRACE("compat: could not run cuInit in a child process; this process's cuInit decides");
+        f->probe = PROBE_COULD_NOT_RUN;
+    }
+}
+
 /* Decides, before anything is bound, whether the libcuda found is a
- * forward-compat library and whether it can work; falls back to the
- * system driver when it cannot (compat.c says how it decides). */
+ * forward-compat library and whether it can work (cudyn__compat_decide,
+ * a pure function of the facts), then acts on the verdict: keeps it,
+ * fails, or falls back to the system driver. */
 static int choose_compat(void)
 {
     struct cudyn__compat *c = &cudyn__driver.compat;
     struct cudyn__library *lib = &cudyn__driver.lib;
-    const char *kmod = c->kmod_version[0] ? c->kmod_version : "unknown";
     const char *kmod_file = c->kmod_file[0] ? c->kmod_file : "no version file";
-    TRACE("kernel module: %s (%s); CUDYN_COMPAT=%s", kmod, kmod_file, cudyn__compat_policy_name(c->policy));
-
-    char real[LOADER_PATH_BYTES];
-    bool has_release = cudyn__library_release(lib->path, c->driver_release, sizeof c->driver_release, real,
-                                              sizeof real);
-    bool compat = cudyn__in_compat_dir(real) ||
-                  (has_release && c->kmod_version[0] && strcmp(c->driver_release, c->kmod_version) != 0);
-    const char *release = has_release ? c->driver_release : "unknown";
-    if (!compat) {
-        if (c->policy != COMPAT_REQUIRE)
-            return CUDYN_OK;
+    struct cudyn__compat_facts f;
+    char real[LOADER_PATH_BYTES], why_not[512];
+    compat_facts(c, lib, real, sizeof real, &f);
+    TRACE("kernel module: %s (%s); CUDYN_COMPAT=%s", f.kmod, kmod_file, cudyn__compat_policy_name(c->policy));
+    enum cudyn__compat_verdict v = cudyn__compat_decide(&f, why_not, sizeof why_not);
+    if (v == COMPAT_USE_FOUND)
+        return CUDYN_OK;
+    if (v == COMPAT_REFUSE_NOT_COMPAT)
         return cudyn__fail(CUDYN_ERROR_DRIVER_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "cudyn_init",
                            HINT_COMPAT_REQUIRE,
                            "CUDYN_COMPAT=require, but the libcuda found, %s (release %s), is not a "
                            "forward-compatibility library (kernel module %s, %s)",
-                           real, release, kmod, kmod_file);
-    }
+                           real, f.release, f.kmod, kmod_file);
     cudyn__copy_string(c->compat_path, sizeof c->compat_path, real);
-    cudyn__copy_string(c->compat_release, sizeof c->compat_release, release);
-    release = c->compat_release; /* driver_release changes if the search goes on */
-    if (lib->found_by == FOUND_BY_ALREADY_LOADED) {
+    cudyn__copy_string(c->compat_release, sizeof c->compat_release, f.release);
+    if (v == COMPAT_PROBE) {
+        compat_probe(c, lib, real, &f);
+        v = cudyn__compat_decide(&f, why_not, sizeof why_not);
+    }
+    if (v == COMPAT_CANNOT_WORK)
+        return use_system_driver_instead(c, real, why_not);
+    c->driver_is_compat = true;
+    if (v == COMPAT_USE_LOADED)
         /* another library already uses it: a second copy would be worse */
-        c->driver_is_compat = true;
         COMPAT_DECIDE("using the forward-compatibility libcuda %s (release %s) as it is: it was already loaded "
                       "in the process",
-                      real, release);
-        TRACE("compat: %s", c->decision);
-        return CUDYN_OK;
-    }
-
-    char why_not[512] = "";
-    if (c->policy == COMPAT_NEVER) {
-        snprintf(why_not, sizeof why_not, "CUDYN_COMPAT=never");
-    } else if (has_release && c->kmod_version[0] && cudyn__compare_release(c->driver_release, kmod) <= 0) {
-        snprintf(why_not, sizeof why_not,
-                 "release %s is not newer than the kernel module %s, and a forward-compatibility library only "
-                 "works on an older kernel module",
-                 release, kmod);
-    } else if (cudyn__probe_init_in_child(lib->handle, &c->probe_result) == 0) {
-        TRACE("compat: cuInit(0) of %s in a child process: %u", real, c->probe_result);
-        if (c->probe_result == CU_ERR_SYSTEM_DRIVER_MISMATCH || c->probe_result == CU_ERR_COMPAT_NOT_SUPPORTED)
-            snprintf(why_not, sizeof why_not, "its cuInit answered %s (%u) in a child process",
-                     cudyn__cuda_code((int)c->probe_result)->name, c->probe_result);
-    } else {
-        TRACE("compat: could not run cuInit in a child process; this process's cuInit decides");
-    }
-    if (!why_not[0]) {
-        c->driver_is_compat = true;
+                      real, c->compat_release);
+    else
         COMPAT_DECIDE("using the forward-compatibility libcuda %s (release %s) on kernel module %s (%s)", real,
-                      release, kmod, kmod_file);
-        TRACE("compat: %s", c->decision);
-        return CUDYN_OK;
-    }
-    return use_system_driver_instead(c, real, why_not);
+                      c->compat_release, f.kmod, kmod_file);
+    TRACE("compat: %s", c->decision);
+    return CUDYN_OK;
 }
 
 /* Legacy or per-thread default stream: explicit flags win over CUDYN_PTDS. */

@@ -139,6 +139,33 @@ const char *cudyn__compat_policy_name(enum cudyn__compat_policy p);
  * child could not be run. */
 int cudyn__probe_init_in_child(void *handle, unsigned int *result);
 
+/* What the forward-compat decision depends on, gathered by load_driver.c. */
+enum cudyn__compat_probe { PROBE_NOT_RUN, PROBE_COULD_NOT_RUN, PROBE_ANSWERED };
+struct cudyn__compat_facts {
+    enum cudyn__compat_policy policy;
+    bool is_compat;       /* in a compat directory, or a release other than the kernel module's */
+    bool already_loaded;  /* another library of the process loaded it first */
+    bool not_newer;       /* its release is known, and not newer than the kernel module's */
+    const char *release;  /* its release, "unknown" if none */
+    const char *kmod;     /* the kernel module's version, "unknown" if none */
+    enum cudyn__compat_probe probe;
+    unsigned int probe_result; /* its cuInit's answer when PROBE_ANSWERED */
+    const char *probe_name;    /* that answer's name ("CUDA_ERROR_...") */
+};
+/* What to do with the libcuda the search found. */
+enum cudyn__compat_verdict {
+    COMPAT_USE_FOUND,        /* not a forward-compat library: use it */
+    COMPAT_REFUSE_NOT_COMPAT, /* CUDYN_COMPAT=require, and it is not one */
+    COMPAT_USE_LOADED,       /* a forward-compat copy already in the process: use it as it is */
+    COMPAT_PROBE,            /* ask its cuInit in a child (facts->probe), then decide again */
+    COMPAT_USE,              /* a forward-compat library that can work: use it */
+    COMPAT_CANNOT_WORK,      /* one that cannot: why_not says why; the policy and how it was
+                                found decide between failing and the system driver */
+};
+/* The decision as a pure function of the facts; why_not gets the reason
+ * for COMPAT_CANNOT_WORK. */
+enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts *f, char *why_not, size_t cap);
+
 /* versions.c: the line naming every version involved (see there). ptx:
  * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
  * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */

@@ -1,7 +1,7 @@
 /*
- * args.c - typed launches: argument packs built from a format (format.c,
- * format_codes.h), In/Out buffers, and the check of arguments against
- * what the kernel takes (kernel_params.c).
+ * args.c - typed launches: argument packs built from a format (format.c;
+ * values read as format_codes.h says), In/Out buffers, and the check of
+ * arguments against what the kernel takes (kernel_params.c).
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "module/args.h"
+#include "module/format_codes.h"
 #include "module/kernel_params.h"
 #include "module/module.h"
 
@@ -32,6 +33,8 @@ struct cudyn_args {
     bool checked;             /* passed the check since the last change */
     bool known;               /* the check had something to check against */
     bool owns_structs;        /* a reusable pack keeps copies */
+    bool pending;             /* a launch with buffers not finished: they are allocated */
+    cudyn_stream pending_stream; /* the stream of that launch */
     uint64_t set, all;        /* a bit per argument: set so far / all of them */
     void *ptrs[CUDYN_MAX_ARGS]; /* what the driver gets */
     _Alignas(16) unsigned char scalars[CUDYN_MAX_ARGS][16];
@@ -100,25 +103,20 @@ static int read_values(const char *api, struct cudyn_args *a, va_list *ap)
         unsigned char *slot = a->scalars[i];
         int st = CUDYN_OK;
         switch (a->fmt->args[i].code) {
-#define SCALAR_CODE(code, stored, promoted, convert)          \
+#define READ_SCALAR(code, stored, promoted, convert)          \
     case code: {                                              \
         stored v = convert(stored, va_arg(*ap, promoted));    \
         memcpy(slot, &v, sizeof v);                           \
         a->ptrs[i] = slot;                                    \
         break;                                                \
     }
-#define OTHER_CODE(code, kind)
-#include "module/format_codes.h"
-#undef SCALAR_CODE
-#undef OTHER_CODE
-        case 's': {
-            const void *p = va_arg(*ap, const void *);
-            st = set_struct(api, a, i, p, va_arg(*ap, size_t));
-            break;
-        }
-        default: { /* buffers */
-            void *host = va_arg(*ap, void *);
-            st = set_buffer(api, a, i, host, va_arg(*ap, size_t));
+            FORMAT_SCALAR_READS(READ_SCALAR)
+#undef READ_SCALAR
+        default: { /* a struct or a buffer: a pointer and a size */
+            void *p = va_arg(*ap, void *);
+            size_t size = va_arg(*ap, size_t);
+            st = a->fmt->args[i].kind == CUDYN_ARG_STRUCT ? set_struct(api, a, i, p, size)
+                                                           : set_buffer(api, a, i, p, size);
             break;
         }
         }
@@ -169,30 +167,62 @@ static int release_buffers(struct cudyn_args *a, int st)
     return st;
 }
 
-/* Allocate and copy in; launch; copy out and synchronise; free. */
-static int launch_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3 grid, cudyn_dim3 block,
-                               unsigned int shared, cudyn_stream stream)
+/* Waits for the stream before buffers are freed after a failure (nothing
+ * may be freed under a queued copy), keeping the failure's error. */
+static void drain(cudyn_stream stream)
+{
+    cudyn_error first;
+    cudyn__error_save(&first);
+    cudyn_stream_synchronize(stream);
+    cudyn__error_restore(&first);
+}
+
+/* Allocates and fills the buffers, launches, and queues the copies back,
+ * without waiting: the buffers are then pending until finish_buffers.  A
+ * failure releases everything, keeping the first error. */
+static int start_with_buffers(const char *api, struct cudyn_args *a, cudyn_dim3 grid, cudyn_dim3 block,
+                              unsigned int shared, cudyn_stream stream)
 {
     int st = CUDYN_OK;
+    bool queued = false; /* the stream has work that touches a buffer */
     for (int i = 0; i < a->fmt->n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn__arg_kind k = a->fmt->args[i].kind;
-        if (k == ARG_SCALAR || k == ARG_STRUCT || b->bytes == 0)
+        cudyn_arg_kind k = a->fmt->args[i].kind;
+        if (!ARG_IS_BUFFER(k) || b->bytes == 0)
             continue;
         st = cudyn_mem_alloc(&b->dev, b->bytes);
-        if (st == CUDYN_OK && (k == ARG_IN || k == ARG_INOUT))
+        if (st == CUDYN_OK && (k == CUDYN_ARG_IN || k == CUDYN_ARG_INOUT)) {
             st = cudyn_memcpy_htod_async(b->dev, b->host, b->bytes, stream);
+            queued |= st == CUDYN_OK;
+        }
     }
-    if (st == CUDYN_OK)
+    if (st == CUDYN_OK) {
         st = cudyn_launch(a->f, grid, block, shared, stream, a->ptrs);
+        queued |= st == CUDYN_OK;
+    }
     for (int i = 0; i < a->fmt->n && st == CUDYN_OK; i++) {
         struct buffer *b = &a->buffers[i];
-        enum cudyn__arg_kind k = a->fmt->args[i].kind;
-        if ((k == ARG_OUT || k == ARG_INOUT) && b->bytes)
+        cudyn_arg_kind k = a->fmt->args[i].kind;
+        if ((k == CUDYN_ARG_OUT || k == CUDYN_ARG_INOUT) && b->bytes)
             st = cudyn_memcpy_dtoh_async(b->host, b->dev, b->bytes, stream);
     }
-    if (st == CUDYN_OK)
-        st = cudyn_stream_synchronize(stream); /* the host buffers are ready on return */
+    if (st == CUDYN_OK) {
+        a->pending = true;
+        a->pending_stream = stream;
+        return CUDYN_OK;
+    }
+    cudyn__error_append(" (%s, with In/Out buffers)", api);
+    if (queued)
+        drain(stream);
+    return release_buffers(a, st);
+}
+
+/* Waits for the pending launch's stream (the host buffers are ready on
+ * return), then frees the buffers; the first failure wins. */
+static int finish_buffers(const char *api, struct cudyn_args *a)
+{
+    a->pending = false;
+    int st = cudyn_stream_synchronize(a->pending_stream);
     if (st != CUDYN_OK)
         cudyn__error_append(" (%s, with In/Out buffers)", api);
     return release_buffers(a, st);
@@ -215,17 +245,21 @@ static int launch_check(const char *api, struct cudyn_args *a)
     return CUDYN_OK;
 }
 
+/* Launches a pack whose values are set; with buffers, waits for their
+ * copies back and frees them unless leave_pending (then cudyn_args_finish
+ * does). */
 static int launch_pack(const char *api, struct cudyn_args *a, cudyn_dim3 grid, cudyn_dim3 block,
-                       unsigned int shared, cudyn_stream stream)
+                       unsigned int shared, cudyn_stream stream, bool leave_pending)
 {
     if (!a->checked) {
         int st = launch_check(api, a);
         if (st != CUDYN_OK)
             return st;
     }
-    if (a->fmt->has_buffers)
-        return launch_with_buffers(api, a, grid, block, shared, stream);
-    return cudyn_launch(a->f, grid, block, shared, stream, a->ptrs);
+    if (!a->fmt->has_buffers)
+        return cudyn_launch(a->f, grid, block, shared, stream, a->ptrs);
+    int st = start_with_buffers(api, a, grid, block, shared, stream);
+    return st == CUDYN_OK && !leave_pending ? finish_buffers(api, a) : st;
 }
 
 /*
@@ -278,8 +312,10 @@ CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block,
     int st = launchf_format(api, &a, f, fmt);
     if (st != CUDYN_OK)
         return st;
-    if (CUDYN_UNLIKELY(a.fmt->has_buffers))
+    if (CUDYN_UNLIKELY(a.fmt->has_buffers)) {
         memset(a.buffers, 0, sizeof a.buffers[0] * (size_t)a.fmt->n);
+        a.pending = false;
+    }
     va_list ap;
     va_start(ap, fmt);
     st = read_values(api, &a, &ap);
@@ -303,7 +339,7 @@ CUDYN_API int cudyn_launchf(cudyn_function f, cudyn_dim3 grid, cudyn_dim3 block,
         memo.epoch = epoch;
         memo.known = a.known;
     }
-    return launch_pack(api, &a, grid, block, shared_bytes, stream);
+    return launch_pack(api, &a, grid, block, shared_bytes, stream, false);
 }
 
 CUDYN_API int cudyn_args_create(cudyn_args **out, cudyn_function f, const char *fmt)
@@ -350,14 +386,14 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
     if (!value)
         return cudyn__fail_arg(api, "value", "must not be NULL");
     const struct cudyn__arg_spec *spec = &args->fmt->args[index];
-    if (spec->kind != ARG_SCALAR && spec->kind != ARG_STRUCT)
+    if (ARG_IS_BUFFER(spec->kind))
         return cudyn__fail_arg(api, "index", "names an In/Out buffer; set buffers with cudyn_args_set");
-    if (spec->kind == ARG_SCALAR && size != spec->size)
+    if (ARG_IS_SCALAR(spec->kind) && size != spec->size)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: parameter %d ('%c', %s) is %zu bytes, not %zu", api, index + 1, spec->code,
                            spec->what, spec->size, size);
     args->checked = false;
-    if (spec->kind == ARG_STRUCT) {
+    if (spec->kind == CUDYN_ARG_STRUCT) {
         int st = set_struct(api, args, index, value, size);
         if (st != CUDYN_OK)
             return st;
@@ -366,6 +402,22 @@ CUDYN_API int cudyn_args_set_value(cudyn_args *args, int index, const void *valu
         args->ptrs[index] = args->scalars[index];
     }
     args->set |= bit(index);
+    return CUDYN_OK;
+}
+
+CUDYN_API int cudyn_args_set_buffer(cudyn_args *args, int index, void *host, size_t bytes)
+{
+    static const char api[] = "cudyn_args_set_buffer";
+    if (!args)
+        return cudyn__fail_arg(api, "args", "must not be NULL");
+    if (index < 0 || index >= args->fmt->n)
+        return cudyn__fail_arg(api, "index", "is not a parameter of the pack's format");
+    if (!ARG_IS_BUFFER(args->fmt->args[index].kind))
+        return cudyn__fail_arg(api, "index", "names no In/Out buffer; set it with cudyn_args_set_value");
+    int st = set_buffer(api, args, index, host, bytes);
+    if (st != CUDYN_OK)
+        return st;
+    args->set |= bit(index); /* the kernel check sees a pointer either way: it stands */
     return CUDYN_OK;
 }
 
@@ -387,10 +439,11 @@ static int first_unset(const cudyn_args *args)
     return 0;
 }
 
-CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
-                                cudyn_stream stream)
+/* cudyn_args_launch and _launch_async: the pack is complete and not
+ * pending, then launched. */
+static int launch_set_pack(const char *api, cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block,
+                           unsigned int shared_bytes, cudyn_stream stream, bool leave_pending)
 {
-    static const char api[] = "cudyn_args_launch";
     if (CUDYN_UNLIKELY(!args))
         return cudyn__fail_arg(api, "args", "must not be NULL");
     if (CUDYN_UNLIKELY(args->set != args->all)) {
@@ -400,18 +453,47 @@ CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 bl
                            "cudyn_args_set_value before launching",
                            api, i + 1, args->fmt->args[i].code);
     }
+    if (CUDYN_UNLIKELY(args->pending))
+        return cudyn__fail_arg(api, "args",
+                               "has a launch with In/Out buffers not finished; call cudyn_args_finish first");
     if (CUDYN_UNLIKELY(!args->checked)) {
         int st = cudyn__need_context(api);
         if (st != CUDYN_OK)
             return st;
     }
-    return launch_pack(api, args, grid, block, shared_bytes, stream);
+    return launch_pack(api, args, grid, block, shared_bytes, stream, leave_pending);
+}
+
+CUDYN_API int cudyn_args_launch(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block, unsigned int shared_bytes,
+                                cudyn_stream stream)
+{
+    return launch_set_pack("cudyn_args_launch", args, grid, block, shared_bytes, stream, false);
+}
+
+CUDYN_API int cudyn_args_launch_async(cudyn_args *args, cudyn_dim3 grid, cudyn_dim3 block,
+                                      unsigned int shared_bytes, cudyn_stream stream)
+{
+    return launch_set_pack("cudyn_args_launch_async", args, grid, block, shared_bytes, stream, true);
+}
+
+CUDYN_API int cudyn_args_finish(cudyn_args *args)
+{
+    static const char api[] = "cudyn_args_finish";
+    if (!args)
+        return cudyn__fail_arg(api, "args", "must not be NULL");
+    return args->pending ? finish_buffers(api, args) : CUDYN_OK;
 }
 
 CUDYN_API void cudyn_args_free(cudyn_args *args)
 {
     if (!args)
         return;
+    if (args->pending) { /* its buffers are freed; the caller's last error stays */
+        cudyn_error kept;
+        cudyn__error_save(&kept);
+        finish_buffers("cudyn_args_free", args);
+        cudyn__error_restore(&kept);
+    }
     for (int i = 0; i < args->fmt->n; i++)
         free(args->structs[i]);
     free(args->fmt_copy);

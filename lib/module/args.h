@@ -1,6 +1,7 @@
 /*
- * args.h - the launch format parser (a pure function, fuzzed by
- * tests/fuzz_format.c) and the argument packs built from it.
+ * args.h - the launch format parser (a pure function of cudyn.h's
+ * CUDYN_LAUNCH_FORMAT_MAP, fuzzed by tests/fuzz_format.c) and the argument
+ * packs built from it.
  */
 #ifndef CUDYN_ARGS_H
 #define CUDYN_ARGS_H
@@ -8,19 +9,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "compile/ptx_interface.h" /* CUDYN_MAX_ARGS */
+#include "cudyn.h" /* CUDYN_MAX_ARGS, CUDYN_LAUNCH_FORMAT_MAP */
 
 /* The driver's limit on a kernel's parameter bytes (CUDA 12.1+). */
 #define CUDYN_MAX_PARAM_BYTES 32764
 
-enum cudyn__arg_kind { ARG_NONE, ARG_SCALAR, ARG_STRUCT, ARG_IN, ARG_OUT, ARG_INOUT };
-
 struct cudyn__arg_spec {
     char code;
-    enum cudyn__arg_kind kind;
-    size_t size; /* bytes the kernel receives (a struct's: known when set) */
+    cudyn_arg_kind kind; /* CUDYN_LAUNCH_FORMAT_MAP's */
+    size_t size;         /* bytes the kernel receives (a struct's: known when set) */
     const char *what;
 };
+
+/* What a kind asks of the launch: a buffer is In, Out or InOut; a scalar
+ * is a value of the format's size (neither a struct nor a buffer).
+ * Constant expressions (format.c checks format_codes.h with them). */
+#define ARG_IS_BUFFER(k) ((k) == CUDYN_ARG_IN || (k) == CUDYN_ARG_OUT || (k) == CUDYN_ARG_INOUT)
+#define ARG_IS_SCALAR(k) ((k) != CUDYN_ARG_STRUCT && !ARG_IS_BUFFER(k))
 
 struct cudyn__format {
     int n;

@@ -1,8 +1,9 @@
 /*
- * format.c - the parser of cudyn_launchf's format strings (the alphabet is
- * format_codes.h, documented by CUDYN_LAUNCH_FORMAT_MAP in cudyn.h), a pure
- * function fuzzed by tests/fuzz_format.c; and the float-to-half conversion
- * 'e' arguments need.
+ * format.c - the parser of cudyn_launchf's format strings (the alphabet,
+ * each character's size and kind are CUDYN_LAUNCH_FORMAT_MAP in cudyn.h),
+ * a pure function fuzzed by tests/fuzz_format.c; the compile-time check of
+ * format_codes.h against that map; and the float-to-half conversion 'e'
+ * arguments need.
  */
 #include "config.h"
 
@@ -12,25 +13,49 @@
 
 #include "cudyn.h"
 #include "module/args.h"
+#include "module/format_codes.h"
 
 struct code_info {
-    enum cudyn__arg_kind kind; /* ARG_NONE: not a format character */
+    cudyn_arg_kind kind; /* 0: not a format character */
     size_t size;
     const char *what;
 };
 
-/* Indexed by the format character: the kind and size from format_codes.h,
- * the description from cudyn.h's CUDYN_LAUNCH_FORMAT_MAP. */
+/* Indexed by the format character: cudyn.h's CUDYN_LAUNCH_FORMAT_MAP. */
 static const struct code_info codes[128] = {
-#define SCALAR_CODE(code, stored, promoted, convert) [code].kind = ARG_SCALAR, [code].size = sizeof(stored),
-#define OTHER_CODE(code, kind_) [code].kind = kind_, [code].size = kind_ == ARG_STRUCT ? 0 : sizeof(cudyn_devptr),
-#include "module/format_codes.h"
-#undef SCALAR_CODE
-#undef OTHER_CODE
-#define DOCUMENTED(code, parameter, pass) [code].what = parameter,
-    CUDYN_LAUNCH_FORMAT_MAP(DOCUMENTED)
-#undef DOCUMENTED
+#define FROM_MAP(code, bytes, kind, parameter, pass) [code] = {CUDYN_ARG_##kind, bytes, parameter},
+    CUDYN_LAUNCH_FORMAT_MAP(FROM_MAP)
+#undef FROM_MAP
 };
+
+/* format_codes.h agrees with the map, or this does not compile: each of
+ * its rows reads a value of the size the map gives that scalar character,
+ * and each scalar character of the map has a row.  (Never called: the
+ * checks are declarations, each in a block of its own.) */
+#define MAP_SCALAR_BYTES(code, bytes, kind, parameter, pass) \
+    ((code) == row && ARG_IS_SCALAR(CUDYN_ARG_##kind) ? (size_t)(bytes) : 0) +
+#define READ_BYTES(code, stored, promoted, convert) ((code) == row ? sizeof(stored) : 0) +
+#define CHECK_READ(code, stored, promoted, convert)                                                            \
+    {                                                                                                          \
+        enum { row = code };                                                                                   \
+        _Static_assert((CUDYN_LAUNCH_FORMAT_MAP(MAP_SCALAR_BYTES) 0) == sizeof(stored),                        \
+                       "format_codes.h reads a value CUDYN_LAUNCH_FORMAT_MAP has no scalar of that size for"); \
+    }
+#define CHECK_SCALAR(code, bytes, kind, parameter, pass)                                                       \
+    {                                                                                                          \
+        enum { row = code };                                                                                   \
+        _Static_assert(!ARG_IS_SCALAR(CUDYN_ARG_##kind) || (FORMAT_SCALAR_READS(READ_BYTES) 0) == (bytes),     \
+                       "a scalar of CUDYN_LAUNCH_FORMAT_MAP has no row of its size in format_codes.h");        \
+    }
+static inline void format_codes_agree(void)
+{
+    FORMAT_SCALAR_READS(CHECK_READ)
+    CUDYN_LAUNCH_FORMAT_MAP(CHECK_SCALAR)
+}
+#undef MAP_SCALAR_BYTES
+#undef READ_BYTES
+#undef CHECK_READ
+#undef CHECK_SCALAR
 
 int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, size_t err_cap)
 {
@@ -40,7 +65,7 @@ int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, s
         if (*c == ' ')
             continue;
         unsigned char u = (unsigned char)*c;
-        if (u >= 128 || codes[u].kind == ARG_NONE) {
+        if (u >= 128 || codes[u].kind == 0) {
             snprintf(err, err_cap, "'%c' (position %d) is not a format character", u >= 32 && u < 127 ? u : '?',
                      (int)(c - fmt) + 1);
             return -1;
@@ -54,9 +79,9 @@ int cudyn__format_parse(const char *fmt, struct cudyn__format *out, char *err, s
         a->kind = codes[u].kind;
         a->size = codes[u].size;
         a->what = codes[u].what;
-        if (a->kind == ARG_IN || a->kind == ARG_OUT || a->kind == ARG_INOUT)
+        if (ARG_IS_BUFFER(a->kind))
             out->has_buffers = true;
-        if (a->kind == ARG_STRUCT)
+        if (a->kind == CUDYN_ARG_STRUCT)
             out->has_structs = true;
     }
     return 0;

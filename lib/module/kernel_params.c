@@ -162,7 +162,7 @@ static enum verdict compare(struct slot *s, cudyn_function f, const struct cudyn
             for (int i = 0; i < count && v == VERDICT_MATCH; i++)
                 if (atomic_load_explicit(&s->sizes[i], memory_order_acquire) != fmt->args[i].size ||
                     !cudyn__param_accepts(atomic_load_explicit(&s->classes[i], memory_order_acquire),
-                                          fmt->args[i].code))
+                                          fmt->args[i].kind, fmt->args[i].size))
                     v = VERDICT_MISMATCH;
         }
     }
@@ -210,7 +210,7 @@ static int mismatch(const char *api, const struct slot *s, const struct cudyn__f
             return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                                "%s: %s: parameter %d is %zu bytes, argument %d ('%c', %s) is %zu", api, name, i + 1,
                                size, i + 1, a->code, a->what, a->size);
-        if (!cudyn__param_accepts(cls, a->code))
+        if (!cudyn__param_accepts(cls, a->kind, a->size))
             return cudyn__fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                                "%s: %s: parameter %d is %s (its PTX says so), argument %d ('%c') is %s", api, name,
                                i + 1, class_name(cls), i + 1, a->code, a->what);

@@ -258,12 +258,12 @@ def SourceModule(source, options=None, no_extern_c=False, name_expressions=(), h
                             " through its own cache (CUDYN_CACHE_DIR)")
     if isinstance(options, str):
         raise TypeError("SourceModule: options is a list of strings, e.g. ['--fmad=false']")
-    opts = tuple(options or ()) + tuple("-I" + d for d in include_dirs)
     kwargs = {}
     if device is not None:
         kwargs["device"] = Device(device).ordinal
-    return _cudyn.Module.from_source(source, options=opts, name=name, name_expressions=tuple(name_expressions),
-                                     headers=dict(headers or {}), no_extern_c=no_extern_c, **kwargs)
+    return _cudyn.Module.from_source(source, options=tuple(options or ()), name=name,
+                                     name_expressions=tuple(name_expressions), headers=dict(headers or {}),
+                                     no_extern_c=no_extern_c, include_dirs=tuple(include_dirs), **kwargs)
 
 
 def module_from_file(path):

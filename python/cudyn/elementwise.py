@@ -43,7 +43,35 @@ def _element_count(args, what):
                     " pass range=N")
 
 
-class ElementwiseKernel:
+class _LazyKernel:
+    """What both front ends share: the C kernel object, made by ``_make()``
+    on first use, once even when threads call at the same time."""
+
+    def __init__(self):
+        self._kernel = None
+        self._lock = threading.Lock()
+
+    def _make(self):
+        raise NotImplementedError
+
+    @property
+    def kernel(self):
+        """The underlying :class:`cudyn.Elementwise` or :class:`cudyn.Reduction` (compiled on first use)."""
+        k = self._kernel
+        if k is None:
+            with self._lock:
+                if self._kernel is None:
+                    self._kernel = self._make()
+                k = self._kernel
+        return k
+
+    @property
+    def source(self):
+        """The generated CUDA C++ source."""
+        return self.kernel.source
+
+
+class ElementwiseKernel(_LazyKernel):
     """A kernel that runs ``operation`` for each index ``i`` (PyCUDA's ElementwiseKernel).
 
     ``arguments``: C declarations, e.g. ``"float a, const float *x, float *y"``
@@ -66,24 +94,10 @@ class ElementwiseKernel:
         self.operation = operation
         self.name = name
         self.preamble = preamble or ""
-        self._kernel = None
-        self._lock = threading.Lock()
+        super().__init__()
 
-    @property
-    def kernel(self):
-        """The underlying :class:`cudyn.Elementwise` (compiled on first use)."""
-        k = self._kernel
-        if k is None:
-            with self._lock:
-                if self._kernel is None:
-                    self._kernel = _cudyn.Elementwise(self.arguments, self.operation, self.name, self.preamble)
-                k = self._kernel
-        return k
-
-    @property
-    def source(self):
-        """The generated CUDA C++ source."""
-        return self.kernel.source
+    def _make(self):
+        return _cudyn.Elementwise(self.arguments, self.operation, self.name, self.preamble)
 
     def __call__(self, *args, stream=None, range=None):
         n = _element_count(args, f"ElementwiseKernel {self.name}") if range is None else int(range)
@@ -96,7 +110,7 @@ def get_elwise_kernel(arguments, operation, name="kernel", preamble=""):
     return ElementwiseKernel(arguments, operation, name, preamble)
 
 
-class ReductionKernel:
+class ReductionKernel(_LazyKernel):
     """A reduction (PyCUDA's ReductionKernel): ``map_expr`` gives element
     ``i``'s value, ``reduce_expr`` combines two values ``a`` and ``b``, starting
     from ``neutral``.  Calling it returns a :class:`cudyn.gpuarray.GPUArray`
@@ -121,25 +135,11 @@ class ReductionKernel:
         self.name = name
         self.preamble = preamble or ""
         self._result = result
-        self._kernel = None
-        self._lock = threading.Lock()
+        super().__init__()
 
-    @property
-    def kernel(self):
-        """The underlying :class:`cudyn.Reduction` (compiled on first use)."""
-        k = self._kernel
-        if k is None:
-            with self._lock:
-                if self._kernel is None:
-                    self._kernel = _cudyn.Reduction(self._result, self.neutral, self.reduce_expr, self.map_expr,
-                                                    self.arguments, self.name, self.preamble)
-                k = self._kernel
-        return k
-
-    @property
-    def source(self):
-        """The generated CUDA C++ source."""
-        return self.kernel.source
+    def _make(self):
+        return _cudyn.Reduction(self._result, self.neutral, self.reduce_expr, self.map_expr, self.arguments,
+                                self.name, self.preamble)
 
     def __call__(self, *args, stream=None, range=None, out=None):
         from .gpuarray import GPUArray, _allocate

@@ -1,7 +1,9 @@
 /* array.c - DeviceArray: shape, dtype (a numpy dtype object; numpy is
  * imported when an array is first made, never at import) and strides over
  * device memory; copies to and from host arrays through the buffer
- * protocol.  Python subclasses it (gpuarray.GPUArray). */
+ * protocol; a device address from any object that has one (cpy_devptr).
+ * Python subclasses it (gpuarray.GPUArray).  Its exchange with other
+ * libraries is export.c's (its attributes and methods) and interop.c's. */
 #include "cudyn_py.h"
 
 static Py_ssize_t get_ssize_attr(PyObject *o, const char *name)
@@ -77,14 +79,55 @@ PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py
     return (PyObject *)a;
 }
 
-int cpy_array_ptr(DeviceArrayObject *a, cudyn_devptr *out)
+/* an int's value as a device address (negative is refused) */
+static int int_ptr(PyObject *obj, cudyn_devptr *out, const char *what)
 {
-    if (a->owner && Py_TYPE(a->owner) == &DeviceMemory_Type && ((DeviceMemoryObject *)a->owner)->freed) {
-        cpy_invalid("the DeviceArray's memory was freed");
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        cpy_invalid("%s: %R is not a device address (0 .. 2**64-1)", what, obj);
         return -1;
     }
-    *out = a->ptr;
+    *out = (cudyn_devptr)v;
     return 0;
+}
+
+int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
+{
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
+        return cpy_array_ptr((DeviceArrayObject *)obj, out);
+    if (PyObject_TypeCheck(obj, &DeviceMemory_Type)) {
+        DeviceMemoryObject *m = (DeviceMemoryObject *)obj;
+        if (m->freed) {
+            cpy_invalid("%s: the DeviceMemory was freed", what);
+            return -1;
+        }
+        *out = m->ptr;
+        return 0;
+    }
+    if (PyLong_Check(obj))
+        return int_ptr(obj, out, what);
+    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (cai) {
+        PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
+        int rc = -1;
+        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2)
+            rc = int_ptr(PyTuple_GET_ITEM(data, 0), out, what);
+        else
+            cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
+        Py_DECREF(cai);
+        return rc;
+    }
+    PyErr_Clear();
+    if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
+        cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
+                    "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel",
+                    what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyErr_Format(PyExc_TypeError, "%s: %.100s is not device memory (a DeviceArray, a DeviceMemory, an int "
+                 "address or an object with __cuda_array_interface__)", what, Py_TYPE(obj)->tp_name);
+    return -1;
 }
 
 /* a shape from an int or a sequence of ints */
@@ -139,6 +182,75 @@ static Py_ssize_t extent(const DeviceArrayObject *a, Py_ssize_t *low)
     return hi - lo;
 }
 
+/* memory=: the array views a DeviceMemory (its extent must fit), which it
+ * keeps alive; 0 or -1 */
+static int view_memory(DeviceArrayObject *a, PyObject *memory, Py_ssize_t low, Py_ssize_t span)
+{
+    if (!PyObject_TypeCheck(memory, &DeviceMemory_Type)) {
+        PyErr_Format(PyExc_TypeError, "DeviceArray: memory must be a DeviceMemory, not %.100s",
+                     Py_TYPE(memory)->tp_name);
+        return -1;
+    }
+    DeviceMemoryObject *m = (DeviceMemoryObject *)memory;
+    if (m->freed || low < 0 || (size_t)span > m->nbytes) {
+        if (m->freed)
+            cpy_invalid("DeviceArray: the DeviceMemory was freed");
+        else
+            cpy_invalid("DeviceArray: %zd bytes do not fit the DeviceMemory's %zu", span, m->nbytes);
+        return -1;
+    }
+    a->ptr = m->ptr;
+    a->device = m->device;
+    Py_INCREF(memory);
+    a->owner = memory;
+    return 0;
+}
+
+/* ptr=: the array views device memory at an address (host memory is
+ * refused), keeping `owner` alive, or the object that gave the address
+ * when it is not a plain int; 0 or -1 */
+static int view_address(DeviceArrayObject *a, PyObject *ptr_obj, PyObject *owner)
+{
+    cudyn_devptr p;
+    if (cpy_devptr(ptr_obj, &p, "DeviceArray: ptr") < 0)
+        return -1;
+    struct cudyn_pointer_info info = {.size = sizeof info};
+    int st = cudyn_pointer_info(p, &info);
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    if (p && info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED) {
+        cpy_invalid("DeviceArray: ptr %p is not device memory (host memory where device memory is needed)",
+                    (void *)(uintptr_t)p);
+        return -1;
+    }
+    a->ptr = p;
+    a->device = info.device >= 0 ? info.device : cpy_current_device();
+    if (a->device < 0)
+        return -1;
+    PyObject *keep = owner != Py_None ? owner : (PyLong_Check(ptr_obj) ? NULL : ptr_obj);
+    Py_XINCREF(keep);
+    a->owner = keep;
+    return 0;
+}
+
+/* Neither: new memory on the current device for the array's extent; 0 or -1 */
+static int own_new_memory(DeviceArrayObject *a, int strided, Py_ssize_t low, Py_ssize_t span)
+{
+    if (strided && low < 0) {
+        cpy_invalid("DeviceArray: negative strides need memory or ptr");
+        return -1;
+    }
+    PyObject *m = cpy_device_memory_new(span ? (size_t)span : 1, 0);
+    if (!m)
+        return -1;
+    a->ptr = ((DeviceMemoryObject *)m)->ptr;
+    a->device = ((DeviceMemoryObject *)m)->device;
+    a->owner = m;
+    return 0;
+}
+
 static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"shape", "dtype", "strides", "memory", "ptr", "owner", "stream", NULL};
@@ -157,11 +269,9 @@ static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (nstrides != ndim)
             return cpy_invalid("DeviceArray: %d strides for %d dimensions", nstrides, ndim);
     }
-    if (stream != Py_None) {
-        cudyn_stream s;
-        if (cpy_stream(stream, &s) < 0)
-            return NULL;
-    }
+    cudyn_stream s;
+    if (stream != Py_None && cpy_stream(stream, &s) < 0)
+        return NULL;
     PyObject *dtype = cpy_dtype(dtype_obj);
     if (!dtype)
         return NULL;
@@ -171,67 +281,17 @@ static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!a)
         return NULL;
     Py_ssize_t low, span = extent(a, &low);
-    if (memory != Py_None && ptr_obj != Py_None) {
-        Py_DECREF(a);
-        return cpy_invalid("DeviceArray: give memory or ptr, not both");
-    }
-    if (memory != Py_None) {
-        if (!PyObject_TypeCheck(memory, &DeviceMemory_Type)) {
-            Py_DECREF(a);
-            PyErr_Format(PyExc_TypeError, "DeviceArray: memory must be a DeviceMemory, not %.100s",
-                         Py_TYPE(memory)->tp_name);
-            return NULL;
-        }
-        DeviceMemoryObject *m = (DeviceMemoryObject *)memory;
-        if (m->freed || low < 0 || (size_t)span > m->nbytes) {
-            Py_DECREF(a);
-            return m->freed ? cpy_invalid("DeviceArray: the DeviceMemory was freed")
-                            : cpy_invalid("DeviceArray: %zd bytes do not fit the DeviceMemory's %zu", span, m->nbytes);
-        }
-        a->ptr = m->ptr;
-        a->device = m->device;
-        Py_INCREF(memory);
-        a->owner = memory;
-    } else if (ptr_obj != Py_None) {
-        cudyn_devptr p;
-        if (cpy_devptr(ptr_obj, &p, "DeviceArray: ptr") < 0) {
-            Py_DECREF(a);
-            return NULL;
-        }
-        struct cudyn_pointer_info info = {.size = sizeof info};
-        int st = cudyn_pointer_info(p, &info);
-        if (st != CUDYN_OK) {
-            Py_DECREF(a);
-            return cpy_raise(st);
-        }
-        if (p && info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED) {
-            Py_DECREF(a);
-            return cpy_invalid("DeviceArray: ptr %p is not device memory (host memory where device memory is "
-                               "needed)", (void *)(uintptr_t)p);
-        }
-        a->ptr = p;
-        a->device = info.device >= 0 ? info.device : cpy_current_device();
-        if (a->device < 0) {
-            Py_DECREF(a);
-            return NULL;
-        }
-        PyObject *keep = owner != Py_None ? owner : (PyLong_Check(ptr_obj) ? NULL : ptr_obj);
-        Py_XINCREF(keep);
-        a->owner = keep;
-    } else {
-        if (strides_obj != Py_None && low < 0) {
-            Py_DECREF(a);
-            return cpy_invalid("DeviceArray: negative strides need memory or ptr");
-        }
-        PyObject *m = cpy_device_memory_new(span ? (size_t)span : 1, 0);
-        if (!m) {
-            Py_DECREF(a);
-            return NULL;
-        }
-        a->ptr = ((DeviceMemoryObject *)m)->ptr;
-        a->device = ((DeviceMemoryObject *)m)->device;
-        a->owner = m;
-    }
+    int rc = -1;
+    if (memory != Py_None && ptr_obj != Py_None)
+        cpy_invalid("DeviceArray: give memory or ptr, not both");
+    else if (memory != Py_None)
+        rc = view_memory(a, memory, low, span);
+    else if (ptr_obj != Py_None)
+        rc = view_address(a, ptr_obj, owner);
+    else
+        rc = own_new_memory(a, strides_obj != Py_None, low, span);
+    if (rc < 0)
+        Py_CLEAR(a);
     return (PyObject *)a;
 }
 
@@ -292,8 +352,8 @@ static PyObject *da_base(DeviceArrayObject *a, void *c)
 static PyObject *da_managed(DeviceArrayObject *a, void *c)
 {
     (void)c;
-    return PyBool_FromLong(a->owner && Py_TYPE(a->owner) == &DeviceMemory_Type &&
-                           ((DeviceMemoryObject *)a->owner)->managed);
+    const DeviceMemoryObject *m = cpy_array_memory(a);
+    return PyBool_FromLong(m && m->managed);
 }
 
 static Py_ssize_t da_len(DeviceArrayObject *a)

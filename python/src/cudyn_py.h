@@ -1,7 +1,15 @@
 /* cudyn_py.h - what the files of the extension cudyn._cudyn share.
  * Written over cudyn.h alone (never lib/ internals), C11, CPython >= 3.8.
  * Nothing here loads the driver at import: every cudyn call that does is
- * made by a function or method the user calls. */
+ * made by a function or method the user calls.
+ *
+ * The files stand in an order, bottom to top, and a file calls only into
+ * the files below it (python/README.md says what each owns;
+ * tests/check-layers.sh checks the order from the objects' symbols):
+ *   errors < util < format < memory < streams < textures < export < array
+ *   < interop < host_args < pack < launch < prepared < function < module
+ *   < expressions < functions < init
+ * The sections below follow it. */
 #ifndef CUDYN_PY_H
 #define CUDYN_PY_H
 
@@ -13,8 +21,6 @@
 
 /* the most dimensions a DeviceArray has (numpy's limit) */
 #define CPY_MAX_DIMS 32
-/* the most kernel parameters (cudyn's format limit) */
-#define CPY_MAX_PARAMS 64
 
 /* ---- errors.c */
 /* Raises the exception for `status` from the calling thread's cudyn_error;
@@ -29,14 +35,7 @@ int cpy_invalid_pending(void);
 PyObject *cpy_type_error(const char *fmt, ...);
 int cpy_errors_init(PyObject *module);
 
-/* ---- util.c */
-/* A device address from an int, a DeviceMemory, a DeviceArray or an object
- * with __cuda_array_interface__; a host buffer (numpy array, bytes) is
- * refused saying so.  `what` names the argument.  0 on success. */
-int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what);
-/* A stream from None (the default), a Stream, an int (a CUstream), or an
- * object with .handle / .cuda_stream / .ptr (PyTorch, CuPy). */
-int cpy_stream(PyObject *obj, cudyn_stream *out);
+/* ---- util.c: conversions that name none of the module's types */
 /* A dim3 from an int or a tuple/list of 1 to 3 ints, each >= 1. */
 int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what);
 /* Waits for a stream (NULL: the default stream and then the context) or an
@@ -53,6 +52,36 @@ int cpy_size(PyObject *obj, size_t *out, const char *what);
 /* the current device (ordinal) or -1 with an exception */
 int cpy_current_device(void);
 
+/* GIL release around a blocking cudyn call: st = call */
+#define CPY_NOGIL(st, call)                                                                                    \
+    do {                                                                                                       \
+        Py_BEGIN_ALLOW_THREADS(st) = (call);                                                                   \
+        Py_END_ALLOW_THREADS                                                                                   \
+    } while (0)
+
+/* ---- format.c: the launch format's characters, as cudyn.h states them
+ * (CUDYN_LAUNCH_FORMAT_MAP) */
+struct cpy_format_code {
+    unsigned char size; /* bytes the kernel receives (0: a struct's, given with it) */
+    unsigned char kind; /* a cudyn_arg_kind; 0: not a format character */
+};
+extern const struct cpy_format_code cpy_format_codes[128];
+static inline const struct cpy_format_code *cpy_code(char c)
+{
+    return &cpy_format_codes[(unsigned char)c < 128 ? (unsigned char)c : 0];
+}
+/* the first character of the map of that kind and size (size 0: any), or 0 */
+char cpy_format_char(cudyn_arg_kind kind, size_t size);
+/* whether the module can pass arguments of that character (pack.c packs
+ * each kind it names); every character cudyn.h lists, unless the module
+ * lags behind the library (the drift test, python/tests) */
+int cpy_format_supported(char c);
+/* the characters a Python number may take, in the order a first call
+ * tries them: 4- and 8-byte ones first, then the rest, each size of a kind
+ * once (set by cpy_format_init) */
+extern char cpy_int_codes[32], cpy_bool_codes[32], cpy_float_codes[32], cpy_complex_codes[32];
+void cpy_format_init(void);
+
 /* ---- memory.c */
 typedef struct {
     PyObject_HEAD
@@ -68,7 +97,33 @@ extern PyTypeObject PinnedMemory_Type;
 /* a new DeviceMemory of nbytes on the current device */
 PyObject *cpy_device_memory_new(size_t nbytes, int managed);
 
-/* ---- array.c */
+/* ---- streams.c */
+typedef struct {
+    PyObject_HEAD
+    cudyn_stream stream;
+    int owned;
+    PyObject *weakrefs;
+} StreamObject;
+typedef struct {
+    PyObject_HEAD
+    cudyn_event event;
+    int owned;
+    PyObject *weakrefs;
+} EventObject;
+extern PyTypeObject Stream_Type, Event_Type, Graph_Type, GraphExec_Type;
+/* A stream from None (the default), a Stream, an int (a CUstream), or an
+ * object with .handle / .cuda_stream / .ptr (PyTorch, CuPy). */
+int cpy_stream(PyObject *obj, cudyn_stream *out);
+
+/* ---- textures.c */
+typedef struct {
+    PyObject_HEAD
+    cudyn_texture tex;
+    PyObject *array;
+} TextureObject;
+extern PyTypeObject Array_Type, Texture_Type;
+
+/* ---- the DeviceArray's layout, which export.c and array.c share */
 typedef struct {
     PyObject_HEAD
     cudyn_devptr ptr;
@@ -85,21 +140,121 @@ typedef struct {
     PyObject *stream;                 /* None or what was given */
     PyObject *weakrefs;
 } DeviceArrayObject;
+/* the DeviceMemory an array views, or NULL (another owner, or none) */
+static inline DeviceMemoryObject *cpy_array_memory(const DeviceArrayObject *a)
+{
+    return a->owner && Py_TYPE(a->owner) == &DeviceMemory_Type ? (DeviceMemoryObject *)a->owner : NULL;
+}
+/* the array's address, refusing one whose memory was freed */
+static inline int cpy_array_ptr(const DeviceArrayObject *a, cudyn_devptr *out)
+{
+    const DeviceMemoryObject *m = cpy_array_memory(a);
+    if (m && m->freed) {
+        cpy_invalid("the DeviceArray's memory was freed");
+        return -1;
+    }
+    *out = a->ptr;
+    return 0;
+}
+
+/* ---- export.c: a DeviceArray for other libraries (its methods) */
+PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure);
+PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds);
+PyObject *cpy_array_dlpack_device(DeviceArrayObject *self, PyObject *unused);
+
+/* ---- array.c */
 extern PyTypeObject DeviceArray_Type;
 /* a new DeviceArray (or subclass `type`) viewing ptr with the owner kept alive */
 PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py_ssize_t *shape,
                         const Py_ssize_t *strides, PyObject *dtype, PyObject *owner, PyObject *stream, int device,
                         int readonly);
-/* the array's address, refusing one whose memory was freed */
-int cpy_array_ptr(DeviceArrayObject *a, cudyn_devptr *out);
+/* A device address from an int, a DeviceMemory, a DeviceArray or an object
+ * with __cuda_array_interface__; a host buffer (numpy array, bytes) is
+ * refused saying so.  `what` names the argument.  0 on success. */
+int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what);
+
+/* ---- interop.c: other libraries' arrays as DeviceArrays */
+PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);
+PyObject *cpy_asarray(PyObject *self, PyObject *obj);
+extern PyTypeObject DLPackOwner_Type;
 
 /* ---- host_args.c: In, Out, InOut */
 typedef struct {
     PyObject_HEAD
     PyObject *array;
-    char code; /* '<' In, '>' Out, '=' InOut */
+    char code; /* its launch-format character (kind CUDYN_ARG_IN, _OUT or _INOUT) */
 } HostArgObject;
 extern PyTypeObject In_Type, Out_Type, InOut_Type;
+
+/* ---- pack.c: Python objects as kernel arguments, and back */
+/* Packs `obj` for the launch format `code` into buf (at least 16 bytes,
+ * 16-aligned; 4096 for a struct); *size gets its size.  0 on success, -1
+ * with an exception, 1 when the object does not suit the code (no
+ * exception).  current_device: the kernel's device (-1: unknown), which a
+ * DeviceArray must live on. */
+int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_device);
+/* What codes might suit an argument, in the order tried; "" for none.
+ * `one` holds a code of the object's own (2 chars). */
+const char *cpy_candidates(PyObject *obj, char *one);
+/* A scalar the kernel side wrote (a reduction's result) as a Python
+ * number; the code is a scalar's. */
+PyObject *cpy_unpack(char code, const void *value);
+
+/* ---- launch.c: launching a kernel with arguments packed by pack.c */
+/* the type flag of callables with a vectorcall slot (Function, PreparedFunction) */
+#if PY_VERSION_HEX >= 0x03090000
+#define CPY_HAVE_VECTORCALL Py_TPFLAGS_HAVE_VECTORCALL
+#else
+#define CPY_HAVE_VECTORCALL _Py_TPFLAGS_HAVE_VECTORCALL
+#endif
+/* a Function's layout (function.c makes them; launch.c and prepared.c
+ * launch them) */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    cudyn_function f;
+    PyObject *module; /* the Module it comes from, kept alive */
+    int device;       /* its module's device */
+    PyObject *name;
+    int layout_n; /* -1: not known yet */
+    int has_host_args;
+    char layout[CUDYN_MAX_ARGS + 1];
+    PyObject *weakrefs;
+} FunctionObject;
+struct launch_opts {
+    cudyn_dim3 grid, block;
+    unsigned int shared;
+    cudyn_stream stream;
+};
+#define CPY_LAUNCH_DEFAULTS {{1, 1, 1}, {1, 1, 1}, 0, NULL}
+/* How a launch went */
+struct call_state {
+    int checking;   /* launch through a cudyn_args pack: checked before it runs */
+    int status;     /* the cudyn status of a refused launch, else CUDYN_OK */
+    int unsuited;   /* an argument the codes cannot take, else -1 */
+    int pack_error; /* an argument whose packing raised, else -1 */
+};
+/* grid=, block=, shared= (or shared_size=), stream= and time_kernel= from
+ * a vectorcall's keywords; 0 or -1 */
+int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct launch_opts *o, const char *who);
+/* shared= (bytes of dynamic shared memory); 0 or -1 */
+int cpy_launch_shared(PyObject *v, unsigned int *out);
+/* Packs args by codes and launches fn; with host_args (In/Out/InOut among
+ * the codes), waits for the copies back, answering Ctrl-C.  None, or NULL
+ * with an exception and cs saying why. */
+PyObject *cpy_pack_and_launch(FunctionObject *fn, const char *codes, int host_args, PyObject *const *args, int n,
+                              const struct launch_opts *o, struct call_state *cs);
+int cpy_launch_init(void);
+
+/* ---- prepared.c */
+extern PyTypeObject PreparedFunction_Type;
+/* Function.prepare(arg_types, *, grid=, block=, shared=, stream=) */
+PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds);
+
+/* ---- function.c */
+extern PyTypeObject Function_Type;
+/* a Function for kernel f of `module` (loaded on `device`) */
+PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const char *name);
 
 /* ---- module.c */
 typedef struct {
@@ -111,58 +266,10 @@ typedef struct {
 } ModuleObject;
 extern PyTypeObject Module_Type;
 
-/* ---- launch.c */
-extern PyTypeObject Function_Type, PreparedFunction_Type;
-PyObject *cpy_function_new(PyObject *module, cudyn_function f, const char *name);
-/* Packs `obj` for the launch format `code` into buf (at least 16 bytes,
- * 16-aligned); *size gets its size.  0 on success, -1 with an exception,
- * 1 when the object does not suit the code (no exception). */
-int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_device);
-/* size in bytes of a format code's value (0 for unknown) */
-size_t cpy_code_size(char code);
-
-/* ---- streams.c */
-typedef struct {
-    PyObject_HEAD
-    cudyn_stream stream;
-    int owned;
-    PyObject *weakrefs;
-} StreamObject;
-typedef struct {
-    PyObject_HEAD
-    cudyn_event event;
-    int owned;
-    PyObject *weakrefs;
-} EventObject;
-extern PyTypeObject Stream_Type, Event_Type, Graph_Type, GraphExec_Type;
-
 /* ---- expressions.c */
 extern PyTypeObject Elementwise_Type, Reduction_Type;
 
-/* ---- textures.c */
-typedef struct {
-    PyObject_HEAD
-    cudyn_texture tex;
-    PyObject *array;
-} TextureObject;
-extern PyTypeObject Array_Type, Texture_Type;
-
-/* ---- interop.c */
-PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);
-PyObject *cpy_asarray(PyObject *self, PyObject *obj);
-PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure);
-PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds);
-PyObject *cpy_array_dlpack_device(DeviceArrayObject *self, PyObject *unused);
-extern PyTypeObject DLPackOwner_Type;
-
 /* ---- functions.c */
 extern PyMethodDef cpy_functions[];
-
-/* GIL release around a blocking cudyn call: st = call */
-#define CPY_NOGIL(st, call)                                                                                    \
-    do {                                                                                                       \
-        Py_BEGIN_ALLOW_THREADS(st) = (call);                                                                   \
-        Py_END_ALLOW_THREADS                                                                                   \
-    } while (0)
 
 #endif

@@ -8,7 +8,7 @@ typedef struct {
     PyObject_HEAD
     cudyn_elementwise *k;
     cudyn_reduction *r;
-    char format[CPY_MAX_PARAMS + 1];
+    char format[CUDYN_MAX_ARGS + 1];
     char result_code; /* reductions: the result's launch code */
 } ExprObject;
 
@@ -34,12 +34,12 @@ static int pack_args(const char *what, const char *format, PyObject *const *args
         int rc = cpy_pack(format[i], args[i], arena + used, &size, dev);
         if (rc < 0)
             return -1;
-        if (rc > 0 && format[i] == 'p') { /* a host array: say so */
+        if (rc > 0 && cpy_code(format[i])->kind == CUDYN_ARG_POINTER) { /* a host array: say so */
             cudyn_devptr p;
             if (cpy_devptr(args[i], &p, what) < 0)
                 return -1;
-            memcpy(arena + used, &p, 8);
-            size = 8;
+            memcpy(arena + used, &p, sizeof p);
+            size = sizeof p;
         } else if (rc > 0) {
             PyErr_Format(PyExc_TypeError, "%s: argument %zd (%.100s) does not suit parameter %zd ('%c')", what, i + 1,
                          Py_TYPE(args[i])->tp_name, i + 1, format[i]);
@@ -112,8 +112,8 @@ static PyObject *ew_launch(ExprObject *o, PyObject *const *args, Py_ssize_t narg
 {
     size_t n;
     cudyn_stream stream;
-    _Alignas(16) unsigned char arena[CPY_MAX_PARAMS * 16];
-    void *argv[CPY_MAX_PARAMS];
+    _Alignas(16) unsigned char arena[CUDYN_MAX_ARGS * 16];
+    void *argv[CUDYN_MAX_ARGS];
     if (parse_run(args, nargs, kwnames, &n, &stream, NULL, "Elementwise.launch") < 0 ||
         pack_args("Elementwise.launch", o->format, args + 1, nargs - 1, arena, sizeof arena, argv) < 0)
         return NULL;
@@ -205,36 +205,13 @@ static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)o;
 }
 
-static PyObject *result_object(char code, const void *v)
-{
-    switch (code) {
-    case '?': return PyBool_FromLong(*(const uint8_t *)v);
-    case 'b': return PyLong_FromLong(*(const int8_t *)v);
-    case 'B': return PyLong_FromLong(*(const uint8_t *)v);
-    case 'h': return PyLong_FromLong(*(const int16_t *)v);
-    case 'H': return PyLong_FromLong(*(const uint16_t *)v);
-    case 'i': return PyLong_FromLong(*(const int32_t *)v);
-    case 'I': return PyLong_FromUnsignedLong(*(const uint32_t *)v);
-    case 'q': return PyLong_FromLongLong(*(const int64_t *)v);
-    case 'Q': case 'z': return PyLong_FromUnsignedLongLong(*(const uint64_t *)v);
-    case 'f': return PyFloat_FromDouble(*(const float *)v);
-    case 'd': return PyFloat_FromDouble(*(const double *)v);
-    default: /* 'e' */
-#if PY_VERSION_HEX >= 0x030B0000
-        return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
-#else
-        return PyFloat_FromDouble(_PyFloat_Unpack2((const unsigned char *)v, 1));
-#endif
-    }
-}
-
 static PyObject *red_run(ExprObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     size_t n;
     cudyn_stream stream;
     PyObject *out;
-    _Alignas(16) unsigned char arena[CPY_MAX_PARAMS * 16];
-    void *argv[CPY_MAX_PARAMS];
+    _Alignas(16) unsigned char arena[CUDYN_MAX_ARGS * 16];
+    void *argv[CUDYN_MAX_ARGS];
     if (parse_run(args, nargs, kwnames, &n, &stream, &out, "Reduction.run") < 0 ||
         pack_args("Reduction.run", o->format, args + 1, nargs - 1, arena, sizeof arena, argv) < 0)
         return NULL;
@@ -252,7 +229,7 @@ static PyObject *red_run(ExprObject *o, PyObject *const *args, Py_ssize_t nargs,
     CPY_NOGIL(st, cudyn_reduction_run_args(o->r, result, 0, n, stream, argv, (int)(nargs - 1)));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    return result_object(o->result_code, result);
+    return cpy_unpack(o->result_code, result);
 }
 
 static PyMethodDef red_methods[] = {

@@ -502,6 +502,25 @@ static PyObject *f_pointer_info(PyObject *m, PyObject *o)
 }
 
 #define CPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+/* The launch-format characters this module passes, as it read them from
+ * cudyn.h: {character: (bytes, kind)}, the kind a cudyn_arg_kind (for the
+ * drift test, python/tests/test_launch_format.py) */
+static PyObject *f_launch_format_codes(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    PyObject *d = PyDict_New();
+    for (int c = 1; d && c < 128; c++) {
+        if (!cpy_format_supported((char)c))
+            continue;
+        PyObject *v = Py_BuildValue("(ii)", cpy_code((char)c)->size, cpy_code((char)c)->kind);
+        char key[2] = {(char)c, 0};
+        if (!v || PyDict_SetItemString(d, key, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
 PyMethodDef cpy_functions[] = {
     {"version", f_version, METH_NOARGS, "cudyn's version string."},
     {"init", CPY_KW(f_init), "init(flags=0): loads the driver now (flags: 1 legacy, 2 per-thread default stream)."},
@@ -533,5 +552,7 @@ PyMethodDef cpy_functions[] = {
     {"from_dlpack", cpy_from_dlpack, METH_O, "from_dlpack(obj): a DeviceArray over a DLPack producer's memory."},
     {"asarray", cpy_asarray, METH_O,
      "asarray(obj): a DeviceArray over an object with __cuda_array_interface__ or __dlpack__ (no copy)."},
+    {"_launch_format_codes", f_launch_format_codes, METH_NOARGS,
+     "The launch-format characters the module passes: {character: (bytes, kind)}."},
     {NULL},
 };

@@ -20,7 +20,8 @@ static PyObject *ha_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     Py_INCREF(array);
     h->array = array;
-    h->code = type == &In_Type ? '<' : type == &Out_Type ? '>' : '=';
+    cudyn_arg_kind kind = type == &In_Type ? CUDYN_ARG_IN : type == &Out_Type ? CUDYN_ARG_OUT : CUDYN_ARG_INOUT;
+    h->code = cpy_format_char(kind, 0);
     return (PyObject *)h;
 }
 

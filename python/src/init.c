@@ -2,8 +2,6 @@
  * Importing it loads no driver. */
 #include "cudyn_py.h"
 
-int cpy_launch_init(void);
-
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "cudyn._cudyn",
     "cudyn's C extension: the CUDA driver and NVRTC through libcudyn's stable ABI.", -1, cpy_functions,
@@ -18,6 +16,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
         &Module_Type, &Function_Type, &PreparedFunction_Type, &Stream_Type, &Event_Type, &Graph_Type,
         &GraphExec_Type, &Elementwise_Type, &Reduction_Type, &Array_Type, &Texture_Type, &DLPackOwner_Type,
     };
+    cpy_format_init();
     if (cpy_launch_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);

@@ -89,6 +89,147 @@ static PyObject *raise_compile(int st, cudyn_program *prog)
     return NULL;
 }
 
+/* What from_source hands cudyn_compile_ex: UTF-8 arrays pointing into
+ * the str objects `keep` holds, and the source wrapped in extern "C". */
+struct source_inputs {
+    PyObject *keep;
+    const char **opts, **exprs, **hnames, **hsrcs;
+    int nopts, nexprs, nheaders;
+    char *wrapped; /* NULL: the source as given */
+};
+
+static void source_inputs_free(struct source_inputs *in)
+{
+    PyMem_Free(in->opts);
+    PyMem_Free(in->exprs);
+    PyMem_Free(in->hnames);
+    PyMem_Free(in->hsrcs);
+    PyMem_Free(in->wrapped);
+    Py_XDECREF(in->keep);
+}
+
+/* NVRTC's options: `options`, then -I for each of include_dirs (this is
+ * where include_dirs become options); 0 or -1 */
+static int compile_options(PyObject *options, PyObject *include_dirs, struct source_inputs *in)
+{
+    PyObject *list = options == Py_None ? PyList_New(0) : PySequence_List(options);
+    PyObject *it = list && include_dirs != Py_None ? PyObject_GetIter(include_dirs) : NULL, *d;
+    int rc = list && (include_dirs == Py_None || it) ? 0 : -1;
+    while (rc == 0 && it && (d = PyIter_Next(it))) {
+        PyObject *o = PyUnicode_FromFormat("-I%S", d);
+        Py_DECREF(d);
+        rc = o && PyList_Append(list, o) == 0 ? 0 : -1;
+        Py_XDECREF(o);
+    }
+    Py_XDECREF(it);
+    if (rc == 0 && !PyErr_Occurred())
+        rc = str_array(list, &in->opts, &in->nopts, in->keep, "options");
+    else
+        rc = -1;
+    Py_XDECREF(list);
+    return rc;
+}
+
+/* headers: a dict of name -> text, as two arrays; 0 or -1 */
+static int header_arrays(PyObject *headers, struct source_inputs *in)
+{
+    if (headers == Py_None)
+        return 0;
+    if (!PyDict_Check(headers)) {
+        PyErr_SetString(PyExc_TypeError, "headers must be a dict of name -> text");
+        return -1;
+    }
+    PyObject *hk = PyDict_Keys(headers), *hv = PyDict_Values(headers);
+    int ok = hk && hv && str_array(hk, &in->hnames, &in->nheaders, in->keep, "headers' names") == 0 &&
+             str_array(hv, &in->hsrcs, &in->nheaders, in->keep, "headers' texts") == 0;
+    Py_XDECREF(hk);
+    Py_XDECREF(hv);
+    return ok ? 0 : -1;
+}
+
+/* The source inside extern "C" { }, so kernels keep their names (PyCUDA's
+ * default); *source then points to the copy.  0 or -1 */
+static int wrap_extern_c(const char **source, struct source_inputs *in)
+{
+    size_t len = strlen(*source);
+    static const char head[] = "extern \"C\" {\n", tail[] = "\n}\n";
+    in->wrapped = PyMem_Malloc(len + sizeof head + sizeof tail);
+    if (!in->wrapped) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(in->wrapped, head, sizeof head - 1);
+    memcpy(in->wrapped + sizeof head - 1, *source, len);
+    memcpy(in->wrapped + sizeof head - 1 + len, tail, sizeof tail);
+    *source = in->wrapped;
+    return 0;
+}
+
+/* device=: makes it current, *prev getting the one to go back to; 1 if it
+ * switched, 0 for None, -1 with an exception */
+static int use_device(PyObject *device_obj, int *prev)
+{
+    if (device_obj == Py_None)
+        return 0;
+    int dev = (int)PyLong_AsLong(device_obj);
+    if (dev == -1 && PyErr_Occurred())
+        return -1;
+    if ((*prev = cpy_current_device()) < 0)
+        return -1;
+    int st = cudyn_device_use(dev);
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    return 1;
+}
+
+/* Compiles for the current device (through cudyn's cache) and loads: the
+ * Module, which keeps the program for its log and facts */
+static PyObject *compile_and_load(const char *source, const char *name, int nocache, const struct source_inputs *in)
+{
+    int device = cpy_current_device();
+    if (device < 0)
+        return NULL;
+    struct cudyn_compile_args ca = {.size = sizeof ca,
+                                    .source = source,
+                                    .name = name,
+                                    .device = device,
+                                    .options = in->opts,
+                                    .num_options = in->nopts,
+                                    .header_names = in->hnames,
+                                    .header_sources = in->hsrcs,
+                                    .num_headers = in->nheaders,
+                                    .name_expressions = in->exprs,
+                                    .num_names = in->nexprs,
+                                    .flags = nocache ? CUDYN_COMPILE_NO_CACHE : 0};
+    cudyn_program *prog = NULL;
+    cudyn_module mod = NULL;
+    int st;
+    CPY_NOGIL(st, cudyn_compile_ex(&prog, &ca));
+    if (st != CUDYN_OK) {
+        raise_compile(st, prog);
+        cudyn_program_free(prog);
+        return NULL;
+    }
+    CPY_NOGIL(st, cudyn_module_load(&mod, prog));
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        cudyn_program_free(prog);
+        return NULL;
+    }
+    ModuleObject *m = module_alloc();
+    if (!m) {
+        cudyn_module_unload(mod);
+        cudyn_program_free(prog);
+        return NULL;
+    }
+    m->mod = mod;
+    m->prog = prog;
+    m->device = device;
+    return (PyObject *)m;
+}
+
 static PyObject *mod_from_source(PyObject *cls, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"source", "options", "name", "name_expressions", "headers", "device", "no_extern_c",
@@ -96,133 +237,21 @@ static PyObject *mod_from_source(PyObject *cls, PyObject *args, PyObject *kwds)
     const char *source, *name = "kernel.cu";
     PyObject *options = Py_None, *names = Py_None, *headers = Py_None, *device_obj = Py_None,
              *include_dirs = Py_None;
-    int no_extern_c = 0, nocache = 0;
+    int no_extern_c = 0, nocache = 0, prev = -1, switched = 0;
     (void)cls;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|OsOOOpOp:from_source", kw, &source, &options, &name, &names,
                                      &headers, &device_obj, &no_extern_c, &include_dirs, &nocache))
         return NULL;
-    PyObject *keep = PyList_New(0);
-    if (!keep)
-        return NULL;
-    const char **opts = NULL, **exprs = NULL, **hnames = NULL, **hsrcs = NULL;
-    int nopts = 0, nexprs = 0, nheaders = 0;
-    PyObject *result = NULL, *opt_list = NULL;
-    char *wrapped = NULL;
-    int prev = -1, switched = 0;
-    /* options, then -I for include_dirs */
-    opt_list = options == Py_None ? PyList_New(0) : PySequence_List(options);
-    if (!opt_list)
-        goto done;
-    if (include_dirs != Py_None) {
-        PyObject *it = PyObject_GetIter(include_dirs), *d;
-        if (!it)
-            goto done;
-        while ((d = PyIter_Next(it))) {
-            PyObject *o = PyUnicode_FromFormat("-I%S", d);
-            Py_DECREF(d);
-            if (!o || PyList_Append(opt_list, o) < 0) {
-                Py_XDECREF(o);
-                Py_DECREF(it);
-                goto done;
-            }
-            Py_DECREF(o);
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred())
-            goto done;
-    }
-    if (str_array(opt_list, &opts, &nopts, keep, "options") < 0 ||
-        str_array(names, &exprs, &nexprs, keep, "name_expressions") < 0)
-        goto done;
-    if (headers != Py_None) {
-        if (!PyDict_Check(headers)) {
-            PyErr_SetString(PyExc_TypeError, "headers must be a dict of name -> text");
-            goto done;
-        }
-        PyObject *hk = PyDict_Keys(headers), *hv = PyDict_Values(headers);
-        int ok = hk && hv && str_array(hk, &hnames, &nheaders, keep, "headers' names") == 0 &&
-                 str_array(hv, &hsrcs, &nheaders, keep, "headers' texts") == 0;
-        Py_XDECREF(hk);
-        Py_XDECREF(hv);
-        if (!ok)
-            goto done;
-    }
-    if (!no_extern_c) {
-        size_t len = strlen(source);
-        static const char head[] = "extern \"C\" {\n", tail[] = "\n}\n";
-        wrapped = PyMem_Malloc(len + sizeof head + sizeof tail);
-        if (!wrapped) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        memcpy(wrapped, head, sizeof head - 1);
-        memcpy(wrapped + sizeof head - 1, source, len);
-        memcpy(wrapped + sizeof head - 1 + len, tail, sizeof tail);
-        source = wrapped;
-    }
-    if (device_obj != Py_None) {
-        int dev = (int)PyLong_AsLong(device_obj);
-        if (dev == -1 && PyErr_Occurred())
-            goto done;
-        if ((prev = cpy_current_device()) < 0)
-            goto done;
-        int st = cudyn_device_use(dev);
-        if (st != CUDYN_OK) {
-            cpy_raise(st);
-            goto done;
-        }
-        switched = 1;
-    }
-    int device = cpy_current_device();
-    if (device < 0)
-        goto done;
-    struct cudyn_compile_args ca = {.size = sizeof ca,
-                                    .source = source,
-                                    .name = name,
-                                    .device = device,
-                                    .options = opts,
-                                    .num_options = nopts,
-                                    .header_names = hnames,
-                                    .header_sources = hsrcs,
-                                    .num_headers = nheaders,
-                                    .name_expressions = exprs,
-                                    .num_names = nexprs,
-                                    .flags = nocache ? CUDYN_COMPILE_NO_CACHE : 0};
-    cudyn_program *prog = NULL;
-    int st;
-    CPY_NOGIL(st, cudyn_compile_ex(&prog, &ca));
-    if (st != CUDYN_OK) {
-        raise_compile(st, prog);
-        cudyn_program_free(prog);
-        goto done;
-    }
-    cudyn_module mod = NULL;
-    CPY_NOGIL(st, cudyn_module_load(&mod, prog));
-    if (st != CUDYN_OK) {
-        cpy_raise(st);
-        cudyn_program_free(prog);
-        goto done;
-    }
-    ModuleObject *m = module_alloc();
-    if (!m) {
-        cudyn_module_unload(mod);
-        cudyn_program_free(prog);
-        goto done;
-    }
-    m->mod = mod;
-    m->prog = prog;
-    m->device = device;
-    result = (PyObject *)m;
-done:
-    if (switched)
+    struct source_inputs in = {.keep = PyList_New(0)};
+    PyObject *result = NULL;
+    if (in.keep && compile_options(options, include_dirs, &in) == 0 &&
+        str_array(names, &in.exprs, &in.nexprs, in.keep, "name_expressions") == 0 &&
+        header_arrays(headers, &in) == 0 && (no_extern_c || wrap_extern_c(&source, &in) == 0) &&
+        (switched = use_device(device_obj, &prev)) >= 0)
+        result = compile_and_load(source, name, nocache, &in);
+    if (switched > 0)
         cudyn_device_use(prev);
-    PyMem_Free(opts);
-    PyMem_Free(exprs);
-    PyMem_Free(hnames);
-    PyMem_Free(hsrcs);
-    PyMem_Free(wrapped);
-    Py_XDECREF(opt_list);
-    Py_DECREF(keep);
+    source_inputs_free(&in);
     return result;
 }
 
@@ -341,7 +370,7 @@ static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
     int st = cudyn_module_function(&f, m->mod, name);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    return cpy_function_new((PyObject *)m, f, name);
+    return cpy_function_new((PyObject *)m, m->device, f, name);
 }
 
 static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)

@@ -1,6 +1,45 @@
 /* streams.c - Stream, Event, Graph (from a stream's capture) and
- * GraphExec.  Waiting releases the GIL and answers Ctrl-C. */
+ * GraphExec, and a stream from any object that names one (cpy_stream).
+ * Waiting releases the GIL and answers Ctrl-C. */
 #include "cudyn_py.h"
+
+int cpy_stream(PyObject *obj, cudyn_stream *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    if (PyObject_TypeCheck(obj, &Stream_Type)) {
+        *out = ((StreamObject *)obj)->stream;
+        return 0;
+    }
+    PyObject *v = NULL;
+    if (PyLong_Check(obj)) {
+        v = obj;
+        Py_INCREF(v);
+    } else {
+        static const char *const attrs[] = {"handle", "cuda_stream", "ptr"};
+        for (size_t i = 0; i < 3 && !v; i++) {
+            v = PyObject_GetAttrString(obj, attrs[i]);
+            if (!v)
+                PyErr_Clear();
+            else if (!PyLong_Check(v))
+                Py_CLEAR(v);
+        }
+    }
+    if (!v) {
+        PyErr_Format(PyExc_TypeError, "stream must be None, a cudyn.Stream or a CUstream handle (int), not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    unsigned long long h = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (h == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    *out = cudyn_stream_from_native((void *)(uintptr_t)h);
+    return 0;
+}
+
 
 /* ---------------------------------------------------------------- Stream */
 static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)

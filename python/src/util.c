@@ -1,5 +1,7 @@
-/* util.c - conversions every part uses: device pointers, streams, dim3,
- * sizes, numpy (imported lazily), and waiting that answers Ctrl-C. */
+/* util.c - conversions every part uses that name none of the module's
+ * types: dim3, sizes, the current device, numpy (imported lazily), and
+ * waiting that answers Ctrl-C.  The conversions of device addresses
+ * (array.c) and streams (streams.c) live with their types. */
 #include "cudyn_py.h"
 #include <time.h>
 
@@ -58,94 +60,6 @@ int cpy_current_device(void)
         return -1;
     }
     return dev;
-}
-
-/* an int's value as a device address (negative is refused) */
-static int int_ptr(PyObject *obj, cudyn_devptr *out, const char *what)
-{
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        cpy_invalid("%s: %R is not a device address (0 .. 2**64-1)", what, obj);
-        return -1;
-    }
-    *out = (cudyn_devptr)v;
-    return 0;
-}
-
-int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
-{
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
-        return cpy_array_ptr((DeviceArrayObject *)obj, out);
-    if (PyObject_TypeCheck(obj, &DeviceMemory_Type)) {
-        DeviceMemoryObject *m = (DeviceMemoryObject *)obj;
-        if (m->freed) {
-            cpy_invalid("%s: the DeviceMemory was freed", what);
-            return -1;
-        }
-        *out = m->ptr;
-        return 0;
-    }
-    if (PyLong_Check(obj))
-        return int_ptr(obj, out, what);
-    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
-    if (cai) {
-        PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
-        int rc = -1;
-        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2)
-            rc = int_ptr(PyTuple_GET_ITEM(data, 0), out, what);
-        else
-            cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
-        Py_DECREF(cai);
-        return rc;
-    }
-    PyErr_Clear();
-    if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
-        cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
-                    "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel",
-                    what, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyErr_Format(PyExc_TypeError, "%s: %.100s is not device memory (a DeviceArray, a DeviceMemory, an int "
-                 "address or an object with __cuda_array_interface__)", what, Py_TYPE(obj)->tp_name);
-    return -1;
-}
-
-int cpy_stream(PyObject *obj, cudyn_stream *out)
-{
-    if (obj == NULL || obj == Py_None) {
-        *out = NULL;
-        return 0;
-    }
-    if (PyObject_TypeCheck(obj, &Stream_Type)) {
-        *out = ((StreamObject *)obj)->stream;
-        return 0;
-    }
-    PyObject *v = NULL;
-    if (PyLong_Check(obj)) {
-        v = obj;
-        Py_INCREF(v);
-    } else {
-        static const char *const attrs[] = {"handle", "cuda_stream", "ptr"};
-        for (size_t i = 0; i < 3 && !v; i++) {
-            v = PyObject_GetAttrString(obj, attrs[i]);
-            if (!v)
-                PyErr_Clear();
-            else if (!PyLong_Check(v))
-                Py_CLEAR(v);
-        }
-    }
-    if (!v) {
-        PyErr_Format(PyExc_TypeError, "stream must be None, a cudyn.Stream or a CUstream handle (int), not %.100s",
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    unsigned long long h = PyLong_AsUnsignedLongLong(v);
-    Py_DECREF(v);
-    if (h == (unsigned long long)-1 && PyErr_Occurred())
-        return -1;
-    *out = cudyn_stream_from_native((void *)(uintptr_t)h);
-    return 0;
 }
 
 static int dim(PyObject *o, unsigned int *out, const char *what)

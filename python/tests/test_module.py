@@ -98,6 +98,40 @@ def test_in_out_host_arguments():
     np.testing.assert_array_equal(inout, a * b)
 
 
+def test_in_out_faults_raise_and_leave_nothing(mock_lib):
+    # cudyn copies In/Out buffers and launches without waiting; the module
+    # waits (answering Ctrl-C) and finishes: a fault in any step raises it
+    # and every device buffer is freed
+    import cudyn
+    from conftest import mock_fail_next, mock_memory_in_use
+    f = cudyn.SourceModule(MULTIPLY_THEM).get_function("multiply_them")
+    a = np.ones(64, np.float32)
+    dest = np.zeros_like(a)
+    f(cudyn.Out(dest), cudyn.In(a), cudyn.In(a), np.int32(64), grid=(1,), block=(64,))
+    before = mock_memory_in_use(mock_lib)
+    for fn, function in (("cuMemAlloc_v2", "cuMemAlloc"), ("cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync"),
+                         ("cuLaunchKernel", "cuLaunchKernel"), ("cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync"),
+                         ("cuStreamQuery", "cuStreamQuery")):
+        mock_fail_next(mock_lib, fn, 2)
+        with pytest.raises(cudyn.OutOfMemory) as info:
+            f(cudyn.Out(dest), cudyn.In(a), cudyn.In(a), np.int32(64), grid=(1,), block=(64,))
+        assert info.value.function == function, fn
+        assert mock_memory_in_use(mock_lib) == before, fn
+    dest[:] = 0
+    f(cudyn.Out(dest), cudyn.In(a), cudyn.In(a), np.int32(64), grid=(1,), block=(64,))
+    np.testing.assert_array_equal(dest, a * a)
+
+
+def test_include_dirs_become_include_paths(tmp_path):
+    import cudyn
+    (tmp_path / "factor.h").write_text("#define FACTOR 3\n")
+    src = '#include "factor.h"\n__global__ void scale(float a, float *x, size_t n) { x[0] = a * FACTOR; }\n'
+    mod = cudyn.SourceModule(src, include_dirs=[str(tmp_path)])
+    assert mod.get_function("scale").param_count == 3
+    with pytest.raises(cudyn.CompileError):
+        cudyn.SourceModule(src)  # without the directory
+
+
 def test_host_arguments_need_contiguous_writable_arrays():
     import cudyn
     f = cudyn.SourceModule(MULTIPLY_THEM).get_function("multiply_them")

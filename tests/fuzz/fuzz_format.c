@@ -36,8 +36,8 @@ static void check_one(const char *fmt)
     if ((rc == 0) != should || (rc != 0 && !err[0]) || (rc == 0 && (size_t)f.n != letters))
         abort();
     for (int i = 0; rc == 0 && i < f.n; i++) {
-        int buffer = f.args[i].kind == ARG_IN || f.args[i].kind == ARG_OUT || f.args[i].kind == ARG_INOUT;
-        if (!f.args[i].what || (f.args[i].kind == ARG_SCALAR && f.args[i].size == 0) || (buffer && !f.has_buffers))
+        int buffer = ARG_IS_BUFFER(f.args[i].kind);
+        if (!f.args[i].what || (ARG_IS_SCALAR(f.args[i].kind) && f.args[i].size == 0) || (buffer && !f.has_buffers))
             abort();
     }
 }

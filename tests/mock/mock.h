@@ -265,7 +265,8 @@ cu_result mock_refuse(const char *fmt, ...) MOCK_INTERNAL __attribute__((format(
 
 /* Every list of the mock's objects is linked through `next`.  Unlinks from
  * the list at `head` each node for which `cond` holds (the node is named
- * `node` in cond and drop) and runs `drop` on it; the mock's lock held. */
+ * `node` in cond and drop) and runs `drop` on it; the mock's lock held.
+ * One node only: `!found && (cond)` with `found = node` as the drop. */
 #define MOCK_LIST_UNLINK_IF(type, head, node, cond, drop) \
     for (type **link_ = &(head); *link_;) {               \
         type *node = *link_;                              \

@@ -129,12 +129,7 @@ cu_result cuArrayDestroy(cu_array a)
     NEED_CONTEXT();
     struct CUarray_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUarray_st **link = &arrays; *link; link = &(*link)->next)
-        if (*link == a) {
-            found = a;
-            *link = a->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUarray_st, arrays, x, !found && x == a, found = x);
     pthread_mutex_unlock(&mock.lock);
     if (!found)
         return CU_ERR_INVALID_HANDLE;

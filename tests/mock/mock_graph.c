@@ -242,12 +242,7 @@ static cu_result end_capture(cu_stream s, cu_graph *out)
         return r;
     struct capture *c = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct capture **link = &captures; *link; link = &(*link)->next)
-        if ((*link)->stream == s) {
-            c = *link;
-            *link = c->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct capture, captures, x, !c && x->stream == s, c = x);
     pthread_mutex_unlock(&mock.lock);
     if (!c)
         return MOCK_ERR_ILLEGAL_STATE;
@@ -452,12 +447,7 @@ cu_result cuGraphExecDestroy(cu_graph_exec e)
     NEED_INIT();
     struct CUgraphExec_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUgraphExec_st **link = &execs; *link; link = &(*link)->next)
-        if (*link == e) {
-            found = e;
-            *link = e->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUgraphExec_st, execs, x, !found && x == e, found = x);
     pthread_mutex_unlock(&mock.lock);
     if (!found)
         return CU_ERR_INVALID_VALUE;
@@ -472,12 +462,7 @@ cu_result cuGraphDestroy(cu_graph g)
     NEED_INIT();
     struct CUgraph_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUgraph_st **link = &graphs; *link; link = &(*link)->next)
-        if (*link == g) {
-            found = g;
-            *link = g->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUgraph_st, graphs, x, !found && x == g, found = x);
     pthread_mutex_unlock(&mock.lock);
     if (!found)
         return CU_ERR_INVALID_VALUE;

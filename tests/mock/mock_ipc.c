@@ -202,25 +202,23 @@ cu_result cuMemAddressReserve(cu_deviceptr *ptr, size_t bytes, size_t alignment,
 cu_result cuMemAddressFree(cu_deviceptr ptr, size_t bytes)
 {
     ENTER("cuMemAddressFree");
-    cu_result res = CU_ERR_INVALID_VALUE;
     pthread_mutex_lock(&mock.lock);
-    for (struct reservation **link = &reservations; *link; link = &(*link)->next) {
-        struct reservation *r = *link;
-        if (r->base != ptr || r->bytes != bytes)
-            continue;
-        for (struct mapping *m = mappings; m; m = m->next)
-            if (m->ptr >= r->base && m->ptr < r->base + r->bytes) {
-                pthread_mutex_unlock(&mock.lock);
-                return mock_refuse("freeing a reserved range that still has mappings (unmap first)");
-            }
-        *link = r->next;
-        munmap(r->mapping_start, r->mapping_bytes);
-        free(r);
-        res = CU_OK;
-        break;
-    }
+    struct reservation *r = reservations;
+    while (r && (r->base != ptr || r->bytes != bytes))
+        r = r->next;
+    for (struct mapping *m = mappings; r && m; m = m->next)
+        if (m->ptr >= r->base && m->ptr < r->base + r->bytes) {
+            pthread_mutex_unlock(&mock.lock);
+            return mock_refuse("freeing a reserved range that still has mappings (unmap first)");
+        }
+    struct reservation *found = NULL;
+    MOCK_LIST_UNLINK_IF(struct reservation, reservations, x, !found && x == r, found = x);
     pthread_mutex_unlock(&mock.lock);
-    return res;
+    if (!found)
+        return CU_ERR_INVALID_VALUE;
+    munmap(found->mapping_start, found->mapping_bytes);
+    free(found);
+    return CU_OK;
 }
 
 static cu_result physical_new(cu_mem_handle *handle, int fd, size_t bytes, int device, int exportable)
@@ -327,12 +325,7 @@ cu_result cuMemUnmap(cu_deviceptr ptr, size_t bytes)
     NEED_CONTEXT();
     struct mapping *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct mapping **link = &mappings; *link; link = &(*link)->next)
-        if ((*link)->ptr == ptr && (*link)->bytes == bytes) {
-            found = *link;
-            *link = found->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct mapping, mappings, x, !found && x->ptr == ptr && x->bytes == bytes, found = x);
     if (found) {
         /* back to reserved address space without memory */
         mmap((void *)(uintptr_t)ptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);

@@ -150,22 +150,19 @@ static void allocation_free_locked(struct allocation *a)
 cu_result memory_release(uintptr_t ptr, int kind, size_t *bytes, int *device)
 {
     NEED_CONTEXT();
-    cu_result r = CU_ERR_INVALID_VALUE;
+    struct allocation *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct allocation **link = &allocations; *link; link = &(*link)->next)
-        if ((uintptr_t)(*link)->host == ptr && (*link)->kind == kind) {
-            if (bytes)
-                *bytes = (*link)->bytes;
-            if (device)
-                *device = (*link)->ctx->device;
-            struct allocation *a = *link;
-            *link = a->next;
-            allocation_free_locked(a);
-            r = CU_OK;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct allocation, allocations, a, !found && (uintptr_t)a->host == ptr && a->kind == kind,
+                        found = a);
+    if (found) {
+        if (bytes)
+            *bytes = found->bytes;
+        if (device)
+            *device = found->ctx->device;
+        allocation_free_locked(found);
+    }
     pthread_mutex_unlock(&mock.lock);
-    return r;
+    return found ? CU_OK : CU_ERR_INVALID_VALUE;
 }
 
 cu_result memory_adopt(void *host, size_t bytes, int kind)

@@ -197,17 +197,13 @@ cu_result cuModuleUnload(cu_module mod)
 {
     ENTER("cuModuleUnload");
     NEED_CONTEXT();
-    cu_result r = CU_ERR_INVALID_HANDLE;
+    struct CUmod_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUmod_st **link = &modules; *link; link = &(*link)->next)
-        if (*link == mod) {
-            *link = mod->next;
-            module_free(mod);
-            r = CU_OK;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUmod_st, modules, x, !found && x == mod, found = x);
+    if (found)
+        module_free(found);
     pthread_mutex_unlock(&mock.lock);
-    return r;
+    return found ? CU_OK : CU_ERR_INVALID_HANDLE;
 }
 
 /* ------------------------------------------------------------- PTX reading */

@@ -119,17 +119,13 @@ cu_result cuStreamDestroy_v2(cu_stream s)
 {
     ENTER("cuStreamDestroy_v2");
     NEED_CONTEXT();
-    cu_result r = CU_ERR_INVALID_HANDLE;
+    struct CUstream_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUstream_st **link = &streams; *link; link = &(*link)->next)
-        if (*link == s) {
-            *link = s->next;
-            free(s);
-            r = CU_OK;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUstream_st, streams, x, !found && x == s, found = x);
+    if (found)
+        free(found);
     pthread_mutex_unlock(&mock.lock);
-    return r;
+    return found ? CU_OK : CU_ERR_INVALID_HANDLE;
 }
 
 /* Streams the mock libnccl holds busy (a collective that never ends), by
@@ -320,17 +316,13 @@ cu_result cuEventDestroy_v2(cu_event e)
 {
     ENTER("cuEventDestroy_v2");
     NEED_CONTEXT();
-    cu_result r = CU_ERR_INVALID_HANDLE;
+    struct CUevent_st *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct CUevent_st **link = &events; *link; link = &(*link)->next)
-        if (*link == e) {
-            *link = e->next;
-            free(e);
-            r = CU_OK;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct CUevent_st, events, x, !found && x == e, found = x);
+    if (found)
+        free(found);
     pthread_mutex_unlock(&mock.lock);
-    return r;
+    return found ? CU_OK : CU_ERR_INVALID_HANDLE;
 }
 
 /* ---- IPC event handles: the mock runs work at submission, so an event

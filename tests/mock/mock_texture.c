@@ -154,12 +154,8 @@ static cu_result destroy(cu_texobj handle, int surface)
     NEED_CONTEXT();
     struct texture *found = NULL;
     pthread_mutex_lock(&mock.lock);
-    for (struct texture **link = &textures; *link; link = &(*link)->next)
-        if ((*link)->handle == handle && (*link)->surface == surface) {
-            found = *link;
-            *link = found->next;
-            break;
-        }
+    MOCK_LIST_UNLINK_IF(struct texture, textures, x, !found && x->handle == handle && x->surface == surface,
+                        found = x);
     pthread_mutex_unlock(&mock.lock);
     free(found);
     return found ? CU_OK : CU_ERR_INVALID_VALUE;

@@ -1,0 +1,94 @@
+/* format.c - the launch format's characters as the module reads them from
+ * cudyn.h (CUDYN_LAUNCH_FORMAT_MAP): each one's size and kind, the
+ * character of a kind and size, whether pack.c can pass it, and the order
+ * in which a Python number tries them.  Nothing here restates the table:
+ * a character the library gains is read from it, and one of a kind or size
+ * pack.c cannot pass is reported (python/tests/test_launch_format.py). */
+#include "cudyn_py.h"
+
+const struct cpy_format_code cpy_format_codes[128] = {
+#define CPY_FORMAT_ROW_(code, bytes, kind, parameter, pass) [code] = {bytes, CUDYN_ARG_##kind},
+    CUDYN_LAUNCH_FORMAT_MAP(CPY_FORMAT_ROW_)
+#undef CPY_FORMAT_ROW_
+};
+
+/* the characters in the map's order */
+static const char map_order[] = {
+#define CPY_FORMAT_CHAR_(code, bytes, kind, parameter, pass) code,
+    CUDYN_LAUNCH_FORMAT_MAP(CPY_FORMAT_CHAR_)
+#undef CPY_FORMAT_CHAR_
+    0};
+
+char cpy_format_char(cudyn_arg_kind kind, size_t size)
+{
+    for (const char *c = map_order; *c; c++)
+        if (cpy_code(*c)->kind == kind && (size == 0 || cpy_code(*c)->size == size))
+            return *c;
+    return 0;
+}
+
+/* The kinds and sizes pack.c packs.  A kind cudyn.h gains fails to compile
+ * here with -Werror (-Wswitch: no default) until pack.c learns it. */
+int cpy_format_supported(char c)
+{
+    const struct cpy_format_code *f = cpy_code(c);
+    switch ((cudyn_arg_kind)f->kind) {
+    case CUDYN_ARG_BOOL:
+        return f->size == 1;
+    case CUDYN_ARG_SIGNED:
+    case CUDYN_ARG_UNSIGNED:
+        return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+    case CUDYN_ARG_FLOAT: /* binary16, binary32, binary64 */
+        return f->size == 2 || f->size == 4 || f->size == 8;
+    case CUDYN_ARG_COMPLEX: /* two binary32 or two binary64 */
+        return f->size == 8 || f->size == 16;
+    case CUDYN_ARG_POINTER:
+    case CUDYN_ARG_TEXTURE:
+    case CUDYN_ARG_SURFACE:
+        return f->size == 8;
+    case CUDYN_ARG_STRUCT:
+    case CUDYN_ARG_IN:
+    case CUDYN_ARG_OUT:
+    case CUDYN_ARG_INOUT:
+        return 1;
+    }
+    return 0; /* not a format character */
+}
+
+char cpy_int_codes[32], cpy_bool_codes[32], cpy_float_codes[32], cpy_complex_codes[32];
+
+/* Appends to out the supported characters of the kinds listed (ended by 0),
+ * those of 4 and 8 bytes first (C's int and long long before the narrow
+ * types), each in the map's order, and each kind and size once. */
+static void add_codes(char *out, size_t cap, const cudyn_arg_kind *kinds)
+{
+    size_t n = strlen(out);
+    for (int wide = 1; wide >= 0; wide--)
+        for (const char *c = map_order; *c; c++) {
+            const struct cpy_format_code *f = cpy_code(*c);
+            int listed = 0;
+            for (const cudyn_arg_kind *k = kinds; *k; k++)
+                listed |= f->kind == *k;
+            if (!listed || !cpy_format_supported(*c) || (f->size == 4 || f->size == 8) != wide)
+                continue;
+            int seen = 0;
+            for (size_t i = 0; i < n; i++)
+                seen |= cpy_code(out[i])->kind == f->kind && cpy_code(out[i])->size == f->size;
+            if (!seen && n + 1 < cap)
+                out[n++] = *c;
+        }
+    out[n] = 0;
+}
+
+void cpy_format_init(void)
+{
+    static const cudyn_arg_kind ints[] = {CUDYN_ARG_SIGNED, CUDYN_ARG_UNSIGNED, CUDYN_ARG_POINTER, 0},
+                                bools[] = {CUDYN_ARG_BOOL, 0}, floats[] = {CUDYN_ARG_FLOAT, 0},
+                                complexes[] = {CUDYN_ARG_COMPLEX, 0};
+    cpy_int_codes[0] = cpy_bool_codes[0] = cpy_float_codes[0] = cpy_complex_codes[0] = 0;
+    add_codes(cpy_int_codes, sizeof cpy_int_codes, ints);
+    add_codes(cpy_bool_codes, sizeof cpy_bool_codes, bools); /* a bool: its own type, then as an int */
+    add_codes(cpy_bool_codes, sizeof cpy_bool_codes, ints);
+    add_codes(cpy_float_codes, sizeof cpy_float_codes, floats);
+    add_codes(cpy_complex_codes, sizeof cpy_complex_codes, complexes);
+}

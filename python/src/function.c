@@ -1,0 +1,320 @@
+/* function.c - Function, a kernel: f(*args, grid=, block=, shared=,
+ * stream=) launches it.  The kernel's parameter layout (one launch-format
+ * code per parameter) is found at the first call from the arguments'
+ * types (pack.c's candidates), confirmed by cudyn's argument check, and
+ * kept; later calls only pack and launch (launch.c).  Python ints and
+ * floats take the type the check finds for their parameter; numpy scalars
+ * keep their dtype, so a mismatch is a TypeError (LaunchArgumentError)
+ * naming the parameter. */
+#include "cudyn_py.h"
+#include <string.h>
+
+/* what a failed format check says: the 0-based parameter it names, -2 for
+ * a count mismatch, -1 for neither */
+static int named_parameter(int *count)
+{
+    cudyn_error e = {.size = sizeof e};
+    cudyn_last_error(&e);
+    const char *p = strstr(e.message, " takes ");
+    if (p && sscanf(p, " takes %d parameter", count) == 1)
+        return -2;
+    p = strstr(e.message, "parameter ");
+    int n;
+    if (p && sscanf(p, "parameter %d", &n) == 1 && n >= 1)
+        return n - 1;
+    return -1;
+}
+
+/* The kernel's parameter count as cudyn knows it (its PTX or the driver's
+ * parameter info): >= 0, or -1 where the kernel is not described, or -2
+ * with an exception set.  cudyn.h has no query for the count, so this asks
+ * the check of cudyn_args_launch with the empty format and a grid of 0: a
+ * described kernel with parameters is refused by the check ("takes N
+ * parameters"), before launching; otherwise the check passes and the
+ * grid's 0 is refused by cudyn_launch itself (an invalid argument), so no
+ * launch happens and no driver call is made, let alone one that fails.
+ * Used by param_count and, at a first call only, where Python numbers need
+ * the kernel's types; calls themselves are checked by their own launch. */
+static int described_count(cudyn_function f)
+{
+    char probe[2] = {0, 0}; /* "" and a one-byte scalar */
+    const char *formats[] = {"", probe};
+    probe[0] = cpy_format_char(CUDYN_ARG_SIGNED, 1);
+    int verdict[2];
+    for (int k = 0; k < 2; k++) {
+        cudyn_args *pack = NULL;
+        int st = cudyn_args_create(&pack, f, formats[k]);
+        if (st == CUDYN_OK && k == 1)
+            st = cudyn_args_set_value(pack, 0, "", 1);
+        if (st == CUDYN_OK)
+            st = cudyn_args_launch(pack, (cudyn_dim3){0, 1, 1}, (cudyn_dim3){1, 1, 1}, 0, NULL);
+        cudyn_args_free(pack);
+        if (st == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS) {
+            int count = 0;
+            int named = named_parameter(&count);
+            cudyn_clear_error();
+            if (named == -2)
+                return count;
+            verdict[k] = 1; /* refused otherwise: described */
+        } else if (st == CUDYN_ERROR_INVALID_ARGUMENT) { /* the grid: the check passed */
+            cudyn_clear_error();
+            verdict[k] = 0;
+        } else {
+            cpy_raise(st);
+            return -2;
+        }
+    }
+    /* "" passed: no parameters, or not described (then the scalar passes too) */
+    return verdict[1] ? 0 : -1;
+}
+
+/* A first call's starting layout: each argument's candidate codes, the
+ * first of each in fmt; refuses an argument no code suits.  *ambiguous: a
+ * Python number may take another code.  0 or -1. */
+static int first_candidates(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs, const char **cand,
+                            char (*ones)[2], char *fmt, int *ambiguous)
+{
+    *ambiguous = 0;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        cand[i] = cpy_candidates(args[i], ones[i]);
+        if (!cand[i][0]) {
+            if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
+                PyErr_Clear();
+                cpy_type_error("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
+                               "the device (cudyn.gpuarray.to_gpu) or wrap it in cudyn.In/Out/InOut",
+                               fn->name, i + 1, Py_TYPE(args[i])->tp_name);
+            } else {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "%U: argument %zd: %.100s cannot be passed to a kernel", fn->name, i + 1,
+                             Py_TYPE(args[i])->tp_name);
+            }
+            return -1;
+        }
+        *ambiguous |= cand[i][1] != 0;
+        fmt[i] = cand[i][0];
+    }
+    fmt[nargs] = 0;
+    return 0;
+}
+
+/* Python numbers take the kernel's types: are they known?  0, or -1 with
+ * the TypeError that says what to pass instead. */
+static int number_types_known(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs, const char **cand)
+{
+    int count = described_count(fn->f);
+    if (count == -2)
+        return -1;
+    for (Py_ssize_t i = 0; count == -1 && i < nargs; i++)
+        if (cand[i][1]) {
+            PyErr_Format(PyExc_TypeError,
+                         "%U: argument %zd is a Python %.20s, but the kernel's parameter types are not known (no PTX, "
+                         "or a driver before CUDA 12.4): pass a numpy scalar of the parameter's type, e.g. "
+                         "numpy.int32(...) or numpy.float32(...)",
+                         fn->name, i + 1, Py_TYPE(args[i])->tp_name);
+            return -1;
+        }
+    return 0;
+}
+
+/* After a refused try: the argument whose next code to try (an int beyond
+ * its code's range, or a parameter the check refused), or -1 to give up
+ * with the exception set.  range_error marks ints refused for their
+ * range. */
+static int argument_to_retry(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs, const char **cand,
+                             const int *pick, const struct call_state *cs, char *range_error)
+{
+    int idx = -1, count = 0;
+    if (cs->pack_error >= 0 && PyLong_Check(args[cs->pack_error]) && PyErr_ExceptionMatches(PyExc_ValueError))
+        idx = cs->pack_error;
+    else if (cs->status == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
+        idx = named_parameter(&count);
+    if (idx < 0 || idx >= nargs)
+        return -1;
+    if (idx == cs->pack_error)
+        range_error[idx] = 1;
+    if (cand[idx][pick[idx] + 1])
+        return idx;
+    if (range_error[idx]) { /* the types that fit it were refused */
+        PyErr_Clear();
+        cudyn_clear_error();
+        cpy_invalid("%U: argument %zd: the int %R fits no integer type the kernel's parameter %zd takes", fn->name,
+                    (Py_ssize_t)idx + 1, args[idx], (Py_ssize_t)idx + 1);
+    }
+    return -1;
+}
+
+/* The first call with this many arguments: a layout from the arguments'
+ * types, launched through a checking pack; where the check names a
+ * parameter whose argument (a Python number) may take another code, the
+ * next is tried (nothing ran).  The layout that launched is kept. */
+static PyObject *first_call(FunctionObject *fn, PyObject *const *args, Py_ssize_t nargs, const struct launch_opts *o)
+{
+    if (nargs > CUDYN_MAX_ARGS)
+        return cpy_invalid("%U: %zd arguments (at most %d)", fn->name, nargs, CUDYN_MAX_ARGS);
+    const char *cand[CUDYN_MAX_ARGS];
+    char ones[CUDYN_MAX_ARGS][2];
+    int pick[CUDYN_MAX_ARGS] = {0};
+    char fmt[CUDYN_MAX_ARGS + 1], range_error[CUDYN_MAX_ARGS] = {0};
+    int ambiguous;
+    if (first_candidates(fn, args, nargs, cand, ones, fmt, &ambiguous) < 0 ||
+        (ambiguous && number_types_known(fn, args, nargs, cand) < 0))
+        return NULL;
+    int has_host_args = 0;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        cudyn_arg_kind k = cpy_code(fmt[i])->kind;
+        has_host_args |= k == CUDYN_ARG_IN || k == CUDYN_ARG_OUT || k == CUDYN_ARG_INOUT;
+    }
+    for (;;) {
+        struct call_state cs = {1, CUDYN_OK, -1, -1};
+        PyObject *r = cpy_pack_and_launch(fn, fmt, has_host_args, args, (int)nargs, o, &cs);
+        if (r) {
+            memcpy(fn->layout, fmt, (size_t)nargs + 1);
+            fn->layout_n = (int)nargs;
+            fn->has_host_args = has_host_args;
+            return r;
+        }
+        int idx = argument_to_retry(fn, args, nargs, cand, pick, &cs, range_error);
+        if (idx < 0)
+            return NULL;
+        PyErr_Clear();
+        cudyn_clear_error();
+        fmt[idx] = cand[idx][++pick[idx]];
+    }
+}
+
+static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FunctionObject *fn = (FunctionObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    struct launch_opts o = CPY_LAUNCH_DEFAULTS;
+    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "Function.__call__") < 0)
+        return NULL;
+    if (fn->layout_n != n)
+        return first_call(fn, args, n, &o);
+    struct call_state cs = {0, CUDYN_OK, -1, -1};
+    PyObject *r = cpy_pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, &o, &cs);
+    if (r || cs.unsuited < 0)
+        return r;
+    /* an argument of another type than the kept layout's: a first call again */
+    return first_call(fn, args, n, &o);
+}
+
+PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const char *name)
+{
+    FunctionObject *fn = PyObject_New(FunctionObject, &Function_Type);
+    if (!fn)
+        return NULL;
+    fn->vectorcall = fn_vectorcall;
+    fn->f = f;
+    Py_INCREF(module);
+    fn->module = module;
+    fn->device = device;
+    fn->name = PyUnicode_FromString(name);
+    fn->layout_n = -1;
+    fn->has_host_args = 0;
+    fn->layout[0] = 0;
+    fn->weakrefs = NULL;
+    if (!fn->name) {
+        Py_DECREF(fn);
+        return NULL;
+    }
+    return (PyObject *)fn;
+}
+
+static void fn_dealloc(FunctionObject *fn)
+{
+    if (fn->weakrefs)
+        PyObject_ClearWeakRefs((PyObject *)fn);
+    Py_XDECREF(fn->module);
+    Py_XDECREF(fn->name);
+    PyObject_Free(fn);
+}
+
+static PyObject *fn_info(FunctionObject *fn, void *which)
+{
+    struct cudyn_function_info info = {.size = sizeof info};
+    int st = cudyn_function_info(fn->f, &info);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    switch ((intptr_t)which) {
+    case 0: return PyLong_FromLong(info.num_registers);
+    case 1: return PyLong_FromLong(info.shared_bytes);
+    case 2: return PyLong_FromLong(info.max_threads_per_block);
+    case 3: return PyLong_FromLong(info.local_bytes);
+    case 4: return PyLong_FromLong(info.const_bytes);
+    case 5: return PyLong_FromLong(info.ptx_version);
+    default: return PyLong_FromLong(info.binary_version);
+    }
+}
+
+static PyObject *fn_param_count(FunctionObject *fn, void *c)
+{
+    (void)c;
+    int count = described_count(fn->f);
+    if (count == -2)
+        return NULL;
+    if (count == -1)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(count);
+}
+
+static PyObject *fn_handle(FunctionObject *fn, void *c)
+{
+    (void)c;
+    return PyLong_FromVoidPtr(cudyn_function_native(fn->f));
+}
+
+static PyObject *fn_layout(FunctionObject *fn, void *c)
+{
+    (void)c;
+    if (fn->layout_n < 0)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(fn->layout);
+}
+
+static PyObject *fn_repr(FunctionObject *fn) { return PyUnicode_FromFormat("<cudyn.Function %U>", fn->name); }
+
+static PyGetSetDef fn_getset[] = {
+    {"num_regs", (getter)fn_info, NULL, "registers per thread", (void *)0},
+    {"shared_size_bytes", (getter)fn_info, NULL, "static shared memory in bytes", (void *)1},
+    {"max_threads_per_block", (getter)fn_info, NULL, "the most threads a block may have", (void *)2},
+    {"local_size_bytes", (getter)fn_info, NULL, "local memory per thread in bytes", (void *)3},
+    {"const_size_bytes", (getter)fn_info, NULL, "constant memory in bytes", (void *)4},
+    {"ptx_version", (getter)fn_info, NULL, "PTX ISA version (90 = 9.0)", (void *)5},
+    {"binary_version", (getter)fn_info, NULL, "binary architecture (90 = sm_90)", (void *)6},
+    {"param_count", (getter)fn_param_count, NULL, "the kernel's parameter count, or None where not known", NULL},
+    {"handle", (getter)fn_handle, NULL, "the native CUfunction (int)", NULL},
+    {"layout", (getter)fn_layout, NULL, "the launch format found at the first call, or None", NULL},
+    {NULL},
+};
+static PyMemberDef fn_members[] = {
+    {"name", T_OBJECT, offsetof(FunctionObject, name), READONLY, "the kernel's name"},
+    {"module", T_OBJECT, offsetof(FunctionObject, module), READONLY, "the Module it comes from"},
+    {NULL},
+};
+static PyMethodDef fn_methods[] = {
+    {"prepare", (PyCFunction)(void (*)(void))cpy_prepare, METH_VARARGS | METH_KEYWORDS,
+     "prepare(arg_types, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for hot loops; "
+     "arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy dtypes, checked against the kernel "
+     "at its first call, before it runs.  Called as p(grid, block, *args) (PyCUDA's prepared_call); with grid= "
+     "and block= given here, as p(*args), the launch configuration bound once (cuda.core's LaunchConfig)."},
+    {NULL},
+};
+
+PyTypeObject Function_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Function",
+    .tp_basicsize = sizeof(FunctionObject),
+    .tp_dealloc = (destructor)fn_dealloc,
+    .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
+    .tp_repr = (reprfunc)fn_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
+    .tp_doc = "A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None) launches it.  Arguments: "
+              "device arrays (any __cuda_array_interface__ object), numpy scalars by their dtype, Python "
+              "ints and floats where the kernel's types are known, In/Out/InOut host arrays, structured "
+              "numpy scalars or bytes for structs by value, Textures.",
+    .tp_weaklistoffset = offsetof(FunctionObject, weakrefs),
+    .tp_methods = fn_methods,
+    .tp_members = fn_members,
+    .tp_getset = fn_getset,
+};

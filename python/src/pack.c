@@ -1,0 +1,363 @@
+/* pack.c - Python objects as kernel arguments: the bytes each launch-format
+ * character takes (its size and kind from cudyn.h, through format.c), the
+ * codes an object may take, and a kernel's scalar back as a Python number.
+ * Python ints and floats take whatever code their parameter has; numpy
+ * scalars keep their dtype (an int32 is an 'i'), device arrays and
+ * DeviceMemory are pointers, Textures texture objects, bytes and
+ * structured scalars structs by value. */
+#include "cudyn_py.h"
+#include <string.h>
+
+/* ---------------------------------------------------------------- numpy scalars
+ * Types seen before, with the code of their dtype.  `fast`: the value sits
+ * right after the object header (numpy's scalar layout, checked against
+ * the buffer protocol when the type is first seen). */
+struct scalar_type {
+    PyTypeObject *type;
+    char code;
+    char fast;
+};
+static struct scalar_type scalar_types[48];
+static int n_scalar_types;
+
+/* A numpy dtype's launch code: the character of its kind and size, 0 if
+ * none (numpy's kind letters; 'V' is a struct of any size) */
+static char dtype_code(PyObject *dtype)
+{
+    PyObject *k = PyObject_GetAttrString(dtype, "kind");
+    Py_ssize_t size = 0;
+    char code = 0;
+    if (!k)
+        return 0;
+    PyObject *s = PyObject_GetAttrString(dtype, "itemsize");
+    if (s) {
+        size = PyLong_AsSsize_t(s);
+        Py_DECREF(s);
+    }
+    const char *kind = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+    if (kind && size > 0) {
+        switch (kind[0]) {
+        case 'b': code = cpy_format_char(CUDYN_ARG_BOOL, (size_t)size); break;
+        case 'i': code = cpy_format_char(CUDYN_ARG_SIGNED, (size_t)size); break;
+        case 'u': code = cpy_format_char(CUDYN_ARG_UNSIGNED, (size_t)size); break;
+        case 'f': code = cpy_format_char(CUDYN_ARG_FLOAT, (size_t)size); break;
+        case 'c': code = cpy_format_char(CUDYN_ARG_COMPLEX, (size_t)size); break;
+        case 'V': code = cpy_format_char(CUDYN_ARG_STRUCT, 0); break;
+        }
+    }
+    Py_DECREF(k);
+    PyErr_Clear();
+    return code && cpy_format_supported(code) ? code : 0;
+}
+
+/* Whether obj is a numpy scalar (numpy is imported if such a thing exists) */
+static int is_numpy_scalar(PyObject *obj)
+{
+    PyObject *mods = PyImport_GetModuleDict();
+    PyObject *np = mods ? PyDict_GetItemString(mods, "numpy") : NULL;
+    if (!np)
+        return 0;
+    PyObject *generic = PyObject_GetAttrString(np, "generic");
+    if (!generic) {
+        PyErr_Clear();
+        return 0;
+    }
+    int is = PyObject_IsInstance(obj, generic);
+    Py_DECREF(generic);
+    if (is != 1)
+        PyErr_Clear();
+    return is == 1;
+}
+
+/* the entry for obj's type if obj is a numpy scalar, else NULL */
+static const struct scalar_type *scalar_type_of(PyObject *obj)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    for (int i = 0; i < n_scalar_types; i++)
+        if (scalar_types[i].type == t)
+            return &scalar_types[i];
+    if (n_scalar_types == (int)(sizeof scalar_types / sizeof scalar_types[0]) || !is_numpy_scalar(obj))
+        return NULL;
+    PyObject *dtype = PyObject_GetAttrString(obj, "dtype");
+    if (!dtype) {
+        PyErr_Clear();
+        return NULL;
+    }
+    char code = dtype_code(dtype);
+    Py_DECREF(dtype);
+    if (!code)
+        return NULL;
+    char fast = 0;
+    size_t size = cpy_code(code)->size;
+    Py_buffer view;
+    if (size && PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) == 0) {
+        fast = (size_t)view.len == size && memcmp(view.buf, (char *)obj + sizeof(PyObject), size) == 0;
+        PyBuffer_Release(&view);
+    }
+    PyErr_Clear();
+    Py_INCREF(t); /* kept for the table's lifetime */
+    scalar_types[n_scalar_types] = (struct scalar_type){t, code, fast};
+    return &scalar_types[n_scalar_types++];
+}
+
+/* ---------------------------------------------------------------- numbers */
+/* An int for an integer-like code (bool, integers, pointers, texture and
+ * surface objects), range-checked against its size and signedness. */
+static int pack_int(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
+{
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    int is_signed = f->kind == CUDYN_ARG_SIGNED, bits = 8 * f->size;
+    if (overflow > 0 && !is_signed && f->kind != CUDYN_ARG_BOOL && bits == 64) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+        if (u == (unsigned long long)-1 && PyErr_Occurred())
+            return -1;
+        memcpy(buf, &u, 8);
+        return 0;
+    }
+    long long lo = 0, hi = INT64_MAX; /* 64-bit unsigned above INT64_MAX: just above */
+    if (f->kind == CUDYN_ARG_BOOL) {
+        hi = 1;
+    } else if (is_signed) {
+        hi = bits < 64 ? (1LL << (bits - 1)) - 1 : INT64_MAX;
+        lo = -hi - 1;
+    } else if (bits < 64) {
+        hi = (1LL << bits) - 1;
+    }
+    if (overflow || v < lo || v > hi) {
+        cpy_invalid("the int %R does not fit the kernel's parameter ('%c')", obj, code);
+        return -1;
+    }
+    switch (f->size) {
+    case 1: { int8_t x = (int8_t)v; memcpy(buf, &x, 1); break; }
+    case 2: { int16_t x = (int16_t)v; memcpy(buf, &x, 2); break; }
+    case 4: { int32_t x = (int32_t)v; memcpy(buf, &x, 4); break; }
+    default: memcpy(buf, &v, 8); break;
+    }
+    return 0;
+}
+
+/* A double as a binary16, binary32 or binary64 of the code's size */
+static int pack_double(const struct cpy_format_code *f, double d, void *buf)
+{
+    if (f->size == 4) {
+        float x = (float)d;
+        memcpy(buf, &x, 4);
+    } else if (f->size == 8)
+        memcpy(buf, &d, 8);
+    else {
+#if PY_VERSION_HEX >= 0x030B0000
+        if (PyFloat_Pack2(d, (char *)buf, 1) < 0)
+#else
+        if (_PyFloat_Pack2(d, (unsigned char *)buf, 1) < 0)
+#endif
+            return -1;
+    }
+    return 0;
+}
+
+static int is_integer_like(cudyn_arg_kind k)
+{
+    return k == CUDYN_ARG_BOOL || k == CUDYN_ARG_SIGNED || k == CUDYN_ARG_UNSIGNED || k == CUDYN_ARG_POINTER ||
+           k == CUDYN_ARG_TEXTURE || k == CUDYN_ARG_SURFACE;
+}
+
+/* A numpy scalar of the code's own type, or of one that passes for it: any
+ * type of the same kind and size (a uint64 for a size_t), an 8-byte
+ * integer for a pointer. */
+static int pack_numpy(char code, const struct cpy_format_code *f, const struct scalar_type *st, PyObject *obj,
+                      void *buf)
+{
+    const struct cpy_format_code *s = cpy_code(st->code);
+    int same = st->code == code || (s->kind == f->kind && s->size == f->size) ||
+               (f->kind == CUDYN_ARG_POINTER && s->size == f->size &&
+                (s->kind == CUDYN_ARG_SIGNED || s->kind == CUDYN_ARG_UNSIGNED));
+    if (!same)
+        return 1;
+    if (st->fast) {
+        memcpy(buf, (char *)obj + sizeof(PyObject), f->size);
+        return 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0)
+        return -1;
+    int ok = (size_t)view.len == f->size;
+    if (ok)
+        memcpy(buf, view.buf, f->size);
+    PyBuffer_Release(&view);
+    return ok ? 0 : 1;
+}
+
+/* Numbers: Python's own types first, then numpy scalars by their dtype */
+static int pack_number(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    if (t == &PyLong_Type || t == &PyBool_Type) {
+        if (is_integer_like(f->kind))
+            return pack_int(code, f, obj, buf);
+        if (f->kind != CUDYN_ARG_FLOAT)
+            return 1;
+        double d = PyLong_AsDouble(obj);
+        return d == -1.0 && PyErr_Occurred() ? -1 : pack_double(f, d, buf);
+    }
+    if (t == &PyFloat_Type)
+        return f->kind == CUDYN_ARG_FLOAT ? pack_double(f, PyFloat_AS_DOUBLE(obj), buf) : 1;
+    if (t == &PyComplex_Type) {
+        if (f->kind != CUDYN_ARG_COMPLEX)
+            return 1;
+        Py_complex c = PyComplex_AsCComplex(obj);
+        struct cpy_format_code part = {(unsigned char)(f->size / 2), CUDYN_ARG_FLOAT};
+        return pack_double(&part, c.real, buf) < 0 ? -1 : pack_double(&part, c.imag, (char *)buf + part.size);
+    }
+    const struct scalar_type *st = scalar_type_of(obj);
+    return st ? pack_numpy(code, f, st, obj, buf) : 1;
+}
+
+/* ---------------------------------------------------------------- other kinds */
+/* A device address: a DeviceArray (of the kernel's device), None, an int,
+ * a DeviceMemory or a __cuda_array_interface__ object; 1 for anything else
+ * (a numpy integer may still pass for one) */
+static int pack_pointer(PyObject *obj, void *buf, int current_device)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    cudyn_devptr p = 0;
+    if (t == &DeviceArray_Type || PyObject_TypeCheck(obj, &DeviceArray_Type)) {
+        DeviceArrayObject *a = (DeviceArrayObject *)obj;
+        if (current_device >= 0 && a->device != current_device && a->device >= 0) {
+            cpy_invalid("an array of device %d was given to a kernel on device %d (copy it, or use the kernel "
+                        "on its device)", a->device, current_device);
+            return -1;
+        }
+        if (cpy_array_ptr(a, &p) < 0)
+            return -1;
+    } else if (obj != Py_None) {
+        if (!PyLong_CheckExact(obj) && t != &DeviceMemory_Type &&
+            !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (cpy_devptr(obj, &p, "kernel argument") < 0)
+            return -1;
+    }
+    memcpy(buf, &p, sizeof p);
+    return 0;
+}
+
+/* A struct by value: the bytes of a buffer (bytes, a structured numpy
+ * scalar ...), 1 to 4096 of them */
+static int pack_struct(PyObject *obj, void *buf, size_t *size)
+{
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type) || PyLong_Check(obj) || PyFloat_Check(obj))
+        return 1;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    if (view.len <= 0 || view.len > 4096) {
+        PyBuffer_Release(&view);
+        cpy_invalid("a struct argument of %zd bytes (1 .. 4096)", view.len);
+        return -1;
+    }
+    memcpy(buf, view.buf, (size_t)view.len);
+    *size = (size_t)view.len;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_device)
+{
+    const struct cpy_format_code *f = cpy_code(code);
+    *size = f->size;
+    int rc = 1;
+    switch (f->kind) {
+    case CUDYN_ARG_POINTER:
+        rc = pack_pointer(obj, buf, current_device);
+        break;
+    case CUDYN_ARG_STRUCT:
+        return pack_struct(obj, buf, size);
+    case CUDYN_ARG_IN:
+    case CUDYN_ARG_OUT:
+    case CUDYN_ARG_INOUT:
+        return 1; /* host buffers: the launch's (launch.c) */
+    case CUDYN_ARG_TEXTURE:
+    case CUDYN_ARG_SURFACE:
+        if (PyObject_TypeCheck(obj, &Texture_Type)) {
+            memcpy(buf, &((TextureObject *)obj)->tex, sizeof(cudyn_texture));
+            return 0;
+        }
+        break;
+    }
+    return rc <= 0 ? rc : pack_number(code, f, obj, buf);
+}
+
+/* ---------------------------------------------------------------- codes */
+const char *cpy_candidates(PyObject *obj, char *one)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    one[1] = 0;
+    one[0] = 0;
+    if (t == &PyBool_Type)
+        return cpy_bool_codes;
+    if (t == &PyLong_Type)
+        return cpy_int_codes;
+    if (t == &PyFloat_Type)
+        return cpy_float_codes;
+    if (t == &PyComplex_Type)
+        return cpy_complex_codes;
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type) || t == &DeviceMemory_Type || obj == Py_None)
+        one[0] = cpy_format_char(CUDYN_ARG_POINTER, 0);
+    else if (t == &In_Type || t == &Out_Type || t == &InOut_Type)
+        one[0] = ((HostArgObject *)obj)->code;
+    else if (PyObject_TypeCheck(obj, &Texture_Type))
+        one[0] = cpy_format_char(CUDYN_ARG_TEXTURE, 0);
+    else {
+        const struct scalar_type *st = scalar_type_of(obj);
+        if (st)
+            one[0] = st->code;
+        else if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
+            one[0] = cpy_format_char(CUDYN_ARG_POINTER, 0);
+        else {
+            PyErr_Clear();
+            if (PyBytes_Check(obj) || PyByteArray_Check(obj) || PyMemoryView_Check(obj))
+                one[0] = cpy_format_char(CUDYN_ARG_STRUCT, 0);
+        }
+    }
+    return one;
+}
+
+PyObject *cpy_unpack(char code, const void *v)
+{
+    const struct cpy_format_code *f = cpy_code(code);
+    if (f->kind == CUDYN_ARG_FLOAT) {
+        if (f->size == 4) {
+            float x;
+            memcpy(&x, v, 4);
+            return PyFloat_FromDouble(x);
+        }
+        if (f->size == 8) {
+            double x;
+            memcpy(&x, v, 8);
+            return PyFloat_FromDouble(x);
+        }
+#if PY_VERSION_HEX >= 0x030B0000
+        return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
+#else
+        return PyFloat_FromDouble(_PyFloat_Unpack2((const unsigned char *)v, 1));
+#endif
+    }
+    /* an integer of 1, 2, 4 or 8 bytes */
+    long long x;
+    unsigned long long u;
+    switch (f->size) {
+    case 1: { int8_t b; memcpy(&b, v, 1); x = b; u = (uint8_t)b; break; }
+    case 2: { int16_t h; memcpy(&h, v, 2); x = h; u = (uint16_t)h; break; }
+    case 4: { int32_t i; memcpy(&i, v, 4); x = i; u = (uint32_t)i; break; }
+    default: { int64_t q; memcpy(&q, v, 8); x = q; u = (uint64_t)q; break; }
+    }
+    if (f->kind == CUDYN_ARG_BOOL)
+        return PyBool_FromLong(u != 0);
+    return f->kind == CUDYN_ARG_SIGNED ? PyLong_FromLongLong(x) : PyLong_FromUnsignedLongLong(u);
+}

@@ -1,0 +1,287 @@
+/* prepared.c - PreparedFunction: a kernel with a fixed launch format,
+ * given to Function.prepare() as cudyn's format or PyCUDA's ("PiF", 'P'
+ * a pointer, 'l'/'L' 64-bit integers) or as numpy dtypes, checked by
+ * cudyn when prepared and against the kernel at its first call.  Called
+ * as p(grid, block, *args) (PyCUDA's prepared_call), or as p(*args) when
+ * prepare() bound the launch configuration: a hot loop then parses only
+ * the kernel's arguments. */
+#include "cudyn_py.h"
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    FunctionObject *fn;
+    int n;
+    int checked; /* its first launch, through a checking pack, went ahead */
+    char codes[CUDYN_MAX_ARGS + 1];
+    /* grid and block given to prepare(): a call takes only the kernel's
+     * arguments and launches with these, parsing nothing else */
+    int bound;
+    struct launch_opts opts;
+    PyObject *stream; /* the bound stream's object, kept alive; NULL for the default stream */
+} PreparedObject;
+
+/* PyCUDA's format letters (Python's struct module's) that differ from
+ * cudyn's, and cudyn's for them */
+static const char pycuda_letters[][2] = {{'P', 'p'}, {'l', 'q'}, {'L', 'Q'}, {'n', 'q'}, {'N', 'z'}};
+
+/* The format as text: a str as it is, a sequence of numpy dtypes as their
+ * numpy character codes.  A new reference, or NULL with an exception. */
+static PyObject *format_text(PyObject *fmt)
+{
+    if (PyUnicode_Check(fmt)) {
+        Py_INCREF(fmt);
+        return fmt;
+    }
+    PyObject *seq = PySequence_Fast(fmt, "prepare: the format must be a str or a sequence of dtypes");
+    if (!seq)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    PyObject *s = PyUnicode_FromString("");
+    for (Py_ssize_t i = 0; s && i < k; i++) {
+        PyObject *dt = cpy_dtype(PySequence_Fast_GET_ITEM(seq, i)), *ch = NULL;
+        if (dt)
+            ch = PyObject_GetAttrString(dt, "char");
+        Py_XDECREF(dt);
+        if (!ch) {
+            Py_CLEAR(s);
+            break;
+        }
+        PyObject *t = PyUnicode_Concat(s, ch);
+        Py_DECREF(ch);
+        Py_DECREF(s);
+        s = t;
+    }
+    Py_DECREF(seq);
+    return s;
+}
+
+/* prepare(fmt): the format in cudyn's letters (spaces dropped) into out,
+ * its length in *n; refuses In/Out buffers, which are for plain calls */
+static int translate_format(PyObject *fmt, char *out, int *n)
+{
+    PyObject *s = format_text(fmt);
+    const char *text = s ? PyUnicode_AsUTF8(s) : NULL;
+    int k = 0, rc = text ? 0 : -1;
+    for (const char *p = text; rc == 0 && *p; p++) {
+        char c = *p;
+        if (c == ' ')
+            continue;
+        for (size_t i = 0; i < sizeof pycuda_letters / sizeof pycuda_letters[0]; i++)
+            if (c == pycuda_letters[i][0])
+                c = pycuda_letters[i][1];
+        cudyn_arg_kind kind = cpy_code(c)->kind;
+        if (k == CUDYN_MAX_ARGS) {
+            cpy_invalid("prepare: more than %d parameters", CUDYN_MAX_ARGS);
+            rc = -1;
+        } else if (kind == CUDYN_ARG_IN || kind == CUDYN_ARG_OUT || kind == CUDYN_ARG_INOUT) {
+            cpy_invalid("prepare: In/Out/InOut buffers ('%c') are for plain calls, not prepared ones", c);
+            rc = -1;
+        } else
+            out[k++] = c;
+    }
+    Py_XDECREF(s);
+    out[k] = 0;
+    *n = k;
+    return rc;
+}
+
+/* prepare()'s grid=, block=, shared=, stream=: both or neither of grid and
+ * block; 0 or -1 */
+static int bind_launch(PreparedObject *p, PyObject *grid, PyObject *block, PyObject *shared, PyObject *stream)
+{
+    if (!grid && !block) {
+        if (shared || stream) {
+            PyErr_SetString(PyExc_TypeError, "prepare: shared= and stream= are bound only with grid= and block=");
+            return -1;
+        }
+        return 0;
+    }
+    if (!grid || !block) {
+        PyErr_SetString(PyExc_TypeError, "prepare: give both grid= and block=, or neither");
+        return -1;
+    }
+    if (cpy_dim3(grid, &p->opts.grid, "grid") < 0 || cpy_dim3(block, &p->opts.block, "block") < 0)
+        return -1;
+    if (shared && cpy_launch_shared(shared, &p->opts.shared) < 0)
+        return -1;
+    if (cpy_stream(stream, &p->opts.stream) < 0)
+        return -1;
+    if (stream && stream != Py_None) {
+        Py_INCREF(stream);
+        p->stream = stream;
+    }
+    p->bound = 1;
+    return 0;
+}
+
+static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+/* A format cudyn refuses (an unknown letter) is refused now; one the module
+ * cannot pass (a library newer than it) too; the kernel checks the rest at
+ * the first call. */
+static int format_accepted(FunctionObject *fn, const char *codes)
+{
+    cudyn_args *pack = NULL;
+    int st = cudyn_args_create(&pack, fn->f, codes);
+    cudyn_args_free(pack);
+    if (st != CUDYN_OK) {
+        cpy_raise(st);
+        return -1;
+    }
+    for (const char *c = codes; *c; c++)
+        if (!cpy_format_supported(*c)) {
+            cpy_invalid("prepare: this cudyn module cannot pass arguments of format '%c' (a newer libcudyn "
+                        "than the module)", *c);
+            return -1;
+        }
+    return 0;
+}
+
+PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"arg_types", "texrefs", "grid", "block", "shared", "stream", NULL};
+    PyObject *fmt, *texrefs = NULL, *grid = NULL, *block = NULL, *shared = NULL, *stream = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOO:prepare", kw, &fmt, &texrefs, &grid, &block, &shared,
+                                     &stream))
+        return NULL;
+    PreparedObject *p = PyObject_New(PreparedObject, &PreparedFunction_Type);
+    if (!p)
+        return NULL;
+    p->vectorcall = prepared_vectorcall;
+    Py_INCREF(fn);
+    p->fn = fn;
+    p->bound = 0;
+    p->checked = 0;
+    p->opts = (struct launch_opts)CPY_LAUNCH_DEFAULTS;
+    p->stream = NULL;
+    if (bind_launch(p, grid, block, shared, stream) < 0 || translate_format(fmt, p->codes, &p->n) < 0 ||
+        format_accepted(fn, p->codes) < 0) {
+        Py_DECREF(p);
+        return NULL;
+    }
+    return (PyObject *)p;
+}
+
+static PyObject *prepared_launch(PreparedObject *p, PyObject *const *args, Py_ssize_t n, struct launch_opts *o)
+{
+    if (n != p->n)
+        return cpy_invalid("%U: the prepared format \"%s\" takes %d arguments, %zd given", p->fn->name, p->codes,
+                           p->n, n);
+    struct call_state cs = {!p->checked, CUDYN_OK, -1, -1};
+    PyObject *r = cpy_pack_and_launch(p->fn, p->codes, 0, args, (int)n, o, &cs);
+    if (r)
+        p->checked = 1;
+    else if (cs.unsuited >= 0)
+        PyErr_Format(PyExc_TypeError, "%U: argument %d (%.100s) does not suit the prepared format's '%c'",
+                     p->fn->name, cs.unsuited + 1, Py_TYPE(args[cs.unsuited])->tp_name, p->codes[cs.unsuited]);
+    return r;
+}
+
+/* (grid, block, *args, shared=0, stream=None) */
+static PyObject *call_with_geometry(PreparedObject *p, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    struct launch_opts o = CPY_LAUNCH_DEFAULTS;
+    if (n < 2) {
+        PyErr_SetString(PyExc_TypeError, "a prepared call takes (grid, block, *args, shared=0, stream=None)");
+        return NULL;
+    }
+    if (cpy_dim3(args[0], &o.grid, "grid") < 0 || cpy_dim3(args[1], &o.block, "block") < 0)
+        return NULL;
+    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "prepared call") < 0)
+        return NULL;
+    return prepared_launch(p, args + 2, n - 2, &o);
+}
+
+/* bound: (*args) with prepare()'s geometry; else (grid, block, *args, ...) */
+static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PreparedObject *p = (PreparedObject *)self;
+    if (!p->bound)
+        return call_with_geometry(p, args, nargsf, kwnames);
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_Format(PyExc_TypeError, "%U: this prepared call has its grid and block bound by prepare(): it takes "
+                     "only the kernel's arguments (prepared_call(grid, block, ...) launches with others)",
+                     p->fn->name);
+        return NULL;
+    }
+    return prepared_launch(p, args, PyVectorcall_NARGS(nargsf), &p->opts);
+}
+
+static PyObject *prepared_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+    return call_with_geometry(p, args, (size_t)n, kwnames);
+}
+
+/* PyCUDA's prepared_async_call(grid, block, stream, *args, shared_size=0) */
+static PyObject *prepared_async_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+    struct launch_opts o = CPY_LAUNCH_DEFAULTS;
+    if (n < 3) {
+        PyErr_SetString(PyExc_TypeError, "prepared_async_call takes (grid, block, stream, *args, shared_size=0)");
+        return NULL;
+    }
+    if (cpy_dim3(args[0], &o.grid, "grid") < 0 || cpy_dim3(args[1], &o.block, "block") < 0 ||
+        cpy_stream(args[2], &o.stream) < 0)
+        return NULL;
+    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "prepared_async_call") < 0)
+        return NULL;
+    return prepared_launch(p, args + 3, n - 3, &o);
+}
+
+static void prepared_dealloc(PreparedObject *p)
+{
+    Py_XDECREF(p->fn);
+    Py_XDECREF(p->stream);
+    PyObject_Free(p);
+}
+
+static PyObject *prepared_format(PreparedObject *p, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(p->codes);
+}
+
+static PyMethodDef prepared_methods[] = {
+    {"prepared_call", (PyCFunction)(void (*)(void))prepared_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_call(grid, block, *args, shared=0, stream=None): the same as calling it."},
+    {"prepared_async_call", (PyCFunction)(void (*)(void))prepared_async_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."},
+    {NULL},
+};
+static PyObject *prepared_bound(PreparedObject *p, void *c)
+{
+    (void)c;
+    if (!p->bound)
+        Py_RETURN_NONE;
+    return Py_BuildValue("{s:(III),s:(III),s:I,s:O}", "grid", p->opts.grid.x, p->opts.grid.y, p->opts.grid.z,
+                         "block", p->opts.block.x, p->opts.block.y, p->opts.block.z, "shared", p->opts.shared,
+                         "stream", p->stream ? p->stream : Py_None);
+}
+
+static PyGetSetDef prepared_getset[] = {
+    {"format", (getter)prepared_format, NULL, "the launch format", NULL},
+    {"bound", (getter)prepared_bound, NULL,
+     "the launch configuration prepare() bound (grid, block, shared, stream) as a dict, or None", NULL},
+    {NULL},
+};
+static PyMemberDef prepared_members[] = {
+    {"function", T_OBJECT, offsetof(PreparedObject, fn), READONLY, "the Function"},
+    {NULL},
+};
+
+PyTypeObject PreparedFunction_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.PreparedFunction",
+    .tp_basicsize = sizeof(PreparedObject),
+    .tp_dealloc = (destructor)prepared_dealloc,
+    .tp_vectorcall_offset = offsetof(PreparedObject, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
+    .tp_doc = "A kernel with a fixed, checked argument format: p(grid, block, *args, shared=0, stream=None), or "
+              "p(*args) when prepare() bound grid= and block= (and shared=, stream=).",
+    .tp_methods = prepared_methods,
+    .tp_members = prepared_members,
+    .tp_getset = prepared_getset,
+};
