@@ -600,14 +600,12 @@ static void test_async_alloc(void)
     CHECK_STATUS(cudyn_mem_pool_attribute(0, CUDYN_POOL_RESERVED_CURRENT, &reserved), CUDYN_OK);
     CHECK_STATUS(cudyn_mem_info(&after, &total), CUDYN_OK);
     /* no growth: the pool never held more than a few rounds and gave all
-     * back at the synchronisation (its release threshold is 0); device free
-     * memory agrees to less than one allocation (the driver's own work
-     * queues may take a few MiB more after 1000 rounds: 16 MiB measured on
-     * an H100) */
+     * back at the synchronisation (its release threshold is 0).  Device
+     * free memory is printed, not checked: it is the whole device's, and
+     * moves with every other process on it (make -j check runs the GPU
+     * tests side by side; compute-sanitizer takes memory of its own). */
     CHECK(high <= 4 * bytes);
     CHECK(reserved == 0);
-    if (!getenv("CUDYN_SANITIZE")) /* compute-sanitizer takes device memory of its own as the test runs */
-        CHECK(after + bytes / 2 >= before);
     printf("stream-ordered allocation: 1000 x 64 MiB on one stream, the pool held at most %.0f MiB; device free "
            "%.1f MiB before, %.1f MiB after; pool holds %.0f MiB after synchronising\n",
            high / 1048576.0, before / 1048576.0, after / 1048576.0, reserved / 1048576.0);
