@@ -10,10 +10,11 @@ Each function takes one array (any layout, real or complex where numpy's
 function is defined for complex numbers) and returns a new array, or
 writes ``out=`` (same shape; a dtype numpy's same-kind rule allows) on
 ``stream=``; the second positional argument may be either, as PyCUDA
-accepts.  Integer arrays give float64, as in numpy.  float32 and complex64
-values of exp, log, sin ... are computed in double precision and rounded
-once, so they are correctly rounded nearly always (CUDA's single-precision
-functions may be off by two units in the last place); sqrt, fabs, ceil,
+accepts.  Integer arrays give float64, as in numpy.  float32 values of
+exp, log, sin ... come from CUDA's single-precision functions (expf, logf,
+sinf ...: within two units in the last place, as CUDA documents them, and
+as PyCUDA and CuPy compute them), at the memory's speed; complex64 values
+are computed in double precision and rounded once.  sqrt, fabs, ceil,
 floor and the decompositions are exact in their own precision.
 """
 
@@ -28,8 +29,8 @@ __all__ = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos",
 
 _DeviceArray = _cudyn.DeviceArray
 
-# computed in double precision for float32 (and complex64), then rounded
-_ROUNDED_ONCE = {"exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"}
+# CUDA's single-precision function (its name + "f") for float32
+_SINGLE = {"exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"}
 # numpy defines these for complex numbers too (cudyn's complex type has them)
 _COMPLEX = {"exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh"}
 
@@ -53,8 +54,8 @@ def _text(name, dtype):
         return f"{name}({{x}})", dtype
     if dtype.kind in "biu":
         return f"{name}((double){{x}})", np.dtype(np.float64)
-    if dtype == np.float32 and name in _ROUNDED_ONCE:
-        return f"(float){name}((double){{x}})", dtype
+    if dtype == np.float32 and name in _SINGLE:
+        return f"{name}f({{x}})", dtype
     if dtype == np.float16:
         return f"__float2half({name}(__half2float({{x}})))", dtype
     return f"{name}({{x}})", dtype
