@@ -2,10 +2,10 @@
  * stream=, time_kernel=) launches it.  The kernel's parameter layout (one
  * launch-format code per parameter) is found at the first call from the
  * arguments' types (pack.c's candidates), confirmed by cudyn's argument
- * check, and kept; later calls only pack and launch (launch.c).  Python ints and
- * floats take the type the check finds for their parameter; numpy scalars
- * keep their dtype, so a mismatch is a TypeError (LaunchArgumentError)
- * naming the parameter. */
+ * check, and kept; later calls only pack and launch (launch.c).  Python
+ * ints and floats take the type the check finds for their parameter; numpy
+ * scalars keep their dtype, so a mismatch is a TypeError
+ * (LaunchArgumentError) naming the parameter. */
 #include "cudyn_py.h"
 #include <string.h>
 
