@@ -193,6 +193,10 @@ extern PyTypeObject In_Type, Out_Type, InOut_Type;
  * exception).  current_device: the kernel's device (-1: unknown), which a
  * DeviceArray must live on. */
 int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_device);
+/* Raises the error for obj, which cpy_pack found does not suit code (it
+ * gave 1): for a pointer, what a pointer takes (or cudyn's reason: a host
+ * array).  `who` names the kernel and argument. */
+void cpy_unsuited(char code, PyObject *obj, PyObject *who);
 /* What codes might suit an argument, in the order tried; "" for none.
  * `one` holds a code of the object's own (2 chars). */
 const char *cpy_candidates(PyObject *obj, char *one);
@@ -207,6 +211,13 @@ PyObject *cpy_unpack(char code, const void *value);
 #else
 #define CPY_HAVE_VECTORCALL _Py_TPFLAGS_HAVE_VECTORCALL
 #endif
+/* A prepared launch format (PreparedFunction's, and the last one
+ * Function.prepare() recorded on its Function): n < 0 before prepare() */
+struct cpy_signature {
+    int n;
+    int checked; /* its first launch, through a checking pack, went ahead */
+    char codes[CUDYN_MAX_ARGS + 1];
+};
 /* a Function's layout (function.c makes them; launch.c and prepared.c
  * launch them) */
 typedef struct {
@@ -219,14 +230,20 @@ typedef struct {
     int layout_n; /* -1: not known yet */
     int has_host_args;
     char layout[CUDYN_MAX_ARGS + 1];
+    struct cpy_signature prepared; /* PyCUDA's f.prepare(...) then f.prepared_call(...) */
     PyObject *weakrefs;
 } FunctionObject;
+/* whether a launch is timed: not, waited for and given in seconds
+ * (time_kernel=True), or given as a callable that waits
+ * (prepared_timed_call) */
+enum cpy_timing { CPY_TIME_NONE, CPY_TIME_NOW, CPY_TIME_LATER };
 struct launch_opts {
     cudyn_dim3 grid, block;
     unsigned int shared;
     cudyn_stream stream;
+    enum cpy_timing timing;
 };
-#define CPY_LAUNCH_DEFAULTS {{1, 1, 1}, {1, 1, 1}, 0, NULL}
+#define CPY_LAUNCH_DEFAULTS {{1, 1, 1}, {1, 1, 1}, 0, NULL, CPY_TIME_NONE}
 /* How a launch went */
 struct call_state {
     int checking;   /* launch through a cudyn_args pack: checked before it runs */
@@ -234,9 +251,21 @@ struct call_state {
     int unsuited;   /* an argument the codes cannot take, else -1 */
     int pack_error; /* an argument whose packing raised, else -1 */
 };
-/* grid=, block=, shared= (or shared_size=), stream= and time_kernel= from
- * a vectorcall's keywords; 0 or -1 */
+/* grid=, block=, shared= (or shared_size=), stream=, time_kernel= and
+ * texrefs= from a vectorcall's keywords; 0 or -1 */
 int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct launch_opts *o, const char *who);
+/* PyCUDA's texrefs= (texture references, which CUDA 12 removed): None or
+ * an empty sequence is accepted (0); any other is refused naming texture
+ * objects (-1, InvalidArgument) */
+int cpy_refuse_texrefs(PyObject *texrefs, const char *who);
+/* Timing a launch as o->timing asks: *timer gets two events, the first
+ * recorded on o->stream (NULL when not timed); 0 or -1 */
+int cpy_timer_start(const struct launch_opts *o, PyObject **timer);
+/* After the launch gave `result` (NULL: it failed): with a timer, records
+ * the second event and gives the kernel's time in seconds (a float), or
+ * for CPY_TIME_LATER a callable that waits and gives it; without, result.
+ * Steals both references. */
+PyObject *cpy_timer_finish(PyObject *timer, PyObject *result, const struct launch_opts *o);
 /* shared= (bytes of dynamic shared memory); 0 or -1 */
 int cpy_launch_shared(PyObject *v, unsigned int *out);
 /* Packs args by codes and launches fn; with host_args (In/Out/InOut among
@@ -248,8 +277,15 @@ int cpy_launch_init(void);
 
 /* ---- prepared.c */
 extern PyTypeObject PreparedFunction_Type;
-/* Function.prepare(arg_types, *, grid=, block=, shared=, stream=) */
+/* Function.prepare(arg_types, texrefs=None, *, grid=, block=, shared=,
+ * stream=): a PreparedFunction, its format also recorded on fn */
 PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds);
+/* PyCUDA's three prepared calls, with the positional arguments before the
+ * kernel's each takes */
+enum cpy_prepared_form { CPY_PREPARED_CALL, CPY_PREPARED_ASYNC_CALL, CPY_PREPARED_TIMED_CALL };
+/* A prepared call of fn with sig (refused naming prepare() while sig->n < 0) */
+PyObject *cpy_prepared_call(FunctionObject *fn, struct cpy_signature *sig, enum cpy_prepared_form form,
+                            PyObject *const *args, Py_ssize_t n, PyObject *kwnames);
 
 /* ---- function.c */
 extern PyTypeObject Function_Type;

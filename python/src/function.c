@@ -1,11 +1,11 @@
 /* function.c - Function, a kernel: f(*args, grid=, block=, shared=,
- * stream=) launches it.  The kernel's parameter layout (one launch-format
- * code per parameter) is found at the first call from the arguments'
- * types (pack.c's candidates), confirmed by cudyn's argument check, and
- * kept; later calls only pack and launch (launch.c).  Python ints and
- * floats take the type the check finds for their parameter; numpy scalars
- * keep their dtype, so a mismatch is a TypeError (LaunchArgumentError)
- * naming the parameter. */
+ * stream=, time_kernel=) launches it.  The kernel's parameter layout (one
+ * launch-format code per parameter) is found at the first call from the
+ * arguments' types (pack.c's candidates), confirmed by cudyn's argument
+ * check, and kept; later calls only pack and launch (launch.c).  Python
+ * ints and floats take the type the check finds for their parameter; numpy
+ * scalars keep their dtype, so a mismatch is a TypeError
+ * (LaunchArgumentError) naming the parameter. */
 #include "cudyn_py.h"
 #include <string.h>
 
@@ -182,21 +182,31 @@ static PyObject *first_call(FunctionObject *fn, PyObject *const *args, Py_ssize_
     }
 }
 
+/* A call with the kept layout, or a first call where there is none or an
+ * argument's type differs from it */
+static PyObject *call(FunctionObject *fn, PyObject *const *args, Py_ssize_t n, const struct launch_opts *o)
+{
+    if (fn->layout_n != n)
+        return first_call(fn, args, n, o);
+    struct call_state cs = {0, CUDYN_OK, -1, -1};
+    PyObject *r = cpy_pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, o, &cs);
+    if (r || cs.unsuited < 0)
+        return r;
+    return first_call(fn, args, n, o);
+}
+
+/* f(*args, grid=, block=, shared=, stream=, time_kernel=): None, or with
+ * time_kernel=True the kernel's time in seconds */
 static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FunctionObject *fn = (FunctionObject *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     struct launch_opts o = CPY_LAUNCH_DEFAULTS;
-    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "Function.__call__") < 0)
+    PyObject *timer;
+    if ((kwnames && cpy_launch_keywords(args + n, kwnames, &o, "Function.__call__") < 0) ||
+        cpy_timer_start(&o, &timer) < 0)
         return NULL;
-    if (fn->layout_n != n)
-        return first_call(fn, args, n, &o);
-    struct call_state cs = {0, CUDYN_OK, -1, -1};
-    PyObject *r = cpy_pack_and_launch(fn, fn->layout, fn->has_host_args, args, (int)n, &o, &cs);
-    if (r || cs.unsuited < 0)
-        return r;
-    /* an argument of another type than the kept layout's: a first call again */
-    return first_call(fn, args, n, &o);
+    return cpy_timer_finish(timer, call(fn, args, n, &o), &o);
 }
 
 PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const char *name)
@@ -213,6 +223,9 @@ PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const
     fn->layout_n = -1;
     fn->has_host_args = 0;
     fn->layout[0] = 0;
+    fn->prepared.n = -1;
+    fn->prepared.checked = 0;
+    fn->prepared.codes[0] = 0;
     fn->weakrefs = NULL;
     if (!fn->name) {
         Py_DECREF(fn);
@@ -272,6 +285,25 @@ static PyObject *fn_layout(FunctionObject *fn, void *c)
     return PyUnicode_FromString(fn->layout);
 }
 
+/* PyCUDA's prepared calls on the Function, with the format its last
+ * prepare() recorded */
+static PyObject *fn_prepared_call(FunctionObject *fn, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+    return cpy_prepared_call(fn, &fn->prepared, CPY_PREPARED_CALL, args, n, kwnames);
+}
+
+static PyObject *fn_prepared_async_call(FunctionObject *fn, PyObject *const *args, Py_ssize_t n,
+                                        PyObject *kwnames)
+{
+    return cpy_prepared_call(fn, &fn->prepared, CPY_PREPARED_ASYNC_CALL, args, n, kwnames);
+}
+
+static PyObject *fn_prepared_timed_call(FunctionObject *fn, PyObject *const *args, Py_ssize_t n,
+                                        PyObject *kwnames)
+{
+    return cpy_prepared_call(fn, &fn->prepared, CPY_PREPARED_TIMED_CALL, args, n, kwnames);
+}
+
 static PyObject *fn_repr(FunctionObject *fn) { return PyUnicode_FromFormat("<cudyn.Function %U>", fn->name); }
 
 static PyGetSetDef fn_getset[] = {
@@ -294,10 +326,21 @@ static PyMemberDef fn_members[] = {
 };
 static PyMethodDef fn_methods[] = {
     {"prepare", (PyCFunction)(void (*)(void))cpy_prepare, METH_VARARGS | METH_KEYWORDS,
-     "prepare(arg_types, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for hot loops; "
-     "arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy dtypes, checked against the kernel "
-     "at its first call, before it runs.  Called as p(grid, block, *args) (PyCUDA's prepared_call); with grid= "
-     "and block= given here, as p(*args), the launch configuration bound once (cuda.core's LaunchConfig)."},
+     "prepare(arg_types, texrefs=None, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for "
+     "hot loops; arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy dtypes, checked "
+     "against the kernel at its first call, before it runs.  Called as p(grid, block, *args) (PyCUDA's "
+     "prepared_call); with grid= and block= given here, as p(*args), the launch configuration bound once "
+     "(cuda.core's LaunchConfig).  The format is also recorded on this Function, for PyCUDA's "
+     "f.prepared_call(...).  texrefs: texture references, which CUDA 12 removed; only an empty list is "
+     "accepted."},
+    {"prepared_call", (PyCFunction)(void (*)(void))fn_prepared_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_call(grid, block, *args, shared_size=0, stream=None): launches with the format of the last "
+     "prepare() (PyCUDA's)."},
+    {"prepared_async_call", (PyCFunction)(void (*)(void))fn_prepared_async_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_async_call(grid, block, stream, *args, shared_size=0): as prepared_call, on stream."},
+    {"prepared_timed_call", (PyCFunction)(void (*)(void))fn_prepared_timed_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_timed_call(grid, block, *args, shared_size=0): as prepared_call; returns a callable that waits "
+     "for the kernel and gives its time in seconds."},
     {NULL},
 };
 
@@ -309,7 +352,8 @@ PyTypeObject Function_Type = {
     .tp_repr = (reprfunc)fn_repr,
     .tp_call = PyVectorcall_Call,
     .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
-    .tp_doc = "A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None) launches it.  Arguments: "
+    .tp_doc = "A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None, time_kernel=False) "
+              "launches it; with time_kernel=True it waits and returns the kernel's time in seconds.  Arguments: "
               "device arrays (any __cuda_array_interface__ object), numpy scalars by their dtype, Python "
               "ints and floats where the kernel's types are known, In/Out/InOut host arrays, structured "
               "numpy scalars or bytes for structs by value, Textures.",

@@ -4,12 +4,14 @@
  * whose launch checks them against the kernel before anything runs.  In/Out
  * host buffers go through cudyn's own (cudyn_args_launch_async); the wait
  * for their copies back is ours, so that Ctrl-C answers it.  A Function's
- * calls (function.c) and prepared calls (prepared.c) launch through here. */
+ * calls (function.c) and prepared calls (prepared.c) launch through here,
+ * and are timed here (time_kernel=, prepared_timed_call) between two
+ * events on the launch's stream. */
 #include "cudyn_py.h"
 #include <string.h>
 
 /* launch keywords, interned once */
-static PyObject *kw_grid, *kw_block, *kw_shared, *kw_stream, *kw_shared_size, *kw_time_kernel;
+static PyObject *kw_grid, *kw_block, *kw_shared, *kw_stream, *kw_shared_size, *kw_time_kernel, *kw_texrefs;
 
 /* a keyword's name is nearly always the interned string itself: compare
  * identities with every name before comparing texts */
@@ -17,7 +19,17 @@ static int kw_is(PyObject *name, PyObject *interned)
 {
     return name == interned ||
            (name != kw_grid && name != kw_block && name != kw_shared && name != kw_stream &&
-            name != kw_shared_size && name != kw_time_kernel && PyUnicode_Compare(name, interned) == 0);
+            name != kw_shared_size && name != kw_time_kernel && name != kw_texrefs &&
+            PyUnicode_Compare(name, interned) == 0);
+}
+
+int cpy_refuse_texrefs(PyObject *texrefs, const char *who)
+{
+    int given = texrefs && texrefs != Py_None ? PyObject_IsTrue(texrefs) : 0;
+    if (given > 0)
+        cpy_invalid("%s: texrefs= names texture references, which CUDA 12 removed: pass a texture object "
+                    "(cudyn.Texture over a cudyn.Array) as a kernel argument instead", who);
+    return given ? -1 : 0;
 }
 
 int cpy_launch_shared(PyObject *v, unsigned int *out)
@@ -51,7 +63,13 @@ int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct lau
             if (cpy_stream(v, &o->stream) < 0)
                 return -1;
         } else if (kw_is(k, kw_time_kernel)) {
-            /* accepted for PyCUDA's signature; timing is done with Events */
+            int timed = PyObject_IsTrue(v);
+            if (timed < 0)
+                return -1;
+            o->timing = timed ? CPY_TIME_NOW : CPY_TIME_NONE;
+        } else if (kw_is(k, kw_texrefs)) {
+            if (cpy_refuse_texrefs(v, who) < 0)
+                return -1;
         } else {
             PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", who, k);
             return -1;
@@ -60,7 +78,69 @@ int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct lau
     return 0;
 }
 
-/* Launches argv, packed for codes.  A checking launch goes through a
+/* ---------------------------------------------------------------- timing
+ * A timer is a tuple of two Events (timing ones, Event's default); the
+ * callable prepared_timed_call returns holds it. */
+int cpy_timer_start(const struct launch_opts *o, PyObject **timer)
+{
+    *timer = NULL;
+    if (o->timing == CPY_TIME_NONE)
+        return 0;
+    PyObject *start = PyObject_CallObject((PyObject *)&Event_Type, NULL);
+    PyObject *end = start ? PyObject_CallObject((PyObject *)&Event_Type, NULL) : NULL;
+    PyObject *pair = end ? PyTuple_Pack(2, start, end) : NULL;
+    Py_XDECREF(start);
+    Py_XDECREF(end);
+    if (!pair)
+        return -1;
+    int st = cudyn_event_record(((EventObject *)start)->event, o->stream);
+    if (st != CUDYN_OK) {
+        Py_DECREF(pair);
+        cpy_raise(st);
+        return -1;
+    }
+    *timer = pair;
+    return 0;
+}
+
+/* the timer's seconds, once its second event has happened (waited for,
+ * Ctrl-C answers) */
+static PyObject *timer_seconds(PyObject *timer, PyObject *unused)
+{
+    (void)unused;
+    cudyn_event start = ((EventObject *)PyTuple_GET_ITEM(timer, 0))->event,
+                end = ((EventObject *)PyTuple_GET_ITEM(timer, 1))->event;
+    if (cpy_wait_event(end) < 0)
+        return NULL;
+    float ms = 0;
+    int st = cudyn_event_elapsed_ms(&ms, start, end);
+    return st == CUDYN_OK ? PyFloat_FromDouble(ms / 1000.0) : cpy_raise(st);
+}
+
+static PyMethodDef timer_seconds_def = {"kernel_seconds", timer_seconds, METH_NOARGS,
+                                        "Waits for the kernel; its time in seconds."};
+
+PyObject *cpy_timer_finish(PyObject *timer, PyObject *result, const struct launch_opts *o)
+{
+    if (!timer || !result) {
+        Py_XDECREF(timer);
+        return result;
+    }
+    Py_DECREF(result);
+    PyObject *r = NULL;
+    int st = cudyn_event_record(((EventObject *)PyTuple_GET_ITEM(timer, 1))->event, o->stream);
+    if (st != CUDYN_OK)
+        cpy_raise(st);
+    else if (o->timing == CPY_TIME_LATER)
+        r = PyCFunction_New(&timer_seconds_def, timer);
+    else
+        r = timer_seconds(timer, NULL);
+    Py_DECREF(timer);
+    return r;
+}
+
+/* ---------------------------------------------------------------- launching
+ * Launches argv, packed for codes.  A checking launch goes through a
  * cudyn_args pack, whose first launch checks the arguments against the
  * kernel before anything runs (CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS naming
  * the parameter); later calls with the same layout skip the check. */
@@ -233,7 +313,8 @@ int cpy_launch_init(void)
                    (kw_shared = PyUnicode_InternFromString("shared")) &&
                    (kw_stream = PyUnicode_InternFromString("stream")) &&
                    (kw_shared_size = PyUnicode_InternFromString("shared_size")) &&
-                   (kw_time_kernel = PyUnicode_InternFromString("time_kernel"))
+                   (kw_time_kernel = PyUnicode_InternFromString("time_kernel")) &&
+                   (kw_texrefs = PyUnicode_InternFromString("texrefs"))
                ? 0
                : -1;
 }

@@ -190,6 +190,29 @@ static int pack_numpy(char code, const struct cpy_format_code *f, const struct s
     return ok ? 0 : 1;
 }
 
+/* Whether obj, no numpy scalar (those pass by their dtype), stands for an
+ * integer where a launch format has one, as in PyCUDA's struct formats: it
+ * has __index__ (a DeviceMemory does), or for a pointer __int__ too
+ * (PyCUDA's PointerHolderBase), and it is no float and no host array
+ * (numpy arrays have both) */
+static int stands_for_integer(PyObject *obj, int pointer)
+{
+    PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
+    return nb && (nb->nb_index || (pointer && nb->nb_int)) && !PyFloat_Check(obj) && !PyComplex_Check(obj) &&
+           !PyObject_CheckBuffer(obj);
+}
+
+/* Such an object, or a numpy integer, as the code's integer, range-checked */
+static int pack_integer_like(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
+{
+    PyObject *v = Py_TYPE(obj)->tp_as_number->nb_index ? PyNumber_Index(obj) : PyNumber_Long(obj);
+    if (!v)
+        return -1;
+    int rc = pack_int(code, f, v, buf);
+    Py_DECREF(v);
+    return rc;
+}
+
 /* Numbers: Python's own types first, then numpy scalars by their dtype */
 static int pack_number(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
 {
@@ -212,14 +235,18 @@ static int pack_number(char code, const struct cpy_format_code *f, PyObject *obj
         return pack_double(&part, c.real, buf) < 0 ? -1 : pack_double(&part, c.imag, (char *)buf + part.size);
     }
     const struct scalar_type *st = scalar_type_of(obj);
-    return st ? pack_numpy(code, f, st, obj, buf) : 1;
+    if (st)
+        return pack_numpy(code, f, st, obj, buf);
+    PyErr_Clear();
+    return is_integer_like(f->kind) && stands_for_integer(obj, 0) ? pack_integer_like(code, f, obj, buf) : 1;
 }
 
 /* ---------------------------------------------------------------- other kinds */
 /* A device address: a DeviceArray (of the kernel's device), None, an int,
- * a DeviceMemory or a __cuda_array_interface__ object; 1 for anything else
- * (a numpy integer may still pass for one) */
-static int pack_pointer(PyObject *obj, void *buf, int current_device)
+ * a DeviceMemory, a __cuda_array_interface__ object, a numpy integer (as
+ * PyCUDA passes numpy.intp addresses), or an object with __index__ or
+ * __int__; 1 for anything else (cpy_unsuited says why) */
+static int pack_pointer(char code, const struct cpy_format_code *f, PyObject *obj, void *buf, int current_device)
 {
     PyTypeObject *t = Py_TYPE(obj);
     cudyn_devptr p = 0;
@@ -233,16 +260,39 @@ static int pack_pointer(PyObject *obj, void *buf, int current_device)
         if (cpy_array_ptr(a, &p) < 0)
             return -1;
     } else if (obj != Py_None) {
+        const struct scalar_type *st = PyLong_CheckExact(obj) || t == &DeviceMemory_Type ? NULL : scalar_type_of(obj);
+        if (st) {
+            cudyn_arg_kind k = cpy_code(st->code)->kind;
+            return k == CUDYN_ARG_SIGNED || k == CUDYN_ARG_UNSIGNED ? pack_integer_like(code, f, obj, buf) : 1;
+        }
         if (!PyLong_CheckExact(obj) && t != &DeviceMemory_Type &&
             !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
             PyErr_Clear();
-            return 1;
+            return stands_for_integer(obj, 1) ? pack_integer_like(code, f, obj, buf) : 1;
         }
         if (cpy_devptr(obj, &p, "kernel argument") < 0)
             return -1;
     }
     memcpy(buf, &p, sizeof p);
     return 0;
+}
+
+void cpy_unsuited(char code, PyObject *obj, PyObject *who)
+{
+    const char *type = Py_TYPE(obj)->tp_name;
+    if (cpy_code(code)->kind != CUDYN_ARG_POINTER) {
+        cpy_type_error("%U (%.100s) does not suit the prepared format's '%c'", who, type, code);
+        return;
+    }
+    if (!PyFloat_Check(obj) && !PyComplex_Check(obj) && !scalar_type_of(obj)) {
+        cudyn_devptr ignored;
+        const char *what = PyUnicode_AsUTF8(who);
+        if (!what || cpy_devptr(obj, &ignored, what) < 0)
+            return; /* cudyn's reason: a host array, or not device memory */
+    }
+    PyErr_Clear();
+    cpy_type_error("%U: a %.100s is not a device address ('%c' takes a device array, a DeviceMemory, an int or "
+                   "numpy integer, or an object with __cuda_array_interface__ or __int__)", who, type, code);
 }
 
 /* A struct by value: the bytes of a buffer (bytes, a structured numpy
@@ -274,8 +324,7 @@ int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_devi
     int rc = 1;
     switch (f->kind) {
     case CUDYN_ARG_POINTER:
-        rc = pack_pointer(obj, buf, current_device);
-        break;
+        return pack_pointer(code, f, obj, buf, current_device);
     case CUDYN_ARG_STRUCT:
         return pack_struct(obj, buf, size);
     case CUDYN_ARG_IN:

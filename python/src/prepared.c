@@ -4,7 +4,10 @@
  * cudyn when prepared and against the kernel at its first call.  Called
  * as p(grid, block, *args) (PyCUDA's prepared_call), or as p(*args) when
  * prepare() bound the launch configuration: a hot loop then parses only
- * the kernel's arguments. */
+ * the kernel's arguments.  prepare() also records the format on the
+ * Function, for PyCUDA's f.prepare(...) then f.prepared_call(...),
+ * f.prepared_async_call(...) and f.prepared_timed_call(...) (their forms
+ * are here; function.c lists them as the Function's methods). */
 #include "cudyn_py.h"
 #include <string.h>
 
@@ -12,9 +15,7 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     FunctionObject *fn;
-    int n;
-    int checked; /* its first launch, through a checking pack, went ahead */
-    char codes[CUDYN_MAX_ARGS + 1];
+    struct cpy_signature sig;
     /* grid and block given to prepare(): a call takes only the kernel's
      * arguments and launches with these, parsing nothing else */
     int bound;
@@ -26,8 +27,26 @@ typedef struct {
  * cudyn's, and cudyn's for them */
 static const char pycuda_letters[][2] = {{'P', 'p'}, {'l', 'q'}, {'L', 'Q'}, {'n', 'q'}, {'N', 'z'}};
 
-/* The format as text: a str as it is, a sequence of numpy dtypes as their
- * numpy character codes.  A new reference, or NULL with an exception. */
+/* One item of a sequence format as text: a str as it is (PyCUDA's "P"), a
+ * dtype (or what numpy.dtype takes) as its numpy character code, a struct
+ * (numpy's 'V', such as vec.float3) as cudyn's struct character. */
+static PyObject *item_text(PyObject *item)
+{
+    if (PyUnicode_Check(item)) {
+        Py_INCREF(item);
+        return item;
+    }
+    PyObject *dt = cpy_dtype(item), *ch = dt ? PyObject_GetAttrString(dt, "char") : NULL;
+    Py_XDECREF(dt);
+    if (ch && PyUnicode_CompareWithASCIIString(ch, "V") == 0) {
+        char code[2] = {cpy_format_char(CUDYN_ARG_STRUCT, 0), 0};
+        Py_SETREF(ch, PyUnicode_FromString(code));
+    }
+    return ch;
+}
+
+/* The format as text: a str as it is, a sequence as its items' texts.  A
+ * new reference, or NULL with an exception. */
 static PyObject *format_text(PyObject *fmt)
 {
     if (PyUnicode_Check(fmt)) {
@@ -40,10 +59,7 @@ static PyObject *format_text(PyObject *fmt)
     Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
     PyObject *s = PyUnicode_FromString("");
     for (Py_ssize_t i = 0; s && i < k; i++) {
-        PyObject *dt = cpy_dtype(PySequence_Fast_GET_ITEM(seq, i)), *ch = NULL;
-        if (dt)
-            ch = PyObject_GetAttrString(dt, "char");
-        Py_XDECREF(dt);
+        PyObject *ch = item_text(PySequence_Fast_GET_ITEM(seq, i));
         if (!ch) {
             Py_CLEAR(s);
             break;
@@ -144,7 +160,8 @@ PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
     static char *kw[] = {"arg_types", "texrefs", "grid", "block", "shared", "stream", NULL};
     PyObject *fmt, *texrefs = NULL, *grid = NULL, *block = NULL, *shared = NULL, *stream = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOO:prepare", kw, &fmt, &texrefs, &grid, &block, &shared,
-                                     &stream))
+                                     &stream) ||
+        cpy_refuse_texrefs(texrefs, "prepare") < 0)
         return NULL;
     PreparedObject *p = PyObject_New(PreparedObject, &PreparedFunction_Type);
     if (!p)
@@ -153,46 +170,79 @@ PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
     Py_INCREF(fn);
     p->fn = fn;
     p->bound = 0;
-    p->checked = 0;
+    p->sig.checked = 0;
     p->opts = (struct launch_opts)CPY_LAUNCH_DEFAULTS;
     p->stream = NULL;
-    if (bind_launch(p, grid, block, shared, stream) < 0 || translate_format(fmt, p->codes, &p->n) < 0 ||
-        format_accepted(fn, p->codes) < 0) {
+    if (bind_launch(p, grid, block, shared, stream) < 0 || translate_format(fmt, p->sig.codes, &p->sig.n) < 0 ||
+        format_accepted(fn, p->sig.codes) < 0) {
         Py_DECREF(p);
         return NULL;
     }
+    fn->prepared = p->sig; /* PyCUDA's prepared calls on the Function itself */
     return (PyObject *)p;
 }
 
-static PyObject *prepared_launch(PreparedObject *p, PyObject *const *args, Py_ssize_t n, struct launch_opts *o)
+/* The kernel's arguments launched with sig's format, checked against the
+ * kernel at sig's first launch, timed as o says.  The codes are copied
+ * first: another thread may prepare the Function again while an
+ * argument's conversion runs Python code. */
+static PyObject *prepared_launch(FunctionObject *fn, struct cpy_signature *sig, PyObject *const *args,
+                                 Py_ssize_t n, const struct launch_opts *o)
 {
-    if (n != p->n)
-        return cpy_invalid("%U: the prepared format \"%s\" takes %d arguments, %zd given", p->fn->name, p->codes,
-                           p->n, n);
-    struct call_state cs = {!p->checked, CUDYN_OK, -1, -1};
-    PyObject *r = cpy_pack_and_launch(p->fn, p->codes, 0, args, (int)n, o, &cs);
-    if (r)
-        p->checked = 1;
-    else if (cs.unsuited >= 0)
-        PyErr_Format(PyExc_TypeError, "%U: argument %d (%.100s) does not suit the prepared format's '%c'",
-                     p->fn->name, cs.unsuited + 1, Py_TYPE(args[cs.unsuited])->tp_name, p->codes[cs.unsuited]);
-    return r;
+    if (n != sig->n)
+        return cpy_invalid("%U: the prepared format \"%s\" takes %d arguments, %zd given", fn->name, sig->codes,
+                           sig->n, n);
+    char codes[CUDYN_MAX_ARGS + 1];
+    memcpy(codes, sig->codes, (size_t)n + 1);
+    struct call_state cs = {!sig->checked, CUDYN_OK, -1, -1};
+    PyObject *timer;
+    if (cpy_timer_start(o, &timer) < 0)
+        return NULL;
+    PyObject *r = cpy_pack_and_launch(fn, codes, 0, args, (int)n, o, &cs);
+    if (r && memcmp(codes, sig->codes, (size_t)n + 1) == 0)
+        sig->checked = 1;
+    else if (!r && cs.unsuited >= 0) {
+        PyObject *who = PyUnicode_FromFormat("%U: argument %d", fn->name, cs.unsuited + 1);
+        if (who)
+            cpy_unsuited(codes[cs.unsuited], args[cs.unsuited], who);
+        Py_XDECREF(who);
+    }
+    return cpy_timer_finish(timer, r, o);
 }
 
-/* (grid, block, *args, shared=0, stream=None) */
-static PyObject *call_with_geometry(PreparedObject *p, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+/* PyCUDA's prepared calls: what each takes before the kernel's arguments */
+static const struct {
+    const char *name, *signature;
+    int leading; /* grid, block (and stream) */
+    enum cpy_timing timing;
+} forms[] = {
+    [CPY_PREPARED_CALL] = {"prepared_call", "(grid, block, *args, shared_size=0)", 2, CPY_TIME_NONE},
+    [CPY_PREPARED_ASYNC_CALL] = {"prepared_async_call", "(grid, block, stream, *args, shared_size=0)", 3,
+                                 CPY_TIME_NONE},
+    [CPY_PREPARED_TIMED_CALL] = {"prepared_timed_call", "(grid, block, *args, shared_size=0)", 2, CPY_TIME_LATER},
+};
+
+PyObject *cpy_prepared_call(FunctionObject *fn, struct cpy_signature *sig, enum cpy_prepared_form form,
+                            PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
 {
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    const char *name = forms[form].name;
+    int lead = forms[form].leading;
     struct launch_opts o = CPY_LAUNCH_DEFAULTS;
-    if (n < 2) {
-        PyErr_SetString(PyExc_TypeError, "a prepared call takes (grid, block, *args, shared=0, stream=None)");
+    if (sig->n < 0)
+        return cpy_invalid("%U: %s before prepare(): prepare the argument types first, e.g. f.prepare(\"PPi\") "
+                           "for (float *, float *, int)", fn->name, name);
+    if (n < lead) {
+        PyErr_Format(PyExc_TypeError, "%U: %s takes %s", fn->name, name, forms[form].signature);
         return NULL;
     }
-    if (cpy_dim3(args[0], &o.grid, "grid") < 0 || cpy_dim3(args[1], &o.block, "block") < 0)
+    if (cpy_dim3(args[0], &o.grid, "grid") < 0 || cpy_dim3(args[1], &o.block, "block") < 0 ||
+        (lead == 3 && cpy_stream(args[2], &o.stream) < 0))
         return NULL;
-    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "prepared call") < 0)
+    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, name) < 0)
         return NULL;
-    return prepared_launch(p, args + 2, n - 2, &o);
+    if (forms[form].timing != CPY_TIME_NONE)
+        o.timing = forms[form].timing;
+    return prepared_launch(fn, sig, args + lead, n - lead, &o);
 }
 
 /* bound: (*args) with prepare()'s geometry; else (grid, block, *args, ...) */
@@ -200,35 +250,29 @@ static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size
 {
     PreparedObject *p = (PreparedObject *)self;
     if (!p->bound)
-        return call_with_geometry(p, args, nargsf, kwnames);
+        return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_CALL, args, PyVectorcall_NARGS(nargsf), kwnames);
     if (kwnames && PyTuple_GET_SIZE(kwnames)) {
         PyErr_Format(PyExc_TypeError, "%U: this prepared call has its grid and block bound by prepare(): it takes "
                      "only the kernel's arguments (prepared_call(grid, block, ...) launches with others)",
                      p->fn->name);
         return NULL;
     }
-    return prepared_launch(p, args, PyVectorcall_NARGS(nargsf), &p->opts);
+    return prepared_launch(p->fn, &p->sig, args, PyVectorcall_NARGS(nargsf), &p->opts);
 }
 
 static PyObject *prepared_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
 {
-    return call_with_geometry(p, args, (size_t)n, kwnames);
+    return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_CALL, args, n, kwnames);
 }
 
-/* PyCUDA's prepared_async_call(grid, block, stream, *args, shared_size=0) */
 static PyObject *prepared_async_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
 {
-    struct launch_opts o = CPY_LAUNCH_DEFAULTS;
-    if (n < 3) {
-        PyErr_SetString(PyExc_TypeError, "prepared_async_call takes (grid, block, stream, *args, shared_size=0)");
-        return NULL;
-    }
-    if (cpy_dim3(args[0], &o.grid, "grid") < 0 || cpy_dim3(args[1], &o.block, "block") < 0 ||
-        cpy_stream(args[2], &o.stream) < 0)
-        return NULL;
-    if (kwnames && cpy_launch_keywords(args + n, kwnames, &o, "prepared_async_call") < 0)
-        return NULL;
-    return prepared_launch(p, args + 3, n - 3, &o);
+    return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_ASYNC_CALL, args, n, kwnames);
+}
+
+static PyObject *prepared_timed_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
+{
+    return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_TIMED_CALL, args, n, kwnames);
 }
 
 static void prepared_dealloc(PreparedObject *p)
@@ -241,14 +285,17 @@ static void prepared_dealloc(PreparedObject *p)
 static PyObject *prepared_format(PreparedObject *p, void *c)
 {
     (void)c;
-    return PyUnicode_FromString(p->codes);
+    return PyUnicode_FromString(p->sig.codes);
 }
 
 static PyMethodDef prepared_methods[] = {
     {"prepared_call", (PyCFunction)(void (*)(void))prepared_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_call(grid, block, *args, shared=0, stream=None): the same as calling it."},
+     "prepared_call(grid, block, *args, shared_size=0, stream=None): the same as calling it."},
     {"prepared_async_call", (PyCFunction)(void (*)(void))prepared_async_call, METH_FASTCALL | METH_KEYWORDS,
      "prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."},
+    {"prepared_timed_call", (PyCFunction)(void (*)(void))prepared_timed_call, METH_FASTCALL | METH_KEYWORDS,
+     "prepared_timed_call(grid, block, *args, shared_size=0): launches; returns a callable that waits for "
+     "the kernel and gives its time in seconds."},
     {NULL},
 };
 static PyObject *prepared_bound(PreparedObject *p, void *c)

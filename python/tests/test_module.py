@@ -302,3 +302,162 @@ def test_compile_once_per_source():
     b = cudyn.SourceModule(src)
     assert not a.from_cache and b.from_cache and a.get_function("saxpy") and b.get_function("saxpy")
     assert nvrtc.mock_nvrtc_calls(b"nvrtcCompileProgram") - before == 1
+
+
+# ------------------------------------------------------------ PyCUDA's prepared calls on the Function itself
+
+RECORD_POINTER = 'extern "C" __global__ void record(float *p, unsigned long long n) {}\n'
+
+
+def recorded(mock_lib, size=16):
+    import ctypes
+    buf = ctypes.create_string_buffer(size)
+    mock_lib.mock_recorded.restype = ctypes.c_size_t
+    assert mock_lib.mock_recorded(buf, size) == size
+    return buf.raw
+
+
+def test_function_prepared_calls_after_prepare():
+    import cudyn
+    n = 256
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    x = cudyn.gpuarray.to_gpu(np.arange(n, dtype=np.float32))
+    y = cudyn.gpuarray.to_gpu(np.ones(n, np.float32))
+    out = cudyn.gpuarray.zeros(n, np.float32)
+    for name, lead in (("prepared_call", ((1,), (256,))), ("prepared_async_call", ((1,), (256,), None)),
+                       ("prepared_timed_call", ((1,), (256,)))):
+        with pytest.raises(cudyn.InvalidArgument, match=name + r" before prepare\(\).*f.prepare"):
+            getattr(f, name)(*lead, 2.0, x, y, out, n)
+    assert isinstance(f.prepare("fPPPQ"), cudyn.PreparedFunction)  # still the PreparedFunction cudyn returns
+    assert f.prepared_call((1,), (256,), 2.0, x, y, out, n, shared_size=16) is None
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(n, dtype=np.float32) + 1)
+    stream = cudyn.Stream()
+    assert f.prepared_async_call((2,), (128,), stream, 3.0, x, y, out, n) is None
+    stream.synchronize()
+    np.testing.assert_array_equal(out.get(), 3 * np.arange(n, dtype=np.float32) + 1)
+    elapsed = f.prepared_timed_call((1,), (256,), 4.0, x, y, out, n)
+    assert callable(elapsed)
+    seconds = elapsed()
+    assert isinstance(seconds, float) and seconds >= 0 and elapsed() == seconds
+    np.testing.assert_array_equal(out.get(), 4 * np.arange(n, dtype=np.float32) + 1)
+    # the format is checked, and the positional launch arguments are counted
+    with pytest.raises(cudyn.InvalidArgument, match="takes 5 arguments, 4 given"):
+        f.prepared_call((1,), (256,), 2.0, x, y, out)
+    with pytest.raises(TypeError, match=r"prepared_async_call takes \(grid, block, stream"):
+        f.prepared_async_call((1,), (256,))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        f.prepared_call((1,), (256,), 2.0, x, y, out, n, shared_bytes=16)
+    # a new prepare() replaces the recorded format
+    f.prepare([np.float32, np.intp, np.intp, np.intp, np.uint64])
+    f.prepared_call((1,), (256,), np.float32(5), x.gpudata, y.gpudata, out.gpudata, np.uint64(n))
+    np.testing.assert_array_equal(out.get(), 5 * np.arange(n, dtype=np.float32) + 1)
+
+
+def test_prepared_function_has_the_timed_call_too():
+    import cudyn
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    p = f.prepare("fPPPQ")
+    x = cudyn.gpuarray.to_gpu(np.ones(64, np.float32))
+    out = cudyn.gpuarray.zeros(64, np.float32)
+    seconds = p.prepared_timed_call((1,), (64,), 2.0, x, x, out, 64)()
+    assert isinstance(seconds, float) and seconds >= 0
+    np.testing.assert_array_equal(out.get(), np.full(64, 3, np.float32))
+
+
+def test_time_kernel_returns_the_kernel_time_in_seconds():
+    import cudyn
+    n = 64
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    x = cudyn.gpuarray.to_gpu(np.ones(n, np.float32))
+    out = cudyn.gpuarray.zeros(n, np.float32)
+    assert f(np.float32(2), x, x, out, np.uint64(n), grid=(1,), block=(n,)) is None
+    assert f(np.float32(2), x, x, out, np.uint64(n), grid=(1,), block=(n,), time_kernel=False) is None
+    for stream in (None, cudyn.Stream()):
+        seconds = f(np.float32(3), x, x, out, np.uint64(n), grid=(1,), block=(n,), stream=stream, time_kernel=True)
+        assert isinstance(seconds, float) and seconds >= 0
+    np.testing.assert_array_equal(out.get(), np.full(n, 4, np.float32))
+    # In/Out buffers too (the time then includes their copies)
+    g = cudyn.SourceModule(MULTIPLY_THEM).get_function("multiply_them")
+    a, dest = np.full(n, 3, np.float32), np.zeros(n, np.float32)
+    seconds = g(cudyn.Out(dest), cudyn.In(a), cudyn.In(a), np.int32(n), grid=(1,), block=(n,), time_kernel=True)
+    assert isinstance(seconds, float) and seconds >= 0
+    np.testing.assert_array_equal(dest, np.full(n, 9, np.float32))
+    # a failed launch gives its error, not a time
+    with pytest.raises(cudyn.LaunchArgumentError):
+        f(np.float32(3), x, x, out, grid=(1,), block=(n,), time_kernel=True)
+
+
+def test_texture_references_are_refused_naming_texture_objects():
+    import cudyn
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    x = cudyn.gpuarray.to_gpu(np.ones(8, np.float32))
+    for empty in (None, [], ()):
+        assert isinstance(f.prepare("fPPPQ", empty), cudyn.PreparedFunction)
+        assert isinstance(f.prepare("fPPPQ", texrefs=empty), cudyn.PreparedFunction)
+        f(np.float32(1), x, x, x, np.uint64(8), grid=(1,), block=(8,), texrefs=empty)
+    f.prepare("fPQ")
+    for call in (lambda: f.prepare("fPPPQ", texrefs=[object()]),
+                 lambda: f.prepare("fPPPQ", [object()]),
+                 lambda: f(np.float32(1), x, x, x, np.uint64(8), grid=(1,), block=(8,), texrefs=[object()])):
+        with pytest.raises(cudyn.InvalidArgument, match="CUDA 12 removed: pass a texture object"):
+            call()
+    assert f.prepare("fPQ") is not None  # a refused prepare() left the format it had
+    with pytest.raises(cudyn.InvalidArgument, match="takes 3 arguments"):
+        f.prepared_call((1,), (8,), np.float32(1), x, x, x, np.uint64(8))
+
+
+def test_pointer_parameters_take_every_form_of_address(mock_lib):
+    import cudyn
+    f = cudyn.SourceModule(RECORD_POINTER, no_extern_c=True).get_function("record")
+    mem = cudyn.DeviceMemory(64)
+    array = cudyn.gpuarray.zeros(16, np.float32)
+
+    class Int:  # PyCUDA's PointerHolderBase: int() gives the address
+        def __int__(self):
+            return mem.ptr
+
+    class Index:
+        def __index__(self):
+            return mem.ptr
+
+    class Foreign:
+        __cuda_array_interface__ = array.__cuda_array_interface__
+
+    forms = [(mem.ptr, mem.ptr), (np.intp(mem.ptr), mem.ptr), (np.uint64(mem.ptr), mem.ptr),
+             (np.int64(mem.ptr), mem.ptr), (np.uint32(4096), 4096), (mem, mem.ptr), (Int(), mem.ptr),
+             (Index(), mem.ptr), (array, array.ptr), (array[2:], array.ptr + 8), (Foreign(), array.ptr),
+             (None, 0)]
+    for prepared in ("PQ", "pQ", ["P", np.uint64]):
+        f.prepare(prepared)
+        for value, address in forms:
+            f.prepared_call((1,), (1,), value, np.uint64(7))
+            assert recorded(mock_lib) == np.array([address, 7], np.uint64).tobytes(), (prepared, value)
+    # numpy's intp as an integer parameter (PyCUDA's prepare([numpy.intp])) takes what has __index__
+    f.prepare([np.intp, np.uint64])
+    f.prepared_call((1,), (1,), mem, 7)
+    assert recorded(mock_lib) == np.array([mem.ptr, 7], np.uint64).tobytes()
+
+
+def test_pointer_parameters_refuse_what_is_no_address():
+    import cudyn
+    f = cudyn.SourceModule(RECORD_POINTER, no_extern_c=True).get_function("record")
+    f.prepare("PQ")
+    refused = [(1.5, cudyn.LaunchArgumentError, "a float is not a device address"),
+               (np.float32(1), cudyn.LaunchArgumentError, "numpy.float32 is not a device address"),
+               (np.zeros(4, np.float32), cudyn.LaunchArgumentError, "host array"),
+               (b"abcd", cudyn.LaunchArgumentError, "host array"),
+               ("x", TypeError, "str is not device memory"),
+               (-1, cudyn.InvalidArgument, "not a device address"),
+               (np.int64(-1), cudyn.InvalidArgument, "does not fit"),
+               (2 ** 64, cudyn.InvalidArgument, "not a device address")]
+    for value, error, named in refused:
+        with pytest.raises(error, match=named) as info:
+            f.prepared_call((1,), (1,), value, np.uint64(7))
+        assert "record: argument 1" in str(info.value)
+    freed = cudyn.DeviceMemory(64)
+    freed.free()
+    with pytest.raises(cudyn.InvalidArgument, match="freed"):
+        f.prepared_call((1,), (1,), freed, np.uint64(7))
+    f.prepare([np.intp, np.uint64])  # an integer parameter: a device array is no integer (as in PyCUDA)
+    with pytest.raises(cudyn.LaunchArgumentError, match=r"does not suit the prepared format's 'q'"):
+        f.prepared_call((1,), (1,), cudyn.gpuarray.zeros(4, np.float32), np.uint64(7))

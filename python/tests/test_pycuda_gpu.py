@@ -2,8 +2,9 @@
 gpuarray's general operations (complex numbers, comparisons and logic,
 broadcasting, strided and Fortran-order operands, out= of another dtype),
 cumath, reductions of every kind, scans, curandom.rand, gathers and
-joins, copies of views, and the layer's ElementwiseKernel and
-ReductionKernel.  Each test runs in a child interpreter on the GPU and
+joins, copies of views, the layer's ElementwiseKernel and
+ReductionKernel, and the kernel times time_kernel=True and
+prepared_timed_call give.  Each test runs in a child interpreter on the GPU and
 skips without one (the mock cannot run these generated kernels)."""
 
 import textwrap
@@ -404,3 +405,39 @@ def test_layer_elementwise_kernel(real_gpu):
         counter(u, range=slice(0, 1000, 1))
         same(u, (np.arange(1000) & 255).astype(np.uint8), 0, "range")
     """)
+
+
+def test_kernel_times_are_the_kernels(real_gpu):
+    # a kernel that spins for a number of clock cycles runs at least that
+    # many cycles at the fastest clock any GPU has (4 GHz): a lower bound on
+    # the time each timing gives, whatever the machine's load
+    on_gpu('''
+        import cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import SourceModule
+        SPIN = """extern "C" __global__ void spin(long long cycles, int *done)
+        {
+            long long start = clock64();
+            while (clock64() - start < cycles) { }
+            *done = 1;
+        }"""
+        cycles = 40_000_000
+        least = cycles / 4e9
+        done = ga.zeros(1, np.int32)
+        f = cudyn.SourceModule(SPIN, no_extern_c=True).get_function("spin")
+        for stream in (None, cudyn.Stream()):
+            t = f(np.int64(cycles), done, grid=(1,), block=(1,), stream=stream, time_kernel=True)
+            assert isinstance(t, float) and t >= least, (t, least)
+        f.prepare("qP")
+        elapsed = f.prepared_timed_call((1,), (1,), cycles, done)
+        t = elapsed()
+        assert t >= least and elapsed() == t, (t, least)
+        # the layer, as PyCUDA's programs call it
+        g = SourceModule(SPIN, no_extern_c=True).get_function("spin")
+        assert g.prepare([np.int64, np.intp]) is g
+        t = g.prepared_timed_call((1, 1), (1, 1, 1), np.int64(cycles), done.gpudata)()
+        assert t >= least, (t, least)
+        t = g(np.int64(cycles), done, block=(1, 1, 1), time_kernel=True)
+        assert t >= least, (t, least)
+        assert done.get()[0] == 1
+        print("kernel times: at least", least, "s each")
+    ''')

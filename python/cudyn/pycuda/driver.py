@@ -19,7 +19,6 @@ import threading
 import numpy as np
 
 import cudyn
-from cudyn import _codegen
 from cudyn._memory import in_memory_order
 
 from . import Unsupported
@@ -489,32 +488,17 @@ def _argument(value):
     return value
 
 
-def _format(arg_types):
-    """PyCUDA's prepare() format (struct-module letters, or a sequence of
-    dtypes) as a cudyn launch format ('s' for structs)."""
-    if isinstance(arg_types, str):
-        return arg_types
-    return "".join(t if isinstance(t, str) and len(t) == 1 else _codegen.launch_code(np.dtype(t)) for t in arg_types)
-
-
-def _refuse_texrefs(texrefs):
-    if texrefs:
-        raise Unsupported("texrefs: texture references were removed in CUDA 12; pass a texture object"
-                          " (cudyn.Texture) as a kernel argument instead")
-
-
 class Function:
     """A kernel with PyCUDA's calls: f(*args, block=, grid=, stream=,
     shared=, time_kernel=), and prepare(...) then prepared_call(grid,
     block, *args), prepared_async_call(grid, block, stream, *args) and
-    prepared_timed_call(grid, block, *args)."""
+    prepared_timed_call(grid, block, *args): cudyn's Function does them
+    all; this adds PyCUDA's vector values and refusals."""
 
-    __slots__ = ("_function", "_prepared", "_pointers")
+    __slots__ = ("_function",)
 
     def __init__(self, function):
         self._function = function
-        self._prepared = None
-        self._pointers = ()  # the prepared format's pointer positions
 
     @property
     def function(self):
@@ -522,65 +506,31 @@ class Function:
         return self._function
 
     def __call__(self, *args, **kwargs):
-        _refuse_texrefs(kwargs.pop("texrefs", None))
-        timed = kwargs.pop("time_kernel", False)
-        args = [_argument(a) for a in args]
-        if not timed:
-            self._function(*args, **kwargs)
-            return None
-        start, end = Event(), Event()
-        stream = kwargs.get("stream")
-        start.record(stream)
-        self._function(*args, **kwargs)
-        end.record(stream)
-        end.synchronize()
-        return end.time_since(start) / 1000.0
+        """Launches; with time_kernel=True, returns the kernel's time in seconds."""
+        return self._function(*[_argument(a) for a in args], **kwargs)
 
     def prepare(self, arg_types, texrefs=None, block=None, shared=None):
         """Fixes the argument types (a struct-module format such as "PiP" or a
-        list of dtypes); returns self, as PyCUDA does."""
-        _refuse_texrefs(texrefs)
+        list of dtypes) on the Function; returns self, as PyCUDA does."""
         if block is not None or shared is not None:
             raise TypeError("prepare(): block= and shared= belong to prepared_call (PyCUDA's current API)")
-        codes = _format(arg_types)
-        self._prepared = self._function.prepare(codes)
-        self._pointers = tuple(k for k, c in enumerate(codes.replace(" ", "")) if c in "pP")
+        self._function.prepare(arg_types, texrefs)
         return self
 
-    def _prepared_args(self, args):
-        """The arguments of a prepared call: PyCUDA passes addresses as numpy
-        integers (numpy.intp) too, which a pointer parameter takes as ints."""
-        args = [_argument(a) for a in args]
-        for k in self._pointers:
-            if k < len(args) and isinstance(args[k], np.integer):
-                args[k] = int(args[k])
-        return args
+    @property
+    def prepared_call(self):
+        """prepared_call(grid, block, *args, shared_size=0): cudyn.Function's."""
+        return self._function.prepared_call
 
-    def _need_prepared(self):
-        if self._prepared is None:
-            raise LogicError(f"{self._function.name}: prepared_call before prepare()")
-        return self._prepared
+    @property
+    def prepared_async_call(self):
+        """prepared_async_call(grid, block, stream, *args, shared_size=0): cudyn.Function's."""
+        return self._function.prepared_async_call
 
-    def prepared_call(self, grid, block, *args, shared_size=0):
-        """Launches with the prepared argument types on the default stream."""
-        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size)
-
-    def prepared_async_call(self, grid, block, stream, *args, shared_size=0):
-        """Launches with the prepared argument types on ``stream``."""
-        self._need_prepared()(grid, block, *self._prepared_args(args), shared=shared_size, stream=stream)
-
-    def prepared_timed_call(self, grid, block, *args, shared_size=0):
-        """Launches, and returns a function that waits and gives the kernel's time in seconds."""
-        prepared = self._need_prepared()
-        start, end = Event(), Event()
-        start.record()
-        prepared(grid, block, *self._prepared_args(args), shared=shared_size)
-        end.record()
-
-        def elapsed():
-            end.synchronize()
-            return end.time_since(start) / 1000.0
-        return elapsed
+    @property
+    def prepared_timed_call(self):
+        """prepared_timed_call(grid, block, *args, shared_size=0) -> a callable giving seconds: cudyn.Function's."""
+        return self._function.prepared_timed_call
 
     def get_attribute(self, attribute):
         """A kernel attribute: function_attribute.NUM_REGS ..."""
