@@ -16,8 +16,10 @@ def without_hint(facts: dict[str, Any]) -> str:
     """The error's message without the hint its text ends with."""
 def module_facts() -> dict[str, str]:
     """Which cudyn answered: the package's folder and its extension."""
-def version_text(v: Any) -> str: ...
-def print_text(facts: dict[str, Any], module: dict[str, Any]) -> None: ...
+def version_text(v: Any) -> str:
+    """A CUDA version number as text (12080 -> "12.8"; "?" when unknown)."""
+def print_text(facts: dict[str, Any], module: dict[str, Any]) -> None:
+    """Prints the facts as cudainfo does."""
 def json_value(value: Any) -> Any:
     """What json cannot write itself: bytes (a UUID) as hexadecimal."""
 def main(argv: Sequence[str] | None = None) -> int:

@@ -237,13 +237,17 @@ class Array:
     """Array(shape, dtype, channels=1, flags=0): a CUDA array; shape in numpy order (depth, height, width)."""
     def __init__(self, shape: int | tuple[int, ...], dtype: DTypeLike, channels: int = 1, flags: int = 0) -> None: ...
     @property
-    def width(self) -> int: ...
+    def width(self) -> int:
+        """elements per row"""
     @property
-    def height(self) -> int: ...
+    def height(self) -> int:
+        """rows (0 for a 1D array)"""
     @property
-    def depth(self) -> int: ...
+    def depth(self) -> int:
+        """slices of a 3D array, or layers of a layered one; 0 otherwise"""
     @property
-    def channels(self) -> int: ...
+    def channels(self) -> int:
+        """values per element (1, 2 or 4)"""
     @property
     def format(self) -> int:
         """a cudyn_format"""

@@ -13,9 +13,21 @@ def get_curand_version() -> None:
 class _CurandGenerator:
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
-class XORWOWRandomNumberGenerator(_CurandGenerator): ...
-class MRG32k3aRandomNumberGenerator(_CurandGenerator): ...
-class Sobol32RandomNumberGenerator(_CurandGenerator): ...
-class ScrambledSobol32RandomNumberGenerator(_CurandGenerator): ...
-class Sobol64RandomNumberGenerator(_CurandGenerator): ...
-class ScrambledSobol64RandomNumberGenerator(_CurandGenerator): ...
+class XORWOWRandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+
+class MRG32k3aRandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+
+class Sobol32RandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+
+class ScrambledSobol32RandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+
+class Sobol64RandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+
+class ScrambledSobol64RandomNumberGenerator(_CurandGenerator):
+    """Refused: cuRAND is not wrapped by cudyn (use curandom.rand, or CuPy's cupy.random)."""
+

@@ -277,19 +277,32 @@ def module_from_buffer(buffer: bytes | bytearray | memoryview, options: None = N
     """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory."""
 
 # removed in CUDA 12, or nvcc's: each raises cudyn.pycuda.Unsupported saying why
-def matrix_to_texref(*args: Any, **kwargs: Any) -> NoReturn: ...
-def bind_array_to_texref(*args: Any, **kwargs: Any) -> NoReturn: ...
-def TextureReference(*args: Any, **kwargs: Any) -> NoReturn: ...
-def SurfaceReference(*args: Any, **kwargs: Any) -> NoReturn: ...
-def matrix_to_array(*args: Any, **kwargs: Any) -> NoReturn: ...
-def np_to_array(*args: Any, **kwargs: Any) -> NoReturn: ...
-def gpuarray_to_array(*args: Any, **kwargs: Any) -> NoReturn: ...
-def make_multichannel_2d_array(*args: Any, **kwargs: Any) -> NoReturn: ...
-def Array(*args: Any, **kwargs: Any) -> NoReturn: ...
-def ArrayDescriptor(*args: Any, **kwargs: Any) -> NoReturn: ...
-def ArrayDescriptor3D(*args: Any, **kwargs: Any) -> NoReturn: ...
-def Memcpy2D(*args: Any, **kwargs: Any) -> NoReturn: ...
-def Memcpy3D(*args: Any, **kwargs: Any) -> NoReturn: ...
+def matrix_to_texref(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: texture references were removed in CUDA 12."""
+def bind_array_to_texref(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: texture references were removed in CUDA 12."""
+def TextureReference(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: texture references were removed in CUDA 12."""
+def SurfaceReference(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: texture references were removed in CUDA 12."""
+def matrix_to_array(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def np_to_array(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def gpuarray_to_array(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def make_multichannel_2d_array(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def Array(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def ArrayDescriptor(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def ArrayDescriptor3D(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def Memcpy2D(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
+def Memcpy3D(*args: Any, **kwargs: Any) -> NoReturn:
+    """Refused: cudyn's CUDA arrays are cudyn.Array."""
 def dtype_to_array_format(dtype: DTypeLike) -> NoReturn:
     """Refused: cudyn.Array takes the numpy dtype."""
 def set_debugging(flag: bool = True) -> NoReturn:

@@ -73,6 +73,7 @@ def get_or_register_dtype(c_names: str | Sequence[str], dtype: DTypeLike | None 
     """The dtype of a C type name; with dtype, registers it first."""
 
 class Argument:
+    """A parameter of a generated kernel: its dtype and name."""
     dtype: np.dtype[Any]
     name: str
     def __init__(self, dtype: DTypeLike, name: str) -> None: ...
