@@ -137,6 +137,10 @@ CLEANFILES += python/METADATA
 # the wheel's lists and facts against make's (setup.py reads them from here)
 TESTS += tests/check-wheel-lists.sh
 EXTRA_DIST += tests/check-wheel-lists.sh
+# the type stubs (python/cudyn/**/*.pyi) against the staged module, with
+# mypy's stubtest, and mypy --strict on examples/python with them
+TESTS += tests/check-stubs.sh
+EXTRA_DIST += tests/check-stubs.sh
 EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
 
 # the libtool archive is of no use to the interpreter: Makefile.am's

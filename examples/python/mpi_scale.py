@@ -29,7 +29,7 @@ rank, size = comm.Get_rank(), comm.Get_size()
 args = [a for a in sys.argv[1:] if a != "--no-bind"]
 per_rank = int(args[0]) if len(args) > 0 else 1 << 20
 K = int(args[1]) if len(args) > 1 else 10
-_, binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)
+binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)[1]
 print(f"rank {rank}: {binding}", flush=True)
 
 mod = cudyn.SourceModule("""
@@ -57,6 +57,7 @@ comm.Gather(part, gathered, root=0)
 name = cudyn.autoinit.device.name
 print(f"rank {rank} of {size}: device {cudyn.autoinit.device.ordinal} ({name}), {per_rank} floats scaled {K} times")
 if rank == 0:
+    assert full is not None and gathered is not None  # rank 0 made both
     want = full.copy()
     for _ in range(K):
         want = a * want

@@ -19,6 +19,7 @@ the GIL, so the two threads run at once.
 import argparse
 import sys
 import threading
+from typing import Any, Optional
 
 import cudyn  # loads neither the driver nor numpy
 
@@ -41,15 +42,15 @@ class GpuWork(threading.Thread):
     buffers), waits for the host data, then copies it in, runs SAXPY and
     copies the result back.  An exception is kept for the main thread."""
 
-    def __init__(self, n):
+    def __init__(self, n: int) -> None:
         super().__init__()
         self.n = n
         self.data_ready = threading.Event()
-        self.inputs = None  # (a, x, y, out): set by the main thread
-        self.module = None
-        self.error = None
+        self.inputs: Optional[tuple[Any, Any, Any, Any]] = None  # (a, x, y, out): set by the main thread
+        self.module: Optional[cudyn.Module] = None
+        self.error: Optional[BaseException] = None
 
-    def run(self):
+    def run(self) -> None:
         try:
             cudyn.Device(0).use()
             self.module = cudyn.SourceModule(SAXPY, options=["--fmad=false"])
@@ -68,7 +69,7 @@ class GpuWork(threading.Thread):
             self.error = e
 
 
-def main():
+def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("-n", type=int, default=NUM_THREADS * NUM_BLOCKS, help="elements (default 512 x 32768)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the result line")
@@ -98,6 +99,7 @@ def main():
         raise gpu.error
     if not args.quiet:
         module = gpu.module
+        assert module is not None  # the thread ended without an error
         print(f"compiled for {module.target} ({'from the cache' if module.from_cache else 'by NVRTC'})")
 
     wrong = int(np.count_nonzero(out != expected))

@@ -4,8 +4,10 @@ texture object with bilinear filtering and wrap addressing, rotated by a
 kernel and checked against the same filter computed on the host."""
 
 import sys
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 import cudyn
 import cudyn.autoinit  # noqa: F401
@@ -41,14 +43,14 @@ transform(output, texture, np.int32(WIDTH), np.int32(HEIGHT), theta, block=(16, 
 result = output.get()
 
 
-def bilinear(u, v):
+def bilinear(u: NDArray[np.float32], v: NDArray[np.float32]) -> Any:
     """tex2D<float> at normalised (u, v): linear filtering, wrapped edges."""
     x, y = u * WIDTH - 0.5, v * HEIGHT - 0.5
     x0, y0 = np.floor(x), np.floor(y)
     a, b = x - x0, y - y0
     i, j = x0.astype(int), y0.astype(int)
 
-    def at(ii, jj):
+    def at(ii: NDArray[np.int_], jj: NDArray[np.int_]) -> Any:
         return image[jj % HEIGHT, ii % WIDTH]
 
     return (1 - a) * (1 - b) * at(i, j) + a * (1 - b) * at(i + 1, j) + (1 - a) * b * at(i, j + 1) + \

@@ -27,7 +27,7 @@ b = np.random.randn(n).astype(np.float32)
 dest = np.zeros_like(a)
 multiply_them(cudyn.Out(dest), cudyn.In(a), cudyn.In(b), np.int32(n), block=(400, 1, 1), grid=(1, 1))
 
-print("compile log:", mod.log.strip() or "(empty)")
+print("compile log:", (mod.log or "").strip() or "(empty)")
 print(f"registers per thread: {multiply_them.num_regs}")
 print("dest - a*b:", dest - a * b)
 ok = np.array_equal(dest, a * b)

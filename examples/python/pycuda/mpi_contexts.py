@@ -56,6 +56,7 @@ ctx.detach()
 parts = comm.gather(doubled, root=0)
 print(f"rank {rank} of {size}: {device}, {per_rank} floats; neighbour's first half: {neighbour}", flush=True)
 if rank == 0:
+    assert parts is not None  # the root gathers
     want = 2 * numpy.arange(size * per_rank, dtype=numpy.float32)
     ok = numpy.array_equal(numpy.concatenate(parts), want) and cuda.Context.get_current() is None
     print("PASS" if ok else "FAIL")

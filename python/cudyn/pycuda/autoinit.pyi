@@ -1,0 +1,5 @@
+# Type stubs for cudyn.pycuda.autoinit (importing it pushes a context, popped at exit).
+from .driver import Context, Device
+
+context: Context
+device: Device
