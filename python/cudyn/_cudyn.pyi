@@ -6,7 +6,7 @@
 # checks their names, not their parameters: keep these in step with each
 # PyArg_Parse* keyword list (a METH_O function's one parameter is
 # positional-only).
-from typing import Any, Protocol, final, SupportsIndex, SupportsInt, Union
+from typing import Any, Callable, Protocol, final, SupportsIndex, SupportsInt, Union
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
@@ -382,6 +382,8 @@ class PreparedFunction:
         """prepared_call(grid, block, *args, shared=0, stream=None): the same as calling it."""
     def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any, shared_size: int = 0) -> None:
         """prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."""
+    def prepared_timed_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> Callable[[], float]:
+        """Launches; returns a callable that waits and gives the kernel's time in seconds."""
     @property
     def format(self) -> str:
         """the launch format"""
@@ -401,6 +403,13 @@ class Function:
                 grid: _Dim | None = None, block: _Dim | None = None, shared: int = 0,
                 stream: _StreamLike = None) -> PreparedFunction:
         """prepare(arg_types, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for hot loops."""
+    def prepared_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> None:
+        """Launches with the format prepare() recorded, on the default stream (PyCUDA's)."""
+    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any,
+                            shared_size: int = 0) -> None:
+        """Launches with the format prepare() recorded, on ``stream`` (PyCUDA's order)."""
+    def prepared_timed_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> Callable[[], float]:
+        """Launches with the recorded format; returns a callable that waits and gives seconds."""
     @property
     def num_regs(self) -> int:
         """registers per thread"""

@@ -237,13 +237,15 @@ class Function:
     def prepare(self, arg_types: str | Sequence[DTypeLike], texrefs: None = None, block: None = None,
                 shared: None = None) -> Self:
         """Fixes the argument types (a struct-module format such as "PiP" or a list of dtypes); returns self."""
-    def prepared_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> None:
-        """Launches with the prepared argument types on the default stream."""
-    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any,
-                            shared_size: int = 0) -> None:
-        """Launches with the prepared argument types on ``stream``."""
-    def prepared_timed_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> Callable[[], float]:
-        """Launches, and returns a function that waits and gives the kernel's time in seconds."""
+    @property
+    def prepared_call(self) -> Callable[..., None]:
+        """prepared_call(grid, block, *args, shared_size=0): on the default stream."""
+    @property
+    def prepared_async_call(self) -> Callable[..., None]:
+        """prepared_async_call(grid, block, stream, *args, shared_size=0): on ``stream``."""
+    @property
+    def prepared_timed_call(self) -> Callable[..., Callable[[], float]]:
+        """prepared_timed_call(grid, block, *args, shared_size=0): a callable that waits and gives seconds."""
     def get_attribute(self, attribute: str) -> int:
         """A kernel attribute: function_attribute.NUM_REGS ..."""
     def set_cache_config(self, config: object) -> NoReturn:
