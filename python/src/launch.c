@@ -6,6 +6,7 @@
  * for their copies back is ours, so that Ctrl-C answers it.  A Function's
  * calls (function.c) and prepared calls (prepared.c) launch through here. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <string.h>
 
 /* launch keywords, interned once */
@@ -22,13 +23,9 @@ static int kw_is(PyObject *name, PyObject *interned)
 
 int cpy_launch_shared(PyObject *v, unsigned int *out)
 {
-    unsigned long bytes = PyLong_AsUnsignedLong(v);
-    if (bytes == (unsigned long)-1 && PyErr_Occurred())
+    unsigned long long bytes;
+    if (cpy_integer(v, "shared (bytes of dynamic shared memory)", 0, UINT_MAX, &bytes) < 0)
         return -1;
-    if (bytes > 0xffffffffUL) {
-        cpy_invalid("shared: %lu bytes is too many", bytes);
-        return -1;
-    }
     *out = (unsigned int)bytes;
     return 0;
 }

@@ -361,9 +361,21 @@ static void mod_dealloc(ModuleObject *m)
     PyObject_Free(m);
 }
 
+/* a name as C reads it: one with a NUL inside would be cut there */
+static const char *name_arg(PyObject *arg, const char *what)
+{
+    Py_ssize_t n;
+    const char *name = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (name && strlen(name) != (size_t)n) {
+        cpy_invalid("%s: the name %R contains a NUL character", what, arg);
+        return NULL;
+    }
+    return name;
+}
+
 static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 {
-    const char *name = PyUnicode_AsUTF8(arg);
+    const char *name = name_arg(arg, "get_function");
     if (!name)
         return NULL;
     cudyn_function f = NULL;
@@ -375,7 +387,7 @@ static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 {
-    const char *name = PyUnicode_AsUTF8(arg);
+    const char *name = name_arg(arg, "get_global");
     if (!name)
         return NULL;
     cudyn_devptr p = 0;
@@ -388,7 +400,7 @@ static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_lowered_name(ModuleObject *m, PyObject *arg)
 {
-    const char *expr = PyUnicode_AsUTF8(arg);
+    const char *expr = name_arg(arg, "lowered_name");
     if (!expr)
         return NULL;
     const char *low = m->prog ? cudyn_program_lowered_name(m->prog, expr) : NULL;
