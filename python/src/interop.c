@@ -162,6 +162,8 @@ static PyObject *from_capsule(PyObject *cap)
                            device_name(t->device.device_type), t->device.device_type);
     if (t->ndim < 0 || t->ndim > CPY_MAX_DIMS)
         return cpy_invalid("from_dlpack: %d dimensions", t->ndim);
+    if (t->device.device_id < 0)
+        return cpy_invalid("from_dlpack: there is no device %d", t->device.device_id);
     Py_ssize_t shape[CPY_MAX_DIMS], strides[CPY_MAX_DIMS];
     int device, ours = cpy_exported_array(m) != NULL;
     PyObject *dtype = dtype_from_dl(t->dtype);
