@@ -671,8 +671,10 @@ PyTypeObject DeviceArray_Type = {
     .tp_repr = (reprfunc)da_repr,
     .tp_as_sequence = &da_seq,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None): an "
-              "array in device memory (new memory unless memory or ptr is given).",
+    .tp_doc = "DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None, offset=0): "
+              "an array in device memory: new memory, or a view of memory= (a DeviceMemory) or ptr= (an address or "
+              "anything that has one) at offset bytes, its elements inside that memory; owner= is kept alive "
+              "(.base).  A view sees its memory's free().",
     .tp_weaklistoffset = offsetof(DeviceArrayObject, weakrefs),
     .tp_methods = da_methods,
     .tp_members = da_members,

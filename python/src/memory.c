@@ -163,7 +163,8 @@ static PyGetSetDef dm_getset[] = {
     {NULL},
 };
 static PyMethodDef dm_methods[] = {
-    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes)."},
+    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes); raises InvalidArgument while it is in use "
+     "(a copy running in another thread, a DLPack tensor not released); views of it then refuse."},
     {"__enter__", dm_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, NULL},
     {NULL},
