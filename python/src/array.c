@@ -343,7 +343,7 @@ static int own_new_memory(DeviceArrayObject *a, int strided, Py_ssize_t offset, 
 {
     Py_ssize_t low, span = extent(a, &low);
     if ((strided && low < 0) || offset) {
-        cpy_invalid("DeviceArray: %s need memory or ptr", offset ? "an offset" : "negative strides");
+        cpy_invalid("DeviceArray: %s memory= or ptr=", offset ? "an offset is one into" : "negative strides need");
         return -1;
     }
     PyObject *m = cpy_device_memory_new(span ? (size_t)span : 1, 0);

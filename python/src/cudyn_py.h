@@ -60,6 +60,8 @@ int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long lo
 int cpy_size(PyObject *obj, size_t *out, const char *what);
 int cpy_ssize(PyObject *obj, Py_ssize_t *out, const char *what, Py_ssize_t min);
 int cpy_int(PyObject *obj, int *out, const char *what, int min, int max);
+/* flags (an unsigned int) as a PyArg "O&" converter: 1, or 0 with an exception */
+int cpy_flags(PyObject *obj, void *out);
 /* The dtype rule: numpy.dtype(obj) if the device can hold it (numbers,
  * bool, complex, records and fixed blocks of those), else TypeError
  * naming `what`.  Every entry that makes or fills a DeviceArray asks it. */

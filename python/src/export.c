@@ -97,9 +97,10 @@ static int order_for_consumer(DeviceArrayObject *a, PyObject *stream_obj)
 {
     if (!stream_obj || stream_obj == Py_None)
         return 0;
-    long long h = PyLong_AsLongLong(stream_obj);
-    if (h == -1 && PyErr_Occurred())
+    unsigned long long bits;
+    if (cpy_integer(stream_obj, "__dlpack__: stream", -1, UINTPTR_MAX, &bits) < 0)
         return -1;
+    long long h = (long long)bits;
     if (h == -1) /* the consumer asks for no synchronisation */
         return 0;
     cudyn_stream ours, theirs = cudyn_stream_from_native((void *)(uintptr_t)h);

@@ -33,7 +33,7 @@ static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
     (void)m;
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:init", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:init", kw, cpy_flags, &flags))
         return NULL;
     int st;
     CPY_NOGIL(st, cudyn_init(flags));
@@ -45,15 +45,15 @@ static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
 static PyObject *f_status_name(PyObject *m, PyObject *n)
 {
     (void)m;
-    int v = (int)PyLong_AsLong(n);
-    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_name(v));
+    int v;
+    return cpy_int(n, &v, "status", INT_MIN, INT_MAX) < 0 ? NULL : PyUnicode_FromString(cudyn_status_name(v));
 }
 
 static PyObject *f_status_string(PyObject *m, PyObject *n)
 {
     (void)m;
-    int v = (int)PyLong_AsLong(n);
-    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_string(v));
+    int v;
+    return cpy_int(n, &v, "status", INT_MIN, INT_MAX) < 0 ? NULL : PyUnicode_FromString(cudyn_status_string(v));
 }
 
 static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
@@ -61,7 +61,7 @@ static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
     (void)m;
     static char *kw[] = {"load", NULL};
     unsigned int load = CUDYN_LOAD_ALL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:loader_info", kw, &load))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:loader_info", kw, cpy_flags, &load))
         return NULL;
     struct cudyn_loader_info l = {.size = sizeof l};
     int st;
@@ -238,13 +238,14 @@ static PyObject *f_device_attribute(PyObject *m, PyObject *args)
 {
     (void)m;
     int dev;
-    PyObject *which;
-    if (!PyArg_ParseTuple(args, "iO:device_attribute", &dev, &which))
+    PyObject *ordinal, *which;
+    if (!PyArg_ParseTuple(args, "OO:device_attribute", &ordinal, &which) || ordinal_arg(ordinal, &dev) < 0)
         return NULL;
     int attr = -1;
-    if (PyLong_Check(which))
-        attr = (int)PyLong_AsLong(which);
-    else {
+    if (PyLong_Check(which)) {
+        if (cpy_int(which, &attr, "device_attribute: attribute", 0, INT_MAX) < 0)
+            return NULL;
+    } else {
         const char *name = PyUnicode_AsUTF8(which);
         if (!name)
             return NULL;
@@ -303,7 +304,8 @@ static PyObject *f_can_access_peer(PyObject *m, PyObject *args)
 {
     (void)m;
     int a, b, can = 0;
-    if (!PyArg_ParseTuple(args, "ii:can_access_peer", &a, &b))
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "OO:can_access_peer", &oa, &ob) || ordinal_arg(oa, &a) < 0 || ordinal_arg(ob, &b) < 0)
         return NULL;
     int st = cudyn_device_can_access_peer(a, b, &can);
     if (st != CUDYN_OK)
@@ -315,7 +317,8 @@ static PyObject *f_enable_peer(PyObject *m, PyObject *args)
 {
     (void)m;
     int a, b;
-    if (!PyArg_ParseTuple(args, "ii:enable_peer", &a, &b))
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "OO:enable_peer", &oa, &ob) || ordinal_arg(oa, &a) < 0 || ordinal_arg(ob, &b) < 0)
         return NULL;
     int st = cudyn_device_enable_peer(a, b);
     if (st != CUDYN_OK)

@@ -2,6 +2,7 @@
  * PyCUDA's SourceModule), loaded from images (cudyn-cc, CUBIN, PTX,
  * fatbin) or files; kernels and globals by name. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <string.h>
 
 /* a sequence of str as a NULL-terminated array of UTF-8 pointers into the
@@ -171,8 +172,8 @@ static int use_device(PyObject *device_obj, int *prev)
 {
     if (device_obj == Py_None)
         return 0;
-    int dev = (int)PyLong_AsLong(device_obj);
-    if (dev == -1 && PyErr_Occurred())
+    int dev;
+    if (cpy_int(device_obj, &dev, "device (ordinal)", INT_MIN, INT_MAX) < 0)
         return -1;
     if ((*prev = cpy_current_device()) < 0)
         return -1;

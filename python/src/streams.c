@@ -47,7 +47,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Stream", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Stream", kw, cpy_flags, &flags))
         return NULL;
     cudyn_stream s = NULL;
     int st = cudyn_stream_create(&s, flags);
@@ -203,7 +203,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Event", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Event", kw, cpy_flags, &flags))
         return NULL;
     cudyn_event e = NULL;
     int st = cudyn_event_create(&e, flags);
@@ -337,7 +337,7 @@ static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwd
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:instantiate", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:instantiate", kw, cpy_flags, &flags))
         return NULL;
     cudyn_graph_exec e = NULL;
     int st = cudyn_graph_instantiate(&e, g->graph, flags);

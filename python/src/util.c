@@ -3,6 +3,7 @@
  * waiting that answers Ctrl-C.  The conversions of device addresses
  * (array.c) and streams (streams.c) live with their types. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -92,6 +93,15 @@ int cpy_ssize(PyObject *obj, Py_ssize_t *out, const char *what, Py_ssize_t min)
         return -1;
     *out = (Py_ssize_t)(long long)v;
     return 0;
+}
+
+int cpy_flags(PyObject *obj, void *out)
+{
+    unsigned long long v;
+    if (cpy_integer(obj, "flags", 0, UINT_MAX, &v) < 0)
+        return 0;
+    *(unsigned int *)out = (unsigned int)v;
+    return 1;
 }
 
 int cpy_int(PyObject *obj, int *out, const char *what, int min, int max)
