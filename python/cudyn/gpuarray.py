@@ -181,8 +181,8 @@ class GPUArray(_DeviceArray):
         if not _pool_enabled:
             return
         try:
-            memory = self.base
-            if type(memory) is not _DeviceMemory or _getrefcount(memory) > 3 or self.stream is not None:
+            memory = self.base  # held by our owner and memory slots, this name and getrefcount's argument
+            if type(memory) is not _DeviceMemory or _getrefcount(memory) > 4 or self.stream is not None:
                 return
             nbytes = memory.nbytes
             if _pool_bytes + nbytes > _POOL_LIMIT or getattr(memory, "managed", False):

@@ -29,20 +29,71 @@ static int c_contiguous(int ndim, const Py_ssize_t *shape, const Py_ssize_t *str
     return 1;
 }
 
+/* a*b and a+b of Py_ssize_t, 0 when they overflow (a >= 0 for mul) */
+static int mul_ok(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
+{
+    if (a && (b > 0 ? b > PY_SSIZE_T_MAX / a : b < PY_SSIZE_T_MIN / a))
+        return 0;
+    *r = a * b;
+    return 1;
+}
+static int add_ok(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
+{
+    if (b > 0 ? a > PY_SSIZE_T_MAX - b : a < PY_SSIZE_T_MIN - b)
+        return 0;
+    *r = a + b;
+    return 1;
+}
+
+/* The lowest byte offset of the elements (<= 0) and the bytes from there
+ * to one past the last (0 if empty); -1 when that arithmetic overflows. */
+static int extent_of(int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
+                     Py_ssize_t *low, Py_ssize_t *span)
+{
+    Py_ssize_t lo = 0, hi = itemsize;
+    *low = *span = 0;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0)
+            return 0;
+    for (int i = 0; i < ndim; i++) {
+        Py_ssize_t d;
+        if (!mul_ok(shape[i] - 1, strides[i], &d) || !(d < 0 ? add_ok(lo, d, &lo) : add_ok(hi, d, &hi)))
+            return -1;
+    }
+    if (!add_ok(hi, -lo, span))
+        return -1;
+    *low = lo;
+    return 0;
+}
+
+static Py_ssize_t extent(const DeviceArrayObject *a, Py_ssize_t *low)
+{
+    Py_ssize_t span;
+    extent_of(a->ndim, a->shape, a->strides, a->itemsize, low, &span); /* checked when the array was made */
+    return span;
+}
+
 PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py_ssize_t *shape,
                         const Py_ssize_t *strides, PyObject *dtype, PyObject *owner, PyObject *stream, int device,
                         int readonly)
 {
     if (ndim < 0 || ndim > CPY_MAX_DIMS)
         return cpy_invalid("DeviceArray: %d dimensions (at most %d)", ndim, CPY_MAX_DIMS);
+    if (!(dtype = cpy_device_dtype(dtype, "DeviceArray"))) /* the dtype rule, for every way in */
+        return NULL;
     Py_ssize_t itemsize = get_ssize_attr(dtype, "itemsize");
-    if (itemsize < 0)
+    if (itemsize <= 0) {
+        if (itemsize == 0)
+            cpy_invalid("DeviceArray: the dtype %R has no size", dtype);
+        Py_DECREF(dtype);
         return NULL;
-    if (itemsize == 0)
-        return cpy_invalid("DeviceArray: the dtype %R has no size", dtype);
+    }
     DeviceArrayObject *a = (DeviceArrayObject *)type->tp_alloc(type, 0);
-    if (!a)
+    if (!a) {
+        Py_DECREF(dtype);
         return NULL;
+    }
+    a->dtype = dtype;
     a->ptr = ptr;
     a->ndim = ndim;
     a->itemsize = itemsize;
@@ -63,13 +114,16 @@ PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py
     }
     a->size = size;
     Py_ssize_t step = itemsize;
-    for (int i = ndim - 1; i >= 0; i--) {
+    for (int i = ndim - 1; i >= 0; i--) { /* C strides cannot overflow: the size did not */
         a->strides[i] = strides ? strides[i] : step;
         step *= shape[i] ? shape[i] : 1;
     }
+    Py_ssize_t low, span;
+    if (extent_of(ndim, a->shape, a->strides, itemsize, &low, &span) < 0) {
+        Py_DECREF(a);
+        return cpy_invalid("DeviceArray: the strides reach past any address (their extent overflows)");
+    }
     a->contiguous = c_contiguous(ndim, a->shape, a->strides, itemsize);
-    Py_INCREF(dtype);
-    a->dtype = dtype;
     Py_XINCREF(owner);
     a->owner = owner;
     if (!stream)
@@ -79,45 +133,58 @@ PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py
     return (PyObject *)a;
 }
 
-/* an int's value as a device address (negative is refused) */
+/* an int's value as a device address */
 static int int_ptr(PyObject *obj, cudyn_devptr *out, const char *what)
 {
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        cpy_invalid("%s: %R is not a device address (0 .. 2**64-1)", what, obj);
+    unsigned long long v;
+    if (cpy_integer(obj, what, 0, UINT64_MAX, &v) < 0)
         return -1;
-    }
     *out = (cudyn_devptr)v;
     return 0;
 }
 
-int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
+/* a producer's __cuda_array_interface__ data: (address, readonly) */
+static int cai_ref(PyObject *cai, struct cpy_device_ref *r, const char *what)
 {
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
-        return cpy_array_ptr((DeviceArrayObject *)obj, out);
+    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
+    if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+        cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
+        return -1;
+    }
+    r->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+    return r->readonly < 0 ? -1 : int_ptr(PyTuple_GET_ITEM(data, 0), &r->ptr, what);
+}
+
+int cpy_device_ref(PyObject *obj, struct cpy_device_ref *r, const char *what)
+{
+    r->memory = NULL;
+    r->readonly = 0;
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type)) {
+        DeviceArrayObject *a = (DeviceArrayObject *)obj;
+        r->memory = a->memory;
+        r->readonly = a->readonly;
+        return cpy_array_ptr(a, &r->ptr);
+    }
     if (PyObject_TypeCheck(obj, &DeviceMemory_Type)) {
         DeviceMemoryObject *m = (DeviceMemoryObject *)obj;
         if (m->freed) {
             cpy_invalid("%s: the DeviceMemory was freed", what);
             return -1;
         }
-        *out = m->ptr;
+        r->memory = m;
+        r->ptr = m->ptr;
         return 0;
     }
     if (PyLong_Check(obj))
-        return int_ptr(obj, out, what);
+        return int_ptr(obj, &r->ptr, what);
     PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
     if (cai) {
-        PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
-        int rc = -1;
-        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2)
-            rc = int_ptr(PyTuple_GET_ITEM(data, 0), out, what);
-        else
-            cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
+        int rc = cai_ref(cai, r, what);
         Py_DECREF(cai);
         return rc;
     }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1; /* the producer's own exception (KeyboardInterrupt, MemoryError ...) */
     PyErr_Clear();
     if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
         cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
@@ -130,13 +197,59 @@ int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
     return -1;
 }
 
+int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what)
+{
+    struct cpy_device_ref r;
+    if (cpy_device_ref(obj, &r, what) < 0)
+        return -1;
+    *out = r.ptr;
+    return 0;
+}
+
+int cpy_devptr_use(PyObject *obj, cudyn_devptr *out, const char *what, int writing, DeviceMemoryObject **held)
+{
+    struct cpy_device_ref r;
+    *held = NULL;
+    if (cpy_device_ref(obj, &r, what) < 0)
+        return -1;
+    if (writing && r.readonly) {
+        cpy_invalid("%s: the device array is read-only (its producer said so)", what);
+        return -1;
+    }
+    if (r.memory) {
+        cpy_memory_hold(r.memory);
+        *held = r.memory;
+    }
+    *out = r.ptr;
+    return 0;
+}
+
+int cpy_array_attach(DeviceArrayObject *a, DeviceMemoryObject *m, const char *what)
+{
+    Py_ssize_t low, span = extent(a, &low);
+    cudyn_devptr below = (cudyn_devptr)0 - (cudyn_devptr)low; /* low <= 0: the bytes before element 0 */
+    if (m->freed) {
+        cpy_invalid("%s: the DeviceMemory was freed", what);
+        return -1;
+    }
+    if (a->ptr < m->ptr + below || a->ptr - below - m->ptr > m->nbytes ||
+        (size_t)span > m->nbytes - (a->ptr - below - m->ptr)) {
+        cpy_invalid("%s: the view's %zd bytes at offset %lld do not fit the DeviceMemory's %zu", what, span,
+                    (long long)(a->ptr - m->ptr) + (long long)low, m->nbytes);
+        return -1;
+    }
+    Py_INCREF(m);
+    Py_XSETREF(a->memory, m);
+    a->device = m->device;
+    return 0;
+}
+
 /* a shape from an int or a sequence of ints */
-static int parse_shape(PyObject *obj, Py_ssize_t *shape, int *ndim, const char *what)
+static int parse_shape(PyObject *obj, Py_ssize_t *shape, int *ndim, const char *what, Py_ssize_t min)
 {
     if (PyIndex_Check(obj)) {
-        shape[0] = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
         *ndim = 1;
-        return shape[0] == -1 && PyErr_Occurred() ? -1 : 0;
+        return cpy_ssize(obj, &shape[0], what, min);
     }
     PyObject *seq = PySequence_Fast(obj, "");
     if (!seq) {
@@ -151,40 +264,27 @@ static int parse_shape(PyObject *obj, Py_ssize_t *shape, int *ndim, const char *
         cpy_invalid("%s: %zd dimensions (at most %d)", what, n, CPY_MAX_DIMS);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        shape[i] = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq, i), PyExc_OverflowError);
-        if (shape[i] == -1 && PyErr_Occurred()) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (cpy_ssize(PySequence_Fast_GET_ITEM(seq, i), &shape[i], what, min) < 0) {
             Py_DECREF(seq);
             return -1;
         }
-    }
     Py_DECREF(seq);
     *ndim = (int)n;
     return 0;
 }
 
-/* the bytes from the first to one past the last element (0 if empty) */
-static Py_ssize_t extent(const DeviceArrayObject *a, Py_ssize_t *low)
+/* the owner= keyword, or `fallback` when it is None */
+static void keep_owner(DeviceArrayObject *a, PyObject *owner, PyObject *fallback)
 {
-    Py_ssize_t lo = 0, hi = a->itemsize;
-    if (a->size == 0) {
-        *low = 0;
-        return 0;
-    }
-    for (int i = 0; i < a->ndim; i++) {
-        Py_ssize_t span = (a->shape[i] - 1) * a->strides[i];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    *low = lo;
-    return hi - lo;
+    PyObject *keep = owner != Py_None ? owner : fallback;
+    Py_XINCREF(keep);
+    a->owner = keep;
 }
 
-/* memory=: the array views a DeviceMemory (its extent must fit), which it
- * keeps alive; 0 or -1 */
-static int view_memory(DeviceArrayObject *a, PyObject *memory, Py_ssize_t low, Py_ssize_t span)
+/* memory=: the array views a DeviceMemory at offset bytes (its elements
+ * must lie inside), which it keeps alive; 0 or -1 */
+static int view_memory(DeviceArrayObject *a, PyObject *memory, Py_ssize_t offset, PyObject *owner)
 {
     if (!PyObject_TypeCheck(memory, &DeviceMemory_Type)) {
         PyErr_Format(PyExc_TypeError, "DeviceArray: memory must be a DeviceMemory, not %.100s",
@@ -192,104 +292,117 @@ static int view_memory(DeviceArrayObject *a, PyObject *memory, Py_ssize_t low, P
         return -1;
     }
     DeviceMemoryObject *m = (DeviceMemoryObject *)memory;
-    if (m->freed || low < 0 || (size_t)span > m->nbytes) {
-        if (m->freed)
-            cpy_invalid("DeviceArray: the DeviceMemory was freed");
-        else
-            cpy_invalid("DeviceArray: %zd bytes do not fit the DeviceMemory's %zu", span, m->nbytes);
+    a->ptr = m->ptr + (cudyn_devptr)offset;
+    if (cpy_array_attach(a, m, "DeviceArray") < 0)
         return -1;
-    }
-    a->ptr = m->ptr;
-    a->device = m->device;
-    Py_INCREF(memory);
-    a->owner = memory;
+    keep_owner(a, owner, memory);
     return 0;
 }
 
-/* ptr=: the array views device memory at an address (host memory is
- * refused), keeping `owner` alive, or the object that gave the address
- * when it is not a plain int; 0 or -1 */
-static int view_address(DeviceArrayObject *a, PyObject *ptr_obj, PyObject *owner)
+/* ptr=: the array views device memory at an address (+ offset), keeping
+ * `owner` alive, or the object that gave the address when it is not a
+ * plain int.  Where the address comes from a DeviceMemory (itself, an
+ * array's, owner='s) the view lies inside it and sees its free(); else
+ * the driver is asked that it is device memory (host memory is refused).
+ * 0 or -1 */
+static int view_address(DeviceArrayObject *a, PyObject *ptr_obj, Py_ssize_t offset, PyObject *owner)
 {
-    cudyn_devptr p;
-    if (cpy_devptr(ptr_obj, &p, "DeviceArray: ptr") < 0)
+    struct cpy_device_ref r;
+    if (cpy_device_ref(ptr_obj, &r, "DeviceArray: ptr") < 0)
         return -1;
+    if (!r.memory && owner != Py_None && owner != ptr_obj) {
+        struct cpy_device_ref o;
+        if (PyObject_TypeCheck(owner, &DeviceArray_Type) || PyObject_TypeCheck(owner, &DeviceMemory_Type)) {
+            if (cpy_device_ref(owner, &o, "DeviceArray: owner") < 0)
+                return -1;
+            r.memory = o.memory;
+        }
+    }
+    a->ptr = r.ptr + (cudyn_devptr)offset;
+    a->readonly = r.readonly;
+    keep_owner(a, owner, PyLong_Check(ptr_obj) ? NULL : ptr_obj);
+    if (r.memory)
+        return cpy_array_attach(a, r.memory, "DeviceArray");
     struct cudyn_pointer_info info = {.size = sizeof info};
-    int st = cudyn_pointer_info(p, &info);
+    int st = cudyn_pointer_info(a->ptr, &info);
     if (st != CUDYN_OK) {
         cpy_raise(st);
         return -1;
     }
-    if (p && info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED) {
+    if (a->ptr && info.kind != CUDYN_POINTER_DEVICE && info.kind != CUDYN_POINTER_MANAGED) {
         cpy_invalid("DeviceArray: ptr %p is not device memory (host memory where device memory is needed)",
-                    (void *)(uintptr_t)p);
+                    (void *)(uintptr_t)a->ptr);
         return -1;
     }
-    a->ptr = p;
     a->device = info.device >= 0 ? info.device : cpy_current_device();
-    if (a->device < 0)
-        return -1;
-    PyObject *keep = owner != Py_None ? owner : (PyLong_Check(ptr_obj) ? NULL : ptr_obj);
-    Py_XINCREF(keep);
-    a->owner = keep;
-    return 0;
+    return a->device < 0 ? -1 : 0;
 }
 
 /* Neither: new memory on the current device for the array's extent; 0 or -1 */
-static int own_new_memory(DeviceArrayObject *a, int strided, Py_ssize_t low, Py_ssize_t span)
+static int own_new_memory(DeviceArrayObject *a, int strided, Py_ssize_t offset, PyObject *owner)
 {
-    if (strided && low < 0) {
-        cpy_invalid("DeviceArray: negative strides need memory or ptr");
+    Py_ssize_t low, span = extent(a, &low);
+    if ((strided && low < 0) || offset) {
+        cpy_invalid("DeviceArray: %s memory= or ptr=", offset ? "an offset is one into" : "negative strides need");
         return -1;
     }
     PyObject *m = cpy_device_memory_new(span ? (size_t)span : 1, 0);
     if (!m)
         return -1;
     a->ptr = ((DeviceMemoryObject *)m)->ptr;
-    a->device = ((DeviceMemoryObject *)m)->device;
-    a->owner = m;
-    return 0;
+    int rc = cpy_array_attach(a, (DeviceMemoryObject *)m, "DeviceArray");
+    keep_owner(a, owner, m);
+    Py_DECREF(m);
+    return rc;
+}
+
+/* the layout arguments: shape, strides (None: C order), offset */
+static int parse_layout(PyObject *shape_obj, PyObject *strides_obj, PyObject *offset_obj, Py_ssize_t *shape,
+                        Py_ssize_t *strides, int *ndim, Py_ssize_t *offset)
+{
+    int nstrides = 0;
+    if (parse_shape(shape_obj, shape, ndim, "DeviceArray: shape", 0) < 0)
+        return -1;
+    if (strides_obj != Py_None) {
+        if (parse_shape(strides_obj, strides, &nstrides, "DeviceArray: strides", PY_SSIZE_T_MIN) < 0)
+            return -1;
+        if (nstrides != *ndim) {
+            cpy_invalid("DeviceArray: %d strides for %d dimensions", nstrides, *ndim);
+            return -1;
+        }
+    }
+    *offset = 0;
+    return offset_obj == Py_None ? 0 : cpy_ssize(offset_obj, offset, "DeviceArray: offset", 0);
 }
 
 static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kw[] = {"shape", "dtype", "strides", "memory", "ptr", "owner", "stream", NULL};
+    static char *kw[] = {"shape", "dtype", "strides", "memory", "ptr", "owner", "stream", "offset", NULL};
     PyObject *shape_obj, *dtype_obj, *strides_obj = Py_None, *memory = Py_None, *ptr_obj = Py_None,
-                                      *owner = Py_None, *stream = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOOOO:DeviceArray", kw, &shape_obj, &dtype_obj, &strides_obj,
-                                     &memory, &ptr_obj, &owner, &stream))
+                                      *owner = Py_None, *stream = Py_None, *offset_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOOOOO:DeviceArray", kw, &shape_obj, &dtype_obj, &strides_obj,
+                                     &memory, &ptr_obj, &owner, &stream, &offset_obj))
         return NULL;
-    Py_ssize_t shape[CPY_MAX_DIMS], strides[CPY_MAX_DIMS];
-    int ndim = 0, nstrides = 0;
-    if (parse_shape(shape_obj, shape, &ndim, "DeviceArray: shape") < 0)
+    Py_ssize_t shape[CPY_MAX_DIMS], strides[CPY_MAX_DIMS], offset;
+    int ndim = 0;
+    if (parse_layout(shape_obj, strides_obj, offset_obj, shape, strides, &ndim, &offset) < 0)
         return NULL;
-    if (strides_obj != Py_None) {
-        if (parse_shape(strides_obj, strides, &nstrides, "DeviceArray: strides") < 0)
-            return NULL;
-        if (nstrides != ndim)
-            return cpy_invalid("DeviceArray: %d strides for %d dimensions", nstrides, ndim);
-    }
     cudyn_stream s;
     if (stream != Py_None && cpy_stream(stream, &s) < 0)
         return NULL;
-    PyObject *dtype = cpy_dtype(dtype_obj);
-    if (!dtype)
-        return NULL;
+    if (memory != Py_None && ptr_obj != Py_None)
+        return cpy_invalid("DeviceArray: give memory or ptr, not both");
     DeviceArrayObject *a = (DeviceArrayObject *)cpy_array_new(
-        type, 0, ndim, shape, strides_obj != Py_None ? strides : NULL, dtype, NULL, stream, -1, 0);
-    Py_DECREF(dtype);
+        type, 0, ndim, shape, strides_obj != Py_None ? strides : NULL, dtype_obj, NULL, stream, -1, 0);
     if (!a)
         return NULL;
-    Py_ssize_t low, span = extent(a, &low);
-    int rc = -1;
-    if (memory != Py_None && ptr_obj != Py_None)
-        cpy_invalid("DeviceArray: give memory or ptr, not both");
-    else if (memory != Py_None)
-        rc = view_memory(a, memory, low, span);
+    int rc;
+    if (memory != Py_None)
+        rc = view_memory(a, memory, offset, owner);
     else if (ptr_obj != Py_None)
-        rc = view_address(a, ptr_obj, owner);
+        rc = view_address(a, ptr_obj, offset, owner);
     else
-        rc = own_new_memory(a, strides_obj != Py_None, low, span);
+        rc = own_new_memory(a, strides_obj != Py_None, offset, owner);
     if (rc < 0)
         Py_CLEAR(a);
     return (PyObject *)a;
@@ -301,6 +414,7 @@ static void da_dealloc(DeviceArrayObject *a)
         PyObject_ClearWeakRefs((PyObject *)a);
     Py_XDECREF(a->dtype);
     Py_XDECREF(a->owner);
+    Py_XDECREF(a->memory);
     Py_XDECREF(a->stream);
     Py_TYPE(a)->tp_free((PyObject *)a);
 }
@@ -373,12 +487,23 @@ static int host_view(DeviceArrayObject *a, PyObject *host, Py_buffer *view, int 
         cpy_invalid("%s: a DeviceArray where a host array is needed", what);
         return -1;
     }
+    PyObject *hd = PyObject_GetAttrString(host, "dtype"), *checked = NULL;
+    if (!hd)
+        PyErr_Clear(); /* a buffer without a dtype: its sizes are compared below */
+    else if (!(checked = cpy_device_dtype(hd, what))) {
+        Py_DECREF(hd);
+        return -1; /* the dtype rule: an object array's bytes are pointers */
+    }
+    Py_XDECREF(checked);
     if (PyObject_GetBuffer(host, view, PyBUF_RECORDS_RO) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_BufferError))
+        if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
+            Py_XDECREF(hd);
             return -1;
+        }
         PyErr_Clear();
         if (PyObject_GetBuffer(host, view, PyBUF_FULL_RO) < 0) {
             PyErr_Clear();
+            Py_XDECREF(hd);
             PyErr_Format(PyExc_TypeError, "%s: %.100s is not a host array (no buffer protocol)", what,
                          Py_TYPE(host)->tp_name);
             return -1;
@@ -393,19 +518,14 @@ static int host_view(DeviceArrayObject *a, PyObject *host, Py_buffer *view, int 
         why = "the host array's size differs from the device array's";
     else if (view->itemsize != a->itemsize && view->ndim != 0 && view->format && strcmp(view->format, "B") != 0)
         why = "the host array's item size differs from the device array's dtype";
-    if (!why) {
-        PyObject *hd = PyObject_GetAttrString(host, "dtype");
-        if (!hd)
+    if (!why && hd) {
+        int same = PyObject_RichCompareBool(hd, a->dtype, Py_EQ);
+        if (same == 0)
+            why = "the host array's dtype differs from the device array's";
+        else if (same < 0)
             PyErr_Clear();
-        else {
-            int same = PyObject_RichCompareBool(hd, a->dtype, Py_EQ);
-            Py_DECREF(hd);
-            if (same == 0)
-                why = "the host array's dtype differs from the device array's";
-            else if (same < 0)
-                PyErr_Clear();
-        }
     }
+    Py_XDECREF(hd);
     if (why) {
         PyBuffer_Release(view);
         cpy_invalid("%s: %s (host %zd bytes, device %zd x %zd bytes)", what, why, view->len, a->size, a->itemsize);
@@ -433,6 +553,7 @@ static PyObject *da_get(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOp:get", kw, &ary, &stream_obj, &pagelocked) ||
         cpy_stream(stream_obj, &stream) < 0 || need_contiguous(a, "DeviceArray.get") < 0 || cpy_array_ptr(a, &p) < 0)
         return NULL;
+    DeviceMemoryObject *held = NULL;
     (void)pagelocked;
     if (ary == Py_None) {
         PyObject *np = cpy_numpy(), *shape = da_shape(a, NULL);
@@ -451,12 +572,18 @@ static PyObject *da_get(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
         Py_DECREF(ary);
         return NULL;
     }
+    if (cpy_devptr_use((PyObject *)a, &p, "DeviceArray.get", 0, &held) < 0) {
+        PyBuffer_Release(&view);
+        Py_DECREF(ary);
+        return NULL;
+    }
     int st;
     if (stream_obj == Py_None)
         CPY_NOGIL(st, cudyn_memcpy_dtoh(view.buf, p, (size_t)view.len));
     else
         CPY_NOGIL(st, cudyn_memcpy_dtoh_async(view.buf, p, (size_t)view.len, stream));
     PyBuffer_Release(&view);
+    cpy_memory_release(held);
     if (st != CUDYN_OK) {
         Py_DECREF(ary);
         return cpy_raise(st);
@@ -470,20 +597,23 @@ static PyObject *da_set(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
     PyObject *ary, *stream_obj = Py_None;
     cudyn_stream stream;
     cudyn_devptr p;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:set", kw, &ary, &stream_obj) ||
-        cpy_stream(stream_obj, &stream) < 0 || need_contiguous(a, "DeviceArray.set") < 0 || cpy_array_ptr(a, &p) < 0)
-        return NULL;
-    if (a->readonly)
-        return cpy_invalid("DeviceArray.set: the device array is read-only (its producer said so)");
+    DeviceMemoryObject *held = NULL;
     Py_buffer view;
-    if (host_view(a, ary, &view, 0, "DeviceArray.set") < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:set", kw, &ary, &stream_obj) ||
+        cpy_stream(stream_obj, &stream) < 0 || need_contiguous(a, "DeviceArray.set") < 0 ||
+        cpy_devptr_use((PyObject *)a, &p, "DeviceArray.set", 1, &held) < 0)
         return NULL;
+    if (host_view(a, ary, &view, 0, "DeviceArray.set") < 0) {
+        cpy_memory_release(held);
+        return NULL;
+    }
     int st;
     if (stream_obj == Py_None)
         CPY_NOGIL(st, cudyn_memcpy_htod(p, view.buf, (size_t)view.len));
     else
         CPY_NOGIL(st, cudyn_memcpy_htod_async(p, view.buf, (size_t)view.len, stream));
     PyBuffer_Release(&view);
+    cpy_memory_release(held);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
@@ -541,8 +671,10 @@ PyTypeObject DeviceArray_Type = {
     .tp_repr = (reprfunc)da_repr,
     .tp_as_sequence = &da_seq,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None): an "
-              "array in device memory (new memory unless memory or ptr is given).",
+    .tp_doc = "DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None, offset=0): "
+              "an array in device memory: new memory, or a view of memory= (a DeviceMemory) or ptr= (an address or "
+              "anything that has one) at offset bytes, its elements inside that memory; owner= is kept alive "
+              "(.base).  A view sees its memory's free().",
     .tp_weaklistoffset = offsetof(DeviceArrayObject, weakrefs),
     .tp_methods = da_methods,
     .tp_members = da_members,

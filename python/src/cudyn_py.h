@@ -28,6 +28,8 @@
 PyObject *cpy_raise(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
 PyObject *cpy_invalid(const char *fmt, ...);
+/* a cudyn_origin's name ("driver", "nvml" ...; "unknown" for others) */
+const char *cpy_origin_name(int origin);
 /* Whether the exception set is an InvalidArgument. */
 int cpy_invalid_pending(void);
 /* Raises LaunchArgumentError (an Error and a TypeError): a wrong kind of
@@ -47,8 +49,23 @@ int cpy_wait_context(void);
 PyObject *cpy_numpy(void);
 /* numpy.dtype(obj) */
 PyObject *cpy_dtype(PyObject *obj);
-/* a nonnegative size from an int */
+/* The one conversion of an integer from Python: obj (an int, or anything
+ * with __index__) in min .. max, else InvalidArgument (a ValueError)
+ * naming `what` and the range (never OverflowError); TypeError for a
+ * non-integer.  *out gets the value's 64 bits (a negative one in two's
+ * complement: cast it back). */
+int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long long max, unsigned long long *out);
+/* cpy_integer for a size (0 .. SIZE_MAX), a Py_ssize_t (min ..
+ * PY_SSIZE_T_MAX) and an int (min .. max) */
 int cpy_size(PyObject *obj, size_t *out, const char *what);
+int cpy_ssize(PyObject *obj, Py_ssize_t *out, const char *what, Py_ssize_t min);
+int cpy_int(PyObject *obj, int *out, const char *what, int min, int max);
+/* flags (an unsigned int) as a PyArg "O&" converter: 1, or 0 with an exception */
+int cpy_flags(PyObject *obj, void *out);
+/* The dtype rule: numpy.dtype(obj) if the device can hold it (numbers,
+ * bool, complex, records and fixed blocks of those), else TypeError
+ * naming `what`.  Every entry that makes or fills a DeviceArray asks it. */
+PyObject *cpy_device_dtype(PyObject *obj, const char *what);
 /* the current device (ordinal) or -1 with an exception */
 int cpy_current_device(void);
 
@@ -90,12 +107,18 @@ typedef struct {
     int device;
     int managed;
     int freed;
+    Py_ssize_t in_use; /* copies running, DLPack tensors exported: free() refuses */
     PyObject *weakrefs;
 } DeviceMemoryObject;
 extern PyTypeObject DeviceMemory_Type;
 extern PyTypeObject PinnedMemory_Type;
 /* a new DeviceMemory of nbytes on the current device */
 PyObject *cpy_device_memory_new(size_t nbytes, int managed);
+/* the in-use count that free() respects (with a reference): taken before
+ * a copy releases the GIL or a DLPack tensor is exported, given back
+ * after (release(NULL) does nothing) */
+void cpy_memory_hold(DeviceMemoryObject *m);
+void cpy_memory_release(DeviceMemoryObject *m);
 
 /* ---- streams.c */
 typedef struct {
@@ -136,21 +159,22 @@ typedef struct {
     Py_ssize_t shape[CPY_MAX_DIMS];
     Py_ssize_t strides[CPY_MAX_DIMS]; /* bytes */
     PyObject *dtype;                  /* a numpy dtype */
-    PyObject *owner;                  /* keeps the memory alive: DeviceMemory, a producer ... */
+    PyObject *owner;                  /* keeps the memory alive: DeviceMemory, a producer ... (.base) */
+    DeviceMemoryObject *memory;       /* the DeviceMemory it views, whose free() it sees; NULL: unknown */
     PyObject *stream;                 /* None or what was given */
     PyObject *weakrefs;
 } DeviceArrayObject;
 /* the DeviceMemory an array views, or NULL (another owner, or none) */
 static inline DeviceMemoryObject *cpy_array_memory(const DeviceArrayObject *a)
 {
-    return a->owner && Py_TYPE(a->owner) == &DeviceMemory_Type ? (DeviceMemoryObject *)a->owner : NULL;
+    return a->memory;
 }
-/* the array's address, refusing one whose memory was freed */
+/* the array's address, refusing one whose memory was freed (the view's
+ * half of the lifetime rule) */
 static inline int cpy_array_ptr(const DeviceArrayObject *a, cudyn_devptr *out)
 {
-    const DeviceMemoryObject *m = cpy_array_memory(a);
-    if (m && m->freed) {
-        cpy_invalid("the DeviceArray's memory was freed");
+    if (a->memory && a->memory->freed) {
+        cpy_invalid("the DeviceArray's memory was freed (DeviceMemory.free() of its base)");
         return -1;
     }
     *out = a->ptr;
@@ -161,6 +185,10 @@ static inline int cpy_array_ptr(const DeviceArrayObject *a, cudyn_devptr *out)
 PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure);
 PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds);
 PyObject *cpy_array_dlpack_device(DeviceArrayObject *self, PyObject *unused);
+/* the DeviceArray a tensor of ours exports (borrowed), or NULL for
+ * another library's tensor */
+struct DLManagedTensor;
+PyObject *cpy_exported_array(const struct DLManagedTensor *m);
 
 /* ---- array.c */
 extern PyTypeObject DeviceArray_Type;
@@ -170,8 +198,24 @@ PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py
                         int readonly);
 /* A device address from an int, a DeviceMemory, a DeviceArray or an object
  * with __cuda_array_interface__; a host buffer (numpy array, bytes) is
- * refused saying so.  `what` names the argument.  0 on success. */
+ * refused saying so, freed memory too; what the producer's
+ * __cuda_array_interface__ raises propagates.  `what` names the argument.
+ * 0 on success. */
 int cpy_devptr(PyObject *obj, cudyn_devptr *out, const char *what);
+/* What an object says of the device memory it names */
+struct cpy_device_ref {
+    cudyn_devptr ptr;
+    DeviceMemoryObject *memory; /* borrowed; NULL where unknown (an int, a foreign producer) */
+    int readonly;               /* its producer said so */
+};
+int cpy_device_ref(PyObject *obj, struct cpy_device_ref *r, const char *what);
+/* For a copy or set that releases the GIL: cpy_devptr, refusing a write
+ * (`writing`) into a read-only array, with the memory behind it held
+ * (cpy_memory_hold) until cpy_memory_release(*held). */
+int cpy_devptr_use(PyObject *obj, cudyn_devptr *out, const char *what, int writing, DeviceMemoryObject **held);
+/* Makes a (new) array view m, checking that its elements lie inside it;
+ * 0 or -1 */
+int cpy_array_attach(DeviceArrayObject *a, DeviceMemoryObject *m, const char *what);
 
 /* ---- interop.c: other libraries' arrays as DeviceArrays */
 PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);

@@ -41,10 +41,22 @@ static PyObject *class_for(int status)
     }
 }
 
-static const char *origin_name(int origin)
+/* origin -> name: the one table (Error.origin, last_error()["origin"]);
+ * each row is tied to cudyn.h's enumerator, so a renumbering cannot
+ * shift the names, and an origin appended there without a row here is
+ * "unknown" until it gets one */
+static const char *const origin_names[] = {
+    [CUDYN_ORIGIN_NONE] = "none",     [CUDYN_ORIGIN_LIBRARY] = "library", [CUDYN_ORIGIN_LOADER] = "loader",
+    [CUDYN_ORIGIN_DRIVER] = "driver", [CUDYN_ORIGIN_NVRTC] = "nvrtc",     [CUDYN_ORIGIN_SYSTEM] = "system",
+    [CUDYN_ORIGIN_NVML] = "nvml",     [CUDYN_ORIGIN_NCCL] = "nccl",
+};
+
+const char *cpy_origin_name(int origin)
 {
-    static const char *const names[] = {"none", "library", "loader", "driver", "nvrtc", "system"};
-    return origin >= 0 && origin < (int)(sizeof names / sizeof names[0]) ? names[origin] : "unknown";
+    const char *name = origin >= 0 && origin < (int)(sizeof origin_names / sizeof origin_names[0])
+                           ? origin_names[origin]
+                           : NULL;
+    return name ? name : "unknown";
 }
 
 static int set_str(PyObject *e, const char *name, const char *value)
@@ -74,7 +86,7 @@ static PyObject *raise_error(PyObject *cls, const cudyn_error *err)
     if (!e)
         return NULL;
     if (set_int(e, "status", err->status) < 0 || set_str(e, "status_name", cudyn_status_name(err->status)) < 0 ||
-        set_str(e, "origin", origin_name(err->origin)) < 0 || set_int(e, "native_code", err->native_code) < 0 ||
+        set_str(e, "origin", cpy_origin_name(err->origin)) < 0 || set_int(e, "native_code", err->native_code) < 0 ||
         set_str(e, "native_name", err->native_name) < 0 || set_str(e, "function", err->function) < 0 ||
         set_str(e, "message", err->message) < 0 || set_str(e, "hint", err->hint) < 0 ||
         (cls == CompileError && PyObject_SetAttrString(e, "log", Py_None) < 0)) {

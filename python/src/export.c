@@ -16,10 +16,13 @@ typedef struct {
     PyObject *array;
 } Export;
 
+/* the consumer is done: the memory's hold and the array go */
 static void export_deleter(DLManagedTensor *m)
 {
     Export *e = (Export *)m;
     PyGILState_STATE g = PyGILState_Ensure();
+    if (e->array)
+        cpy_memory_release(cpy_array_memory((DeviceArrayObject *)e->array));
     Py_XDECREF(e->array);
     PyMem_RawFree(e);
     PyGILState_Release(g);
@@ -36,15 +39,27 @@ static void capsule_destructor(PyObject *capsule)
         PyErr_Clear();
 }
 
+PyObject *cpy_exported_array(const DLManagedTensor *m)
+{
+    return m->deleter == export_deleter ? ((const Export *)m)->array : NULL;
+}
+
+/* DLPack's type of a dtype; DLPack has no byte order, so the other one
+ * is refused (a consumer would read other numbers) */
 static int dl_dtype(PyObject *dtype, DLDataType *out)
 {
-    PyObject *k = PyObject_GetAttrString(dtype, "kind"), *s = PyObject_GetAttrString(dtype, "itemsize");
+    PyObject *k = PyObject_GetAttrString(dtype, "kind"), *s = PyObject_GetAttrString(dtype, "itemsize"),
+             *native = PyObject_GetAttrString(dtype, "isnative");
     const char *kind = k ? PyUnicode_AsUTF8(k) : NULL;
     long size = s ? PyLong_AsLong(s) : -1;
     int rc = 0;
-    if (!kind || size < 0)
+    if (!kind || size < 0 || !native)
         rc = -1;
-    else {
+    else if (native != Py_True && strchr("iufc", kind[0])) {
+        cpy_invalid("DLPack: the dtype %R is of the other byte order, which DLPack cannot say (astype makes a "
+                    "native copy)", dtype);
+        rc = -1;
+    } else {
         out->bits = (uint8_t)(size * 8);
         out->lanes = 1;
         switch (kind[0]) {
@@ -60,6 +75,7 @@ static int dl_dtype(PyObject *dtype, DLDataType *out)
     }
     Py_XDECREF(k);
     Py_XDECREF(s);
+    Py_XDECREF(native);
     return rc;
 }
 
@@ -81,9 +97,10 @@ static int order_for_consumer(DeviceArrayObject *a, PyObject *stream_obj)
 {
     if (!stream_obj || stream_obj == Py_None)
         return 0;
-    long long h = PyLong_AsLongLong(stream_obj);
-    if (h == -1 && PyErr_Occurred())
+    unsigned long long bits;
+    if (cpy_integer(stream_obj, "__dlpack__: stream", -1, UINTPTR_MAX, &bits) < 0)
         return -1;
+    long long h = (long long)bits;
     if (h == -1) /* the consumer asks for no synchronisation */
         return 0;
     cudyn_stream ours, theirs = cudyn_stream_from_native((void *)(uintptr_t)h);
@@ -124,6 +141,9 @@ PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kw
             return cpy_invalid("__dlpack__: the array lives on %R, not %R (no copies across devices)",
                                cpy_array_dlpack_device(self, NULL), dl_device);
     }
+    if (self->readonly) /* an unversioned capsule cannot say read-only: a consumer would write */
+        return cpy_invalid("__dlpack__: the array is read-only (its producer said so), which a DLPack tensor "
+                           "cannot carry");
     cudyn_devptr p;
     if (cpy_array_ptr(self, &p) < 0 || order_for_consumer(self, stream) < 0)
         return NULL;
@@ -148,13 +168,13 @@ PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kw
     t->byte_offset = 0;
     Py_INCREF(self);
     e->array = (PyObject *)self;
+    if (cpy_array_memory(self)) /* the lifetime rule: free() waits for the consumer's deleter */
+        cpy_memory_hold(cpy_array_memory(self));
     e->managed.manager_ctx = e;
     e->managed.deleter = export_deleter;
     PyObject *cap = PyCapsule_New(&e->managed, "dltensor", capsule_destructor);
-    if (!cap) {
-        Py_DECREF(self);
-        PyMem_RawFree(e);
-    }
+    if (!cap)
+        export_deleter(&e->managed);
     return cap;
 }
 
@@ -170,14 +190,9 @@ PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure)
         return NULL;
     for (int i = 0; i < self->ndim; i++)
         PyTuple_SET_ITEM(shape, i, PyLong_FromSsize_t(self->shape[i]));
-    if (self->contiguous) {
-        strides = Py_None;
-        Py_INCREF(strides);
-    } else {
-        strides = PyTuple_New(self->ndim);
-        for (int i = 0; strides && i < self->ndim; i++)
-            PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(self->strides[i]));
-    }
+    strides = PyTuple_New(self->ndim); /* always given, C order too: consumers need not work them out */
+    for (int i = 0; strides && i < self->ndim; i++)
+        PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(self->strides[i]));
     typestr = PyObject_GetAttrString(self->dtype, "str");
     PyObject *stream_int = NULL;
     if (self->stream != Py_None) {

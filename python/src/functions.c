@@ -1,6 +1,7 @@
 /* functions.c - the module's functions: versions, statuses, the loader,
  * devices, memory copies and sets, the cache, pointer queries. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -32,7 +33,7 @@ static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
     (void)m;
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:init", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:init", kw, cpy_flags, &flags))
         return NULL;
     int st;
     CPY_NOGIL(st, cudyn_init(flags));
@@ -44,15 +45,15 @@ static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
 static PyObject *f_status_name(PyObject *m, PyObject *n)
 {
     (void)m;
-    int v = (int)PyLong_AsLong(n);
-    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_name(v));
+    int v;
+    return cpy_int(n, &v, "status", INT_MIN, INT_MAX) < 0 ? NULL : PyUnicode_FromString(cudyn_status_name(v));
 }
 
 static PyObject *f_status_string(PyObject *m, PyObject *n)
 {
     (void)m;
-    int v = (int)PyLong_AsLong(n);
-    return v == -1 && PyErr_Occurred() ? NULL : PyUnicode_FromString(cudyn_status_string(v));
+    int v;
+    return cpy_int(n, &v, "status", INT_MIN, INT_MAX) < 0 ? NULL : PyUnicode_FromString(cudyn_status_string(v));
 }
 
 static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
@@ -60,7 +61,7 @@ static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
     (void)m;
     static char *kw[] = {"load", NULL};
     unsigned int load = CUDYN_LOAD_ALL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:loader_info", kw, &load))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:loader_info", kw, cpy_flags, &load))
         return NULL;
     struct cudyn_loader_info l = {.size = sizeof l};
     int st;
@@ -93,8 +94,6 @@ static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
     return d;
 }
 
-static const char *origin_names[] = {"none", "library", "loader", "driver", "nvrtc", "system"};
-
 static PyObject *f_last_error(PyObject *m, PyObject *u)
 {
     (void)m, (void)u;
@@ -103,7 +102,7 @@ static PyObject *f_last_error(PyObject *m, PyObject *u)
         Py_RETURN_NONE;
     return Py_BuildValue("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "status", e.status, "status_name",
                          cudyn_status_name(e.status), "origin",
-                         e.origin >= 0 && e.origin <= 5 ? origin_names[e.origin] : "unknown", "native_code",
+                         cpy_origin_name(e.origin), "native_code",
                          e.native_code, "native_name", e.native_name, "function", e.function, "message", e.message,
                          "hint", e.hint);
 }
@@ -120,15 +119,7 @@ static PyObject *f_device_count(PyObject *m, PyObject *u)
 
 static int ordinal_arg(PyObject *o, int *out)
 {
-    long v = PyLong_AsLong(o);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (v < INT32_MIN || v > INT32_MAX) {
-        cpy_invalid("no device %ld", v);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    return cpy_int(o, out, "ordinal", INT_MIN, INT_MAX); /* the driver names a device out of range */
 }
 
 /* every field of struct cudyn_device_info, in its order: the dict's keys
@@ -247,13 +238,14 @@ static PyObject *f_device_attribute(PyObject *m, PyObject *args)
 {
     (void)m;
     int dev;
-    PyObject *which;
-    if (!PyArg_ParseTuple(args, "iO:device_attribute", &dev, &which))
+    PyObject *ordinal, *which;
+    if (!PyArg_ParseTuple(args, "OO:device_attribute", &ordinal, &which) || ordinal_arg(ordinal, &dev) < 0)
         return NULL;
     int attr = -1;
-    if (PyLong_Check(which))
-        attr = (int)PyLong_AsLong(which);
-    else {
+    if (PyLong_Check(which)) {
+        if (cpy_int(which, &attr, "device_attribute: attribute", 0, INT_MAX) < 0)
+            return NULL;
+    } else {
         const char *name = PyUnicode_AsUTF8(which);
         if (!name)
             return NULL;
@@ -312,7 +304,8 @@ static PyObject *f_can_access_peer(PyObject *m, PyObject *args)
 {
     (void)m;
     int a, b, can = 0;
-    if (!PyArg_ParseTuple(args, "ii:can_access_peer", &a, &b))
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "OO:can_access_peer", &oa, &ob) || ordinal_arg(oa, &a) < 0 || ordinal_arg(ob, &b) < 0)
         return NULL;
     int st = cudyn_device_can_access_peer(a, b, &can);
     if (st != CUDYN_OK)
@@ -324,7 +317,8 @@ static PyObject *f_enable_peer(PyObject *m, PyObject *args)
 {
     (void)m;
     int a, b;
-    if (!PyArg_ParseTuple(args, "ii:enable_peer", &a, &b))
+    PyObject *oa, *ob;
+    if (!PyArg_ParseTuple(args, "OO:enable_peer", &oa, &ob) || ordinal_arg(oa, &a) < 0 || ordinal_arg(ob, &b) < 0)
         return NULL;
     int st = cudyn_device_enable_peer(a, b);
     if (st != CUDYN_OK)
@@ -359,6 +353,11 @@ static PyObject *f_cache_clear(PyObject *m, PyObject *u)
     return PyLong_FromUnsignedLongLong(removed);
 }
 
+/* Each copy and set holds the DeviceMemory behind its device operand
+ * (cpy_devptr_use) while it runs without the GIL: free() from another
+ * thread refuses meanwhile.  A host operand is any contiguous buffer (C or
+ * Fortran order: the bytes are copied as they lie). */
+
 /* (dst, src_buffer, stream=None) */
 static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
 {
@@ -367,22 +366,25 @@ static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
     PyObject *dst, *src, *so = Py_None;
     cudyn_devptr p;
     cudyn_stream s;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_htod", kw, &dst, &src, &so) ||
-        cpy_devptr(dst, &p, "memcpy_htod: dst") < 0 || cpy_stream(so, &s) < 0)
-        return NULL;
+    DeviceMemoryObject *held;
     Py_buffer v;
-    if (PyObject_GetBuffer(src, &v, PyBUF_C_CONTIGUOUS) < 0) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_htod", kw, &dst, &src, &so) || cpy_stream(so, &s) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(src, &v, PyBUF_ANY_CONTIGUOUS) < 0) {
         PyErr_Clear();
-        return cpy_invalid("memcpy_htod: src must be a C-contiguous host buffer");
+        return cpy_invalid("memcpy_htod: src must be a contiguous host buffer (C or Fortran order)");
     }
-    int st;
-    if (so == Py_None)
+    int st = CUDYN_OK;
+    if (cpy_devptr_use(dst, &p, "memcpy_htod: dst", 1, &held) < 0)
+        st = -1;
+    else if (so == Py_None)
         CPY_NOGIL(st, cudyn_memcpy_htod(p, v.buf, (size_t)v.len));
     else
         CPY_NOGIL(st, cudyn_memcpy_htod_async(p, v.buf, (size_t)v.len, s));
     PyBuffer_Release(&v);
+    cpy_memory_release(held);
     if (st != CUDYN_OK)
-        return cpy_raise(st);
+        return st < 0 ? NULL : cpy_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -393,22 +395,25 @@ static PyObject *f_memcpy_dtoh(PyObject *m, PyObject *args, PyObject *kwds)
     PyObject *dst, *src, *so = Py_None;
     cudyn_devptr p;
     cudyn_stream s;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_dtoh", kw, &dst, &src, &so) ||
-        cpy_devptr(src, &p, "memcpy_dtoh: src") < 0 || cpy_stream(so, &s) < 0)
-        return NULL;
+    DeviceMemoryObject *held;
     Py_buffer v;
-    if (PyObject_GetBuffer(dst, &v, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_dtoh", kw, &dst, &src, &so) || cpy_stream(so, &s) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(dst, &v, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS) < 0) {
         PyErr_Clear();
-        return cpy_invalid("memcpy_dtoh: dst must be a writable, C-contiguous host buffer");
+        return cpy_invalid("memcpy_dtoh: dst must be a writable, contiguous host buffer (C or Fortran order)");
     }
-    int st;
-    if (so == Py_None)
+    int st = CUDYN_OK;
+    if (cpy_devptr_use(src, &p, "memcpy_dtoh: src", 0, &held) < 0)
+        st = -1;
+    else if (so == Py_None)
         CPY_NOGIL(st, cudyn_memcpy_dtoh(v.buf, p, (size_t)v.len));
     else
         CPY_NOGIL(st, cudyn_memcpy_dtoh_async(v.buf, p, (size_t)v.len, s));
     PyBuffer_Release(&v);
+    cpy_memory_release(held);
     if (st != CUDYN_OK)
-        return cpy_raise(st);
+        return st < 0 ? NULL : cpy_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -420,15 +425,22 @@ static PyObject *f_memcpy_dtod(PyObject *m, PyObject *args, PyObject *kwds)
     cudyn_devptr d, sp;
     cudyn_stream s;
     size_t bytes;
+    DeviceMemoryObject *held_dst, *held_src;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:memcpy_dtod", kw, &dst, &src, &n, &so) ||
-        cpy_devptr(dst, &d, "memcpy_dtod: dst") < 0 || cpy_devptr(src, &sp, "memcpy_dtod: src") < 0 ||
-        cpy_size(n, &bytes, "memcpy_dtod: nbytes") < 0 || cpy_stream(so, &s) < 0)
+        cpy_size(n, &bytes, "memcpy_dtod: nbytes") < 0 || cpy_stream(so, &s) < 0 ||
+        cpy_devptr_use(dst, &d, "memcpy_dtod: dst", 1, &held_dst) < 0)
         return NULL;
+    if (cpy_devptr_use(src, &sp, "memcpy_dtod: src", 0, &held_src) < 0) {
+        cpy_memory_release(held_dst);
+        return NULL;
+    }
     int st;
     if (so == Py_None)
         CPY_NOGIL(st, cudyn_memcpy_dtod(d, sp, bytes));
     else
         CPY_NOGIL(st, cudyn_memcpy_dtod_async(d, sp, bytes, s));
+    cpy_memory_release(held_dst);
+    cpy_memory_release(held_src);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
@@ -437,18 +449,17 @@ static PyObject *f_memcpy_dtod(PyObject *m, PyObject *args, PyObject *kwds)
 static PyObject *memset_any(PyObject *args, PyObject *kwds, int width, const char *fmt)
 {
     static char *kw[] = {"ptr", "value", "count", "stream", NULL};
-    PyObject *dst, *n, *so = Py_None;
+    PyObject *dst, *value_obj, *n, *so = Py_None;
     unsigned long long value;
     cudyn_devptr p;
     cudyn_stream s;
     size_t count;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw, &dst, &value, &n, &so) ||
-        cpy_devptr(dst, &p, "memset: ptr") < 0 || cpy_size(n, &count, "memset: count") < 0 || cpy_stream(so, &s) < 0)
+    DeviceMemoryObject *held;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw, &dst, &value_obj, &n, &so) ||
+        cpy_integer(value_obj, "memset: value", 0, ~0ULL >> (64 - 8 * width), &value) < 0 ||
+        cpy_size(n, &count, "memset: count") < 0 || cpy_stream(so, &s) < 0 ||
+        cpy_devptr_use(dst, &p, "memset: ptr", 1, &held) < 0)
         return NULL;
-    if (width < 4 && value >> (8 * width))
-        return cpy_invalid("memset_d%d: value %llu does not fit %d bits", 8 * width, value, 8 * width);
-    if (value > 0xffffffffULL)
-        return cpy_invalid("memset_d32: value %llu does not fit 32 bits", value);
     int st;
     if (width == 4 && so != Py_None)
         CPY_NOGIL(st, cudyn_memset_d32_async(p, (uint32_t)value, count, s));
@@ -458,6 +469,7 @@ static PyObject *memset_any(PyObject *args, PyObject *kwds, int width, const cha
         CPY_NOGIL(st, cudyn_memset_d16(p, (uint16_t)value, count));
     else
         CPY_NOGIL(st, cudyn_memset_d8(p, (uint8_t)value, count));
+    cpy_memory_release(held);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
@@ -466,17 +478,17 @@ static PyObject *memset_any(PyObject *args, PyObject *kwds, int width, const cha
 static PyObject *f_memset_d8(PyObject *m, PyObject *a, PyObject *k)
 {
     (void)m;
-    return memset_any(a, k, 1, "OKO|O:memset_d8");
+    return memset_any(a, k, 1, "OOO|O:memset_d8");
 }
 static PyObject *f_memset_d16(PyObject *m, PyObject *a, PyObject *k)
 {
     (void)m;
-    return memset_any(a, k, 2, "OKO|O:memset_d16");
+    return memset_any(a, k, 2, "OOO|O:memset_d16");
 }
 static PyObject *f_memset_d32(PyObject *m, PyObject *a, PyObject *k)
 {
     (void)m;
-    return memset_any(a, k, 4, "OKO|O:memset_d32");
+    return memset_any(a, k, 4, "OOO|O:memset_d32");
 }
 
 static PyObject *f_pointer_info(PyObject *m, PyObject *o)

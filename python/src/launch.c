@@ -8,6 +8,7 @@
  * and are timed here (time_kernel=, prepared_timed_call) between two
  * events on the launch's stream. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <string.h>
 
 /* launch keywords, interned once */
@@ -34,13 +35,9 @@ int cpy_refuse_texrefs(PyObject *texrefs, const char *who)
 
 int cpy_launch_shared(PyObject *v, unsigned int *out)
 {
-    unsigned long bytes = PyLong_AsUnsignedLong(v);
-    if (bytes == (unsigned long)-1 && PyErr_Occurred())
+    unsigned long long bytes;
+    if (cpy_integer(v, "shared (bytes of dynamic shared memory)", 0, UINT_MAX, &bytes) < 0)
         return -1;
-    if (bytes > 0xffffffffUL) {
-        cpy_invalid("shared: %lu bytes is too many", bytes);
-        return -1;
-    }
     *out = (unsigned int)bytes;
     return 0;
 }

@@ -43,6 +43,7 @@ PyObject *cpy_device_memory_new(size_t nbytes, int managed)
     m->device = device;
     m->managed = managed;
     m->freed = 0;
+    m->in_use = 0;
     m->weakrefs = NULL;
     return (PyObject *)m;
 }
@@ -85,11 +86,34 @@ static void dm_dealloc(DeviceMemoryObject *m)
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
+/* The lifetime rule's count (python/README.md, "Memory lifetime"): a copy
+ * that runs without the GIL, and a DLPack tensor handed to another
+ * library, hold the memory; free() refuses while any does.  Taken and
+ * given back with the GIL held, so a plain count serves every thread. */
+void cpy_memory_hold(DeviceMemoryObject *m)
+{
+    Py_INCREF(m);
+    m->in_use++;
+}
+
+void cpy_memory_release(DeviceMemoryObject *m)
+{
+    if (!m)
+        return;
+    m->in_use--;
+    Py_DECREF(m);
+}
+
 static PyObject *dm_free(DeviceMemoryObject *m, PyObject *unused)
 {
     (void)unused;
     if (m->freed)
         Py_RETURN_NONE;
+    if (m->in_use)
+        return cpy_invalid("DeviceMemory.free: the memory is in use (%zd: a copy running in another thread, or a "
+                           "DLPack tensor its consumer has not released); free it after they end, or let it go "
+                           "with its last reference",
+                           m->in_use);
     int st = dm_release(m);
     if (st != CUDYN_OK)
         return cpy_raise(st);
@@ -139,7 +163,8 @@ static PyGetSetDef dm_getset[] = {
     {NULL},
 };
 static PyMethodDef dm_methods[] = {
-    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes)."},
+    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes); raises InvalidArgument while it is in use "
+     "(a copy running in another thread, a DLPack tensor not released); views of it then refuse."},
     {"__enter__", dm_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, NULL},
     {NULL},

@@ -2,6 +2,7 @@
  * PyCUDA's SourceModule), loaded from images (cudyn-cc, CUBIN, PTX,
  * fatbin) or files; kernels and globals by name. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include <string.h>
 
 /* a sequence of str as a NULL-terminated array of UTF-8 pointers into the
@@ -171,8 +172,8 @@ static int use_device(PyObject *device_obj, int *prev)
 {
     if (device_obj == Py_None)
         return 0;
-    int dev = (int)PyLong_AsLong(device_obj);
-    if (dev == -1 && PyErr_Occurred())
+    int dev;
+    if (cpy_int(device_obj, &dev, "device (ordinal)", INT_MIN, INT_MAX) < 0)
         return -1;
     if ((*prev = cpy_current_device()) < 0)
         return -1;
@@ -361,9 +362,21 @@ static void mod_dealloc(ModuleObject *m)
     PyObject_Free(m);
 }
 
+/* a name as C reads it: one with a NUL inside would be cut there */
+static const char *name_arg(PyObject *arg, const char *what)
+{
+    Py_ssize_t n;
+    const char *name = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (name && strlen(name) != (size_t)n) {
+        cpy_invalid("%s: the name %R contains a NUL character", what, arg);
+        return NULL;
+    }
+    return name;
+}
+
 static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 {
-    const char *name = PyUnicode_AsUTF8(arg);
+    const char *name = name_arg(arg, "get_function");
     if (!name)
         return NULL;
     cudyn_function f = NULL;
@@ -375,7 +388,7 @@ static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 {
-    const char *name = PyUnicode_AsUTF8(arg);
+    const char *name = name_arg(arg, "get_global");
     if (!name)
         return NULL;
     cudyn_devptr p = 0;
@@ -388,7 +401,7 @@ static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_lowered_name(ModuleObject *m, PyObject *arg)
 {
-    const char *expr = PyUnicode_AsUTF8(arg);
+    const char *expr = name_arg(arg, "lowered_name");
     if (!expr)
         return NULL;
     const char *low = m->prog ? cudyn_program_lowered_name(m->prog, expr) : NULL;

@@ -32,9 +32,10 @@ int cpy_stream(PyObject *obj, cudyn_stream *out)
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
-    unsigned long long h = PyLong_AsUnsignedLongLong(v);
+    unsigned long long h;
+    int rc = cpy_integer(v, "stream: handle", 0, UINTPTR_MAX, &h);
     Py_DECREF(v);
-    if (h == (unsigned long long)-1 && PyErr_Occurred())
+    if (rc < 0)
         return -1;
     *out = cudyn_stream_from_native((void *)(uintptr_t)h);
     return 0;
@@ -46,7 +47,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Stream", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Stream", kw, cpy_flags, &flags))
         return NULL;
     cudyn_stream s = NULL;
     int st = cudyn_stream_create(&s, flags);
@@ -64,8 +65,8 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static PyObject *stream_from_handle(PyObject *cls, PyObject *h)
 {
-    unsigned long long v = PyLong_AsUnsignedLongLong(h);
-    if (v == (unsigned long long)-1 && PyErr_Occurred())
+    unsigned long long v;
+    if (cpy_integer(h, "Stream.from_handle: handle", 0, UINTPTR_MAX, &v) < 0)
         return NULL;
     StreamObject *o = (StreamObject *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
     if (!o)
@@ -202,7 +203,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Event", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Event", kw, cpy_flags, &flags))
         return NULL;
     cudyn_event e = NULL;
     int st = cudyn_event_create(&e, flags);
@@ -336,7 +337,7 @@ static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwd
 {
     static char *kw[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:instantiate", kw, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:instantiate", kw, cpy_flags, &flags))
         return NULL;
     cudyn_graph_exec e = NULL;
     int st = cudyn_graph_instantiate(&e, g->graph, flags);

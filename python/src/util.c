@@ -3,6 +3,8 @@
  * waiting that answers Ctrl-C.  The conversions of device addresses
  * (array.c) and streams (streams.c) live with their types. */
 #include "cudyn_py.h"
+#include <limits.h>
+#include <string.h>
 #include <time.h>
 
 PyObject *cpy_numpy(void)
@@ -21,34 +23,146 @@ PyObject *cpy_dtype(PyObject *obj)
     return PyObject_CallMethod(np, "dtype", "O", obj);
 }
 
-int cpy_size(PyObject *obj, size_t *out, const char *what)
+/* a bound as people write it: 2**63-1, -2**63 for the large powers of two */
+static void bound_text(char *buf, size_t size, unsigned long long magnitude, int negative)
 {
-    if (!PyLong_Check(obj) && !PyIndex_Check(obj)) {
+    int bits = 0;
+    while (bits < 64 && (magnitude >> bits) > 1)
+        bits++;
+    if (negative && magnitude >= 65536 && magnitude == 1ULL << bits)
+        snprintf(buf, size, "-2**%d", bits);
+    else if (!negative && magnitude >= 65535 && (magnitude == ~0ULL || (magnitude + 1) == 1ULL << (bits + 1)))
+        snprintf(buf, size, "2**%d-1", bits + 1);
+    else
+        snprintf(buf, size, "%s%llu", negative ? "-" : "", magnitude);
+}
+
+static int out_of_range(PyObject *n, const char *what, long long min, unsigned long long max)
+{
+    char lo[32], hi[32];
+    bound_text(lo, sizeof lo, min < 0 ? 0ULL - (unsigned long long)min : (unsigned long long)min, min < 0);
+    bound_text(hi, sizeof hi, max, 0);
+    cpy_invalid("%s must be %s .. %s, not %R", what, lo, hi, n);
+    return -1;
+}
+
+int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long long max, unsigned long long *out)
+{
+    if (!PyIndex_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(obj)->tp_name);
         return -1;
     }
     PyObject *n = PyNumber_Index(obj);
     if (!n)
         return -1;
-    static PyObject *zero;
-    if (!zero && !(zero = PyLong_FromLong(0))) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+    unsigned long long u = (unsigned long long)v;
+    if (v == -1 && !overflow && PyErr_Occurred()) {
         Py_DECREF(n);
         return -1;
     }
-    if (PyObject_RichCompareBool(n, zero, Py_LT) == 1) {
-        Py_DECREF(n);
-        cpy_invalid("%s must not be negative", what);
-        return -1;
+    if (overflow > 0) { /* above 2**63-1: maybe still an unsigned 64-bit value */
+        u = PyLong_AsUnsignedLongLong(n);
+        if (u == ~0ULL && PyErr_Occurred()) {
+            PyErr_Clear();
+            overflow = 2;
+        }
     }
-    size_t v = PyLong_AsSize_t(n);
+    int fits = overflow == 0 ? v >= min && (v < 0 || u <= max) : overflow == 1 && u <= max;
+    int rc = fits ? 0 : out_of_range(n, what, min, max);
     Py_DECREF(n);
-    if (v == (size_t)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        cpy_invalid("%s is too large", what);
+    if (fits)
+        *out = u;
+    return rc;
+}
+
+int cpy_size(PyObject *obj, size_t *out, const char *what)
+{
+    unsigned long long v;
+    if (cpy_integer(obj, what, 0, SIZE_MAX, &v) < 0)
         return -1;
-    }
-    *out = v;
+    *out = (size_t)v;
     return 0;
+}
+
+int cpy_ssize(PyObject *obj, Py_ssize_t *out, const char *what, Py_ssize_t min)
+{
+    unsigned long long v;
+    if (cpy_integer(obj, what, min, PY_SSIZE_T_MAX, &v) < 0)
+        return -1;
+    *out = (Py_ssize_t)(long long)v;
+    return 0;
+}
+
+int cpy_flags(PyObject *obj, void *out)
+{
+    unsigned long long v;
+    if (cpy_integer(obj, "flags", 0, UINT_MAX, &v) < 0)
+        return 0;
+    *(unsigned int *)out = (unsigned int)v;
+    return 1;
+}
+
+int cpy_int(PyObject *obj, int *out, const char *what, int min, int max)
+{
+    unsigned long long v;
+    if (cpy_integer(obj, what, min, (unsigned long long)max, &v) < 0)
+        return -1;
+    *out = (int)(long long)v;
+    return 0;
+}
+
+/* ---- the dtype rule: what the device can hold */
+static int holdable(PyObject *dtype, int depth)
+{
+    PyObject *kind = PyObject_GetAttrString(dtype, "kind");
+    const char *k = kind ? PyUnicode_AsUTF8(kind) : NULL;
+    int ok = k && k[0] && strchr("biufc", k[0]) != NULL;
+    Py_XDECREF(kind);
+    if (!k)
+        return -1;
+    if (ok || k[0] != 'V' || depth > 32)
+        return ok;
+    /* a record (its fields' dtypes) or a fixed block of one dtype (its base) */
+    PyObject *names = PyObject_GetAttrString(dtype, "names"), *fields = PyObject_GetAttrString(dtype, "fields"),
+             *subdtype = PyObject_GetAttrString(dtype, "subdtype");
+    if (!names || !fields || !subdtype)
+        ok = -1;
+    else if (subdtype != Py_None) {
+        PyObject *base = PyTuple_Check(subdtype) ? PyTuple_GetItem(subdtype, 0) : NULL;
+        ok = base ? holdable(base, depth + 1) : -1;
+    } else if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) > 0) {
+        ok = 1;
+        for (Py_ssize_t i = 0; ok == 1 && i < PyTuple_GET_SIZE(names); i++) {
+            PyObject *field = PyObject_GetItem(fields, PyTuple_GET_ITEM(names, i)); /* (dtype, offset[, title]) */
+            ok = field && PyTuple_Check(field) && PyTuple_GET_SIZE(field) >= 2
+                     ? holdable(PyTuple_GET_ITEM(field, 0), depth + 1)
+                     : -1;
+            Py_XDECREF(field);
+        }
+    }
+    Py_XDECREF(names);
+    Py_XDECREF(fields);
+    Py_XDECREF(subdtype);
+    return ok;
+}
+
+PyObject *cpy_device_dtype(PyObject *obj, const char *what)
+{
+    PyObject *dtype = cpy_dtype(obj);
+    if (!dtype)
+        return NULL;
+    int ok = holdable(dtype, 0);
+    if (ok == 1)
+        return dtype;
+    if (ok == 0)
+        PyErr_Format(PyExc_TypeError,
+                     "%s: the dtype %R cannot live in device memory (numbers, bool, complex and records of them "
+                     "can; objects, strings, dates and raw bytes cannot)",
+                     what, dtype);
+    Py_DECREF(dtype);
+    return NULL;
 }
 
 int cpy_current_device(void)
@@ -64,18 +178,9 @@ int cpy_current_device(void)
 
 static int dim(PyObject *o, unsigned int *out, const char *what)
 {
-    long v = PyLong_AsLong(o);
-    if (v == -1 && PyErr_Occurred()) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: dimensions must be ints, not %.100s", what, Py_TYPE(o)->tp_name);
-        }
+    int v;
+    if (cpy_int(o, &v, what, 1, 0x7fffffff) < 0)
         return -1;
-    }
-    if (v < 1 || v > 0x7fffffffL) {
-        cpy_invalid("%s: dimension %ld is out of range (1 .. 2**31-1)", what, v);
-        return -1;
-    }
     *out = (unsigned int)v;
     return 0;
 }

@@ -84,10 +84,26 @@ def test_oversized_allocation_is_out_of_memory():
 
 def test_negative_and_wrong_type_sizes():
     import cudyn
-    with pytest.raises((ValueError, OverflowError)):
+    with pytest.raises(cudyn.InvalidArgument, match=r"nbytes must be 0 \.\. 2\*\*64-1, not -1"):
         cudyn.DeviceMemory(-1)
     with pytest.raises(TypeError):
         cudyn.DeviceMemory("12")
+
+
+def test_every_integer_is_checked_naming_it():
+    # beyond the audit's cases (test_reliability.py): flags, peers, statuses,
+    # a consumer's stream, the module's device, a kernel attribute
+    import cudyn
+    x = cudyn.DeviceArray((2,), np.float32)
+    cases = [("flags", lambda: cudyn.Stream(flags=2**32)), ("flags", lambda: cudyn.Event(flags=-1)),
+             ("flags", lambda: cudyn.init(2**64)), ("ordinal", lambda: cudyn.can_access_peer(0, 2**31)),
+             ("ordinal", lambda: cudyn.enable_peer(-2**40, 0)), ("status", lambda: cudyn.status_name(2**63)),
+             ("stream", lambda: x.__dlpack__(stream=-2)), ("ordinal", lambda: cudyn.device_attribute(2**70, 1)),
+             ("attribute", lambda: cudyn.device_attribute(0, -1)),
+             ("device", lambda: cudyn.SourceModule("__global__ void k() {}", device=2**64))]
+    for name, call in cases:
+        with pytest.raises(cudyn.InvalidArgument, match=name):
+            call()
 
 
 def test_invalid_device_ordinals():

@@ -149,3 +149,57 @@ def test_mem_info_and_cache():
     info = cudyn.cache_info()
     assert isinstance(info, dict)
     cudyn.cache_clear()
+
+
+def test_views_at_an_offset_into_memory():
+    import cudyn
+    m = cudyn.DeviceMemory(16)
+    cudyn.memcpy_htod(m, np.arange(4, dtype=np.float32))
+    owner = object()
+    v = cudyn.DeviceArray((2,), np.float32, memory=m, offset=8, owner=owner)
+    assert v.ptr == m.ptr + 8 and v.base is owner
+    np.testing.assert_array_equal(v.get(), [2, 3])
+    backwards = cudyn.DeviceArray((2,), np.float32, strides=(-4,), memory=m, offset=12)
+    assert backwards.ptr == m.ptr + 12 and backwards.strides == (-4,)
+    for offset, shape, strides in ((12, (2,), None), (16, (1,), None), (-4, (1,), None), (0, (2,), (-4,))):
+        with pytest.raises(cudyn.InvalidArgument, match="offset|fit"):
+            cudyn.DeviceArray(shape, np.float32, strides=strides, memory=m, offset=offset)
+    with pytest.raises(cudyn.InvalidArgument, match="offset"):
+        cudyn.DeviceArray((2,), np.float32, offset=8)
+
+
+def test_free_refuses_while_a_dlpack_tensor_is_out_and_views_see_it():
+    import cudyn
+    m = cudyn.DeviceMemory(16)
+    a = cudyn.DeviceArray((4,), np.float32, memory=m)
+    view = cudyn.DeviceArray((2,), np.float32, ptr=a)
+    capsule = a.__dlpack__()  # handed to a consumer that has not released it
+    with pytest.raises(cudyn.InvalidArgument, match="in use"):
+        m.free()
+    del capsule  # never consumed: its destructor releases the tensor
+    m.free()
+    for use in (lambda: view.ptr, lambda: view.get(), lambda: cudyn.memset_d8(view, 0, 8),
+                lambda: cudyn.DeviceArray((1,), np.float32, ptr=view)):
+        with pytest.raises(cudyn.InvalidArgument, match="freed"):
+            use()
+
+
+def test_copies_take_any_contiguous_host_buffer():
+    import cudyn
+    host = np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+    m = cudyn.DeviceMemory(host.nbytes)
+    cudyn.memcpy_htod(m, host)
+    back = np.empty((2, 3), np.int32, order="F")
+    cudyn.memcpy_dtoh(back, m)
+    np.testing.assert_array_equal(back, host)  # the bytes as they lie: Fortran order both ways
+    with pytest.raises(cudyn.InvalidArgument, match="contiguous"):
+        cudyn.memcpy_htod(m, np.arange(12, dtype=np.int32)[::2])
+
+
+def test_dtype_rule():
+    import cudyn
+    for dtype in ("U4", "S4", "M8[s]", "m8[s]", "V8", object, [("name", "U3")]):
+        with pytest.raises(TypeError, match="cannot live in device memory"):
+            cudyn.DeviceArray((2,), dtype)
+    for dtype in ("?", "i1", "u8", "f2", "c8", ("f4", (3,)), [("a", "u1"), ("b", [("c", "<f8", (2,))])]):
+        cudyn.DeviceArray((2,), dtype)
