@@ -241,8 +241,9 @@ int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_devi
  * gave 1): for a pointer, what a pointer takes (or cudyn's reason: a host
  * array).  `who` names the kernel and argument. */
 void cpy_unsuited(char code, PyObject *obj, PyObject *who);
-/* What codes might suit an argument, in the order tried; "" for none.
- * `one` holds a code of the object's own (2 chars). */
+/* What codes might suit an argument, in the order tried; "" for none;
+ * NULL with the exception its __cuda_array_interface__ raised.  `one`
+ * holds a code of the object's own (2 chars). */
 const char *cpy_candidates(PyObject *obj, char *one);
 /* A scalar the kernel side wrote (a reduction's result) as a Python
  * number; the code is a scalar's. */

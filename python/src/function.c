@@ -77,6 +77,8 @@ static int first_candidates(FunctionObject *fn, PyObject *const *args, Py_ssize_
     *ambiguous = 0;
     for (Py_ssize_t i = 0; i < nargs; i++) {
         cand[i] = cpy_candidates(args[i], ones[i]);
+        if (!cand[i])
+            return -1; /* the exception a producer raised */
         if (!cand[i][0]) {
             if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
                 PyErr_Clear();

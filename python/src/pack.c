@@ -242,6 +242,21 @@ static int pack_number(char code, const struct cpy_format_code *f, PyObject *obj
 }
 
 /* ---------------------------------------------------------------- other kinds */
+/* Whether obj offers __cuda_array_interface__: 1 or 0, or -1 with the
+ * exception its producer raised (only an AttributeError means "no"). */
+static int offers_cai(PyObject *obj)
+{
+    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (cai) {
+        Py_DECREF(cai);
+        return 1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    return 0;
+}
+
 /* A device address: a DeviceArray (of the kernel's device), None, an int,
  * a DeviceMemory, a __cuda_array_interface__ object, a numpy integer (as
  * PyCUDA passes numpy.intp addresses), or an object with __index__ or
@@ -265,10 +280,12 @@ static int pack_pointer(char code, const struct cpy_format_code *f, PyObject *ob
             cudyn_arg_kind k = cpy_code(st->code)->kind;
             return k == CUDYN_ARG_SIGNED || k == CUDYN_ARG_UNSIGNED ? pack_integer_like(code, f, obj, buf) : 1;
         }
-        if (!PyLong_CheckExact(obj) && t != &DeviceMemory_Type &&
-            !PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
-            PyErr_Clear();
-            return stands_for_integer(obj, 1) ? pack_integer_like(code, f, obj, buf) : 1;
+        if (!PyLong_CheckExact(obj) && t != &DeviceMemory_Type) {
+            int cai = offers_cai(obj);
+            if (cai < 0)
+                return -1;
+            if (!cai)
+                return stands_for_integer(obj, 1) ? pack_integer_like(code, f, obj, buf) : 1;
         }
         if (cpy_devptr(obj, &p, "kernel argument") < 0)
             return -1;
@@ -346,6 +363,7 @@ int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_devi
 const char *cpy_candidates(PyObject *obj, char *one)
 {
     PyTypeObject *t = Py_TYPE(obj);
+    int cai;
     one[1] = 0;
     one[0] = 0;
     if (t == &PyBool_Type)
@@ -366,10 +384,11 @@ const char *cpy_candidates(PyObject *obj, char *one)
         const struct scalar_type *st = scalar_type_of(obj);
         if (st)
             one[0] = st->code;
-        else if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
+        else if ((cai = offers_cai(obj)) < 0)
+            return NULL;
+        else if (cai)
             one[0] = cpy_format_char(CUDYN_ARG_POINTER, 0);
         else {
-            PyErr_Clear();
             if (PyBytes_Check(obj) || PyByteArray_Check(obj) || PyMemoryView_Check(obj))
                 one[0] = cpy_format_char(CUDYN_ARG_STRUCT, 0);
         }

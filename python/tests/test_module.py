@@ -447,9 +447,9 @@ def test_pointer_parameters_refuse_what_is_no_address():
                (np.zeros(4, np.float32), cudyn.LaunchArgumentError, "host array"),
                (b"abcd", cudyn.LaunchArgumentError, "host array"),
                ("x", TypeError, "str is not device memory"),
-               (-1, cudyn.InvalidArgument, "not a device address"),
+               (-1, cudyn.InvalidArgument, r"must be 0 \.\. 2\*\*64-1, not -1"),
                (np.int64(-1), cudyn.InvalidArgument, "does not fit"),
-               (2 ** 64, cudyn.InvalidArgument, "not a device address")]
+               (2 ** 64, cudyn.InvalidArgument, r"must be 0 \.\. 2\*\*64-1")]
     for value, error, named in refused:
         with pytest.raises(error, match=named) as info:
             f.prepared_call((1,), (1,), value, np.uint64(7))

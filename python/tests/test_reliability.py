@@ -284,8 +284,6 @@ for exc in (KeyboardInterrupt, MemoryError, Broken):
     assert lines == [" ".join([name] * 7) for name in ("KeyboardInterrupt", "MemoryError", "Broken")]
 
 
-@defect(11, "a kernel argument's __cuda_array_interface__ is asked with PyObject_HasAttrString (pack.c), which "
-            "swallows the producer's exception: TypeError")
 def test_producer_exceptions_propagate_through_a_launch():
     lines = child_lines(PRODUCERS + """
 f = cudyn.SourceModule('__global__ void k(float *x) {}').get_function("k")
