@@ -279,7 +279,7 @@ class DeviceArray:
     """DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None): an array in device memory."""
     def __new__(cls, shape: int | tuple[int, ...], dtype: DTypeLike, strides: tuple[int, ...] | None = None,
                 memory: DeviceMemory | None = None, ptr: int | None = None, owner: object = None,
-                stream: _StreamLike = None) -> Self: ...
+                stream: _StreamLike = None, offset: int = 0) -> Self: ...
     @property
     def dtype(self) -> np.dtype[Any]:
         """the numpy dtype"""
