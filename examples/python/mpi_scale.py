@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyCUDA's MPI example with cudyn and mpi4py: one rank per GPU (the
-node-local rank picks the device through cudyn.autoinit); rank 0 scatters a
+node-local rank picks the device through cudyn.autoinit); rank 0 says
+whether the MPI is CUDA-aware (could take device arrays itself), scatters a
 vector, each rank scales its part on its GPU K times, x <- 0.9 * x, and
 rank 0 gathers the parts and checks them bit for bit.  Then the parts are
 summed across the ranks on the GPUs through NCCL (cudyn.nccl: rank 0 makes
@@ -27,6 +28,7 @@ import numpy as np
 
 import cudyn
 import cudyn.autoinit
+import cudyn.nccl
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -35,6 +37,9 @@ per_rank = int(args[0]) if len(args) > 0 else 1 << 20
 K = int(args[1]) if len(args) > 1 else 10
 _, binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)
 print(f"rank {rank}: {binding}", flush=True)
+if rank == 0:  # whether comm.Scatter could take device arrays itself (it is given host ones here)
+    aware = cudyn.nccl.mpi_cuda_support()
+    print(f"CUDA-aware MPI: {aware['answer']}, {aware['reason']}", flush=True)
 
 mod = cudyn.SourceModule("""
 __global__ void scale(float a, float *x, size_t n)
@@ -69,7 +74,6 @@ ok = rank != 0 or np.array_equal(gathered, want)
 def nccl_all_reduce(x):
     """x summed over the ranks on the GPUs through cudyn.nccl, checked against
     the host's sum of the parts; True, or False with why printed."""
-    import cudyn.nccl
     try:  # rank 0 makes the id (it loads NCCL): any failure is every rank's skip
         uid, why = (cudyn.nccl.get_unique_id(), None) if rank == 0 else (None, None)
     except cudyn.Error as e:

@@ -38,7 +38,7 @@ import contextlib as _contextlib
 from . import _cudyn
 
 __all__ = ["Communicator", "get_unique_id", "group", "group_start", "group_end", "version", "info", "has",
-           "SUM", "PROD", "MAX", "MIN", "AVG", "UNIQUE_ID_BYTES", "DTYPES"]
+           "mpi_cuda_support", "SUM", "PROD", "MAX", "MIN", "AVG", "UNIQUE_ID_BYTES", "DTYPES"]
 
 Communicator = _cudyn._NcclCommunicator
 
@@ -78,6 +78,17 @@ def has(name):
     """Whether the NCCL loaded has the function ``name`` ("ncclCommSplit",
     or "CommSplit"); False when no NCCL could be loaded."""
     return _cudyn._nccl_has(name if name.startswith("nccl") else "nccl" + name)
+
+
+def mpi_cuda_support():
+    """Whether MPI itself (mpi4py's ``comm.Allreduce(x, y)`` on device
+    arrays) may be given device memory: cudyn_mpi_cuda_support as a dict,
+    ``answer`` ("yes", "no" or "unknown"), ``source`` (what answered) and
+    ``reason`` (a sentence, "because ...").  Ask after MPI_Init (after
+    ``from mpi4py import MPI``); loads neither the driver nor NCCL.  Where
+    the answer is not "yes", device buffers go through NCCL (this module)
+    or are staged through host memory."""
+    return _cudyn._mpi_cuda_support()
 
 
 def group_start():

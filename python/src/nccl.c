@@ -1,7 +1,9 @@
 /* nccl.c - the C side of cudyn.nccl, over cudyn_nccl_* alone: the type
  * Communicator (a cudyn_nccl_comm made from a unique id, or one per device
  * of this process; its collectives, send and receive, its asynchronous
- * error, abort and destroy) and the module's NCCL functions (_nccl_*).
+ * error, abort and destroy), the module's NCCL functions (_nccl_*) and
+ * whether MPI itself moves device memory (_mpi_cuda_support), the choice
+ * beside NCCL.
  * python/cudyn/nccl.py is what users import.  Buffers are DeviceArrays or
  * anything interop.c takes (__cuda_array_interface__, DLPack); their
  * dtype is a launch-format character of CUDYN_NCCL_DTYPES, or a
@@ -712,12 +714,27 @@ static PyObject *f_group_end(PyObject *self, PyObject *unused)
     return result(st);
 }
 
+/* _mpi_cuda_support(): cudyn_mpi_cuda_support as a dict (answer "yes",
+ * "no" or "unknown", source, reason): whether MPI itself (mpi4py's) may be
+ * given device buffers, or NCCL (or staging) should carry them */
+static PyObject *f_mpi_cuda_support(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    struct cudyn_mpi_cuda m = {.size = sizeof m};
+    int st = cudyn_mpi_cuda_support(&m);
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    const char *answer = m.answer == CUDYN_MPI_CUDA_YES ? "yes" : m.answer == CUDYN_MPI_CUDA_NO ? "no" : "unknown";
+    return Py_BuildValue("{s:s,s:z,s:s}", "answer", answer, "source", m.source, "reason", m.reason);
+}
+
 static PyMethodDef nccl_functions[] = {
     {"_nccl_unique_id", f_unique_id, METH_NOARGS, "A new unique id: 128 bytes (cudyn_nccl_unique_id)."},
     {"_nccl_info", NCCL_KW(f_info), "_nccl_info(check=False): cudyn_nccl_info as a dict."},
     {"_nccl_has", f_has, METH_O, "_nccl_has(name): whether the NCCL found has the function (cudyn_has)."},
     {"_nccl_group_start", f_group_start, METH_NOARGS, "cudyn_nccl_group_start."},
     {"_nccl_group_end", f_group_end, METH_NOARGS, "cudyn_nccl_group_end."},
+    {"_mpi_cuda_support", f_mpi_cuda_support, METH_NOARGS, "cudyn_mpi_cuda_support as a dict."},
     {NULL, NULL, 0, NULL},
 };
 

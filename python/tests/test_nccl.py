@@ -495,6 +495,71 @@ def test_an_nccl_too_old_to_use(nccl):
     assert out[1] == "CUDYN_ERROR_NCCL_NOT_FOUND" and "is NCCL 2.6.4, older than 2.7.3" in out[2], p.stdout
 
 
+# --------------------------------------------------- MPI's own device path
+
+AWARE = """
+import cudyn.nccl
+s = cudyn.nccl.mpi_cuda_support()
+print(s["answer"], s["source"])
+print(s["reason"])
+"""
+LAUNCHERS = ("OMPI_MCA_opal_cuda_support", "MV2_USE_CUDA", "MPICH_GPU_SUPPORT_ENABLED", "UCX_TLS")
+
+
+@pytest.mark.parametrize("variable, value, answer", [("MV2_USE_CUDA", "1", "yes"), ("UCX_TLS", "tcp,self", "no"),
+                                                     (None, None, "unknown")])
+def test_mpi_cuda_support_from_the_launchers_variables(nccl, variable, value, answer):
+    env = dict.fromkeys(LAUNCHERS)
+    if variable:
+        env[variable] = value
+    p = run_python(AWARE, extra=env)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
+    assert out[0] == f"{answer} {variable}", p.stdout
+    assert out[1].startswith("because ")
+
+
+MPI4PY_DEVICE = """
+import sys
+from mpi4py import MPI
+import numpy as np, cudyn, cudyn.autoinit, cudyn.nccl
+comm = MPI.COMM_WORLD
+aware = cudyn.nccl.mpi_cuda_support()
+if aware["answer"] != "yes":
+    print("skip: this MPI is not CUDA-aware,", aware["reason"]); sys.exit(0)
+x = cudyn.gpuarray.to_gpu(np.full(1 << 16, comm.rank + 1.0, np.float32))
+y = cudyn.gpuarray.empty_like(x)
+cudyn.synchronize()                  # MPI reads the memory, not the stream's queued work
+comm.Allreduce(x, y, op=MPI.SUM)     # mpi4py takes the arrays through __cuda_array_interface__
+ok = np.array_equal(y.get(), np.full(1 << 16, comm.size * (comm.size + 1) / 2, np.float32))
+print("mpi4py Allreduce on device arrays:", "PASS" if comm.allreduce(ok, op=MPI.LAND) else "FAIL")
+"""
+
+
+@pytest.mark.gpu
+def test_mpi4py_allreduce_on_device_arrays_where_mpi_is_cuda_aware(real_gpu, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import child_env
+    mpirun = os.environ.get("MPIRUN") or shutil.which("mpirun")
+    if not mpirun or real_gpu < 2:
+        pytest.skip("needs mpirun and two GPUs")
+    script = tmp_path / "mpi4py_device.py"
+    script.write_text(MPI4PY_DEVICE)
+    env = child_env(mock=False)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", sys.executable, str(script)], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    if "No module named 'mpi4py'" in p.stderr:
+        pytest.skip("mpi4py is not installed")
+    assert p.returncode == 0, p.stdout + p.stderr
+    if p.stdout.startswith("skip:"):
+        pytest.skip(p.stdout.splitlines()[0])
+    assert "mpi4py Allreduce on device arrays: PASS" in p.stdout, p.stdout
+
+
 # ------------------------------------------------------------ a real GPU
 
 GPU = """
