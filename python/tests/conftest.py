@@ -27,6 +27,8 @@ MOCK_LIBNVRTC = os.environ.get("MOCK_LIBNVRTC")
 MOCK_LIBNCCL = os.environ.get("MOCK_LIBNCCL")
 MOCK_DEVICES = "Mock GPU A:90,Mock GPU B:80"
 
+# the NCCL the user named (a real one, for the GPU tests' children)
+USER_LIBNCCL = os.environ.get("CUDYN_LIBNCCL")
 # the mock environment of this process and of the children that want it
 MOCK_ENV = {}
 if MOCK_LIBCUDA:
@@ -70,6 +72,8 @@ def child_env(extra=None, mock=True):
         env.pop(name, None)
     if mock:
         env.update(MOCK_ENV)
+    elif USER_LIBNCCL:
+        env["CUDYN_LIBNCCL"] = USER_LIBNCCL
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     for name, value in (extra or {}).items():
         if value is None:
