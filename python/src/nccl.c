@@ -141,7 +141,10 @@ struct nccl_buf {
     char dtype;
 };
 
-static int buffer_of(CommObject *self, PyObject *obj, const char *who, const char *what, struct nccl_buf *b)
+/* obj as a call's buffer; `written`: the call writes it (read-only is
+ * refused) */
+static int buffer_of(CommObject *self, PyObject *obj, const char *who, const char *what, int written,
+                     struct nccl_buf *b)
 {
     if (obj == Py_None) {
         PyErr_Format(PyExc_TypeError, "%s: %s must be a device array, not None", who, what);
@@ -153,6 +156,10 @@ static int buffer_of(CommObject *self, PyObject *obj, const char *who, const cha
     b->count = (size_t)a->size;
     if (!a->contiguous) {
         cpy_invalid("%s: %s must be contiguous (NCCL moves one block of memory)", who, what);
+        return -1;
+    }
+    if (written && a->readonly) {
+        cpy_invalid("%s: %s is read-only, and the call writes it", who, what);
         return -1;
     }
     if (a->device >= 0 && a->device != self->device) {
@@ -182,12 +189,12 @@ static void call_release(struct call *c)
 static int call_of(CommObject *self, PyObject *send, PyObject *recv, PyObject *stream, const char *who,
                    struct call *c)
 {
-    if (!(c->comm = live(self, who)) || buffer_of(self, send, who, "sendbuf", &c->send) < 0)
+    if (!(c->comm = live(self, who)) || buffer_of(self, send, who, "sendbuf", recv == Py_None, &c->send) < 0)
         return -1;
     if (recv == Py_None) {
         c->recv = c->send;
         Py_INCREF(c->recv.array);
-    } else if (buffer_of(self, recv, who, "recvbuf", &c->recv) < 0) {
+    } else if (buffer_of(self, recv, who, "recvbuf", 1, &c->recv) < 0) {
         return -1;
     }
     if (c->recv.dtype != c->send.dtype) {
@@ -308,7 +315,7 @@ static PyObject *point_to_point(CommObject *self, PyObject *args, PyObject *kwds
     struct call c = {0};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, receive ? "Oi|O:recv" : "Oi|O:send", kw, &buf, &peer, &stream))
         return NULL;
-    if ((c.comm = live(self, who)) && buffer_of(self, buf, who, "buf", &c.send) == 0 &&
+    if ((c.comm = live(self, who)) && buffer_of(self, buf, who, "buf", receive, &c.send) == 0 &&
         cpy_stream(stream, &c.stream) == 0) {
         if (receive)
             CPY_NOGIL(st, cudyn_nccl_recv(c.comm, c.send.ptr, c.send.count, c.send.dtype, peer, c.stream));

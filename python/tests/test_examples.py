@@ -3,6 +3,7 @@ there is one; examples/python/pycuda/*.py (PyCUDA programs, unchanged) the
 same way, under python3 -m cudyn.pycuda."""
 
 import os
+import re
 import shutil
 
 import pytest
@@ -88,7 +89,7 @@ def test_mpi_example_one_rank_per_gpu(real_gpu):
     if real_gpu < 2:
         pytest.skip("needs two GPUs")
     out = _mpi_scale_two_ranks(mock=False)
-    assert "NCCL step skipped" in out or "over 2 ranks: element 1048575" in out, out
+    assert "NCCL step skipped" in out or "over 2 ranks: element 1048575 = " in out, out
 
 
 @pytest.mark.mock
@@ -96,9 +97,8 @@ def test_mpi_example_two_ranks_on_the_mock_nccl():
     # two processes meet through the unique id mpi4py broadcast (the mock
     # NCCL's shared memory), each on its mock device
     out = _mpi_scale_two_ranks(mock=True, args=["--no-bind", "4096", "3"])
-    for rank in (0, 1):
-        assert f"rank {rank}: NCCL 2.28.9 all-reduce of the parts over 2 ranks: element 4095 = " in out, out
-    assert out.count(": PASS\n") == 2, out
+    assert re.search(r"^NCCL 2\.28\.9 all-reduce of the parts over 2 ranks: element 4095 = (\S+), expected \1, "
+                     r"checked on every rank: PASS$", out, re.M), out
 
 
 @pytest.mark.mock
