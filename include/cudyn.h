@@ -2014,8 +2014,8 @@ CUDYN_API int cudyn_mpi_cuda_support(struct cudyn_mpi_cuda *out);
  * 'b' int8_t, 'B' uint8_t, 'i' int32_t, 'I' uint32_t, 'q' int64_t,
  * 'Q' uint64_t, 'e' half, 'f' float, 'd' double, and 'F' / 'D' float and
  * double complex (NCCL moves them as pairs, so they reduce only with
- * CUDYN_NCCL_SUM and CUDYN_NCCL_AVG).  Others are
- * CUDYN_ERROR_INVALID_ARGUMENT.  Counts are in elements.
+ * CUDYN_NCCL_SUM and CUDYN_NCCL_AVG): CUDYN_NCCL_DTYPES below.  Others
+ * are CUDYN_ERROR_INVALID_ARGUMENT.  Counts are in elements.
  *
  * Rules NCCL sets, which cudyn cannot check for you: every rank calls the
  * same collectives on a communicator in the same order; the calls that
@@ -2044,6 +2044,10 @@ CUDYN_API int cudyn_mpi_cuda_support(struct cudyn_mpi_cuda *out);
 typedef struct cudyn_nccl_id {
     unsigned char bytes[CUDYN_NCCL_ID_BYTES];
 } cudyn_nccl_id;
+
+/* The element types the collectives carry, as launch-format characters
+ * (a binding asks it before calling: strchr(CUDYN_NCCL_DTYPES, c)). */
+#define CUDYN_NCCL_DTYPES "bBiIqQefdFD"
 
 /* A communicator: one rank of a group of GPUs (cudyn's handle around an
  * ncclComm_t). */

@@ -33,9 +33,9 @@
 # share, dlpack.h DLPack's ABI
 PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/dlpack.h python/src/errors.c python/src/util.c \
 	python/src/format.c python/src/memory.c python/src/streams.c python/src/textures.c python/src/export.c \
-	python/src/array.c python/src/interop.c python/src/host_args.c python/src/pack.c python/src/launch.c \
-	python/src/prepared.c python/src/function.c python/src/module.c python/src/expressions.c \
-	python/src/functions.c python/src/init.c
+	python/src/array.c python/src/interop.c python/src/nccl.c python/src/host_args.c python/src/pack.c \
+	python/src/launch.c python/src/prepared.c python/src/function.c python/src/module.c \
+	python/src/expressions.c python/src/functions.c python/src/init.c
 
 # The pure-Python files, whatever is in the source tree (GNU make): every
 # package, python/cudyn and each directory below it that has an
@@ -153,7 +153,7 @@ EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
 # interpreter; tests/check-python.sh preloads libtsan with the suppressions
 # CPython needs (tests/tsan-python.supp).  make check-python-concurrency
 # refuses to run while a python/tests file that starts threads is missing.
-PYTHON_CONCURRENCY_TESTS = test_threads.py test_stress.py test_device.py test_affinity.py test_reliability.py
+PYTHON_CONCURRENCY_TESTS = test_threads.py test_stress.py test_device.py test_affinity.py test_reliability.py test_nccl.py
 check-python-concurrency:
 	@missing=; for f in $(srcdir)/python/tests/test_*.py; do \
 	    grep -q 'Thread(' "$$f" || continue; t=`basename "$$f"`; \

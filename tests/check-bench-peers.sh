@@ -36,6 +36,20 @@ if ! "$python" -c "import torch" 2>/dev/null; then
     expect_match "$out" "^all-reduce peers: skipped: torch is not importable \("
     expect_no_match "$out" "Traceback"
 fi
+# its cudyn.nccl worker, as the table runs it (two ranks under mpirun), on
+# the mock driver and mock NCCL: a row per size and the NCCL version
+if [ "${PYTHON_MODULE:-no}" = yes ] && [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null; then
+    expect_exit 0 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUDYN_LIBCUDA="$MOCK_LIBCUDA" \
+        CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBNCCL="$MOCK_LIBNCCL" MOCK_CUDA_DEVICES="A:90,B:90" \
+        PYTHONPATH="$top_builddir/python/staged" LD_LIBRARY_PATH="$top_builddir/lib/.libs" \
+        "$MPIRUN" --oversubscribe -n 2 "$python" "$top_srcdir/bench/peers_nccl.py" --cudyn-worker --max-bytes 64 \
+        --iters 2 --id-file "$tmp/nccl-id"
+    expect_line "$out" "nccl 2.28.9"
+    [ "$(printf '%s\n' "$out" | grep -cE '^(8|16|32|64) [0-9.]+ [0-9.]+$')" = 4 ] ||
+        { echo "FAIL: the cudyn.nccl worker's rows:"; printf '%s\n' "$out" | sed 's/^/    | /'; fail=1; }
+else
+    echo "the cudyn.nccl worker: not run (no Python module or no mpirun)"
+fi
 expect_exit 2 "$python" "$top_srcdir/bench/peers_nccl.py" --no-such-option
 expect_exit 0 "$python" "$top_srcdir/bench/peers_nccl.py" --self-test
 expect_line "$out" "peers_nccl.py self-test ok"

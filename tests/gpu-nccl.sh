@@ -12,7 +12,12 @@
 #      --timings; one run per grid is checked against the host, every
 #      other must give its hash;
 #   4. bench/peers_nccl.py: the all-reduce beside torch.distributed's
-#      (when torch is importable);
+#      (when torch is importable), cudyn's C and Python (cudyn.nccl)
+#      columns;
+#   5. the Python module: examples/python/mpi_scale.py under mpirun -n 2
+#      (its NCCL all-reduce checked; mpi4py needed) and python/tests'
+#      test_nccl.py's GPU tests (cudyn.nccl on the GPUs, mpi4py's own
+#      Allreduce on device arrays where the MPI is CUDA-aware);
 # then one table.  NCCL is the one CUDYN_LIBNCCL names, else PyTorch's
 # wheel (nvidia.nccl); NCCL_NVLS_ENABLE=0 unless set, handed to every
 # rank.  mpirun may run as root.  Exit 0 when every check passed, 1 if one
@@ -112,13 +117,38 @@ done
 
 # ---- 4. beside torch.distributed
 if "$python" -c 'import torch' 2>/dev/null; then
-    out=$(timeout 300 "$python" "$top_srcdir/bench/peers_nccl.py" --mpirun "$MPIRUN" \
-        --allreduce "$top_builddir/examples/allreduce" 2>&1)
+    out=$(cd "$top_builddir" && timeout 400 "$python" "$top_srcdir/bench/peers_nccl.py" --mpirun "$MPIRUN" \
+        --allreduce "$top_builddir/examples/allreduce" --cudyn-python "$top_builddir/python/staged" 2>&1)
     printf '%s\n' "$out" >> "$log"
     printf '%s\n' "$out" | grep -q 'cudyn .* of torch' || fail "bench/peers_nccl.py"
-    while IFS= read -r l; do row "%s" "$l"; done < <(printf '%s\n' "$out" | grep -E '^(8 B latency|[0-9]+ B bus bandwidth|all-reduce peers)')
+    printf '%s\n' "$out" | grep -q 'cudyn Python .* of torch' || fail "bench/peers_nccl.py: no cudyn.nccl column"
+    while IFS= read -r l; do row "%s" "$l"; done < <(printf '%s\n' "$out" |
+        grep -E '^(8 B latency|[0-9]+ B bus bandwidth|all-reduce peers|cudyn Python: skipped)')
 else
     row "%-44s %s" "torch.distributed beside cudyn" "skipped: torch is not importable"
+fi
+
+# ---- 5. the Python module (this build's, staged by make check)
+pyenv=(env PYTHONPATH="$top_builddir/python/staged" LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+if [ ! -d "$top_builddir/python/staged/cudyn" ]; then
+    row "%-44s %s" "cudyn.nccl (Python)" "skipped: no python/staged (run make check first)"
+elif "$python" -c 'import mpi4py' 2>/dev/null; then
+    out=$("${pyenv[@]}" timeout 300 "${mpi[@]}" -x PYTHONPATH -n 2 "$python" \
+        "$top_srcdir/examples/python/mpi_scale.py" 2>&1)
+    printf '%s\n' "$out" >> "$log"
+    printf '%s\n' "$out" | grep -q '^PASS$' || fail "examples/python/mpi_scale.py under mpirun -n 2"
+    printf '%s\n' "$out" | grep -q 'over 2 ranks: .*: PASS$' || fail "mpi_scale.py: no NCCL all-reduce"
+    row "%-44s %s" "mpi_scale.py, 2 ranks" "$(printf '%s\n' "$out" | grep -m1 -E 'all-reduce of the parts|NCCL step skipped')"
+else
+    row "%-44s %s" "mpi_scale.py, 2 ranks" "skipped: mpi4py is not importable by $python"
+fi
+if [ -d "$top_builddir/python/staged/cudyn" ] && "$python" -c 'import pytest, numpy' 2>/dev/null; then
+    out=$("${pyenv[@]}" MPIRUN="$MPIRUN" timeout 600 "$python" -m pytest -q -rs -p no:cacheprovider \
+        "$top_srcdir/python/tests/test_nccl.py" -k "gpu or cuda_aware" 2>&1)
+    printf '%s\n' "$out" >> "$log"
+    printf '%s\n' "$out" | grep -qE '[0-9]+ passed' && ! printf '%s\n' "$out" | grep -q ' failed' ||
+        fail "python/tests/test_nccl.py on the GPUs"
+    row "%-44s %s" "test_nccl.py (GPU tests)" "$(printf '%s\n' "$out" | tail -n 1)"
 fi
 
 say ""

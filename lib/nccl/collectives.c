@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nccl/nccl.h"
 
@@ -58,9 +59,9 @@ static int wire_of(const char *api, int dtype, int op, struct wire *w)
     }
     NCCL_WIRE_MAP(WIRE_ROW)
 #undef WIRE_ROW
-    if (!w->per_value)
-        return cudyn__fail_arg(api, "dtype", "must be a launch-format character NCCL can carry: "
-                                             "'b' 'B' 'i' 'I' 'q' 'Q' 'e' 'f' 'd' 'F' 'D'");
+    if (!w->per_value || !dtype || !strchr(CUDYN_NCCL_DTYPES, dtype))
+        return cudyn__fail_arg(api, "dtype", "must be a launch-format character NCCL can carry, one of \""
+                                             CUDYN_NCCL_DTYPES "\" (CUDYN_NCCL_DTYPES)");
     w->value_bytes = w->per_value * type_bytes(w->type);
     if (op == NO_OP)
         return CUDYN_OK;

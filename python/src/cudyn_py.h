@@ -7,8 +7,8 @@
  * the files below it (python/README.md says what each owns;
  * tests/check-layers.sh checks the order from the objects' symbols):
  *   errors < util < format < memory < streams < textures < export < array
- *   < interop < host_args < pack < launch < prepared < function < module
- *   < expressions < functions < init
+ *   < interop < nccl < host_args < pack < launch < prepared < function
+ *   < module < expressions < functions < init
  * The sections below follow it. */
 #ifndef CUDYN_PY_H
 #define CUDYN_PY_H
@@ -221,6 +221,10 @@ int cpy_array_attach(DeviceArrayObject *a, DeviceMemoryObject *m, const char *wh
 PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *cpy_asarray(PyObject *self, PyObject *obj);
 extern PyTypeObject DLPackOwner_Type;
+
+/* ---- nccl.c: cudyn.nccl's Communicator and the module's _nccl_*
+ * functions (python/cudyn/nccl.py is their face) */
+int cpy_nccl_init(PyObject *module);
 
 /* ---- host_args.c: In, Out, InOut */
 typedef struct {

@@ -32,7 +32,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
             goto fail;
         }
     }
-    if (cpy_errors_init(m) < 0)
+    if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0)
         goto fail;
 #define CPY_INT_(name, value)                                                                                  \
     if (PyModule_AddIntConstant(m, name, value) < 0)                                                           \

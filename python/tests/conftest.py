@@ -1,11 +1,12 @@
 """pytest set-up for the cudyn module's tests.
 
-`make check` runs them with the build's mock driver and mock NVRTC
-(MOCK_LIBCUDA, MOCK_LIBNVRTC, as the C tests get them); this process then
-points cudyn at them (CUDYN_LIBCUDA, CUDYN_LIBNVRTC) before the first cudyn
-call, with two mock devices.  Scenarios that change a process for good (no
-driver, a stub, an old driver, a fork, a sticky fault) run in child
-interpreters through `run_python`.  Tests that need a real GPU run in child
+`make check` runs them with the build's mock driver, mock NVRTC and mock
+NCCL (MOCK_LIBCUDA, MOCK_LIBNVRTC, MOCK_LIBNCCL, as the C tests get them);
+this process then points cudyn at them (CUDYN_LIBCUDA, CUDYN_LIBNVRTC,
+CUDYN_LIBNCCL) before the first cudyn call, with two mock devices.
+Scenarios that change a process for good (no driver, a stub, an old
+driver, a fork, a sticky fault) run in child interpreters through
+`run_python`.  Tests that need a real GPU run in child
 interpreters without the mock (`real_gpu` fixture) and skip where there is
 none.  Without MOCK_LIBCUDA (pytest run by hand) the mock tests skip.
 """
@@ -23,8 +24,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))  # the top of the source tree
 MOCK_LIBCUDA = os.environ.get("MOCK_LIBCUDA")
 MOCK_LIBNVRTC = os.environ.get("MOCK_LIBNVRTC")
+MOCK_LIBNCCL = os.environ.get("MOCK_LIBNCCL")
 MOCK_DEVICES = "Mock GPU A:90,Mock GPU B:80"
 
+# the NCCL the user named (a real one, for the GPU tests' children)
+USER_LIBNCCL = os.environ.get("CUDYN_LIBNCCL")
 # the mock environment of this process and of the children that want it
 MOCK_ENV = {}
 if MOCK_LIBCUDA:
@@ -32,6 +36,8 @@ if MOCK_LIBCUDA:
     MOCK_ENV["MOCK_CUDA_DEVICES"] = MOCK_DEVICES
     if MOCK_LIBNVRTC:
         MOCK_ENV["CUDYN_LIBNVRTC"] = MOCK_LIBNVRTC
+    if MOCK_LIBNCCL:
+        MOCK_ENV["CUDYN_LIBNCCL"] = MOCK_LIBNCCL
     if not os.environ.get("CUDYN_CACHE_DIR"):
         MOCK_ENV["CUDYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="cudyn-pytest-cache.")
     for _name in ("MOCK_CUDA_FAIL", "MOCK_CUDA_STUB", "MOCK_CUDA_VERSION", "CUDYN_PTDS", "CUDYN_DEVICE"):
@@ -62,10 +68,12 @@ def pytest_configure(config):
 def child_env(extra=None, mock=True):
     """The environment of a child interpreter: this one's, with or without the mock."""
     env = dict(os.environ)
-    for name in ("CUDYN_LIBCUDA", "CUDYN_LIBNVRTC", "MOCK_CUDA_DEVICES"):
+    for name in ("CUDYN_LIBCUDA", "CUDYN_LIBNVRTC", "CUDYN_LIBNCCL", "MOCK_CUDA_DEVICES"):
         env.pop(name, None)
     if mock:
         env.update(MOCK_ENV)
+    elif USER_LIBNCCL:
+        env["CUDYN_LIBNCCL"] = USER_LIBNCCL
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     for name, value in (extra or {}).items():
         if value is None:

@@ -3,6 +3,7 @@ there is one; examples/python/pycuda/*.py (PyCUDA programs, unchanged) the
 same way, under python3 -m cudyn.pycuda."""
 
 import os
+import re
 import shutil
 
 import pytest
@@ -59,26 +60,45 @@ def test_example_on_a_gpu(name, real_gpu):
     _check(run_script(os.path.join(EXAMPLES, name), mock=False, args=args), name, expected)
 
 
-@pytest.mark.gpu
-def test_mpi_example_one_rank_per_gpu(real_gpu):
+def _mpi_scale_two_ranks(mock, args=()):
+    """mpi_scale.py under mpirun -n 2 (skips without mpirun or mpi4py)."""
     mpirun = os.environ.get("MPIRUN") or shutil.which("mpirun")
-    if not mpirun or real_gpu < 2:
-        pytest.skip("needs mpirun and two GPUs")
+    if not mpirun:
+        pytest.skip("needs mpirun")
     import subprocess
     import sys
 
     from conftest import child_env
-    env = child_env(mock=False)
+    env = child_env(mock=mock)
     # Open MPI refuses root unless told twice (CI and GPU machines run as root)
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", sys.executable, os.path.join(EXAMPLES, "mpi_scale.py")],
-                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    env.setdefault("NCCL_NVLS_ENABLE", "0")
+    p = subprocess.run([mpirun, "--oversubscribe", "-n", "2", sys.executable, os.path.join(EXAMPLES, "mpi_scale.py")]
+                       + list(args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, timeout=300)
     if p.returncode == 77 or "skipped: mpi4py" in p.stdout:
         pytest.skip("mpi4py is not installed")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "rank 0 of 2: device 0" in p.stdout and "rank 1 of 2: device 1" in p.stdout
     assert "PASS" in p.stdout.splitlines()
+    return p.stdout
+
+
+@pytest.mark.gpu
+def test_mpi_example_one_rank_per_gpu(real_gpu):
+    if real_gpu < 2:
+        pytest.skip("needs two GPUs")
+    out = _mpi_scale_two_ranks(mock=False)
+    assert "NCCL step skipped" in out or "over 2 ranks: element 1048575 = " in out, out
+
+
+@pytest.mark.mock
+def test_mpi_example_two_ranks_on_the_mock_nccl():
+    # two processes meet through the unique id mpi4py broadcast (the mock
+    # NCCL's shared memory), each on its mock device
+    out = _mpi_scale_two_ranks(mock=True, args=["--no-bind", "4096", "3"])
+    assert re.search(r"^NCCL 2\.28\.9 all-reduce of the parts over 2 ranks: element 4095 = (\S+), expected \1, "
+                     r"checked on every rank: PASS$", out, re.M), out
 
 
 @pytest.mark.mock

@@ -80,10 +80,10 @@ def test_every_public_name_has_a_docstring():
 
     import cudyn
     import cudyn.autoinit  # noqa: F401  (a mock device exists)
-    from cudyn import cumath, curandom, elementwise, gpuarray, scan
+    from cudyn import cumath, curandom, elementwise, gpuarray, nccl, scan
     layer = [importlib.import_module(f"cudyn.pycuda.{name}") for name in cudyn.pycuda.MODULES]
     missing = []
-    for module in [cudyn, gpuarray, elementwise, cudyn.autoinit, cumath, scan, curandom, cudyn.pycuda] + layer:
+    for module in [cudyn, gpuarray, elementwise, cudyn.autoinit, cumath, scan, curandom, nccl, cudyn.pycuda] + layer:
         assert module.__doc__, module.__name__
         for name, obj in _public(module):
             if inspect.ismodule(obj) or not (inspect.isclass(obj) or callable(obj)):
