@@ -35,7 +35,7 @@ rank, size = comm.Get_rank(), comm.Get_size()
 args = [a for a in sys.argv[1:] if a != "--no-bind"]
 per_rank = int(args[0]) if len(args) > 0 else 1 << 20
 K = int(args[1]) if len(args) > 1 else 10
-_, binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)
+binding = cudyn.autoinit.bind_near_gpu(enabled="--no-bind" not in sys.argv)[1]
 print(f"rank {rank}: {binding}", flush=True)
 if rank == 0:  # whether comm.Scatter could take device arrays itself (it is given host ones here)
     aware = cudyn.nccl.mpi_cuda_support()
@@ -68,10 +68,10 @@ print(f"rank {rank} of {size}: device {cudyn.autoinit.device.ordinal} ({name}), 
 want = np.arange(per_rank * size, dtype=np.float32)  # every rank knows the whole vector's start
 for _ in range(K):
     want = a * want
-ok = rank != 0 or np.array_equal(gathered, want)
+ok = rank != 0 or (gathered is not None and np.array_equal(gathered, want))
 
 
-def nccl_all_reduce(x):
+def nccl_all_reduce(x: cudyn.gpuarray.GPUArray) -> bool:
     """x summed over the ranks on the GPUs through cudyn.nccl, checked on
     every rank against the host's sum of the parts; rank 0 says how it went.
     Whether every rank's sum was right, or True where NCCL is absent."""
@@ -84,6 +84,7 @@ def nccl_all_reduce(x):
         if rank == 0:
             print(f"NCCL step skipped: {why}")
         return True
+    assert uid is not None  # rank 0 made it, or every rank returned above
     with cudyn.nccl.Communicator(size, uid, rank) as nc:
         nc.all_reduce(x)          # in place, the sum, on the default stream
         nc.wait(timeout=120)      # NCCL's asynchronous error (a dead peer) raises, never hangs
