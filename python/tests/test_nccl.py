@@ -372,7 +372,6 @@ def test_an_nccl_failure_is_cudyns_exception_with_nccls_message(comms, nccl, moc
     assert e.value.status_name == "CUDYN_ERROR_NCCL"
 
 
-@pytest.mark.xfail(strict=True, reason="origin table")
 def test_an_nccl_failure_has_origin_nccl(comms, nccl, mock_nccl):
     import cudyn
     mock_nccl.mock_nccl_fail_next(b"ncclAllReduce", 1)
