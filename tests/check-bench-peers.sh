@@ -41,7 +41,8 @@ fi
 if [ "${PYTHON_MODULE:-no}" = yes ] && [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null; then
     expect_exit 0 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUDYN_LIBCUDA="$MOCK_LIBCUDA" \
         CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBNCCL="$MOCK_LIBNCCL" MOCK_CUDA_DEVICES="A:90,B:90" \
-        PYTHONPATH="$top_builddir/python/staged" LD_LIBRARY_PATH="$top_builddir/lib/.libs" \
+        PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}" \
+        LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         "$MPIRUN" --oversubscribe -n 2 "$python" "$top_srcdir/bench/peers_nccl.py" --cudyn-worker --max-bytes 64 \
         --iters 2 --id-file "$tmp/nccl-id"
     expect_line "$out" "nccl 2.28.9"

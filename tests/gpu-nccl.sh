@@ -129,7 +129,7 @@ else
 fi
 
 # ---- 5. the Python module (this build's, staged by make check)
-pyenv=(env PYTHONPATH="$top_builddir/python/staged" LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+pyenv=(env PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}" LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 if [ ! -d "$top_builddir/python/staged/cudyn" ]; then
     row "%-44s %s" "cudyn.nccl (Python)" "skipped: no python/staged (run make check first)"
 elif "$python" -c 'import mpi4py' 2>/dev/null; then

@@ -223,12 +223,17 @@ void new_world_name(char *out, size_t cap)
 /* ------------------------------------------------ the mock driver's help */
 
 /* The mock driver cudyn loaded, looked up until found: NCCL is loaded
- * (and asked its version) before the driver. */
+ * (and asked its version) before the driver.  By the path CUDYN_LIBCUDA
+ * gives where it is set: a process may hold a real libcuda.so.1 too (an
+ * MPI with an accelerator component loads one), which the soname finds
+ * first. */
 static void *driver_symbol(const char *name)
 {
     pthread_mutex_lock(&mock.lock);
-    if (!mock.driver)
-        mock.driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!mock.driver) {
+        const char *path = getenv("CUDYN_LIBCUDA");
+        mock.driver = dlopen(path && *path ? path : "libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    }
     void *h = mock.driver;
     pthread_mutex_unlock(&mock.lock);
     return h ? dlsym(h, name) : NULL;
