@@ -38,7 +38,11 @@ if ! "$python" -c "import torch" 2>/dev/null; then
 fi
 # its cudyn.nccl worker, as the table runs it (two ranks under mpirun), on
 # the mock driver and mock NCCL: a row per size and the NCCL version
-if [ "${PYTHON_MODULE:-no}" = yes ] && [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null; then
+if [ "${CUDYN_SANITIZER:-no}" != no ]; then
+    # a plain interpreter cannot load the instrumented module without the
+    # sanitizer's runtime preloaded (tests/check-python.sh does that)
+    echo "the cudyn.nccl worker: not run in a sanitizer build (CUDYN_SANITIZER=$CUDYN_SANITIZER)"
+elif [ "${PYTHON_MODULE:-no}" = yes ] && [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null; then
     expect_exit 0 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUDYN_LIBCUDA="$MOCK_LIBCUDA" \
         CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBNCCL="$MOCK_LIBNCCL" MOCK_CUDA_DEVICES="A:90,B:90" \
         PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}" \
