@@ -3,6 +3,7 @@
  * stream) and from_dlpack (the capsule ABI "dltensor" / "used_dltensor",
  * dlpack.h).  export.c does the reverse. */
 #include "cudyn_py.h"
+#include <limits.h>
 #include "dlpack.h"
 #include <string.h>
 
@@ -199,7 +200,15 @@ PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj)
         return NULL;
     }
     int type = -1, id = -1;
-    int ok = PyArg_ParseTuple(dev, "ii", &type, &id);
+    int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
+    if (!ok)
+        cpy_invalid("from_dlpack: %.100s.__dlpack_device__() gave %R, not a (device type, device id) pair",
+                    Py_TYPE(obj)->tp_name, dev);
+    else
+        ok = cpy_int(PyTuple_GET_ITEM(dev, 0), &type, "from_dlpack: __dlpack_device__()'s device type", 0,
+                     INT_MAX) == 0 &&
+             cpy_int(PyTuple_GET_ITEM(dev, 1), &id, "from_dlpack: __dlpack_device__()'s device id", 0,
+                     INT_MAX) == 0;
     Py_DECREF(dev);
     if (!ok)
         return NULL;

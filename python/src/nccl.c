@@ -51,23 +51,13 @@ static cudyn_nccl_comm live(CommObject *self, const char *who)
     return self->comm && described(self) == 0 ? self->comm : NULL;
 }
 
-/* a C int from a Python int; -1 with an exception */
+/* a C int from a Python int (the module's one checked conversion),
+ * named "who: what" in its error; -1 with an exception */
 static int int_of(PyObject *obj, int *out, const char *who, const char *what)
 {
-    if (!PyLong_Check(obj) || PyBool_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: %s must be an int, not %.100s", who, what, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    int overflow = 0;
-    long v = PyLong_AsLongAndOverflow(obj, &overflow);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || v < INT_MIN || v > INT_MAX) {
-        cpy_invalid("%s: %s %R is out of range", who, what, obj);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    char name[96];
+    snprintf(name, sizeof name, "%s: %s", who, what);
+    return cpy_int(obj, out, name, INT_MIN, INT_MAX);
 }
 
 /* The operations, from cudyn.h */
@@ -493,11 +483,12 @@ static int unique_id_of(PyObject *obj, cudyn_nccl_id *id)
 static PyObject *comm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"nranks", "unique_id", "rank", "device", NULL};
-    PyObject *uid, *device = Py_None;
+    PyObject *nranks_obj, *uid, *rank_obj, *device = Py_None;
     int nranks, rank, st = CUDYN_OK;
     cudyn_nccl_id id;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOi|O:Communicator", kw, &nranks, &uid, &rank, &device) ||
-        unique_id_of(uid, &id) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:Communicator", kw, &nranks_obj, &uid, &rank_obj, &device) ||
+        int_of(nranks_obj, &nranks, "Communicator", "nranks") < 0 ||
+        int_of(rank_obj, &rank, "Communicator", "rank") < 0 || unique_id_of(uid, &id) < 0)
         return NULL;
     if (device != Py_None) {
         int d;
@@ -573,11 +564,11 @@ static PyObject *comm_for_devices(PyObject *cls, PyObject *devices)
 static PyObject *comm_split(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"color", "key", NULL};
-    PyObject *key_obj = Py_None;
+    PyObject *color_obj, *key_obj = Py_None;
     int color, key, st;
     cudyn_nccl_comm comm, out = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "i|O:split", kw, &color, &key_obj) ||
-        !(comm = live(self, "split")))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:split", kw, &color_obj, &key_obj) ||
+        int_of(color_obj, &color, "split", "color") < 0 || !(comm = live(self, "split")))
         return NULL;
     key = self->rank;
     if (key_obj != Py_None && int_of(key_obj, &key, "split", "key") < 0)

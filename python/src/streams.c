@@ -2,6 +2,7 @@
  * GraphExec, and a stream from any object that names one (cpy_stream).
  * Waiting releases the GIL and answers Ctrl-C. */
 #include "cudyn_py.h"
+#include <limits.h>
 
 int cpy_stream(PyObject *obj, cudyn_stream *out)
 {
@@ -119,8 +120,10 @@ static PyObject *stream_wait_event(StreamObject *o, PyObject *e)
 static PyObject *stream_begin_capture(StreamObject *o, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"mode", NULL};
+    PyObject *mode_obj = NULL;
     int mode = CUDYN_CAPTURE_THREAD_LOCAL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:begin_capture", kw, &mode))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:begin_capture", kw, &mode_obj) ||
+        (mode_obj && cpy_int(mode_obj, &mode, "begin_capture: mode", INT_MIN, INT_MAX) < 0))
         return NULL;
     int st = cudyn_stream_begin_capture(o->stream, mode);
     if (st != CUDYN_OK)

@@ -1,6 +1,7 @@
 /* textures.c - Array (a CUDA array) and Texture (a texture object over
  * one, passed to kernels as its handle). */
 #include "cudyn_py.h"
+#include <limits.h>
 
 typedef struct {
     PyObject_HEAD
@@ -13,7 +14,8 @@ typedef struct {
 static int array_format(PyObject *obj, int *format, size_t *elem)
 {
     if (PyLong_Check(obj)) {
-        *format = (int)PyLong_AsLong(obj);
+        if (cpy_int(obj, format, "Array: format", INT_MIN, INT_MAX) < 0)
+            return -1;
     } else {
         PyObject *dt = cpy_dtype(obj), *ch = dt ? PyObject_GetAttrString(dt, "char") : NULL;
         Py_XDECREF(dt);
@@ -49,11 +51,14 @@ static int array_format(PyObject *obj, int *format, size_t *elem)
 static PyObject *arr_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"shape", "dtype", "channels", "flags", NULL};
-    PyObject *shape, *dtype;
-    unsigned int channels = 1, flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|II:Array", kw, &shape, &dtype, &channels, &flags))
+    PyObject *shape, *dtype, *channels_obj = NULL;
+    int channels = 1;
+    unsigned int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO&:Array", kw, &shape, &dtype, &channels_obj, cpy_flags, &flags))
         return NULL;
-    struct cudyn_array_desc d = {.size = sizeof d, .channels = channels, .flags = flags};
+    if (channels_obj && cpy_int(channels_obj, &channels, "Array: channels", 1, 4) < 0)
+        return NULL;
+    struct cudyn_array_desc d = {.size = sizeof d, .channels = (unsigned)channels, .flags = flags};
     size_t elem, dims[3] = {0, 0, 0};
     Py_ssize_t nd = 1;
     if (array_format(dtype, &d.format, &elem) < 0)
@@ -90,7 +95,7 @@ static PyObject *arr_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     o->array = a;
     o->desc = d;
-    o->bytes = d.width * (d.height ? d.height : 1) * (d.depth ? d.depth : 1) * channels * elem;
+    o->bytes = d.width * (d.height ? d.height : 1) * (d.depth ? d.depth : 1) * (size_t)channels * elem;
     return (PyObject *)o;
 }
 
@@ -169,35 +174,54 @@ PyTypeObject Array_Type = {
     .tp_new = arr_new,
 };
 
+/* address_mode=(x, y, z): one CUDYN_ADDRESS_* per dimension, the ones
+ * not given staying CUDYN_ADDRESS_WRAP (0) as in the C descriptor */
+static int address_modes(PyObject *address, int modes[3])
+{
+    PyObject *seq = PySequence_Fast(address, "Texture: address_mode must be an int or a tuple of 1 to 3 ints");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int rc = n >= 1 && n <= 3 ? 0 : -1;
+    if (rc < 0)
+        cpy_invalid("Texture: address_mode takes 1 to 3 modes, not %zd", n);
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++)
+        rc = cpy_int(PySequence_Fast_GET_ITEM(seq, i), &modes[i], "Texture: address_mode", INT_MIN, INT_MAX);
+    Py_DECREF(seq);
+    return rc;
+}
+
 static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"array", "filter_mode", "address_mode", "normalized_coords", "read_mode", "border_color",
                          NULL};
-    PyObject *array, *address = NULL, *border = NULL;
+    PyObject *array, *filter_obj = NULL, *address = NULL, *read_obj = NULL, *border = NULL;
     int filter = CUDYN_FILTER_POINT, normalized = 0, read_mode = CUDYN_READ_ELEMENT_TYPE;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|iOpiO:Texture", kw, &Array_Type, &array, &filter, &address,
-                                     &normalized, &read_mode, &border))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOpOO:Texture", kw, &Array_Type, &array, &filter_obj, &address,
+                                     &normalized, &read_obj, &border) ||
+        (filter_obj && cpy_int(filter_obj, &filter, "Texture: filter_mode", INT_MIN, INT_MAX) < 0) ||
+        (read_obj && cpy_int(read_obj, &read_mode, "Texture: read_mode", INT_MIN, INT_MAX) < 0))
         return NULL;
     struct cudyn_texture_desc d = {.size = sizeof d, .resource = CUDYN_RESOURCE_ARRAY,
                                    .array = ((ArrayObject *)array)->array, .filter = filter,
                                    .read_mode = read_mode, .normalized_coords = normalized};
     if (address && PyLong_Check(address)) {
-        d.address_mode[0] = d.address_mode[1] = d.address_mode[2] = (int)PyLong_AsLong(address);
-    } else if (address && address != Py_None) {
-        PyObject *seq = PySequence_Fast(address, "address_mode: an int or up to 3 ints");
-        if (!seq)
+        if (cpy_int(address, &d.address_mode[0], "Texture: address_mode", INT_MIN, INT_MAX) < 0)
             return NULL;
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && i < 3; i++)
-            d.address_mode[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        Py_DECREF(seq);
+        d.address_mode[1] = d.address_mode[2] = d.address_mode[0];
+    } else if (address && address != Py_None && address_modes(address, d.address_mode) < 0) {
+        return NULL;
     }
     if (border && border != Py_None) {
-        PyObject *seq = PySequence_Fast(border, "border_color: up to 4 floats");
+        PyObject *seq = PySequence_Fast(border, "Texture: border_color must be a tuple of 1 to 4 floats");
         if (!seq)
             return NULL;
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && i < 4; i++)
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < n && i < 4; i++)
             d.border_color[i] = (float)PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
         Py_DECREF(seq);
+        if (!PyErr_Occurred() && (n < 1 || n > 4))
+            return cpy_invalid("Texture: border_color takes 1 to 4 values, not %zd", n);
     }
     if (PyErr_Occurred())
         return NULL;

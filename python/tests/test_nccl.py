@@ -299,6 +299,12 @@ def test_bad_ranks_and_ids(comms, nccl):
         nccl.Communicator(1, None, 0)
     with pytest.raises(TypeError, match="device must be an int"):
         nccl.Communicator(1, uid, 0, device="0")
+    with pytest.raises(cudyn.InvalidArgument, match=r"Communicator: nranks must be -2\*\*31 \.\. 2\*\*31-1"):
+        nccl.Communicator(2**64, uid, 0)
+    with pytest.raises(cudyn.InvalidArgument, match=r"Communicator: rank must be"):
+        nccl.Communicator(1, uid, -2**40)
+    with pytest.raises(cudyn.InvalidArgument, match=r"split: color must be"):
+        comms[0].split(2**31)
     with pytest.raises(cudyn.InvalidArgument, match="at least one device"):
         nccl.Communicator.for_devices([])
     with pytest.raises(TypeError, match="a device must be an int"):

@@ -177,6 +177,20 @@ print(outcome(lambda: cudyn.from_dlpack(dl.capsule(keep.ptr, (2**40, 2**40)))))
 def test_out_of_range_integers_raise_invalid_argument():
     f = cudyn.SourceModule('__global__ void empty() {}').get_function("empty")
     m = cudyn.DeviceMemory(8)
+    array = cudyn.Array((4,), np.float32)
+
+    class DeviceClaim:
+        """A DLPack producer whose __dlpack_device__ says the given tuple."""
+
+        def __init__(self, device):
+            self.device = device
+
+        def __dlpack_device__(self):
+            return self.device
+
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("the device was refused before any capsule was asked for")
+
     cases = [
         ("nbytes", lambda: cudyn.DeviceMemory(2**64)),
         ("shape", lambda: cudyn.DeviceArray((2**63,), "f4")),
@@ -191,6 +205,20 @@ def test_out_of_range_integers_raise_invalid_argument():
         ("shared", lambda: f(grid=(1,), block=(1,), shared=-1)),
         ("count", lambda: cudyn.memset_d8(m, 1, 2**64)),
         ("nbytes", lambda: cudyn.memcpy_dtod(m, m, 2**64)),
+        ("channels", lambda: cudyn.Array((4,), np.float32, channels=2**32 + 1)),
+        ("channels", lambda: cudyn.Array((4,), np.float32, channels=5)),
+        ("flags", lambda: cudyn.Array((4,), np.float32, flags=2**32)),
+        ("format", lambda: cudyn.Array((4,), 2**64)),
+        ("filter_mode", lambda: cudyn.Texture(array, filter_mode=2**64)),
+        ("read_mode", lambda: cudyn.Texture(array, read_mode=-2**63)),
+        ("address_mode", lambda: cudyn.Texture(array, address_mode=2**32)),
+        ("address_mode", lambda: cudyn.Texture(array, address_mode=(0, 2**40))),
+        ("address_mode", lambda: cudyn.Texture(array, address_mode=(0, 0, 0, 0))),
+        ("border_color", lambda: cudyn.Texture(array, border_color=(0.0,) * 5)),
+        ("mode", lambda: cudyn.Stream().begin_capture(2**64)),
+        ("device type", lambda: cudyn.from_dlpack(DeviceClaim((2**70, 0)))),
+        ("device id", lambda: cudyn.from_dlpack(DeviceClaim((2, -1)))),
+        ("device type", lambda: cudyn.from_dlpack(DeviceClaim((2,)))),
     ]
     wrong = []
     for argument, call in cases:
