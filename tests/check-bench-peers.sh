@@ -43,12 +43,15 @@ if [ "${CUDYN_SANITIZER:-no}" != no ]; then
     # sanitizer's runtime preloaded (tests/check-python.sh does that)
     echo "the cudyn.nccl worker: not run in a sanitizer build (CUDYN_SANITIZER=$CUDYN_SANITIZER)"
 elif [ "${PYTHON_MODULE:-no}" = yes ] && [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null; then
+    # the ranks get the interpreter by its full path: Open MPI's mpirun
+    # started by its full path puts its own bin/ first on the ranks' PATH
+    # (as --prefix would), where "python3" can be another interpreter
     expect_exit 0 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUDYN_LIBCUDA="$MOCK_LIBCUDA" \
         CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_LIBNCCL="$MOCK_LIBNCCL" MOCK_CUDA_DEVICES="A:90,B:90" \
         PYTHONPATH="$top_builddir/python/staged${PYTHONPATH:+:$PYTHONPATH}" \
         LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        "$MPIRUN" --oversubscribe -n 2 "$python" "$top_srcdir/bench/peers_nccl.py" --cudyn-worker --max-bytes 64 \
-        --iters 2 --id-file "$tmp/nccl-id"
+        "$MPIRUN" --oversubscribe -n 2 "$(command -v "$python")" "$top_srcdir/bench/peers_nccl.py" --cudyn-worker \
+        --max-bytes 64 --iters 2 --id-file "$tmp/nccl-id"
     expect_line "$out" "nccl 2.28.9"
     [ "$(printf '%s\n' "$out" | grep -cE '^(8|16|32|64) [0-9.]+ [0-9.]+$')" = 4 ] ||
         { echo "FAIL: the cudyn.nccl worker's rows:"; printf '%s\n' "$out" | sed 's/^/    | /'; fail=1; }
