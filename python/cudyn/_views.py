@@ -114,12 +114,21 @@ def index(shape, strides, key):
     """(byte offset, shape, strides) of ``array[key]`` for basic indexing:
     ints, slices (with steps, negative ones too), Ellipsis and
     numpy.newaxis.  Arrays of indices and boolean masks are refused."""
+    if type(key) is slice and shape:  # a[i:j:k], the commonest key: on the hot path of every sliced operation
+        start, count, step = _slice(shape[0], strides[0], key)
+        return start, (count,) + tuple(shape[1:]), (step,) + tuple(strides[1:])
     if not isinstance(key, tuple):
         key = (key,)
-    given = sum(1 for k in key if k is not None and k is not Ellipsis)
+    ellipses = axes_added = 0
+    for k in key:
+        if k is Ellipsis:
+            ellipses += 1
+        elif k is None:
+            axes_added += 1
+    given = len(key) - ellipses - axes_added
     if given > len(shape):
         raise IndexError(f"too many indices: {given} for an array of {len(shape)} dimensions")
-    if sum(1 for k in key if k is Ellipsis) > 1:
+    if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     offset, new_shape, new_strides, axis = 0, [], [], 0
     for k in key:
