@@ -148,12 +148,28 @@ static int holdable(PyObject *dtype, int depth)
     return ok;
 }
 
+/* The dtypes the rule has let in, held: every array (a view too) asks
+ * the rule, and numpy hands out the same few dtype objects again and
+ * again, so one pointer comparison answers most asks.  The GIL guards it. */
+static PyObject *held_dtypes[8];
+static unsigned next_held;
+
 PyObject *cpy_device_dtype(PyObject *obj, const char *what)
 {
+    for (size_t i = 0; i < sizeof held_dtypes / sizeof held_dtypes[0]; i++)
+        if (held_dtypes[i] == obj) {
+            Py_INCREF(obj);
+            return obj;
+        }
     PyObject *dtype = cpy_dtype(obj);
     if (!dtype)
         return NULL;
     int ok = holdable(dtype, 0);
+    if (ok == 1 && dtype == obj) {
+        PyObject **slot = &held_dtypes[next_held++ % (sizeof held_dtypes / sizeof held_dtypes[0])];
+        Py_INCREF(dtype);
+        Py_XSETREF(*slot, dtype);
+    }
     if (ok == 1)
         return dtype;
     if (ok == 0)
