@@ -93,6 +93,9 @@ char cpy_format_char(cudyn_arg_kind kind, size_t size);
  * each kind it names); every character cudyn.h lists, unless the module
  * lags behind the library (the drift test, python/tests) */
 int cpy_format_supported(char c);
+/* the character an element of a numpy dtype is passed as (a record: the
+ * struct character), or 0 (no exception) where there is none */
+char cpy_dtype_format_char(PyObject *dtype);
 /* the characters a Python number may take, in the order a first call
  * tries them: 4- and 8-byte ones first, then the rest, each size of a kind
  * once (set by cpy_format_init) */

@@ -1,7 +1,7 @@
 /* format.c - the launch format's characters as the module reads them from
  * cudyn.h (CUDYN_LAUNCH_FORMAT_MAP): each one's size and kind, the
- * character of a kind and size, whether pack.c can pass it, and the order
- * in which a Python number tries them.  Nothing here restates the table:
+ * character of a kind and size or of a numpy dtype, whether pack.c can
+ * pass it, and the order in which a Python number tries them.  Nothing here restates the table:
  * a character the library gains is read from it, and one of a kind or size
  * pack.c cannot pass is reported (python/tests/test_launch_format.py). */
 #include "cudyn_py.h"
@@ -25,6 +25,37 @@ char cpy_format_char(cudyn_arg_kind kind, size_t size)
         if (cpy_code(*c)->kind == kind && (size == 0 || cpy_code(*c)->size == size))
             return *c;
     return 0;
+}
+
+/* A numpy dtype's character: that of its kind and size, 0 if none or if
+ * pack.c cannot pass it (numpy's kind letters; 'V', a record, is a struct
+ * of any size) */
+char cpy_dtype_format_char(PyObject *dtype)
+{
+    PyObject *k = PyObject_GetAttrString(dtype, "kind");
+    Py_ssize_t size = 0;
+    char code = 0;
+    if (!k)
+        return 0;
+    PyObject *s = PyObject_GetAttrString(dtype, "itemsize");
+    if (s) {
+        size = PyLong_AsSsize_t(s);
+        Py_DECREF(s);
+    }
+    const char *kind = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+    if (kind && size > 0) {
+        switch (kind[0]) {
+        case 'b': code = cpy_format_char(CUDYN_ARG_BOOL, (size_t)size); break;
+        case 'i': code = cpy_format_char(CUDYN_ARG_SIGNED, (size_t)size); break;
+        case 'u': code = cpy_format_char(CUDYN_ARG_UNSIGNED, (size_t)size); break;
+        case 'f': code = cpy_format_char(CUDYN_ARG_FLOAT, (size_t)size); break;
+        case 'c': code = cpy_format_char(CUDYN_ARG_COMPLEX, (size_t)size); break;
+        case 'V': code = cpy_format_char(CUDYN_ARG_STRUCT, 0); break;
+        }
+    }
+    Py_DECREF(k);
+    PyErr_Clear();
+    return code && cpy_format_supported(code) ? code : 0;
 }
 
 /* The kinds and sizes pack.c packs.  A kind cudyn.h gains fails to compile

@@ -95,21 +95,7 @@ static int op_of(PyObject *obj, int *out, const char *who)
  * with a TypeError */
 static int dtype_char(PyObject *dtype, char *out, const char *who, const char *what)
 {
-    PyObject *kind = PyObject_GetAttrString(dtype, "kind");
-    const char *k = kind && PyUnicode_Check(kind) ? PyUnicode_AsUTF8(kind) : NULL;
-    cudyn_arg_kind arg = 0;
-    switch (k ? k[0] : 0) {
-    case 'i': arg = CUDYN_ARG_SIGNED; break;
-    case 'u': arg = CUDYN_ARG_UNSIGNED; break;
-    case 'f': arg = CUDYN_ARG_FLOAT; break;
-    case 'c': arg = CUDYN_ARG_COMPLEX; break;
-    }
-    Py_XDECREF(kind);
-    PyObject *size = PyObject_GetAttrString(dtype, "itemsize");
-    long bytes = size ? PyLong_AsLong(size) : -1;
-    Py_XDECREF(size);
-    PyErr_Clear();
-    char c = arg && bytes > 0 ? cpy_format_char(arg, (size_t)bytes) : 0;
+    char c = cpy_dtype_format_char(dtype);
     if (!c || !strchr(CUDYN_NCCL_DTYPES, c)) {
         PyErr_Format(PyExc_TypeError,
                      "%s: NCCL cannot carry %s's dtype %S; it carries the launch-format types \"%s\" "

@@ -20,36 +20,6 @@ struct scalar_type {
 static struct scalar_type scalar_types[48];
 static int n_scalar_types;
 
-/* A numpy dtype's launch code: the character of its kind and size, 0 if
- * none (numpy's kind letters; 'V' is a struct of any size) */
-static char dtype_code(PyObject *dtype)
-{
-    PyObject *k = PyObject_GetAttrString(dtype, "kind");
-    Py_ssize_t size = 0;
-    char code = 0;
-    if (!k)
-        return 0;
-    PyObject *s = PyObject_GetAttrString(dtype, "itemsize");
-    if (s) {
-        size = PyLong_AsSsize_t(s);
-        Py_DECREF(s);
-    }
-    const char *kind = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
-    if (kind && size > 0) {
-        switch (kind[0]) {
-        case 'b': code = cpy_format_char(CUDYN_ARG_BOOL, (size_t)size); break;
-        case 'i': code = cpy_format_char(CUDYN_ARG_SIGNED, (size_t)size); break;
-        case 'u': code = cpy_format_char(CUDYN_ARG_UNSIGNED, (size_t)size); break;
-        case 'f': code = cpy_format_char(CUDYN_ARG_FLOAT, (size_t)size); break;
-        case 'c': code = cpy_format_char(CUDYN_ARG_COMPLEX, (size_t)size); break;
-        case 'V': code = cpy_format_char(CUDYN_ARG_STRUCT, 0); break;
-        }
-    }
-    Py_DECREF(k);
-    PyErr_Clear();
-    return code && cpy_format_supported(code) ? code : 0;
-}
-
 /* Whether obj is a numpy scalar (numpy is imported if such a thing exists) */
 static int is_numpy_scalar(PyObject *obj)
 {
@@ -83,7 +53,7 @@ static const struct scalar_type *scalar_type_of(PyObject *obj)
         PyErr_Clear();
         return NULL;
     }
-    char code = dtype_code(dtype);
+    char code = cpy_dtype_format_char(dtype);
     Py_DECREF(dtype);
     if (!code)
         return NULL;
