@@ -84,7 +84,13 @@ stencil_hashes() {
 # 1 next to the second (the first again on a machine of one CPU)
 nccl_max_ranks=3
 mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL)
-read -r cpu0 cpu1 < <(/usr/bin/python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1] if len(c) < 2 else c[1])')
+read -r cpu0 cpu1 < <(awk '/^Cpus_allowed_list:/ {
+        n = split($2, ranges, ",")
+        for (i = 1; i <= n && k < 2; i++) {
+            split(ranges[i], r, "-")
+            for (c = r[1] + 0; c <= (r[2] == "" ? r[1] : r[2]) + 0 && k < 2; c++) cpus[k++] = c
+        }
+    } END { print cpus[0], (k < 2 ? cpus[0] : cpus[1]) }' /proc/self/status)
 export CUDYN_LIBCUDA="$MOCK_LIBCUDA" MOCK_CUDA_DEVICES="A:90,B:90"
 export CUDYN_LIBNVML="$top_builddir/tests/mock/nvml/.libs/libnvidia-ml.so.1" MOCK_NVML_CPUS="0:$cpu0;1:$cpu1"
 export CUDYN_LIBNCCL="$MOCK_LIBNCCL"
