@@ -375,20 +375,23 @@ class InOut:
         """the host array"""
 
 # --- prepared.c, function.c, module.c ---------------------------------------
-@final
-class PreparedFunction:
-    """A kernel with a fixed, checked argument format: p(grid, block, *args), or p(*args) when bound."""
-    def __call__(self, *args: Any, shared: int = 0, stream: _StreamLike = None) -> None: ...
+class _PreparedCalls:
+    """PyCUDA's prepared calls, which PreparedFunction and Function both have (the C's CPY_LAUNCH_KEYWORDS)."""
     def prepared_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
                       time_kernel: bool = False, texrefs: object = None, stream: _StreamLike = None) -> float | None:
-        """The same as calling it unbound; time_kernel=True waits and returns the kernel's seconds."""
+        """Launches with the prepared format; time_kernel=True waits and returns the kernel's seconds."""
     def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, /, *args: Any, shared: int = 0,
                             shared_size: int = 0, time_kernel: bool = False, texrefs: object = None) -> float | None:
-        """prepared_call on stream (PyCUDA's order)."""
+        """prepared_call on ``stream`` (PyCUDA's order)."""
     def prepared_timed_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
                             time_kernel: bool = False, texrefs: object = None,
                             stream: _StreamLike = None) -> Callable[[], float]:
         """Launches; returns a callable that waits and gives the kernel's time in seconds."""
+
+@final
+class PreparedFunction(_PreparedCalls):
+    """A kernel with a fixed, checked argument format: p(grid, block, *args), or p(*args) when bound."""
+    def __call__(self, *args: Any, shared: int = 0, stream: _StreamLike = None) -> None: ...
     @property
     def format(self) -> str:
         """the launch format"""
@@ -400,7 +403,7 @@ class PreparedFunction:
         """the Function"""
 
 @final
-class Function:
+class Function(_PreparedCalls):
     """A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None) launches it."""
     def __call__(self, *args: Any, grid: _Dim = 1, block: _Dim = 1, shared: int = 0,
                  stream: _StreamLike = None) -> None: ...
@@ -408,16 +411,6 @@ class Function:
                 grid: _Dim | None = None, block: _Dim | None = None, shared: int | None = None,
                 stream: _StreamLike = None) -> PreparedFunction:
         """A PreparedFunction for hot loops; grid= and block= bind the launch configuration (shared=, stream= too)."""
-    def prepared_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
-                      time_kernel: bool = False, texrefs: object = None, stream: _StreamLike = None) -> float | None:
-        """Launches with the format prepare() recorded, on the default stream (PyCUDA's)."""
-    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, /, *args: Any, shared: int = 0,
-                            shared_size: int = 0, time_kernel: bool = False, texrefs: object = None) -> float | None:
-        """Launches with the format prepare() recorded, on ``stream`` (PyCUDA's order)."""
-    def prepared_timed_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
-                            time_kernel: bool = False, texrefs: object = None,
-                            stream: _StreamLike = None) -> Callable[[], float]:
-        """Launches with the recorded format; returns a callable that waits and gives seconds."""
     @property
     def num_regs(self) -> int:
         """registers per thread"""
