@@ -10,8 +10,9 @@
 #    so that it judges the stubs and not the .py files beside them (a
 #    public module without a stub fails as "failed to find stubs"; private
 #    ones, cudyn._ops and the like, need none).  The C extension's
-#    functions carry no text signature, so for them stubtest checks names,
-#    not parameters (python/cudyn/_cudyn.pyi says so).
+#    functions and methods are compared by their text signatures (CPY_SIG
+#    in python/src; python/tests/test_signatures.py checks each against
+#    its C keyword list, and the types' constructors against the stubs).
 #  - mypy --strict on examples/python/ with those stubs, as a user's IDE
 #    or CI would check code that uses cudyn.  The PyCUDA examples import
 #    `pycuda`, which cudyn.pycuda.install() answers at run time: here a

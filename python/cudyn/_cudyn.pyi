@@ -2,10 +2,11 @@
 # call themselves cudyn.X; the package re-exports them (__init__.pyi).
 # `make check` runs mypy's stubtest against the built module
 # (tests/check-stubs.sh): a name added to or removed from the module without
-# this file fails it.  The C functions carry no text signature, so stubtest
-# checks their names, not their parameters: keep these in step with each
-# PyArg_Parse* keyword list (a METH_O function's one parameter is
-# positional-only).
+# this file fails it, and so does a parameter that differs from the text
+# signature its C docstring starts with (CPY_SIG, python/src/cudyn_py.h:
+# names, positional-only and keyword-only, defaults).  The constructors'
+# signatures (tp_doc) are compared with __init__/__new__ here by
+# python/tests/test_signatures.py, which stubtest of this mypy does not do.
 from typing import Any, Callable, Protocol, final, SupportsIndex, SupportsInt, Union
 
 import numpy as np
@@ -332,9 +333,9 @@ class DeviceArray:
         """get(ary=None, stream=None): a numpy copy (into ary if given)."""
     def set(self, ary: _HostBuffer, stream: _StreamLike = None) -> None:
         """set(ary, stream=None): copies a contiguous host array of the same size and dtype in."""
-    def __dlpack__(self, stream: int | None = None, max_version: tuple[int, int] | None = None,
+    def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """__dlpack__(stream=None, max_version=None, dl_device=None, copy=None): a DLPack capsule (no copy)."""
+        """A DLPack capsule (no copy)."""
     def __dlpack_device__(self) -> tuple[int, int]:
         """(device type, device id)"""
     def __len__(self) -> int: ...
@@ -374,16 +375,23 @@ class InOut:
         """the host array"""
 
 # --- prepared.c, function.c, module.c ---------------------------------------
+class _PreparedCalls:
+    """PyCUDA's prepared calls, which PreparedFunction and Function both have (the C's CPY_LAUNCH_KEYWORDS)."""
+    def prepared_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
+                      time_kernel: bool = False, texrefs: object = None, stream: _StreamLike = None) -> float | None:
+        """Launches with the prepared format; time_kernel=True waits and returns the kernel's seconds."""
+    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, /, *args: Any, shared: int = 0,
+                            shared_size: int = 0, time_kernel: bool = False, texrefs: object = None) -> float | None:
+        """prepared_call on ``stream`` (PyCUDA's order)."""
+    def prepared_timed_call(self, grid: _Dim, block: _Dim, /, *args: Any, shared: int = 0, shared_size: int = 0,
+                            time_kernel: bool = False, texrefs: object = None,
+                            stream: _StreamLike = None) -> Callable[[], float]:
+        """Launches; returns a callable that waits and gives the kernel's time in seconds."""
+
 @final
-class PreparedFunction:
+class PreparedFunction(_PreparedCalls):
     """A kernel with a fixed, checked argument format: p(grid, block, *args), or p(*args) when bound."""
     def __call__(self, *args: Any, shared: int = 0, stream: _StreamLike = None) -> None: ...
-    def prepared_call(self, grid: _Dim, block: _Dim, *args: Any, shared: int = 0, stream: _StreamLike = None) -> None:
-        """prepared_call(grid, block, *args, shared=0, stream=None): the same as calling it."""
-    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any, shared_size: int = 0) -> None:
-        """prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."""
-    def prepared_timed_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> Callable[[], float]:
-        """Launches; returns a callable that waits and gives the kernel's time in seconds."""
     @property
     def format(self) -> str:
         """the launch format"""
@@ -395,21 +403,14 @@ class PreparedFunction:
         """the Function"""
 
 @final
-class Function:
+class Function(_PreparedCalls):
     """A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None) launches it."""
     def __call__(self, *args: Any, grid: _Dim = 1, block: _Dim = 1, shared: int = 0,
                  stream: _StreamLike = None) -> None: ...
     def prepare(self, arg_types: str | tuple[DTypeLike, ...] | list[DTypeLike], texrefs: object = None, *,
-                grid: _Dim | None = None, block: _Dim | None = None, shared: int = 0,
+                grid: _Dim | None = None, block: _Dim | None = None, shared: int | None = None,
                 stream: _StreamLike = None) -> PreparedFunction:
-        """prepare(arg_types, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for hot loops."""
-    def prepared_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> None:
-        """Launches with the format prepare() recorded, on the default stream (PyCUDA's)."""
-    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any,
-                            shared_size: int = 0) -> None:
-        """Launches with the format prepare() recorded, on ``stream`` (PyCUDA's order)."""
-    def prepared_timed_call(self, grid: _Dim, block: _Dim, *args: Any, shared_size: int = 0) -> Callable[[], float]:
-        """Launches with the recorded format; returns a callable that waits and gives seconds."""
+        """A PreparedFunction for hot loops; grid= and block= bind the launch configuration (shared=, stream= too)."""
     @property
     def num_regs(self) -> int:
         """registers per thread"""
@@ -451,11 +452,11 @@ class Function:
 class Module:
     """Loaded kernels: Module.from_source / from_image / from_file."""
     @classmethod
-    def from_source(cls, source: str, options: tuple[str, ...] | list[str] | None = (), name: str = "kernel.cu",
-                    name_expressions: tuple[str, ...] | list[str] | None = (),
+    def from_source(cls, source: str, options: tuple[str, ...] | list[str] | None = None, name: str = "kernel.cu",
+                    name_expressions: tuple[str, ...] | list[str] | None = None,
                     headers: dict[str, str] | None = None, device: int | None = None, no_extern_c: bool = False,
-                    include_dirs: tuple[str, ...] | list[str] | None = (), nocache: bool = False) -> Module:
-        """from_source(source, ...): compiles through cudyn's cache and loads."""
+                    include_dirs: tuple[str, ...] | list[str] | None = None, nocache: bool = False) -> Module:
+        """Compiles through cudyn's cache and loads."""
     @classmethod
     def from_image(cls, image: bytes | bytearray | memoryview, /) -> Module:
         """from_image(bytes_like): loads a cudyn-cc image, CUBIN, fatbin or PTX."""
@@ -491,7 +492,7 @@ class Module:
 class Elementwise:
     """Elementwise(params, body, name='kernel', preamble=None): cudyn_elementwise_create."""
     def __init__(self, params: str, body: str, name: str | None = "kernel", preamble: str | None = None) -> None: ...
-    def launch(self, n: int, *args: Any, stream: _StreamLike = None) -> None:
+    def launch(self, n: int, /, *args: Any, stream: _StreamLike = None) -> None:
         """launch(n, *args, stream=None): runs the body for i in [0, n)."""
     @property
     def format(self) -> str:
@@ -504,7 +505,7 @@ class Reduction:
     """Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', preamble=None)."""
     def __init__(self, result_type: str, neutral: str, reduce_expr: str, map_expr: str, params: str,
                  name: str | None = "reduce", preamble: str | None = None) -> None: ...
-    def run(self, n: int, *args: Any, stream: _StreamLike = None, out: _DevicePointer | None = None) -> Any:
+    def run(self, n: int, /, *args: Any, stream: _StreamLike = None, out: _DevicePointer | None = None) -> Any:
         """run(n, *args, stream=None, out=None): the reduction's value (a Python number), or written to out."""
     @property
     def format(self) -> str:
@@ -518,9 +519,9 @@ def version() -> str:
     """cudyn's version string."""
 def init(flags: int = 0) -> None:
     """init(flags=0): loads the driver now (flags: 1 legacy, 2 per-thread default stream)."""
-def status_name(n: int, /) -> str:
+def status_name(status: int, /) -> str:
     """status_name(n): 'CUDYN_ERROR_...'."""
-def status_string(n: int, /) -> str:
+def status_string(status: int, /) -> str:
     """status_string(n): one sentence."""
 def loader_info(load: int = 3) -> dict[str, Any]:
     """loader_info(load=3): what the loader found, as a dict."""

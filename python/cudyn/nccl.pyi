@@ -25,7 +25,7 @@ class Communicator:
     """Communicator(nranks, unique_id, rank, device=None): one rank of an NCCL communicator."""
     def __new__(cls, nranks: int, unique_id: bytes, rank: int, device: int | None = None) -> Self: ...
     @classmethod
-    def for_devices(cls, devices: int | Sequence[int]) -> list[Communicator]:
+    def for_devices(cls, devices: int | Sequence[int], /) -> list[Communicator]:
         """A Communicator per device of this process (a list of ordinals, or a count)."""
     def all_reduce(self, sendbuf: _Buffer, recvbuf: _Buffer | None = None, op: _Op = "sum",
                    stream: _StreamLike = None) -> None:

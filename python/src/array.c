@@ -375,6 +375,11 @@ static int parse_layout(PyObject *shape_obj, PyObject *strides_obj, PyObject *of
     return offset_obj == Py_None ? 0 : cpy_ssize(offset_obj, offset, "DeviceArray: offset", 0);
 }
 
+PyDoc_STRVAR(da_doc, CPY_SIG("DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, "
+                             "stream=None, offset=0)",
+                             "An array in device memory: new memory, or a view of memory= (a DeviceMemory) or "
+                             "ptr= (an address or anything that has one) at offset bytes, its elements inside "
+                             "that memory; owner= is kept alive (.base).  A view sees its memory's free()."));
 static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"shape", "dtype", "strides", "memory", "ptr", "owner", "stream", "offset", NULL};
@@ -543,6 +548,8 @@ static int need_contiguous(DeviceArrayObject *a, const char *what)
     return 0;
 }
 
+PyDoc_STRVAR(da_get_doc, CPY_SIG("get($self, /, ary=None, stream=None, pagelocked=False)",
+                                 "A numpy copy (into ary if given: contiguous, writable, same size and dtype)."));
 static PyObject *da_get(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"ary", "stream", "pagelocked", NULL};
@@ -591,6 +598,8 @@ static PyObject *da_get(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
     return ary;
 }
 
+PyDoc_STRVAR(da_set_doc, CPY_SIG("set($self, /, ary, stream=None)",
+                                 "Copies a contiguous host array of the same size and dtype in."));
 static PyObject *da_set(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"ary", "stream", NULL};
@@ -653,13 +662,11 @@ static PyGetSetDef da_getset[] = {
     {NULL},
 };
 static PyMethodDef da_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))da_get, METH_VARARGS | METH_KEYWORDS,
-     "get(ary=None, stream=None): a numpy copy (into ary if given: contiguous, writable, same size and dtype)."},
-    {"set", (PyCFunction)(void (*)(void))da_set, METH_VARARGS | METH_KEYWORDS,
-     "set(ary, stream=None): copies a contiguous host array of the same size and dtype in."},
-    {"__dlpack__", (PyCFunction)(void (*)(void))cpy_array_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(stream=None, max_version=None, dl_device=None, copy=None): a DLPack capsule (no copy)."},
-    {"__dlpack_device__", (PyCFunction)cpy_array_dlpack_device, METH_NOARGS, "(device type, device id)"},
+    {"get", (PyCFunction)(void (*)(void))da_get, METH_VARARGS | METH_KEYWORDS, da_get_doc},
+    {"set", (PyCFunction)(void (*)(void))da_set, METH_VARARGS | METH_KEYWORDS, da_set_doc},
+    {"__dlpack__", (PyCFunction)(void (*)(void))cpy_array_dlpack, METH_VARARGS | METH_KEYWORDS, cpy_array_dlpack_doc},
+    {"__dlpack_device__", (PyCFunction)cpy_array_dlpack_device, METH_NOARGS,
+     CPY_SIG("__dlpack_device__($self, /)", "(device type, device id)")},
     {NULL},
 };
 static PySequenceMethods da_seq = {.sq_length = (lenfunc)da_len};
@@ -671,10 +678,7 @@ PyTypeObject DeviceArray_Type = {
     .tp_repr = (reprfunc)da_repr,
     .tp_as_sequence = &da_seq,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "DeviceArray(shape, dtype, strides=None, memory=None, ptr=None, owner=None, stream=None, offset=0): "
-              "an array in device memory: new memory, or a view of memory= (a DeviceMemory) or ptr= (an address or "
-              "anything that has one) at offset bytes, its elements inside that memory; owner= is kept alive "
-              "(.base).  A view sees its memory's free().",
+    .tp_doc = da_doc,
     .tp_weaklistoffset = offsetof(DeviceArrayObject, weakrefs),
     .tp_methods = da_methods,
     .tp_members = da_members,

@@ -22,6 +22,16 @@
 /* the most dimensions a DeviceArray has (numpy's limit) */
 #define CPY_MAX_DIMS 32
 
+/* A docstring that starts with its text signature, CPython's convention
+ * (__text_signature__, inspect.signature, help(), mypy's stubtest):
+ * "name($module or $self or $type, params)" for a function or method,
+ * "Type(params)" for a type's constructor; `/` ends the positional-only
+ * ones (METH_O, METH_VARARGS, FASTCALL's leading ones), `*` starts the
+ * keyword-only ones.  Its names and defaults are those the C parses: a
+ * PyArg_ParseTupleAndKeywords keyword list stands next to its signature
+ * (python/tests/test_signatures.py compares the two). */
+#define CPY_SIG(signature, text) signature "\n--\n\n" text
+
 /* ---- errors.c */
 /* Raises the exception for `status` from the calling thread's cudyn_error;
  * returns NULL. */
@@ -187,6 +197,7 @@ static inline int cpy_array_ptr(const DeviceArrayObject *a, cudyn_devptr *out)
 /* ---- export.c: a DeviceArray for other libraries (its methods) */
 PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure);
 PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds);
+extern const char cpy_array_dlpack_doc[];
 PyObject *cpy_array_dlpack_device(DeviceArrayObject *self, PyObject *unused);
 /* the DeviceArray a tensor of ours exports (borrowed), or NULL for
  * another library's tensor */
@@ -304,7 +315,13 @@ struct call_state {
     int pack_error; /* an argument whose packing raised, else -1 */
 };
 /* grid=, block=, shared= (or shared_size=), stream=, time_kernel= and
- * texrefs= from a vectorcall's keywords; 0 or -1 */
+ * texrefs= from a vectorcall's keywords; 0 or -1.  CPY_LAUNCH_KEYWORDS is
+ * them in a text signature after the positional grid and block of
+ * PyCUDA's prepared calls (grid= and block= would replace those, as
+ * stream= does the positional stream of prepared_async_call, whose
+ * signature ends with CPY_LAUNCH_KEYWORDS_BUT_STREAM) */
+#define CPY_LAUNCH_KEYWORDS_BUT_STREAM "shared=0, shared_size=0, time_kernel=False, texrefs=None"
+#define CPY_LAUNCH_KEYWORDS CPY_LAUNCH_KEYWORDS_BUT_STREAM ", stream=None"
 int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct launch_opts *o, const char *who);
 /* PyCUDA's texrefs= (texture references, which CUDA 12 removed): None or
  * an empty sequence is accepted (0); any other is refused naming texture
@@ -332,6 +349,7 @@ extern PyTypeObject PreparedFunction_Type;
 /* Function.prepare(arg_types, texrefs=None, *, grid=, block=, shared=,
  * stream=): a PreparedFunction, its format also recorded on fn */
 PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds);
+extern const char cpy_prepare_doc[];
 /* PyCUDA's three prepared calls, with the positional arguments before the
  * kernel's each takes */
 enum cpy_prepared_form { CPY_PREPARED_CALL, CPY_PREPARED_ASYNC_CALL, CPY_PREPARED_TIMED_CALL };

@@ -123,6 +123,8 @@ static int order_for_consumer(DeviceArrayObject *a, PyObject *stream_obj)
     return 0;
 }
 
+const char cpy_array_dlpack_doc[] = CPY_SIG("__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, "
+                                            "copy=None)", "A DLPack capsule (no copy).");
 PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"stream", "max_version", "dl_device", "copy", NULL};

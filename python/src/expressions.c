@@ -80,6 +80,7 @@ static int parse_run(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
     return 0;
 }
 
+PyDoc_STRVAR(ew_doc, CPY_SIG("Elementwise(params, body, name='kernel', preamble=None)", "cudyn_elementwise_create."));
 static PyObject *ew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"params", "body", "name", "preamble", NULL};
@@ -142,7 +143,7 @@ static PyGetSetDef expr_getset[] = {
 };
 static PyMethodDef ew_methods[] = {
     {"launch", (PyCFunction)(void (*)(void))ew_launch, METH_FASTCALL | METH_KEYWORDS,
-     "launch(n, *args, stream=None): runs the body for i in [0, n)."},
+     CPY_SIG("launch($self, n, /, *args, stream=None)", "Runs the body for i in [0, n).")},
     {NULL},
 };
 
@@ -151,7 +152,7 @@ PyTypeObject Elementwise_Type = {
     .tp_basicsize = sizeof(ExprObject),
     .tp_dealloc = (destructor)expr_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "Elementwise(params, body, name='kernel', preamble=None): cudyn_elementwise_create.",
+    .tp_doc = ew_doc,
     .tp_methods = ew_methods,
     .tp_getset = expr_getset,
     .tp_new = ew_new,
@@ -179,6 +180,8 @@ static char type_code(const char *t)
     return 0;
 }
 
+PyDoc_STRVAR(red_doc, CPY_SIG("Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', "
+                              "preamble=None)", "cudyn_reduction_create."));
 static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"result_type", "neutral", "reduce_expr", "map_expr", "params", "name", "preamble", NULL};
@@ -234,8 +237,9 @@ static PyObject *red_run(ExprObject *o, PyObject *const *args, Py_ssize_t nargs,
 
 static PyMethodDef red_methods[] = {
     {"run", (PyCFunction)(void (*)(void))red_run, METH_FASTCALL | METH_KEYWORDS,
-     "run(n, *args, stream=None, out=None): the reduction's value (a Python number), or written to out "
-     "(device memory for one result) asynchronously."},
+     CPY_SIG("run($self, n, /, *args, stream=None, out=None)",
+             "The reduction's value (a Python number), or written to out (device memory for one result) "
+             "asynchronously.")},
     {NULL},
 };
 
@@ -244,8 +248,7 @@ PyTypeObject Reduction_Type = {
     .tp_basicsize = sizeof(ExprObject),
     .tp_dealloc = (destructor)expr_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', preamble=None): "
-              "cudyn_reduction_create.",
+    .tp_doc = red_doc,
     .tp_methods = red_methods,
     .tp_getset = expr_getset,
     .tp_new = red_new,

@@ -327,22 +327,16 @@ static PyMemberDef fn_members[] = {
     {NULL},
 };
 static PyMethodDef fn_methods[] = {
-    {"prepare", (PyCFunction)(void (*)(void))cpy_prepare, METH_VARARGS | METH_KEYWORDS,
-     "prepare(arg_types, texrefs=None, *, grid=None, block=None, shared=0, stream=None): a PreparedFunction for "
-     "hot loops; arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy dtypes, checked "
-     "against the kernel at its first call, before it runs.  Called as p(grid, block, *args) (PyCUDA's "
-     "prepared_call); with grid= and block= given here, as p(*args), the launch configuration bound once "
-     "(cuda.core's LaunchConfig).  The format is also recorded on this Function, for PyCUDA's "
-     "f.prepared_call(...).  texrefs: texture references, which CUDA 12 removed; only an empty list is "
-     "accepted."},
+    {"prepare", (PyCFunction)(void (*)(void))cpy_prepare, METH_VARARGS | METH_KEYWORDS, cpy_prepare_doc},
     {"prepared_call", (PyCFunction)(void (*)(void))fn_prepared_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_call(grid, block, *args, shared_size=0, stream=None): launches with the format of the last "
-     "prepare() (PyCUDA's)."},
+     CPY_SIG("prepared_call($self, grid, block, /, *args, " CPY_LAUNCH_KEYWORDS ")",
+             "Launches with the format of the last prepare() (PyCUDA's).")},
     {"prepared_async_call", (PyCFunction)(void (*)(void))fn_prepared_async_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_async_call(grid, block, stream, *args, shared_size=0): as prepared_call, on stream."},
+     CPY_SIG("prepared_async_call($self, grid, block, stream, /, *args, " CPY_LAUNCH_KEYWORDS_BUT_STREAM ")",
+             "As prepared_call, on stream.")},
     {"prepared_timed_call", (PyCFunction)(void (*)(void))fn_prepared_timed_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_timed_call(grid, block, *args, shared_size=0): as prepared_call; returns a callable that waits "
-     "for the kernel and gives its time in seconds."},
+     CPY_SIG("prepared_timed_call($self, grid, block, /, *args, " CPY_LAUNCH_KEYWORDS ")",
+             "As prepared_call; returns a callable that waits for the kernel and gives its time in seconds.")},
     {NULL},
 };
 

@@ -28,6 +28,8 @@ static PyObject *f_version(PyObject *m, PyObject *u)
     return PyUnicode_FromString(cudyn_version());
 }
 
+PyDoc_STRVAR(f_init_doc, CPY_SIG("init($module, /, flags=0)",
+                                 "Loads the driver now (flags: 1 legacy, 2 per-thread default stream)."));
 static PyObject *f_init(PyObject *m, PyObject *args, PyObject *kwds)
 {
     (void)m;
@@ -56,6 +58,7 @@ static PyObject *f_status_string(PyObject *m, PyObject *n)
     return cpy_int(n, &v, "status", INT_MIN, INT_MAX) < 0 ? NULL : PyUnicode_FromString(cudyn_status_string(v));
 }
 
+PyDoc_STRVAR(f_loader_info_doc, CPY_SIG("loader_info($module, /, load=3)", "What the loader found, as a dict."));
 static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
 {
     (void)m;
@@ -358,7 +361,8 @@ static PyObject *f_cache_clear(PyObject *m, PyObject *u)
  * thread refuses meanwhile.  A host operand is any contiguous buffer (C or
  * Fortran order: the bytes are copied as they lie). */
 
-/* (dst, src_buffer, stream=None) */
+PyDoc_STRVAR(f_memcpy_htod_doc, CPY_SIG("memcpy_htod($module, /, dst, src, stream=None)",
+                                        "Copies the host buffer src to device memory dst."));
 static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
 {
     (void)m;
@@ -388,6 +392,8 @@ static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(f_memcpy_dtoh_doc, CPY_SIG("memcpy_dtoh($module, /, dst, src, stream=None)",
+                                        "Copies device memory src into the writable host buffer dst."));
 static PyObject *f_memcpy_dtoh(PyObject *m, PyObject *args, PyObject *kwds)
 {
     (void)m;
@@ -417,6 +423,8 @@ static PyObject *f_memcpy_dtoh(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(f_memcpy_dtod_doc, CPY_SIG("memcpy_dtod($module, /, dst, src, nbytes, stream=None)",
+                                        "Copies nbytes of device memory from src to dst."));
 static PyObject *f_memcpy_dtod(PyObject *m, PyObject *args, PyObject *kwds)
 {
     (void)m;
@@ -446,6 +454,11 @@ static PyObject *f_memcpy_dtod(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+#define MEMSET_DOC(name, what)                                                                                 \
+    CPY_SIG(name "($module, /, ptr, value, count, stream=None)", "Sets count " what " at ptr to value.")
+PyDoc_STRVAR(f_memset_d8_doc, MEMSET_DOC("memset_d8", "bytes"));
+PyDoc_STRVAR(f_memset_d16_doc, MEMSET_DOC("memset_d16", "16-bit words"));
+PyDoc_STRVAR(f_memset_d32_doc, MEMSET_DOC("memset_d32", "32-bit words"));
 static PyObject *memset_any(PyObject *args, PyObject *kwds, int width, const char *fmt)
 {
     static char *kw[] = {"ptr", "value", "count", "stream", NULL};
@@ -534,37 +547,50 @@ static PyObject *f_launch_format_codes(PyObject *m, PyObject *u)
 }
 
 PyMethodDef cpy_functions[] = {
-    {"version", f_version, METH_NOARGS, "cudyn's version string."},
-    {"init", CPY_KW(f_init), "init(flags=0): loads the driver now (flags: 1 legacy, 2 per-thread default stream)."},
-    {"status_name", f_status_name, METH_O, "status_name(n): 'CUDYN_ERROR_...'."},
-    {"status_string", f_status_string, METH_O, "status_string(n): one sentence."},
-    {"loader_info", CPY_KW(f_loader_info), "loader_info(load=3): what the loader found, as a dict."},
-    {"last_error", f_last_error, METH_NOARGS, "The calling thread's last cudyn_error as a dict, or None."},
-    {"device_count", f_device_count, METH_NOARGS, "Number of visible devices."},
-    {"device_info", f_device_info, METH_O, "device_info(ordinal): every field of cudyn_device_info."},
-    {"device_attributes", f_device_attributes, METH_O, "device_attributes(ordinal): name -> value."},
-    {"device_attribute", f_device_attribute, METH_VARARGS, "device_attribute(ordinal, name_or_number)."},
-    {"device_use", f_device_use, METH_O, "device_use(ordinal): this thread's device."},
+    {"version", f_version, METH_NOARGS, CPY_SIG("version($module, /)", "cudyn's version string.")},
+    {"init", CPY_KW(f_init), f_init_doc},
+    {"status_name", f_status_name, METH_O, CPY_SIG("status_name($module, status, /)", "'CUDYN_ERROR_...'.")},
+    {"status_string", f_status_string, METH_O, CPY_SIG("status_string($module, status, /)", "One sentence.")},
+    {"loader_info", CPY_KW(f_loader_info), f_loader_info_doc},
+    {"last_error", f_last_error, METH_NOARGS,
+     CPY_SIG("last_error($module, /)", "The calling thread's last cudyn_error as a dict, or None.")},
+    {"device_count", f_device_count, METH_NOARGS, CPY_SIG("device_count($module, /)", "Number of visible devices.")},
+    {"device_info", f_device_info, METH_O,
+     CPY_SIG("device_info($module, ordinal, /)", "Every field of cudyn_device_info.")},
+    {"device_attributes", f_device_attributes, METH_O,
+     CPY_SIG("device_attributes($module, ordinal, /)", "name -> value.")},
+    {"device_attribute", f_device_attribute, METH_VARARGS,
+     CPY_SIG("device_attribute($module, ordinal, name_or_number, /)", "One attribute's value.")},
+    {"device_use", f_device_use, METH_O, CPY_SIG("device_use($module, ordinal, /)", "Makes it this thread's device.")},
     {"cpu_affinity", f_cpu_affinity, METH_O,
-     "cpu_affinity(ordinal): the CPUs next to the device (NVML's), a frozenset; None where NVML cannot tell."},
-    {"device_current", f_device_current, METH_NOARGS, "This thread's device."},
-    {"synchronize", f_synchronize, METH_NOARGS, "Waits for the device's work (Ctrl-C works)."},
-    {"mem_info", f_mem_info, METH_NOARGS, "(free, total) bytes of this thread's device."},
-    {"can_access_peer", f_can_access_peer, METH_VARARGS, "can_access_peer(a, b)."},
-    {"enable_peer", f_enable_peer, METH_VARARGS, "enable_peer(a, b): a's kernels reach b's memory."},
-    {"cache_info", f_cache_info, METH_NOARGS, "The kernel cache: a dict."},
-    {"cache_clear", f_cache_clear, METH_NOARGS, "Empties the kernel cache; returns how many entries went."},
-    {"memcpy_htod", CPY_KW(f_memcpy_htod), "memcpy_htod(dst, src_buffer, stream=None)."},
-    {"memcpy_dtoh", CPY_KW(f_memcpy_dtoh), "memcpy_dtoh(dst_buffer, src, stream=None)."},
-    {"memcpy_dtod", CPY_KW(f_memcpy_dtod), "memcpy_dtod(dst, src, nbytes, stream=None)."},
-    {"memset_d8", CPY_KW(f_memset_d8), "memset_d8(ptr, value, count, stream=None)."},
-    {"memset_d16", CPY_KW(f_memset_d16), "memset_d16(ptr, value, count, stream=None)."},
-    {"memset_d32", CPY_KW(f_memset_d32), "memset_d32(ptr, value, count, stream=None)."},
-    {"pointer_info", f_pointer_info, METH_O, "pointer_info(ptr): kind, device, range."},
-    {"from_dlpack", cpy_from_dlpack, METH_O, "from_dlpack(obj): a DeviceArray over a DLPack producer's memory."},
+     CPY_SIG("cpu_affinity($module, ordinal, /)",
+             "The CPUs next to the device (NVML's), a frozenset; None where NVML cannot tell.")},
+    {"device_current", f_device_current, METH_NOARGS, CPY_SIG("device_current($module, /)", "This thread's device.")},
+    {"synchronize", f_synchronize, METH_NOARGS,
+     CPY_SIG("synchronize($module, /)", "Waits for the device's work (Ctrl-C works).")},
+    {"mem_info", f_mem_info, METH_NOARGS,
+     CPY_SIG("mem_info($module, /)", "(free, total) bytes of this thread's device.")},
+    {"can_access_peer", f_can_access_peer, METH_VARARGS,
+     CPY_SIG("can_access_peer($module, a, b, /)", "Whether a's kernels can reach b's memory.")},
+    {"enable_peer", f_enable_peer, METH_VARARGS,
+     CPY_SIG("enable_peer($module, a, b, /)", "a's kernels reach b's memory.")},
+    {"cache_info", f_cache_info, METH_NOARGS, CPY_SIG("cache_info($module, /)", "The kernel cache: a dict.")},
+    {"cache_clear", f_cache_clear, METH_NOARGS,
+     CPY_SIG("cache_clear($module, /)", "Empties the kernel cache; returns how many entries went.")},
+    {"memcpy_htod", CPY_KW(f_memcpy_htod), f_memcpy_htod_doc},
+    {"memcpy_dtoh", CPY_KW(f_memcpy_dtoh), f_memcpy_dtoh_doc},
+    {"memcpy_dtod", CPY_KW(f_memcpy_dtod), f_memcpy_dtod_doc},
+    {"memset_d8", CPY_KW(f_memset_d8), f_memset_d8_doc},
+    {"memset_d16", CPY_KW(f_memset_d16), f_memset_d16_doc},
+    {"memset_d32", CPY_KW(f_memset_d32), f_memset_d32_doc},
+    {"pointer_info", f_pointer_info, METH_O, CPY_SIG("pointer_info($module, ptr, /)", "kind, device, range.")},
+    {"from_dlpack", cpy_from_dlpack, METH_O,
+     CPY_SIG("from_dlpack($module, obj, /)", "A DeviceArray over a DLPack producer's memory.")},
     {"asarray", cpy_asarray, METH_O,
-     "asarray(obj): a DeviceArray over an object with __cuda_array_interface__ or __dlpack__ (no copy)."},
+     CPY_SIG("asarray($module, obj, /)",
+             "A DeviceArray over an object with __cuda_array_interface__ or __dlpack__ (no copy).")},
     {"_launch_format_codes", f_launch_format_codes, METH_NOARGS,
-     "The launch-format characters the module passes: {character: (bytes, kind)}."},
+     CPY_SIG("_launch_format_codes($module, /)",
+             "The launch-format characters the module passes: {character: (bytes, kind)}.")},
     {NULL},
 };

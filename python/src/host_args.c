@@ -2,6 +2,10 @@
  * copied to a device buffer before the launch and/or back after it. */
 #include "cudyn_py.h"
 
+PyDoc_STRVAR(in_doc, CPY_SIG("In(array)", "A host array copied to the device before the launch (the kernel reads "
+                                           "it)."));
+PyDoc_STRVAR(out_doc, CPY_SIG("Out(array)", "A host array copied back after the launch (contiguous, writable)."));
+PyDoc_STRVAR(inout_doc, CPY_SIG("InOut(array)", "A host array copied in before and back after the launch."));
 static PyObject *ha_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *array;
@@ -46,6 +50,6 @@ static PyMemberDef ha_members[] = {
         .tp_members = ha_members,                                                                              \
         .tp_new = ha_new,                                                                                      \
     };
-CPY_HOST_ARG_TYPE_(In_Type, "In", "In(host_array): copied to the device before the launch (the kernel reads it).")
-CPY_HOST_ARG_TYPE_(Out_Type, "Out", "Out(host_array): copied back after the launch (contiguous, writable).")
-CPY_HOST_ARG_TYPE_(InOut_Type, "InOut", "InOut(host_array): copied in before and back after the launch.")
+CPY_HOST_ARG_TYPE_(In_Type, "In", in_doc)
+CPY_HOST_ARG_TYPE_(Out_Type, "Out", out_doc)
+CPY_HOST_ARG_TYPE_(InOut_Type, "InOut", inout_doc)

@@ -114,8 +114,9 @@ static PyObject *timer_seconds(PyObject *timer, PyObject *unused)
     return st == CUDYN_OK ? PyFloat_FromDouble(ms / 1000.0) : cpy_raise(st);
 }
 
-static PyMethodDef timer_seconds_def = {"kernel_seconds", timer_seconds, METH_NOARGS,
-                                        "Waits for the kernel; its time in seconds."};
+static PyMethodDef timer_seconds_def = {
+    "kernel_seconds", timer_seconds, METH_NOARGS,
+    CPY_SIG("kernel_seconds($self, /)", "Waits for the kernel; its time in seconds.")};
 
 PyObject *cpy_timer_finish(PyObject *timer, PyObject *result, const struct launch_opts *o)
 {

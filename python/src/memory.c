@@ -48,6 +48,9 @@ PyObject *cpy_device_memory_new(size_t nbytes, int managed)
     return (PyObject *)m;
 }
 
+PyDoc_STRVAR(dm_doc, CPY_SIG("DeviceMemory(nbytes, managed=False)",
+                             "Device (or managed) memory this object owns; freed in its own device's context when "
+                             "the object goes, or by free(); a context manager."));
 static PyObject *dm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"nbytes", "managed", NULL};
@@ -163,10 +166,12 @@ static PyGetSetDef dm_getset[] = {
     {NULL},
 };
 static PyMethodDef dm_methods[] = {
-    {"free", (PyCFunction)dm_free, METH_NOARGS, "Frees the memory now (otherwise when the object goes); raises InvalidArgument while it is in use "
-     "(a copy running in another thread, a DLPack tensor not released); views of it then refuse."},
-    {"__enter__", dm_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, NULL},
+    {"free", (PyCFunction)dm_free, METH_NOARGS,
+     CPY_SIG("free($self, /)", "Frees the memory now (otherwise when the object goes); raises InvalidArgument while "
+                               "it is in use (a copy running in another thread, a DLPack tensor not released); views "
+                               "of it then refuse.")},
+    {"__enter__", dm_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
+    {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, CPY_SIG("__exit__($self, /, *exc_info)", "free().")},
     {NULL},
 };
 static PyNumberMethods dm_number = {.nb_int = (unaryfunc)dm_int, .nb_index = (unaryfunc)dm_int};
@@ -178,8 +183,7 @@ PyTypeObject DeviceMemory_Type = {
     .tp_repr = (reprfunc)dm_repr,
     .tp_as_number = &dm_number,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "DeviceMemory(nbytes, managed=False): device (or managed) memory this object owns; freed in its "
-              "own device's context when the object goes, or by free(); a context manager.",
+    .tp_doc = dm_doc,
     .tp_weaklistoffset = offsetof(DeviceMemoryObject, weakrefs),
     .tp_methods = dm_methods,
     .tp_members = dm_members,
@@ -196,6 +200,8 @@ typedef struct {
     PyObject *weakrefs;
 } PinnedObject;
 
+PyDoc_STRVAR(pm_doc, CPY_SIG("PinnedMemory(nbytes)", "Page-locked host memory (writable buffer; numpy.frombuffer "
+                                                     "views it); copies from and to it can be asynchronous."));
 static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"nbytes", NULL};
@@ -270,8 +276,7 @@ PyTypeObject PinnedMemory_Type = {
     .tp_as_sequence = &pm_seq,
     .tp_as_buffer = &pm_buffer,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "PinnedMemory(nbytes): page-locked host memory (writable buffer; numpy.frombuffer views it); "
-              "copies from and to it can be asynchronous.",
+    .tp_doc = pm_doc,
     .tp_weaklistoffset = offsetof(PinnedObject, weakrefs),
     .tp_members = pm_members,
     .tp_getset = pm_getset,

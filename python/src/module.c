@@ -231,6 +231,12 @@ static PyObject *compile_and_load(const char *source, const char *name, int noca
     return (PyObject *)m;
 }
 
+PyDoc_STRVAR(mod_from_source_doc,
+             CPY_SIG("from_source($type, /, source, options=None, name='kernel.cu', name_expressions=None, "
+                     "headers=None, device=None, no_extern_c=False, include_dirs=None, nocache=False)",
+                     "Compiles through cudyn's cache and loads; options, name_expressions and include_dirs are "
+                     "sequences of str, headers a dict {name: source}, device an ordinal (None: this "
+                     "thread's)."));
 static PyObject *mod_from_source(PyObject *cls, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"source", "options", "name", "name_expressions", "headers", "device", "no_extern_c",
@@ -451,15 +457,17 @@ static PyObject *mod_ptx(ModuleObject *m, void *c)
 
 static PyMethodDef mod_methods[] = {
     {"from_source", (PyCFunction)(void (*)(void))mod_from_source, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_source(source, options=(), name='kernel.cu', name_expressions=(), headers={}, device=None, "
-     "no_extern_c=False, include_dirs=(), nocache=False): compiles through cudyn's cache and loads."},
+     mod_from_source_doc},
     {"from_image", (PyCFunction)mod_from_image, METH_O | METH_CLASS,
-     "from_image(bytes_like): loads a cudyn-cc image, CUBIN, fatbin or PTX."},
-    {"from_file", (PyCFunction)mod_from_file, METH_O | METH_CLASS, "from_file(path): from_image of a file."},
+     CPY_SIG("from_image($type, image, /)", "Loads a cudyn-cc image, CUBIN, fatbin or PTX (a bytes-like object).")},
+    {"from_file", (PyCFunction)mod_from_file, METH_O | METH_CLASS,
+     CPY_SIG("from_file($type, path, /)", "from_image of a file.")},
     {"get_function", (PyCFunction)mod_get_function, METH_O,
-     "get_function(name): the kernel of that name or name expression."},
-    {"get_global", (PyCFunction)mod_get_global, METH_O, "get_global(name): (device address, bytes)."},
-    {"lowered_name", (PyCFunction)mod_lowered_name, METH_O, "lowered_name(expr): the mangled name."},
+     CPY_SIG("get_function($self, name, /)", "The kernel of that name or name expression.")},
+    {"get_global", (PyCFunction)mod_get_global, METH_O,
+     CPY_SIG("get_global($self, name, /)", "(device address, bytes).")},
+    {"lowered_name", (PyCFunction)mod_lowered_name, METH_O,
+     CPY_SIG("lowered_name($self, expr, /)", "The mangled name.")},
     {NULL},
 };
 static PyGetSetDef mod_getset[] = {

@@ -203,6 +203,9 @@ static PyObject *queued(struct call *c, int st)
 
 /* -------------------------------------------------------- collectives */
 
+PyDoc_STRVAR(comm_all_reduce_doc,
+             CPY_SIG("all_reduce($self, /, sendbuf, recvbuf=None, op='sum', stream=None)",
+                     "The reduction of every rank's sendbuf into recvbuf (in place without one)."));
 static PyObject *comm_all_reduce(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "stream", NULL};
@@ -218,6 +221,8 @@ static PyObject *comm_all_reduce(CommObject *self, PyObject *args, PyObject *kwd
     return queued(&c, st);
 }
 
+PyDoc_STRVAR(comm_broadcast_doc, CPY_SIG("broadcast($self, /, sendbuf, recvbuf=None, root=0, stream=None)",
+                                         "root's sendbuf into every rank's recvbuf."));
 static PyObject *comm_broadcast(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "root", "stream", NULL};
@@ -232,6 +237,8 @@ static PyObject *comm_broadcast(CommObject *self, PyObject *args, PyObject *kwds
     return queued(&c, st);
 }
 
+PyDoc_STRVAR(comm_reduce_doc, CPY_SIG("reduce($self, /, sendbuf, recvbuf=None, op='sum', root=0, stream=None)",
+                                      "The reduction into root's recvbuf."));
 static PyObject *comm_reduce(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "root", "stream", NULL};
@@ -247,6 +254,9 @@ static PyObject *comm_reduce(CommObject *self, PyObject *args, PyObject *kwds)
     return queued(&c, st);
 }
 
+PyDoc_STRVAR(comm_all_gather_doc,
+             CPY_SIG("all_gather($self, /, sendbuf, recvbuf, stream=None)",
+                     "Every rank's sendbuf, in rank order, into every recvbuf (size x as large)."));
 static PyObject *comm_all_gather(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "stream", NULL};
@@ -261,6 +271,9 @@ static PyObject *comm_all_gather(CommObject *self, PyObject *args, PyObject *kwd
     return queued(&c, st);
 }
 
+PyDoc_STRVAR(comm_reduce_scatter_doc,
+             CPY_SIG("reduce_scatter($self, /, sendbuf, recvbuf, op='sum', stream=None)",
+                     "The reduction of size blocks of sendbuf, block r into rank r's recvbuf."));
 static PyObject *comm_reduce_scatter(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "stream", NULL};
@@ -281,7 +294,10 @@ static PyObject *comm_reduce_scatter(CommObject *self, PyObject *args, PyObject 
     return queued(&c, st);
 }
 
-/* send(buf, peer, stream=None) and recv(buf, peer, stream=None) */
+PyDoc_STRVAR(comm_send_doc, CPY_SIG("send($self, /, buf, peer, stream=None)",
+                                    "buf to peer, inside cudyn.nccl.group() with its recv."));
+PyDoc_STRVAR(comm_recv_doc, CPY_SIG("recv($self, /, buf, peer, stream=None)",
+                                    "buf from peer, inside cudyn.nccl.group() with its send."));
 static PyObject *point_to_point(CommObject *self, PyObject *args, PyObject *kwds, int receive)
 {
     static char *kw[] = {"buf", "peer", "stream", NULL};
@@ -343,8 +359,11 @@ static int poll_slice(cudyn_nccl_comm comm, cudyn_stream stream)
     return CUDYN_ERROR_NOT_READY;
 }
 
-/* wait(stream=None, timeout=None): cudyn_nccl_comm_wait.  With no
- * timeout it waits in slices, answering Ctrl-C between them, then lets
+PyDoc_STRVAR(comm_wait_doc,
+             CPY_SIG("wait($self, /, stream=None, timeout=None)",
+                     "Waits for the stream's work, raising NCCL's asynchronous error (and aborting) if one comes; "
+                     "timeout in seconds (then aborted too)."));
+/* cudyn_nccl_comm_wait.  With no timeout it waits in slices, answering Ctrl-C between them, then lets
  * cudyn_nccl_comm_wait collect the outcome (at once: the work finished or
  * NCCL has an error, which aborts the communicator). */
 static PyObject *comm_wait(CommObject *self, PyObject *args, PyObject *kwds)
@@ -464,8 +483,10 @@ static int unique_id_of(PyObject *obj, cudyn_nccl_id *id)
     return ok ? 0 : -1;
 }
 
-/* Communicator(nranks, unique_id, rank, device=None): joins as `rank`,
- * on `device` (made this thread's device) or this thread's device */
+PyDoc_STRVAR(comm_doc, CPY_SIG("Communicator(nranks, unique_id, rank, device=None)",
+                               "Rank `rank` of the NCCL communicator that unique_id names "
+                               "(cudyn.nccl.get_unique_id() on one rank, handed to the others), on `device` (made "
+                               "this thread's device) or this thread's device."));
 static PyObject *comm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"nranks", "unique_id", "rank", "device", NULL};
@@ -545,8 +566,9 @@ static PyObject *comm_for_devices(PyObject *cls, PyObject *devices)
     return list;
 }
 
-/* split(color, key=None): cudyn_nccl_comm_split; None for a rank given
- * no color (a negative one) */
+PyDoc_STRVAR(comm_split_doc, CPY_SIG("split($self, /, color, key=None)",
+                                     "A new Communicator of the ranks of one color, ordered by key (None: by rank); "
+                                     "None for a rank given no color (a negative one)."));
 static PyObject *comm_split(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"color", "key", NULL};
@@ -590,25 +612,27 @@ static PyObject *comm_repr(CommObject *self)
 
 static PyMethodDef comm_methods[] = {
     {"for_devices", comm_for_devices, METH_O | METH_CLASS,
-     "for_devices(devices): a Communicator per device of this process (a list of ordinals, or a count); "
-     "drive their calls from one thread inside cudyn.nccl.group(), or from a thread each."},
-    {"all_reduce", NCCL_KW(comm_all_reduce), "all_reduce(sendbuf, recvbuf=None, op='sum', stream=None)."},
-    {"broadcast", NCCL_KW(comm_broadcast), "broadcast(sendbuf, recvbuf=None, root=0, stream=None)."},
-    {"reduce", NCCL_KW(comm_reduce), "reduce(sendbuf, recvbuf=None, op='sum', root=0, stream=None)."},
-    {"all_gather", NCCL_KW(comm_all_gather), "all_gather(sendbuf, recvbuf, stream=None): recvbuf holds size x."},
-    {"reduce_scatter", NCCL_KW(comm_reduce_scatter),
-     "reduce_scatter(sendbuf, recvbuf, op='sum', stream=None): sendbuf holds size blocks."},
-    {"send", NCCL_KW(comm_send), "send(buf, peer, stream=None): inside cudyn.nccl.group() with its recv."},
-    {"recv", NCCL_KW(comm_recv), "recv(buf, peer, stream=None): inside cudyn.nccl.group() with its send."},
-    {"split", NCCL_KW(comm_split), "split(color, key=None): a new Communicator of the ranks of one color."},
-    {"check", (PyCFunction)comm_check, METH_NOARGS, "Raises NCCL's asynchronous error, if any (no abort)."},
-    {"wait", NCCL_KW(comm_wait),
-     "wait(stream=None, timeout=None): waits for the stream's work, raising NCCL's asynchronous error (and "
-     "aborting) if one comes; timeout in seconds (then aborted too)."},
-    {"abort", (PyCFunction)comm_abort, METH_NOARGS, "Stops the communicator's work at once; destroy() follows."},
-    {"destroy", (PyCFunction)comm_destroy, METH_NOARGS, "Frees the communicator after its queued work."},
-    {"__enter__", comm_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)comm_exit, METH_VARARGS, NULL},
+     CPY_SIG("for_devices($type, devices, /)",
+             "A Communicator per device of this process (a list of ordinals, or a count); drive their calls from "
+             "one thread inside cudyn.nccl.group(), or from a thread each.")},
+    {"all_reduce", NCCL_KW(comm_all_reduce), comm_all_reduce_doc},
+    {"broadcast", NCCL_KW(comm_broadcast), comm_broadcast_doc},
+    {"reduce", NCCL_KW(comm_reduce), comm_reduce_doc},
+    {"all_gather", NCCL_KW(comm_all_gather), comm_all_gather_doc},
+    {"reduce_scatter", NCCL_KW(comm_reduce_scatter), comm_reduce_scatter_doc},
+    {"send", NCCL_KW(comm_send), comm_send_doc},
+    {"recv", NCCL_KW(comm_recv), comm_recv_doc},
+    {"split", NCCL_KW(comm_split), comm_split_doc},
+    {"check", (PyCFunction)comm_check, METH_NOARGS,
+     CPY_SIG("check($self, /)", "Raises NCCL's asynchronous error, if any (no abort).")},
+    {"wait", NCCL_KW(comm_wait), comm_wait_doc},
+    {"abort", (PyCFunction)comm_abort, METH_NOARGS,
+     CPY_SIG("abort($self, /)", "Stops the communicator's work at once; destroy() follows.")},
+    {"destroy", (PyCFunction)comm_destroy, METH_NOARGS,
+     CPY_SIG("destroy($self, /)", "Frees the communicator after its queued work.")},
+    {"__enter__", comm_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
+    {"__exit__", (PyCFunction)comm_exit, METH_VARARGS,
+     CPY_SIG("__exit__($self, /, *exc_info)", "destroy(); abort() first when the block raised.")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -632,8 +656,7 @@ static PyTypeObject Comm_Type = {
     .tp_dealloc = (destructor)comm_dealloc,
     .tp_repr = (reprfunc)comm_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Communicator(nranks, unique_id, rank, device=None): rank `rank` of the NCCL communicator that "
-              "unique_id names (cudyn.nccl.get_unique_id() on one rank, handed to the others).",
+    .tp_doc = comm_doc,
     .tp_weaklistoffset = offsetof(CommObject, weakrefs),
     .tp_methods = comm_methods,
     .tp_getset = comm_getset,
@@ -651,8 +674,8 @@ static PyObject *f_unique_id(PyObject *self, PyObject *unused)
     return st == CUDYN_OK ? PyBytes_FromStringAndSize((const char *)id.bytes, CUDYN_NCCL_ID_BYTES) : cpy_raise(st);
 }
 
-/* _nccl_info(check=False): cudyn_nccl_info as a dict; check raises
- * the failure to load */
+PyDoc_STRVAR(f_info_doc, CPY_SIG("_nccl_info($module, /, check=False)",
+                                 "cudyn_nccl_info as a dict; check=True raises the failure to load."));
 static PyObject *f_info(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"check", NULL};
@@ -713,12 +736,16 @@ static PyObject *f_mpi_cuda_support(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef nccl_functions[] = {
-    {"_nccl_unique_id", f_unique_id, METH_NOARGS, "A new unique id: 128 bytes (cudyn_nccl_unique_id)."},
-    {"_nccl_info", NCCL_KW(f_info), "_nccl_info(check=False): cudyn_nccl_info as a dict."},
-    {"_nccl_has", f_has, METH_O, "_nccl_has(name): whether the NCCL found has the function (cudyn_has)."},
-    {"_nccl_group_start", f_group_start, METH_NOARGS, "cudyn_nccl_group_start."},
-    {"_nccl_group_end", f_group_end, METH_NOARGS, "cudyn_nccl_group_end."},
-    {"_mpi_cuda_support", f_mpi_cuda_support, METH_NOARGS, "cudyn_mpi_cuda_support as a dict."},
+    {"_nccl_unique_id", f_unique_id, METH_NOARGS,
+     CPY_SIG("_nccl_unique_id($module, /)", "A new unique id: 128 bytes (cudyn_nccl_unique_id).")},
+    {"_nccl_info", NCCL_KW(f_info), f_info_doc},
+    {"_nccl_has", f_has, METH_O,
+     CPY_SIG("_nccl_has($module, name, /)", "Whether the NCCL found has the function (cudyn_has).")},
+    {"_nccl_group_start", f_group_start, METH_NOARGS,
+     CPY_SIG("_nccl_group_start($module, /)", "cudyn_nccl_group_start.")},
+    {"_nccl_group_end", f_group_end, METH_NOARGS, CPY_SIG("_nccl_group_end($module, /)", "cudyn_nccl_group_end.")},
+    {"_mpi_cuda_support", f_mpi_cuda_support, METH_NOARGS,
+     CPY_SIG("_mpi_cuda_support($module, /)", "cudyn_mpi_cuda_support as a dict.")},
     {NULL, NULL, 0, NULL},
 };
 

@@ -155,6 +155,14 @@ static int format_accepted(FunctionObject *fn, const char *codes)
     return 0;
 }
 
+const char cpy_prepare_doc[] = CPY_SIG(
+    "prepare($self, /, arg_types, texrefs=None, *, grid=None, block=None, shared=None, stream=None)",
+    "A PreparedFunction for hot loops; arg_types is a launch format (\"PPi\", \"fppp\") or a sequence of numpy "
+    "dtypes, checked against the kernel at its first call, before it runs.  Called as p(grid, block, *args) "
+    "(PyCUDA's prepared_call); with grid= and block= given here, as p(*args), the launch configuration bound "
+    "once (cuda.core's LaunchConfig; shared= and stream= too).  The format is also recorded on this Function, "
+    "for PyCUDA's f.prepared_call(...).  texrefs: texture references, which CUDA 12 removed; only an empty "
+    "list is accepted.");
 PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"arg_types", "texrefs", "grid", "block", "shared", "stream", NULL};
@@ -163,6 +171,10 @@ PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
                                      &stream) ||
         cpy_refuse_texrefs(texrefs, "prepare") < 0)
         return NULL;
+    PyObject **given[] = {&grid, &block, &shared, &stream};
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++)
+        if (*given[i] == Py_None) /* None: not given, as the signature says */
+            *given[i] = NULL;
     PreparedObject *p = PyObject_New(PreparedObject, &PreparedFunction_Type);
     if (!p)
         return NULL;
@@ -290,12 +302,14 @@ static PyObject *prepared_format(PreparedObject *p, void *c)
 
 static PyMethodDef prepared_methods[] = {
     {"prepared_call", (PyCFunction)(void (*)(void))prepared_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_call(grid, block, *args, shared_size=0, stream=None): the same as calling it."},
+     CPY_SIG("prepared_call($self, grid, block, /, *args, " CPY_LAUNCH_KEYWORDS ")",
+             "The same as calling it unbound; time_kernel=True waits and returns the kernel's seconds.")},
     {"prepared_async_call", (PyCFunction)(void (*)(void))prepared_async_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_async_call(grid, block, stream, *args, shared_size=0) (PyCUDA's order)."},
+     CPY_SIG("prepared_async_call($self, grid, block, stream, /, *args, " CPY_LAUNCH_KEYWORDS_BUT_STREAM ")",
+             "prepared_call on stream (PyCUDA's order).")},
     {"prepared_timed_call", (PyCFunction)(void (*)(void))prepared_timed_call, METH_FASTCALL | METH_KEYWORDS,
-     "prepared_timed_call(grid, block, *args, shared_size=0): launches; returns a callable that waits for "
-     "the kernel and gives its time in seconds."},
+     CPY_SIG("prepared_timed_call($self, grid, block, /, *args, " CPY_LAUNCH_KEYWORDS ")",
+             "Launches; returns a callable that waits for the kernel and gives its time in seconds.")},
     {NULL},
 };
 static PyObject *prepared_bound(PreparedObject *p, void *c)

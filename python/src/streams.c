@@ -44,6 +44,7 @@ int cpy_stream(PyObject *obj, cudyn_stream *out)
 
 
 /* ---------------------------------------------------------------- Stream */
+PyDoc_STRVAR(stream_doc, CPY_SIG("Stream(flags=0)", "A CUDA stream (flags 1: non-blocking)."));
 static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
@@ -117,6 +118,8 @@ static PyObject *stream_wait_event(StreamObject *o, PyObject *e)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(stream_begin_capture_doc,
+             CPY_SIG("begin_capture($self, /, mode=1)", "Records work into a graph instead of running it."));
 static PyObject *stream_begin_capture(StreamObject *o, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"mode", NULL};
@@ -173,15 +176,19 @@ static PyObject *stream_handle(StreamObject *o, void *c)
 }
 
 static PyMethodDef stream_methods[] = {
-    {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS, "Waits for the stream's work (Ctrl-C works)."},
-    {"query", (PyCFunction)stream_query, METH_NOARGS, "True if all its work is done."},
-    {"wait_event", (PyCFunction)stream_wait_event, METH_O, "Later work waits for the event."},
+    {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS,
+     CPY_SIG("synchronize($self, /)", "Waits for the stream's work (Ctrl-C works).")},
+    {"query", (PyCFunction)stream_query, METH_NOARGS, CPY_SIG("query($self, /)", "True if all its work is done.")},
+    {"wait_event", (PyCFunction)stream_wait_event, METH_O,
+     CPY_SIG("wait_event($self, event, /)", "Later work waits for the event.")},
     {"begin_capture", (PyCFunction)(void (*)(void))stream_begin_capture, METH_VARARGS | METH_KEYWORDS,
-     "begin_capture(mode=1): record work into a graph instead of running it."},
-    {"end_capture", (PyCFunction)stream_end_capture, METH_NOARGS, "Ends a capture: the Graph."},
-    {"capture_status", (PyCFunction)stream_capture_status, METH_NOARGS, "0 none, 1 active, 2 invalidated."},
+     stream_begin_capture_doc},
+    {"end_capture", (PyCFunction)stream_end_capture, METH_NOARGS,
+     CPY_SIG("end_capture($self, /)", "Ends a capture: the Graph.")},
+    {"capture_status", (PyCFunction)stream_capture_status, METH_NOARGS,
+     CPY_SIG("capture_status($self, /)", "0 none, 1 active, 2 invalidated.")},
     {"from_handle", (PyCFunction)stream_from_handle, METH_O | METH_CLASS,
-     "Stream.from_handle(int): a CUstream made elsewhere (stays its maker's)."},
+     CPY_SIG("from_handle($type, handle, /)", "A CUstream made elsewhere, an int (stays its maker's).")},
     {NULL},
 };
 static PyGetSetDef stream_getset[] = {
@@ -194,7 +201,7 @@ PyTypeObject Stream_Type = {
     .tp_basicsize = sizeof(StreamObject),
     .tp_dealloc = (destructor)stream_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "Stream(flags=0): a CUDA stream (flags 1: non-blocking).",
+    .tp_doc = stream_doc,
     .tp_weaklistoffset = offsetof(StreamObject, weakrefs),
     .tp_methods = stream_methods,
     .tp_getset = stream_getset,
@@ -202,6 +209,7 @@ PyTypeObject Stream_Type = {
 };
 
 /* ---------------------------------------------------------------- Event */
+PyDoc_STRVAR(event_doc, CPY_SIG("Event(flags=0)", "A CUDA event (flags 1: blocking sync, 2: no timing)."));
 static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
@@ -231,6 +239,7 @@ static void event_dealloc(EventObject *o)
     Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
+PyDoc_STRVAR(event_record_doc, CPY_SIG("record($self, /, stream=None)", "Records the event; returns it."));
 static PyObject *event_record(EventObject *o, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"stream", NULL};
@@ -303,12 +312,14 @@ static PyObject *event_handle(EventObject *o, void *c)
 }
 
 static PyMethodDef event_methods[] = {
-    {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS,
-     "record(stream=None): records the event; returns it."},
-    {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS, "Waits for the event (Ctrl-C works)."},
-    {"query", (PyCFunction)event_query, METH_NOARGS, "True if it has happened."},
-    {"time_since", (PyCFunction)event_time_since, METH_O, "Milliseconds from start to this event."},
-    {"time_till", (PyCFunction)event_time_till, METH_O, "Milliseconds from this event to end."},
+    {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS, event_record_doc},
+    {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS,
+     CPY_SIG("synchronize($self, /)", "Waits for the event (Ctrl-C works).")},
+    {"query", (PyCFunction)event_query, METH_NOARGS, CPY_SIG("query($self, /)", "True if it has happened.")},
+    {"time_since", (PyCFunction)event_time_since, METH_O,
+     CPY_SIG("time_since($self, start, /)", "Milliseconds from start to this event.")},
+    {"time_till", (PyCFunction)event_time_till, METH_O,
+     CPY_SIG("time_till($self, end, /)", "Milliseconds from this event to end.")},
     {NULL},
 };
 static PyGetSetDef event_getset[] = {
@@ -321,7 +332,7 @@ PyTypeObject Event_Type = {
     .tp_basicsize = sizeof(EventObject),
     .tp_dealloc = (destructor)event_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "Event(flags=0): a CUDA event (flags 1: blocking sync, 2: no timing).",
+    .tp_doc = event_doc,
     .tp_weaklistoffset = offsetof(EventObject, weakrefs),
     .tp_methods = event_methods,
     .tp_getset = event_getset,
@@ -336,6 +347,7 @@ static void graph_dealloc(GraphObject *g)
     PyObject_Free(g);
 }
 
+PyDoc_STRVAR(graph_instantiate_doc, CPY_SIG("instantiate($self, /, flags=0)", "A launchable GraphExec."));
 static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"flags", NULL};
@@ -357,7 +369,7 @@ static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwd
 
 static PyMethodDef graph_methods[] = {
     {"instantiate", (PyCFunction)(void (*)(void))graph_instantiate, METH_VARARGS | METH_KEYWORDS,
-     "instantiate(flags=0): a launchable GraphExec."},
+     graph_instantiate_doc},
     {NULL},
 };
 
@@ -377,6 +389,7 @@ static void exec_dealloc(GraphExecObject *e)
     PyObject_Free(e);
 }
 
+PyDoc_STRVAR(exec_launch_doc, CPY_SIG("launch($self, /, stream=None)", "Runs the whole graph."));
 static PyObject *exec_launch(GraphExecObject *e, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"stream", NULL};
@@ -403,9 +416,9 @@ static PyObject *exec_update(GraphExecObject *e, PyObject *g)
 }
 
 static PyMethodDef exec_methods[] = {
-    {"launch", (PyCFunction)(void (*)(void))exec_launch, METH_VARARGS | METH_KEYWORDS,
-     "launch(stream=None): runs the whole graph."},
-    {"update", (PyCFunction)exec_update, METH_O, "update(graph): new parameters from a graph of the same shape."},
+    {"launch", (PyCFunction)(void (*)(void))exec_launch, METH_VARARGS | METH_KEYWORDS, exec_launch_doc},
+    {"update", (PyCFunction)exec_update, METH_O,
+     CPY_SIG("update($self, graph, /)", "New parameters from a graph of the same shape.")},
     {NULL},
 };
 

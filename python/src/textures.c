@@ -48,6 +48,8 @@ static int array_format(PyObject *obj, int *format, size_t *elem)
     }
 }
 
+PyDoc_STRVAR(arr_doc, CPY_SIG("Array(shape, dtype, channels=1, flags=0)",
+                              "A CUDA array; shape in numpy order (depth, height, width)."));
 static PyObject *arr_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"shape", "dtype", "channels", "flags", NULL};
@@ -149,8 +151,10 @@ static PyObject *arr_copy_to(ArrayObject *o, PyObject *host)
 }
 
 static PyMethodDef arr_methods[] = {
-    {"copy_from", (PyCFunction)arr_copy_from, METH_O, "copy_from(host): the whole array from a packed host array."},
-    {"copy_to", (PyCFunction)arr_copy_to, METH_O, "copy_to(host): the whole array into a packed host array."},
+    {"copy_from", (PyCFunction)arr_copy_from, METH_O,
+     CPY_SIG("copy_from($self, host, /)", "The whole array from a packed host array.")},
+    {"copy_to", (PyCFunction)arr_copy_to, METH_O,
+     CPY_SIG("copy_to($self, host, /)", "The whole array into a packed host array.")},
     {NULL},
 };
 static PyMemberDef arr_members[] = {
@@ -168,7 +172,7 @@ PyTypeObject Array_Type = {
     .tp_basicsize = sizeof(ArrayObject),
     .tp_dealloc = (destructor)arr_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Array(shape, dtype, channels=1, flags=0): a CUDA array; shape in numpy order (depth, height, width).",
+    .tp_doc = arr_doc,
     .tp_methods = arr_methods,
     .tp_members = arr_members,
     .tp_new = arr_new,
@@ -191,6 +195,10 @@ static int address_modes(PyObject *address, int modes[3])
     return rc;
 }
 
+PyDoc_STRVAR(tex_doc, CPY_SIG("Texture(array, filter_mode=0, address_mode=None, normalized_coords=False, "
+                              "read_mode=0, border_color=None)",
+                              "A texture object over an Array; pass it (or its handle) to kernels.  address_mode: "
+                              "one mode for every dimension or one per dimension; None, wrap (0)."));
 static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"array", "filter_mode", "address_mode", "normalized_coords", "read_mode", "border_color",
@@ -262,8 +270,7 @@ PyTypeObject Texture_Type = {
     .tp_dealloc = (destructor)tex_dealloc,
     .tp_as_number = &tex_number,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Texture(array, filter_mode=0, address_mode=0, normalized_coords=False, read_mode=0, "
-              "border_color=None): a texture object; pass it (or its handle) to kernels.",
+    .tp_doc = tex_doc,
     .tp_members = tex_members,
     .tp_new = tex_new,
 };
