@@ -71,6 +71,10 @@ pycudaexamplesdir = $(pythonexamplesdir)/pycuda
 pycudaexamples_DATA = $(PYTHON_LAYER_EXAMPLE_FILES)
 
 
+# The package's files are linked, the extension copied: `make install`
+# (which tests run into a stage while others import the module) relinks it
+# for its installed place at its build-tree path, moving the built one
+# aside meanwhile, and a test must not load it then.
 check_DATA = python-staged
 python-staged: python/cudyn/_cudyn.la
 	@rm -rf python/staged && $(MKDIR_P) python/staged/cudyn && \
@@ -79,7 +83,7 @@ python-staged: python/cudyn/_cudyn.la
 	    case $$f in /*) ;; *) f=`pwd`/$$f ;; esac; \
 	    $(MKDIR_P) "python/staged/cudyn/`dirname $$rel`" && ln -s "$$f" "python/staged/cudyn/$$rel" || exit 1; \
 	done && \
-	ln -s '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
+	cp -p '$(abs_builddir)/python/cudyn/.libs/_cudyn$(PYTHON_EXT_SUFFIX)' python/staged/cudyn/
 
 # Installed as the files are in the source tree, subpackages in their
 # folders, with the package's metadata beside them (below); Makefile.am's

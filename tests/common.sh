@@ -61,9 +61,13 @@ expect_exit() {
 
 # install_staged DIR: `make install DESTDIR=DIR` of the build tree, without
 # the make settings this test runs under; prints the log and fails if it
-# does not succeed.
+# does not succeed.  One test installs at a time (flock, where there is
+# one): libtool relinks the Python module inside the build tree while it
+# installs it, and two relinks at once trample each other's files.
 install_staged() {
-    if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$1" \
+    local lock=()
+    command -v flock >/dev/null && lock=(flock "$top_builddir/tests/install.lock")
+    if ! "${lock[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$1" \
             > "$tmp/install.log" 2>&1; then
         echo "FAIL: make install DESTDIR=$1:"
         sed 's/^/    | /' "$tmp/install.log"

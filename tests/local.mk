@@ -256,6 +256,9 @@ EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/cudyn.abi tests/mock/m
 # PyCUDA's own test suite through cudyn.pycuda, run by hand on a GPU (not by make check)
 EXTRA_DIST += tests/gpu-pycuda-suite.sh tests/pycuda-suite-scope.txt
 
+# the lock tests/common.sh's install_staged takes
+CLEANFILES += tests/install.lock
+
 # Tests find the build tree, the mock driver and the mock NVRTC through these.
 AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
