@@ -71,6 +71,27 @@ base_name() { # exported driver name (with a _ptds/_ptsz twin suffix) -> base na
     printf '%s\n' "$tables" | awk -v e="$name" '$1 == "driver" && $2 == e {print $3; found = 1} END {if (!found) print e}'
 }
 
+# unwrap: where argv[0] (kept in program) is libtool's wrapper script (a
+# program linked to the uninstalled shared library), argv[0] becomes the
+# program it runs and lib_path the directory it puts first on
+# LD_LIBRARY_PATH, which run() does as the wrapper would: the same program,
+# without a shell per run.
+declare -A unwrapped=()
+unwrap() {
+    local dir
+    program=${argv[0]}
+    if [ -z "${unwrapped[$program]+set}" ]; then
+        unwrapped[$program]="$program"$'\n'
+        dir=$(sed -n 's/^ *LD_LIBRARY_PATH="\(.*\):\$LD_LIBRARY_PATH"$/\1/p' "$program" 2>/dev/null | head -n 1)
+        if [ -n "$dir" ] && [ -x "${program%/*}/.libs/${program##*/}" ] &&
+            grep -q '^# .* - temporary wrapper script for ' "$program"; then
+            unwrapped[$program]="${program%/*}/.libs/${program##*/}"$'\n'"$dir"
+        fi
+    fi
+    argv[0]=${unwrapped[$program]%%$'\n'*}
+    lib_path=${unwrapped[$program]#*$'\n'}
+}
+
 # parse LINE: sets codes, settings (NAME=VALUE), warm (0/1), leak_check
 # (0/1), argv, json (0/1) and title (the line without its codes)
 parse() {
@@ -104,6 +125,7 @@ parse() {
     examples/*) argv=("$top_builddir/${words[i]}") ;;
     *) echo "FAIL: $workflows: no program in '$1'"; exit 1 ;;
     esac
+    unwrap
     # $NAME in an argument is the harness's NAME ($top_srcdir); $RUN_DIR
     # stays, for run() to make the run's own directory
     local word done name
@@ -129,7 +151,12 @@ run() {
     [ "$warm" = 0 ] || cp -R "$warm_cache/." "$dir/cache/"
     local asan=$ASAN_OPTIONS
     [ "$leak_check" = 1 ] || asan=$asan:detect_leaks=0
-    env ASAN_OPTIONS="$asan" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_CACHE_DIR="$dir/cache" \
+    local ld=()
+    if [ -n "$lib_path" ]; then
+        ld=("LD_LIBRARY_PATH=$lib_path:${LD_LIBRARY_PATH:-}")
+        while [[ ${ld[0]} == *: ]]; do ld[0]=${ld[0]%:}; done
+    fi
+    env ASAN_OPTIONS="$asan" "${ld[@]}" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" CUDYN_CACHE_DIR="$dir/cache" \
         MOCK_CUDA_COUNTS="$dir/cuda.counts" MOCK_NVRTC_COUNTS="$dir/nvrtc.counts" MOCK_NCCL_COUNTS="$dir/nccl.counts" \
         "${settings[@]}" "$@" \
         timeout -k 5 "$timeout" "${argv[@]//\$RUN_DIR/$dir}" > "$dir/out" 2> "$dir/err"
@@ -151,7 +178,7 @@ messages() {
 # "FAIL: why"
 judge() {
     local dir=$1 fn=$2 k=$3 lib=$4 rc calls failed name error said
-    rc=$(cat "$dir/rc")
+    read -r rc < "$dir/rc"
     if grep -qE '(ERROR|WARNING): [A-Za-z]+Sanitizer|runtime error: ' "$dir/err" ||
         { [ "$rc" -ge 86 ] && [ "$rc" -le 88 ]; }; then
         echo "FAIL: sanitizer report (exit $rc)"
@@ -250,7 +277,7 @@ one_case() { # N W LIB FN K
         export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tmp/lsan-$4"
     run "$dir" "$var=$4:$5:$code"
     judge "$dir" "$4" "$5" "$3" > "$dir/verdict"
-    [ "$(cat "$dir/verdict")" != ok ] || rm -rf "$dir/cache"
+    [ "$(< "$dir/verdict")" != ok ] || rm -rf "$dir/cache"
 }
 n=0
 while read -r w lib fn k calls; do
@@ -266,8 +293,9 @@ repro() {
     [ "$2" = nvrtc ] && var=MOCK_NVRTC_FAIL code=$nvrtc_code
     [ "$2" = nccl ] && var=MOCK_NCCL_FAIL code=$nccl_code
     parse "$(cat "$tmp/workflow.$1")"
+    local shown=("$program" "${argv[@]:1}") # the program as the workflow names it
     echo "$var=$3:$4:$code CUDYN_LIBCUDA=$MOCK_LIBCUDA CUDYN_LIBNVRTC=$MOCK_LIBNVRTC" \
-        "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${argv[*]//\$RUN_DIR/.}" | sed "s|$top_builddir/||g"
+        "CUDYN_CACHE_DIR=\$(mktemp -d) ${settings[*]} ${shown[*]//\$RUN_DIR/.}" | sed "s|$top_builddir/||g"
 }
 
 # ---- report: absorbed runs, each failure in detail, then the failures in

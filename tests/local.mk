@@ -249,7 +249,7 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh
 TESTS += $(CHECK_SCRIPTS_LIST)
 
-EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
+EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/check-man.awk tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
 	tests/mock/nvrtc/mock_nvrtc_control.h tests/mock/nccl/mock_nccl_control.h tests/fault-sweep.sh tests/fault-workflows \
 	tests/fault-kernel.cu tests/fault-kernel.h tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh \
 	tests/header_warnings.c tests/header_warnings.cc tests/tsan-python.supp
