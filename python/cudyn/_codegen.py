@@ -180,7 +180,10 @@ def _strided_loop(operands, ndim, body):
         lines.append("        long long " + ", ".join(f"cudyn_o_{op[0]} = 0" for op in strided) + ";")
         for k in range(ndim - 1, -1, -1):
             adds = " ".join(f"cudyn_o_{op[0]} += (long long)cudyn_c * cudyn_s_{op[0]}_{k};" for op in strided)
-            lines.append(f"        cudyn_c = cudyn_r % cudyn_d{k}; cudyn_r /= cudyn_d{k}; {adds}")
+            # what is left of i for the outermost axis is its index (i < n):
+            # no 64-bit division there, none at all in a one-axis loop
+            step = f"cudyn_c = cudyn_r % cudyn_d{k}; cudyn_r /= cudyn_d{k};" if k else "cudyn_c = cudyn_r;"
+            lines.append(f"        {step} {adds}")
     return lines + _element_refs(operands, "        ") + [f"        {body};", "    }"]
 
 
