@@ -59,15 +59,23 @@ expect_exit() {
     fi
 }
 
+# one_installer COMMAND...: runs COMMAND while no other test installs
+# (flock, where there is one): libtool relinks the Python module inside the
+# build tree while make install installs it, and two relinks at once
+# trample each other's files.
+one_installer() {
+    if command -v flock >/dev/null; then
+        flock "$top_builddir/tests/install.lock" "$@"
+    else
+        "$@"
+    fi
+}
+
 # install_staged DIR: `make install DESTDIR=DIR` of the build tree, without
 # the make settings this test runs under; prints the log and fails if it
-# does not succeed.  One test installs at a time (flock, where there is
-# one): libtool relinks the Python module inside the build tree while it
-# installs it, and two relinks at once trample each other's files.
+# does not succeed.
 install_staged() {
-    local lock=()
-    command -v flock >/dev/null && lock=(flock "$top_builddir/tests/install.lock")
-    if ! "${lock[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$1" \
+    if ! one_installer env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" install DESTDIR="$1" \
             > "$tmp/install.log" 2>&1; then
         echo "FAIL: make install DESTDIR=$1:"
         sed 's/^/    | /' "$tmp/install.log"
