@@ -662,9 +662,9 @@ static PyGetSetDef da_getset[] = {
     {NULL},
 };
 static PyMethodDef da_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))da_get, METH_VARARGS | METH_KEYWORDS, da_get_doc},
-    {"set", (PyCFunction)(void (*)(void))da_set, METH_VARARGS | METH_KEYWORDS, da_set_doc},
-    {"__dlpack__", (PyCFunction)(void (*)(void))cpy_array_dlpack, METH_VARARGS | METH_KEYWORDS, cpy_array_dlpack_doc},
+    {"get", CPY_KW(da_get), da_get_doc},
+    {"set", CPY_KW(da_set), da_set_doc},
+    {"__dlpack__", CPY_KW(cpy_array_dlpack), cpy_array_dlpack_doc},
     {"__dlpack_device__", (PyCFunction)cpy_array_dlpack_device, METH_NOARGS,
      CPY_SIG("__dlpack_device__($self, /)", "(device type, device id)")},
     {NULL},

@@ -31,6 +31,8 @@
  * PyArg_ParseTupleAndKeywords keyword list stands next to its signature
  * (python/tests/test_signatures.py compares the two). */
 #define CPY_SIG(signature, text) signature "\n--\n\n" text
+/* a method table's function and flags for one that takes keywords */
+#define CPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
 /* ---- errors.c */
 /* Raises the exception for `status` from the calling thread's cudyn_error;

@@ -327,7 +327,7 @@ static PyMemberDef fn_members[] = {
     {NULL},
 };
 static PyMethodDef fn_methods[] = {
-    {"prepare", (PyCFunction)(void (*)(void))cpy_prepare, METH_VARARGS | METH_KEYWORDS, cpy_prepare_doc},
+    {"prepare", CPY_KW(cpy_prepare), cpy_prepare_doc},
     {"prepared_call", (PyCFunction)(void (*)(void))fn_prepared_call, METH_FASTCALL | METH_KEYWORDS,
      CPY_SIG("prepared_call($self, grid, block, /, *args, " CPY_LAUNCH_KEYWORDS ")",
              "Launches with the format of the last prepare() (PyCUDA's).")},

@@ -526,7 +526,6 @@ static PyObject *f_pointer_info(PyObject *m, PyObject *o)
                          "range_bytes", (Py_ssize_t)i.range_bytes);
 }
 
-#define CPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 /* The launch-format characters this module passes, as it read them from
  * cudyn.h: {character: (bytes, kind)}, the kind a cudyn_arg_kind (for the
  * drift test, python/tests/test_launch_format.py) */

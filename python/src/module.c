@@ -456,7 +456,7 @@ static PyObject *mod_ptx(ModuleObject *m, void *c)
 }
 
 static PyMethodDef mod_methods[] = {
-    {"from_source", (PyCFunction)(void (*)(void))mod_from_source, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+    {"from_source", CPY_KW(mod_from_source) | METH_CLASS,
      mod_from_source_doc},
     {"from_image", (PyCFunction)mod_from_image, METH_O | METH_CLASS,
      CPY_SIG("from_image($type, image, /)", "Loads a cudyn-cc image, CUBIN, fatbin or PTX (a bytes-like object).")},

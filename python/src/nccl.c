@@ -13,8 +13,6 @@
 #include <math.h>
 #include <time.h>
 
-#define NCCL_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
-
 typedef struct {
     PyObject_HEAD
     cudyn_nccl_comm comm; /* NULL once destroyed */
@@ -615,17 +613,17 @@ static PyMethodDef comm_methods[] = {
      CPY_SIG("for_devices($type, devices, /)",
              "A Communicator per device of this process (a list of ordinals, or a count); drive their calls from "
              "one thread inside cudyn.nccl.group(), or from a thread each.")},
-    {"all_reduce", NCCL_KW(comm_all_reduce), comm_all_reduce_doc},
-    {"broadcast", NCCL_KW(comm_broadcast), comm_broadcast_doc},
-    {"reduce", NCCL_KW(comm_reduce), comm_reduce_doc},
-    {"all_gather", NCCL_KW(comm_all_gather), comm_all_gather_doc},
-    {"reduce_scatter", NCCL_KW(comm_reduce_scatter), comm_reduce_scatter_doc},
-    {"send", NCCL_KW(comm_send), comm_send_doc},
-    {"recv", NCCL_KW(comm_recv), comm_recv_doc},
-    {"split", NCCL_KW(comm_split), comm_split_doc},
+    {"all_reduce", CPY_KW(comm_all_reduce), comm_all_reduce_doc},
+    {"broadcast", CPY_KW(comm_broadcast), comm_broadcast_doc},
+    {"reduce", CPY_KW(comm_reduce), comm_reduce_doc},
+    {"all_gather", CPY_KW(comm_all_gather), comm_all_gather_doc},
+    {"reduce_scatter", CPY_KW(comm_reduce_scatter), comm_reduce_scatter_doc},
+    {"send", CPY_KW(comm_send), comm_send_doc},
+    {"recv", CPY_KW(comm_recv), comm_recv_doc},
+    {"split", CPY_KW(comm_split), comm_split_doc},
     {"check", (PyCFunction)comm_check, METH_NOARGS,
      CPY_SIG("check($self, /)", "Raises NCCL's asynchronous error, if any (no abort).")},
-    {"wait", NCCL_KW(comm_wait), comm_wait_doc},
+    {"wait", CPY_KW(comm_wait), comm_wait_doc},
     {"abort", (PyCFunction)comm_abort, METH_NOARGS,
      CPY_SIG("abort($self, /)", "Stops the communicator's work at once; destroy() follows.")},
     {"destroy", (PyCFunction)comm_destroy, METH_NOARGS,
@@ -738,7 +736,7 @@ static PyObject *f_mpi_cuda_support(PyObject *self, PyObject *unused)
 static PyMethodDef nccl_functions[] = {
     {"_nccl_unique_id", f_unique_id, METH_NOARGS,
      CPY_SIG("_nccl_unique_id($module, /)", "A new unique id: 128 bytes (cudyn_nccl_unique_id).")},
-    {"_nccl_info", NCCL_KW(f_info), f_info_doc},
+    {"_nccl_info", CPY_KW(f_info), f_info_doc},
     {"_nccl_has", f_has, METH_O,
      CPY_SIG("_nccl_has($module, name, /)", "Whether the NCCL found has the function (cudyn_has).")},
     {"_nccl_group_start", f_group_start, METH_NOARGS,

@@ -181,7 +181,7 @@ static PyMethodDef stream_methods[] = {
     {"query", (PyCFunction)stream_query, METH_NOARGS, CPY_SIG("query($self, /)", "True if all its work is done.")},
     {"wait_event", (PyCFunction)stream_wait_event, METH_O,
      CPY_SIG("wait_event($self, event, /)", "Later work waits for the event.")},
-    {"begin_capture", (PyCFunction)(void (*)(void))stream_begin_capture, METH_VARARGS | METH_KEYWORDS,
+    {"begin_capture", CPY_KW(stream_begin_capture),
      stream_begin_capture_doc},
     {"end_capture", (PyCFunction)stream_end_capture, METH_NOARGS,
      CPY_SIG("end_capture($self, /)", "Ends a capture: the Graph.")},
@@ -312,7 +312,7 @@ static PyObject *event_handle(EventObject *o, void *c)
 }
 
 static PyMethodDef event_methods[] = {
-    {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS, event_record_doc},
+    {"record", CPY_KW(event_record), event_record_doc},
     {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS,
      CPY_SIG("synchronize($self, /)", "Waits for the event (Ctrl-C works).")},
     {"query", (PyCFunction)event_query, METH_NOARGS, CPY_SIG("query($self, /)", "True if it has happened.")},
@@ -368,7 +368,7 @@ static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwd
 }
 
 static PyMethodDef graph_methods[] = {
-    {"instantiate", (PyCFunction)(void (*)(void))graph_instantiate, METH_VARARGS | METH_KEYWORDS,
+    {"instantiate", CPY_KW(graph_instantiate),
      graph_instantiate_doc},
     {NULL},
 };
@@ -416,7 +416,7 @@ static PyObject *exec_update(GraphExecObject *e, PyObject *g)
 }
 
 static PyMethodDef exec_methods[] = {
-    {"launch", (PyCFunction)(void (*)(void))exec_launch, METH_VARARGS | METH_KEYWORDS, exec_launch_doc},
+    {"launch", CPY_KW(exec_launch), exec_launch_doc},
     {"update", (PyCFunction)exec_update, METH_O,
      CPY_SIG("update($self, graph, /)", "New parameters from a graph of the same shape.")},
     {NULL},
