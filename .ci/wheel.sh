@@ -108,25 +108,28 @@ PY
     (cd "$out/run" && CUDYN_LIBCUDA="$mock" "$1" -m cudyn) || { fail "$1 -m cudyn without numpy"; return 1; }
 }
 
-# suite PYTHON: the module's pytest suite against PYTHON's installed cudyn
+# suite PYTHON: the module's pytest suite against PYTHON's installed cudyn;
+# its tally in suite_tally (run in this shell, not in $(...), so that its
+# failure counts)
 suite() {
     make -s -C "$build" check TESTS=tests/check-python.sh VALGRIND= CUDYN_PYTHON_INSTALLED="$1" > /dev/null 2>&1
     local rc=$? log="$build/tests/check-python.sh.log"
     cp "$log" "$out/pytest-$(basename "$(dirname "$(dirname "$1")")").log"
     grep -E '^the installed module:|^[0-9]+ (passed|failed)|passed|failed' "$log" | tail -n 3
+    suite_tally=failed
     grep -q '^PASS: check-python.sh' "$log" && [ $rc = 0 ] || { tail -60 "$log"; fail "the pytest suite with $1"; return 1; }
-    grep -E '^[0-9]+ passed|^=+ .*passed' "$log" | tail -n 1 | tr -d '='
+    suite_tally=$(grep -E '^[0-9]+ passed|^=+ .*passed' "$log" | tail -n 1 | tr -d '=')
 }
 
 step "installed into a fresh virtual environment (with Debian's numpy and pytest)"
 if venv "$python" "$out/venv" --system-site-packages &&
-        "$out/venv/bin/python" -m pip install "$wheel" > "$out/pip.log" 2>&1; then
+        "$out/venv/bin/python" -m pip install --ignore-installed --no-deps "$wheel" > "$out/pip.log" 2>&1; then
     "$out/venv/bin/python" -m pip show cudyn | head -n 3
     got=$(cd "$out/run" && "$out/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("cudyn"))')
     [ "$got" = "$version" ] || fail "importlib.metadata.version(\"cudyn\") is '$got', not $version"
-    tally=$(suite "$out/venv/bin/python" | tail -n 1)
-    echo "pytest: $tally"
-    note "pytest on the installed wheel: ${tally:-failed}"
+    suite "$out/venv/bin/python"
+    echo "pytest: $suite_tally"
+    note "pytest on the installed wheel: $suite_tally"
     (cd "$out/run" && CUDYN_LIBCUDA="$mock" MOCK_CUDA_DEVICES="Mock GPU A:90,Mock GPU B:80" \
         "$out/venv/bin/python" -m cudyn) | tee "$out/main.txt"
     grep -q '^  1  Mock GPU B  sm_80 ' "$out/main.txt" || fail "python3 -m cudyn did not list the mock's second GPU"
@@ -187,7 +190,8 @@ else
         echo "pip install --no-build-isolation $(basename "$tarball") with Python $pyv ($path_python): installed"
         no_numpy "$out/path/bin/python" && note "PATH python3 $pyv: pip install of the tarball, no numpy: ok"
         if "$out/path/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-            note "PATH python3 pytest: $(suite "$out/path/bin/python" | tail -n 1)"
+            suite "$out/path/bin/python"
+            note "PATH python3 pytest: $suite_tally"
         fi
     else
         tail -30 "$out/pip.log"
