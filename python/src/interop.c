@@ -3,8 +3,8 @@
  * stream) and from_dlpack (the capsule ABI "dltensor" / "used_dltensor",
  * dlpack.h).  export.c does the reverse. */
 #include "cudyn_py.h"
-#include <limits.h>
 #include "dlpack.h"
+#include <limits.h>
 #include <string.h>
 
 /* ---- import: the consumed tensor lives as long as this owner */
