@@ -7,14 +7,14 @@
 #
 # Each page is read from the top.  Every ```sh block runs in a fresh bash
 # (errexit on), started with an empty environment but for what a login
-# gives (HOME, PATH, USER, LANG, TERM), plus what the page's earlier
-# blocks set: the variables they exported and the directory they left the
-# reader in.  The first block of a page starts in DIR (the tree the reader
-# built: the root of a checkout or of the unpacked tarball), with a HOME of
-# its own under the --home directory (a reader starting the page has an
-# empty ~/.cache/cudyn, say).  So a variable
-# set for one command only (VAR=value cmd) does not reach the next block,
-# as it would not in the reader's shell.
+# gives (HOME, PATH, USER, LANG, TERM, the machine's MPI settings), plus
+# what the page's earlier blocks set: the variables they exported and the
+# directory they left the reader in.  The first block of a page starts in
+# DIR (the tree the reader built: the root of a checkout or of the
+# unpacked tarball), with a HOME of its own under the --home directory (a
+# reader starting the page has an empty ~/.cache/cudyn, say).  So a
+# variable set for one command only (VAR=value cmd) does not reach the next
+# block, as it would not in the reader's shell.
 #
 # A marker on the line before a fenced block says more:
 #   <!-- file: NAME -->        the block is saved as NAME where the reader is
@@ -53,6 +53,12 @@ tree=$(cd "$tree" && pwd) && mkdir -p "$home" && home=$(cd "$home" && pwd) || ex
 work=$(mktemp -d "${TMPDIR:-/tmp}/run-docs.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 ran=0 skipped=0 failed=0
+# The machine's own MPI settings, which every login there has (a GPU
+# machine without ssh tells Open MPI so in OMPI_MCA_plm_rsh_agent): kept.
+machine_settings=()
+while IFS= read -r v; do
+    machine_settings+=("$v=${!v}")
+done < <(compgen -e | grep -E '^(OMPI|PRTE|PMIX)_MCA_')
 
 # split PAGE: $work/blocks/N.{kind,mark,line,text}, N from 1 in page order
 split() {
@@ -90,7 +96,7 @@ run_block() {
     } > "$script"
     env -i HOME="$page_home" USER="$(id -un)" LOGNAME="$(id -un)" LANG=C.UTF-8 TERM=dumb \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin RUN_DOCS_STATE="$work/state" \
-        bash "$script" < /dev/null > "$work/out" 2>&1
+        "${machine_settings[@]}" bash "$script" < /dev/null > "$work/out" 2>&1
 }
 
 # expect_output FILE: every line of FILE ("..." lines aside) is a line of
