@@ -3,7 +3,9 @@
 #  1. make dist, then python3 -m build --no-isolation from the unpacked
 #     tarball: an sdist and, from it, a wheel;
 #  2. the wheel checked as auditwheel would (packaging/check-wheel.py:
-#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC);
+#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC), and
+#     it must be the manylinux_2_17 wheel (--require: setup.py tags what
+#     the symbol table proves, and python/manylinux_glibc.c keeps it there);
 #  3. installed with pip --no-index into a fresh virtual environment that
 #     sees Debian's numpy and pytest (--system-site-packages), where the
 #     module's whole pytest suite runs on the mock driver against the
@@ -66,8 +68,11 @@ echo "built: $(cd "$out/dist" && ls)"
 tar -tzf "$sdist" > "$out/sdist.txt" && grep -q "^cudyn-$version/PKG-INFO$" "$out/sdist.txt" || fail "the sdist has no PKG-INFO"
 
 step "the wheel, as auditwheel would check it"
-"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" | tee "$out/check-wheel.log"
-[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py"
+# the oldest glibc the wheel is to run on (python/manylinux_glibc.c)
+manylinux=manylinux_2_17
+"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" --require "$manylinux" |
+    tee "$out/check-wheel.log"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py --require $manylinux"
 note "$(sed -n 's/^wheel: \(.*\): [0-9]* bytes (\(.*\))$/\1 \2/p' "$out/check-wheel.log"), NEEDED $(sed -n 's/^NEEDED: //p' \
     "$out/check-wheel.log"), $(sed -n 's/^highest GLIBC version: \([^,]*\),.*/\1 at most/p' "$out/check-wheel.log")"
 
