@@ -20,14 +20,12 @@
 #  - packaging/rpm/macros.debian-host gives the macros of Fedora's
 #    redhat-rpm-config and python-rpm-macros that the spec uses (%python3,
 #    %python3_sitearch ...) and Fedora's build behaviour (debuginfo
-#    packages, gzipped manual pages, executable shared libraries), loaded
-#    with rpmbuild --load;
+#    packages, gzipped manual pages, executable shared libraries), and puts
+#    the libraries in /usr/lib, where Debian's tools look for them (Fedora's
+#    %_libdir is /usr/lib64), loaded with rpmbuild --load;
 #  - rpmbuild --nodeps: BuildRequires name Fedora's packages, which
 #    Debian's rpm database does not have; Debian's own packages are the
 #    build's tools and libraries (.ci/run installs them);
-#  - libtool is told that %_libdir (/usr/lib64) is searched by the dynamic
-#    loader, as it is on Fedora (lt_cv_sys_lib_dlsearch_path_spec), so that
-#    it writes no RPATH that a Fedora build would not have;
 #  - packaging/rpm/rpmlint.toml gives rpmlint Fedora's settings (Debian's
 #    rpmlint follows openSUSE's policy).
 # The last line is the summary; the exit code is 0 when everything held.
@@ -79,8 +77,7 @@ step "rpmbuild -ba cudyn.spec ($(basename "$tarball"))"
 mkdir -p "$work/rpmbuild/SOURCES" && cp "$tarball" "$work/rpmbuild/SOURCES/" || exit 1
 options=()
 [ "${CUDYN_RPM_NOCHECK:-0}" = 1 ] && options+=(--without check)
-if ! lt_cv_sys_lib_dlsearch_path_spec="/lib64 /usr/lib64 /lib /usr/lib" \
-        rpmbuild -ba --nodeps --load="$top/packaging/rpm/macros.debian-host" --define "_topdir $work/rpmbuild" \
+if ! rpmbuild -ba --nodeps --load="$top/packaging/rpm/macros.debian-host" --define "_topdir $work/rpmbuild" \
         --define "_smp_mflags -j$(nproc)" "${options[@]}" "$spec" > "$out/build.log" 2>&1; then
     tail -80 "$out/build.log"
     die "rpmbuild failed; the whole log is $out/build.log"
@@ -136,7 +133,7 @@ mkdir -p "$root"
 for p in "$libs" "$python" "$tools"; do
     (cd "$root" && rpm2cpio "$p" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$p")"
 done
-libdir=$(rpm --eval '%{_libdir}')
+libdir=$(rpm --load="$top/packaging/rpm/macros.debian-host" --eval '%{_libdir}')
 sitearch=$(find "$root$libdir" -maxdepth 3 -type d -name site-packages | head -n 1)
 if readelf -d "$root/usr/bin/cudainfo" "$root$libdir"/libcudyn.so.1 "$sitearch"/cudyn/_cudyn*.so 2>/dev/null |
         grep -E '\((RPATH|RUNPATH)\)'; then
