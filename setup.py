@@ -24,10 +24,9 @@ expands, and fails when they drift:
 The library is compiled into the extension: one shared object that needs
 only the C library (libc, and libdl and libpthread where glibc kept the
 older versions of dlopen and pthread_once), with nothing of cudyn's
-beside it.  Its symbols stay
-local (a version script exports PyInit__cudyn alone), so it never takes
-the place of a libcudyn.so.1 that another extension loads, nor binds to
-one.  The driver, NVRTC and NVML stay opened with dlopen at run time, and
+beside it.  Its symbols stay local (a version script exports
+PyInit__cudyn alone), so it never takes the place of a libcudyn.so.1 that
+another extension loads, nor binds to one.  The driver, NVRTC and NVML stay opened with dlopen at run time, and
 the library's .note.dlopen note (lib/loader/dlopen_note.c) says which.
 
 The wheel runs on glibc 2.17 and later, whatever glibc builds it:
@@ -404,9 +403,11 @@ if bdist_wheel is not None:
 
         def get_tag(self):
             impl, abi, plat = super().get_tag()
-            if self.plat_name_supplied or not plat.startswith("linux_"):
+            if self.plat_name_supplied or not plat.startswith("linux_") or platform.libc_ver()[0] != "glibc":
                 return impl, abi, plat
-            return impl, abi, proven_platform(plat, self.get_finalized_command("build_ext").get_outputs())
+            if not hasattr(self, "proven"):  # asked for the file name and for WHEEL: proven once
+                self.proven = proven_platform(plat, self.get_finalized_command("build_ext").get_outputs())
+            return impl, abi, self.proven
 
 
 def extension():
