@@ -78,7 +78,7 @@ manylinux=manylinux_2_17
 [ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py --require $manylinux"
 if command -v twine > /dev/null; then
     # the long description and the metadata as the package index reads them
-    twine check --strict "$wheel" "$sdist" | tee "$out/twine.log"
+    twine --no-color check --strict "$wheel" "$sdist" | tee "$out/twine.log"
     [ "${PIPESTATUS[0]}" = 0 ] && note "twine check: passed" || fail "twine check"
 else
     fail "no twine (Debian: twine) to check the metadata the package index reads"
