@@ -428,6 +428,9 @@ def main():
         ext_modules=[extension()],
         cmdclass=dict({"build_ext": BuildCudyn}, **({"bdist_wheel": ManylinuxWheel} if bdist_wheel else {})),
         zip_safe=False,
+        # setuptools' build/ folder in the tree would shadow the `build`
+        # module for `python3 -m build` run there next
+        options={"build": {"build_base": "_build_py"}},
     )
 
 

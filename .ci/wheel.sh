@@ -25,7 +25,7 @@
 #     environment (setuptools and wheel from Debian's .whl files), then 4
 #     there, and 3's pytest suite where it has numpy and pytest;
 #  6. pip install . from a fresh clone of this checkout (where it is one):
-#     the same files as the tarball's wheel.
+#     the same files as the tarball's wheel, and no build/ folder left.
 #
 #   .ci/wheel.sh BUILDDIR [OUTDIR]
 #
@@ -237,6 +237,14 @@ if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
     else
         diff <(files "$record") <(files "$out/unpacked/cudyn-$version.dist-info/RECORD")
         fail "pip install . from a clone installs other files than the tarball's wheel"
+    fi
+    # setuptools builds in _build_py/, not build/: a build/ folder left in
+    # the tree would shadow Debian's `build` module for `python3 -m build`
+    # run there next ("No module named build.__main__")
+    if [ -e "$out/clone/build" ]; then
+        fail "pip install . left a build/ folder in the tree"
+    else
+        note "no build/ left behind"
     fi
 else
     echo "$top is not a git checkout: no clone"
