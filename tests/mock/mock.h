@@ -77,7 +77,8 @@
  * bytes they hold and release them at synchronisation (mock_pool.c);
  * managed memory as host memory, with prefetch and advice checked and
  * remembered (mock_memory.c).  What those cannot emulate is refused with
- * CUDA_ERROR_NOT_SUPPORTED and a line on stderr (mock_refuse).
+ * CUDA_ERROR_NOT_SUPPORTED and a line on stderr and in the driver's log,
+ * which cudyn appends to the failed call's message (mock_refuse).
  */
 #ifndef CUDYN_MOCK_H
 #define CUDYN_MOCK_H
@@ -226,7 +227,8 @@ unsigned int mock_enter(const char *fn) MOCK_INTERNAL;
 void mock_log(const char *line) MOCK_INTERNAL;
 
 /* What the mock cannot emulate: CUDA_ERROR_NOT_SUPPORTED, and the line
- * "mock libcuda: cannot emulate WHAT; run this test on a real GPU". */
+ * "mock libcuda: cannot emulate WHAT; run this test on a real GPU" on
+ * stderr and in the driver's log. */
 cu_result mock_refuse(const char *fmt, ...) MOCK_INTERNAL __attribute__((format(printf, 1, 2)));
 
 #define ENTER(fn)                              \

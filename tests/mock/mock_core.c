@@ -217,7 +217,10 @@ cu_result mock_refuse(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mock libcuda: cannot emulate %s; run this test on a real GPU\n", what);
+    char line[320];
+    snprintf(line, sizeof line, "mock libcuda: cannot emulate %s; run this test on a real GPU", what);
+    fprintf(stderr, "%s\n", line);
+    mock_log(line); /* the driver's log: cudyn appends it to the failed call's message */
     return CU_ERR_NOT_SUPPORTED;
 }
 

@@ -409,15 +409,19 @@ static const struct host_version *host_version_of(const struct CUfunc_st *fn)
     return NULL;
 }
 
-/* The mock never pretends to have run a kernel. */
+/* The mock never pretends to have run a kernel: it refuses, saying why on
+ * stderr (once per kernel) and in its driver log (every time). */
 static cu_result cannot_emulate(struct CUfunc_st *fn)
 {
     pthread_mutex_lock(&mock.lock);
     int first = !fn->warned;
     fn->warned = 1;
     pthread_mutex_unlock(&mock.lock);
+    char line[320];
+    snprintf(line, sizeof line, "mock libcuda: cannot emulate kernel '%.200s'; run this test on a real GPU", fn->name);
     if (first)
-        fprintf(stderr, "mock libcuda: cannot emulate kernel '%s'; run this test on a real GPU\n", fn->name);
+        fprintf(stderr, "%s\n", line);
+    mock_log(line); /* the driver's log: cudyn appends it to the failed launch's message */
     return CU_ERR_NOT_SUPPORTED;
 }
 
