@@ -327,11 +327,13 @@ def managed_empty(shape, dtype="float32"):
     return empty(shape, dtype, managed=True)
 
 
-_SUBMODULES = ("gpuarray", "elementwise", "autoinit", "cumath", "scan", "curandom", "pycuda")
+# Submodules imported on first use as attributes (`cudyn.gpuarray` imports
+# numpy).  Not autoinit: importing it chooses a device, which only
+# `import cudyn.autoinit` may do (help(), pydoc and dir() reach attributes).
+_SUBMODULES = ("gpuarray", "elementwise", "cumath", "scan", "curandom", "pycuda")
 
 
 def __getattr__(name):
-    # lazy submodules: `cudyn.gpuarray` imports numpy and builds kernels
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")

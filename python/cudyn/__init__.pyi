@@ -9,7 +9,6 @@ from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self
 
 from . import _cudyn as _cudyn
-from . import autoinit as autoinit
 from . import cumath as cumath
 from . import curandom as curandom
 from . import elementwise as elementwise

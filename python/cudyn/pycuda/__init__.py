@@ -107,7 +107,9 @@ def uninstall():
 
 
 def __getattr__(name):
-    # pycuda.driver, pycuda.gpuarray ... as attributes after `import pycuda`
-    if name in MODULES:
+    # pycuda.driver, pycuda.gpuarray ... as attributes after `import pycuda`;
+    # not autoinit and autoprimaryctx, which make a context when imported:
+    # only their import statement may (help() and pydoc reach attributes)
+    if name in MODULES and name not in ("autoinit", "autoprimaryctx"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cudyn.pycuda' has no attribute {name!r}")
