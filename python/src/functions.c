@@ -545,6 +545,26 @@ static PyObject *f_launch_format_codes(PyObject *m, PyObject *u)
     return d;
 }
 
+/* The launcher's node-local rank as the library reads it (the one reading
+ * every autoinit uses): a dict, None when no launcher variable is set; a
+ * value that is no rank raises, naming the variable. */
+static PyObject *f_local_rank_info(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    struct cudyn_local_rank l = {.size = sizeof l};
+    int st;
+    CPY_NOGIL(st, cudyn_local_rank_info(&l));
+    if (st == CUDYN_ERROR_NOT_FOUND) {
+        cudyn_clear_error();
+        Py_RETURN_NONE;
+    }
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:O}", "variable", l.variable ? l.variable : "", "local_rank",
+                         l.local_rank, "local_size", l.local_size, "device_count", l.device_count, "device",
+                         l.device, "shared", l.shared ? Py_True : Py_False);
+}
+
 /* The facts the pure-Python layer derives its kernels' types from, so that
  * it restates none (python/tests/test_format_exports.py): a numpy dtype's
  * launch character, and each scalar character's C spellings. */
@@ -630,6 +650,9 @@ PyMethodDef cpy_functions[] = {
     {"_launch_format_codes", f_launch_format_codes, METH_NOARGS,
      CPY_SIG("_launch_format_codes($module, /)",
              "The launch-format characters the module passes: {character: (bytes, kind)}.")},
+    {"_local_rank_info", f_local_rank_info, METH_NOARGS,
+     CPY_SIG("_local_rank_info($module, /)",
+             "The launcher's node-local rank (cudyn_local_rank_info) as a dict; None where no launcher says.")},
     {"_dtype_format", f_dtype_format, METH_O,
      CPY_SIG("_dtype_format($module, dtype, /)", "The launch-format character of a numpy dtype's elements, or None.")},
     {"_format_spellings", f_format_spellings, METH_NOARGS,

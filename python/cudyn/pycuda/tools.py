@@ -238,13 +238,14 @@ def get_arg_type(c_arg):
 
 def get_default_device(default=0):
     """The device of $CUDA_DEVICE (PyCUDA's variable), else cudyn.autoinit's
-    choice ($CUDYN_DEVICE, else the node-local MPI rank), else ``default``."""
+    choice ($CUDYN_DEVICE, else the node-local rank as the C library reads
+    it), else ``default``."""
     value = os.environ.get("CUDA_DEVICE", "").strip()
     if value:
-        return cuda.Device(int(value))
+        return cuda.Device(_ranks.decimal(value, "CUDA_DEVICE"))
     if not os.environ.get("CUDYN_DEVICE", "").strip() and _ranks.local_rank() is None:
         return cuda.Device(default)
-    return cuda.Device(_ranks.choose_ordinal(cudyn.device_count()))
+    return cuda.Device(_ranks.choose_ordinal())
 
 
 def make_default_context(ctx_maker=None):
