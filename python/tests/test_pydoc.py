@@ -38,11 +38,9 @@ def test_pydoc_works_without_a_driver():
 
 
 def test_autoinit_is_not_a_lazy_attribute():
-    import cudyn
-    import cudyn.pycuda
-    assert "autoinit" not in dir(cudyn)
     p = run_python("""
         import cudyn, cudyn.pycuda
+        print("listed" if "autoinit" in dir(cudyn) else "unlisted")
         for module in (cudyn, cudyn.pycuda):
             try:
                 module.autoinit
@@ -51,4 +49,4 @@ def test_autoinit_is_not_a_lazy_attribute():
                 print("refused")
         """)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["refused", "refused"]
+    assert p.stdout.split() == ["unlisted", "refused", "refused"]

@@ -195,8 +195,9 @@ struct mock_state {
     pthread_mutex_t lock;
     int version;
     int stub;
-    char log[16384];  /* the driver's error log (cuLogs*), under lock */
+    char log[16384];  /* the driver's error log (cuLogs*), under lock: its newest lines */
     size_t log_len;
+    size_t log_base;  /* the log's offset of log[0] (the older lines went to make room) */
     unsigned int compat_init; /* MOCK_CUDA_COMPAT_INIT, for a copy in a compat directory */
     int initialised; /* cuInit succeeded; atomic: threads call cuInit while others run */
     int n_devices;
@@ -480,12 +481,6 @@ void run_surf2d_scale(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_elementwise_saxpy(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot_vec(const struct launch *l) MOCK_INTERNAL;
-/* and of the float32 kernels of python/cudyn/gpuarray.py */
-void run_ga_scalar(const struct launch *l) MOCK_INTERNAL;
-void run_ga_binary(const struct launch *l) MOCK_INTERNAL;
-void run_ga_neg(const struct launch *l) MOCK_INTERNAL;
-void run_ga_fill(const struct launch *l) MOCK_INTERNAL;
-void run_ga_reduce(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;
