@@ -46,7 +46,7 @@ _lock = threading.Lock()
 _loaded = Bounded(512)    # (device, source) -> {kernel name: Function, "": Module}
 _maps = Bounded(2048)     # (body, operands, scalars, ndim, preamble, hint, device) -> prepared kernel
 _plans = Bounded(4096)    # run_map's plans, by body and the operands' layouts
-_sm_blocks = {}           # device -> the most blocks a grid-stride loop takes (8 per multiprocessor)
+_sm_blocks: dict = {}     # device -> the most blocks a grid-stride loop takes (8 per multiprocessor)
 
 
 def preamble_for(types):

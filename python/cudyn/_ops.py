@@ -395,7 +395,8 @@ def _plan_where(condition, then, otherwise, out):
                  (then, otherwise))
 
 
-_MEMSETS = ((1, np.uint8, _cudyn.memset_d8), (2, np.uint16, _cudyn.memset_d16), (4, np.uint32, _cudyn.memset_d32))
+_MEMSETS: tuple = ((1, np.uint8, _cudyn.memset_d8), (2, np.uint16, _cudyn.memset_d16),
+                   (4, np.uint32, _cudyn.memset_d32))
 
 
 def _memset(dst, value, stream):

@@ -16,7 +16,7 @@ from . import _cudyn, _pool
 _DeviceArray = _cudyn.DeviceArray
 _DeviceMemory = _cudyn.DeviceMemory
 _getrefcount = sys.getrefcount
-array_type = _DeviceArray  # GPUArray, once gpuarray has registered it
+array_type: type = _DeviceArray  # GPUArray, once gpuarray has registered it
 
 
 def set_array_type(cls):

@@ -21,7 +21,7 @@ _BASES = (
 class vec:  # noqa: N801 (PyCUDA's name)
     """The vector types: vec.float3, vec.make_float3(x, y, z), vec.types."""
 
-    types = {}
+    types: dict = {}  # dtype -> its CUDA name
 
 
 def _make(dtype, name):
