@@ -62,3 +62,26 @@ def test_the_argument_limit_is_the_librarys():
     f.prepare("i" * _cudyn._MAX_ARGS)
     with pytest.raises(cudyn.InvalidArgument):
         f.prepare("i" * (_cudyn._MAX_ARGS + 1))
+
+
+def test_the_python_layer_derives_its_tables_from_the_exports():
+    from cudyn import _dtypes, _reductions
+    assert _dtypes.MAX_PARAMS == _cudyn._MAX_ARGS
+    spellings = _cudyn._format_spellings()
+    for dtype in _dtypes.NUMBERS:
+        code = _cudyn._dtype_format(dtype)
+        assert _dtypes.launch_code(dtype) == code, dtype
+        if dtype.kind == "c":
+            continue  # the Python layer's own complex type
+        assert _dtypes.ctype(dtype) == spellings[code][0] == _reductions.c_type(dtype), dtype
+        for name in spellings[code]:
+            back = _dtypes.dtype_of(name)
+            assert (back.kind, back.itemsize) == (dtype.kind, dtype.itemsize), (name, back, dtype)
+
+
+def test_plans_refuse_more_parameters_than_the_library_takes():
+    from cudyn import _codegen, gpuarray
+    view = gpuarray.zeros((2,) * 12, np.float32).T  # twelve axes that do not merge: one stride each
+    arrays = [("z", gpuarray.zeros(view.shape, np.float32), True)] + [(f"a{k}", view, False) for k in range(4)]
+    with pytest.raises(ValueError, match=f"at most {_cudyn._MAX_ARGS}"):
+        _codegen.plan_map("z = a0", arrays, [], view.shape)
