@@ -45,9 +45,12 @@ def convert(expr, source, target):
 
 
 def truth(expr, dtype):
-    """C text that is true where ``expr`` (of dtype) is nonzero."""
+    """C text that is true where ``expr`` (of dtype) is nonzero (a __half
+    compared as a float: comparing it with 0 is ambiguous in CUDA C++)."""
     if dtype.kind == "c":
         return f"({expr}.re != 0 || {expr}.im != 0)"
+    if dtype.char == "e":
+        return f"((float)({expr}) != 0.0f)"
     return f"({expr} != 0)"
 
 
@@ -71,14 +74,14 @@ def binary_text(op, a, b, dx, dy, compute):
     a, b = convert(a, dx, compute), convert(b, dy, compute)
     if op in ARITHMETIC:
         return f"{a} {ARITHMETIC[op]} {b}", ""
-    if op == "pow":
-        if compute.kind in "iu":
+    if op in ("pow", "fmod"):
+        if compute.kind in "iu" and op == "pow":
             return f"cudyn_ipow({a}, {b})", _IPOW
-        return f"pow({a}, {b})", ""
-    if op == "fmod":
         if compute.kind in "iu":  # numpy's: the sign of a, 0 for a zero divisor
             return f"(({b}) == 0 ? ({ctype(compute)})0 : ({a}) % ({b}))", ""
-        return f"fmod({a}, {b})", ""
+        if compute.char == "e":  # CUDA has no __half pow or fmod: computed in float, rounded once
+            return f"(__half){op}((float)({a}), (float)({b}))", ""
+        return f"{op}({a}, {b})", ""
     if op in COMPARISONS:
         return f"{a} {COMPARISONS[op]} {b}", ""
     if op in LOGICAL:

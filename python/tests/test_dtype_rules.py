@@ -183,6 +183,18 @@ def test_plans_name_their_dtype_route_text_format_and_parameters(ga):
     assert "template <typename T> struct __align__(2 * sizeof(T)) cudyn_complex" in source and name in source
 
 
+def test_half_precision_texts_compile_where_cuda_has_no_half_overload():
+    # found by the GPU matrix: CUDA C++ has no pow or fmod of __half, and
+    # `__half != 0` is ambiguous; the mock NVRTC reads no bodies, so the
+    # texts are checked here and compiled on a GPU
+    h = np.dtype(np.float16)
+    for op in ("pow", "fmod"):
+        text, _ = _ops.binary_text(op, "x", "y", h, h, h)
+        assert text == f"(__half){op}((float)(x), (float)(y))"
+    text, _ = _ops.binary_text("logical_and", "x", "y", h, np.dtype(np.int8), np.dtype(np.int8))
+    assert text == "((float)(x) != 0.0f) && (y != 0)"
+
+
 def test_contiguous_operands_find_their_plan_without_their_shape(ga):
     _ops._flat.clear()
     for n in (3, 5, 1000):
