@@ -97,6 +97,8 @@ UNARY_TEXT = {"neg": "-{x}", "pos": "{x}", "conj": "conj({x})", "real": "{x}.re"
 def unary_text(op, dtype):
     """The C text of a unary op of UNARY_TEXT on {x} of dtype."""
     if op == "abs" and dtype.kind != "c":
+        if dtype.char == "e":  # __half < 0 is ambiguous: compared as a float
+            return "((float)({x}) < 0.0f ? -{x} : {x})"
         return "{x}" if dtype.kind in "bu" else "({x} < 0 ? -{x} : {x})"
     if op in ("conj", "real", "imag") and dtype.kind != "c":
         return "{x}" if op != "imag" else "0"

@@ -193,6 +193,7 @@ def test_half_precision_texts_compile_where_cuda_has_no_half_overload():
         assert text == f"(__half){op}((float)(x), (float)(y))"
     text, _ = _ops.binary_text("logical_and", "x", "y", h, np.dtype(np.int8), np.dtype(np.int8))
     assert text == "((float)(x) != 0.0f) && (y != 0)"
+    assert _ops.unary_text("abs", h) == "((float)({x}) < 0.0f ? -{x} : {x})"
 
 
 def test_contiguous_operands_find_their_plan_without_their_shape(ga):
