@@ -138,7 +138,8 @@ def _element_loop(operands, body, start):
     store (the pointers are __restrict__: an element is read, then written,
     by one thread)."""
     return ["    const unsigned long long cudyn_g = (unsigned long long)blockDim.x * gridDim.x;",
-            f"    for (unsigned long long cudyn_b = {start} + (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            f"    for (unsigned long long cudyn_b = {start} + (unsigned long long)blockIdx.x * blockDim.x"
+            " + threadIdx.x;",
             f"         cudyn_b < n; cudyn_b += {UNROLL} * cudyn_g) {{",
             "#pragma unroll",
             f"        for (unsigned int cudyn_u = 0; cudyn_u < {UNROLL}; cudyn_u++) {{",

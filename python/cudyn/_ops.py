@@ -20,7 +20,7 @@ import numpy as np
 from . import _cudyn, _dtypes, _result
 from ._bounded import Bounded
 from ._codegen import plan_map
-from ._dtypes import ARITHMETIC, COMPARISONS, LOGICAL, ctype, real_of, result_dtype
+from ._dtypes import ARITHMETIC, COMPARISONS, LOGICAL, ctype, result_dtype
 from ._views import compact_strides, extent, is_c_contiguous, is_dense
 
 _DeviceArray = _cudyn.DeviceArray

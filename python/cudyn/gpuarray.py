@@ -42,7 +42,8 @@ from ._errors import Unsupported  # noqa: E402
 from ._gather import concatenate, multi_put, multi_take, multi_take_put, stack, take  # noqa: E402,F401
 from ._memory import pagelocked_empty  # noqa: E402
 from ._pool import free_pool, pool_info  # noqa: E402,F401
-from ._reductions import all, any, c_type, dot, max, min, subset_dot, subset_max, subset_min, subset_sum, sum  # noqa: E402,F401,A004,E501
+from ._reductions import (all, any, c_type, dot, max, min, subset_dot, subset_max,  # noqa: E402,F401,A004
+                          subset_min, subset_sum, sum)
 from ._vectors import vec  # noqa: E402,F401
 
 __all__ = ["GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like", "zeros_like",
