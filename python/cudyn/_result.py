@@ -100,4 +100,3 @@ def release(a):
     if type(memory) is not _DeviceMemory or _getrefcount(memory) > 4 or a.stream is not None:
         return False
     return _pool.release(memory, a.__dict__.get("_pool_key", _pool.SHARED))
-

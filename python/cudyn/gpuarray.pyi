@@ -238,4 +238,3 @@ def multi_take_put(arrays: Sequence[DeviceArray], dest_indices: DeviceArray, src
                    dest_shape: _Shape | None = None, out: Sequence[GPUArray] | None = None,
                    stream: _StreamLike = None, src_offsets: Sequence[int] | None = None) -> list[GPUArray]:
     """o[dest_indices[k]] = a[src_indices[k] + offset] for each array a."""
-
