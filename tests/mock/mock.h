@@ -489,7 +489,21 @@ struct CUfunc_st {
     size_t param_offset[MOCK_MAX_PARAMS], param_size[MOCK_MAX_PARAMS];
     int attributes[MOCK_FUNC_ATTRIBUTES]; /* what cuFuncGetAttribute answers */
     int warned;                           /* "cannot emulate" was printed */
+    struct mock_eval *eval;               /* the host evaluator's reading of it, from its first launch */
 };
+
+/* mock_eval.c: the host evaluator of the map kernels python/cudyn writes,
+ * which it recognises by the shape of the source the mock NVRTC carries in
+ * its PTX (kernel_facts.h), never by name.  mock_eval_of: fn's evaluator
+ * (read at its first launch, kept in fn->eval), or NULL and why not in
+ * why (empty when fn's image carries no source); mock_eval_run runs a
+ * launch of a function it took. */
+struct mock_eval;
+const struct mock_eval *mock_eval_of(struct CUfunc_st *fn, char *why, size_t cap) MOCK_INTERNAL;
+cu_result mock_eval_run(const struct launch *l) MOCK_INTERNAL;
+void mock_eval_free(struct mock_eval *e) MOCK_INTERNAL;
+/* The PTX text of a module's image (NULL for a real CUBIN). */
+const char *module_text(const struct CUmod_st *mod) MOCK_INTERNAL;
 
 /* The live function `fn`, or NULL if it is not one (any more). */
 struct CUfunc_st *function_live(cu_function fn) MOCK_INTERNAL;
