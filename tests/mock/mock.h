@@ -48,9 +48,13 @@
  * (unified addressing: one address space for every device and pinned host
  * memory).  Kernels run on the host when the mock has a host version of
  * them (mock_launch.c lists them, matched by exact name: extern "C" names,
- * or C++ lowered names checked against the real NVRTC); any other kernel
- * can be looked up but not launched: 801, and once per function the line
- * "mock libcuda: cannot emulate kernel 'NAME'; run this test on a real GPU".
+ * or C++ lowered names checked against the real NVRTC), or when the host
+ * evaluator recognises them: the map kernels python/cudyn writes, known by
+ * the shape of the source the mock NVRTC carries in its PTX (mock_eval.c,
+ * mock_expr.c).  Any other kernel can be looked up but not launched: 801,
+ * and once per function the line "mock libcuda: cannot emulate kernel
+ * 'NAME' (WHY); run this test on a real GPU", WHY the evaluator's reason
+ * where the kernel's source was there to read.
  * Parameters come from the PTX (also the PTX that the mock NVRTC's CUBINs
  * carry after a bare ELF header); a real CUBIN's are unknown.
  *
