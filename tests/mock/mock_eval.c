@@ -527,14 +527,13 @@ static bool extent(const struct mock_eval *e, const struct run *r, const struct 
                    int64_t *high)
 {
     int64_t size = (int64_t)eval_type_size(o->type), lo = 0, hi = size;
-    uint64_t bytes;
+    uint64_t bytes, inner = 1; /* inner: the elements of one step of the outermost axis */
     if (o->mode == FLAT) {
         if (__builtin_mul_overflow(r->n, (uint64_t)size, &bytes) || bytes > INT64_MAX)
             return false;
         hi = (int64_t)bytes;
     }
-    uint64_t inner = 1; /* the elements of one step of the outermost axis */
-    for (int k = 1; k < e->ndim; k++)
+    for (int k = 1; k < e->ndim && o->mode == STRIDED; k++)
         if (__builtin_mul_overflow(inner, r->dims[k], &inner))
             return false;
     for (int k = 0; k < e->ndim && o->mode == STRIDED; k++) {

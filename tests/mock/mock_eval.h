@@ -41,8 +41,6 @@ struct eval_expr;
  * the reason in why when the mock cannot compute it exactly. */
 struct eval_expr *eval_expr_parse(const char *text, const char *end, const struct eval_name *names, int n_names,
                                   char *why, size_t cap) MOCK_INTERNAL;
-/* The index of the name the statement assigns. */
-int eval_expr_target(const struct eval_expr *e) MOCK_INTERNAL;
 /* Runs the statement with at[k] the bytes of name k; NULL, or what C++
  * leaves undefined there (nothing is stored then). */
 const char *eval_expr_run(const struct eval_expr *e, void *const *at) MOCK_INTERNAL;

@@ -41,29 +41,12 @@ static const struct {
     const char *spelling;
     enum eval_type type;
 } spellings[] = {
-    {"bool", E_BOOL},
-    {"char", E_I8}, /* signed on the GPU, as on its x86-64 and arm64 hosts */
-    {"signed char", E_I8},
-    {"unsigned char", E_U8},
-    {"short", E_I16},
-    {"short int", E_I16},
-    {"unsigned short", E_U16},
-    {"unsigned short int", E_U16},
-    {"int", E_I32},
-    {"signed", E_I32},
-    {"signed int", E_I32},
-    {"unsigned", E_U32},
-    {"unsigned int", E_U32},
-    {"long", E_I64},
-    {"long int", E_I64},
-    {"long long", E_I64},
-    {"long long int", E_I64},
-    {"unsigned long", E_U64},
-    {"unsigned long int", E_U64},
-    {"unsigned long long", E_U64},
-    {"unsigned long long int", E_U64},
-    {"float", E_F32},
-    {"double", E_F64},
+    /* the spellings _codegen writes (lib's format table's first ones), and plain C's */
+    {"bool", E_BOOL},          {"signed char", E_I8},         {"char", E_I8}, /* signed, as on the GPU's hosts */
+    {"unsigned char", E_U8},   {"short", E_I16},              {"unsigned short", E_U16},
+    {"int", E_I32},            {"unsigned int", E_U32},       {"unsigned", E_U32},
+    {"long long", E_I64},      {"long", E_I64},               {"unsigned long long", E_U64},
+    {"unsigned long", E_U64},  {"float", E_F32},              {"double", E_F64},
 };
 
 static const unsigned char sizes[] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 0};
@@ -236,11 +219,6 @@ struct eval_expr {
     int n_nodes, root, target;
     enum eval_type target_type;
 };
-
-int eval_expr_target(const struct eval_expr *e)
-{
-    return e->target;
-}
 
 void eval_expr_free(struct eval_expr *e)
 {
