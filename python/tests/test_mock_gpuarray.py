@@ -261,6 +261,14 @@ def test_a_statement_it_cannot_compute_is_refused_loudly(body, why):
         _launch(_map_kernel(body, name=f"statement_{abs(hash(body)) % 10000}"), 10)
 
 
+def test_a_kernel_naming_a_macro_is_refused():
+    # the mock NVRTC expands no macro, so it carries no text that is not what NVRTC compiles
+    operands = (("z", "float", _codegen.FLAT, True, 4), ("x", "float", _codegen.FLAT, False, 4))
+    source, name = _codegen.map_source("z = x * TWO", operands, (("y", "float"),), 0, preamble="#define TWO 2\n")
+    with pytest.raises(cudyn.Error, match="cannot emulate kernel .*its PTX carries no source: a macro in it"):
+        _launch(_codegen.function(source, name), 10)
+
+
 def test_what_the_mock_does_not_compute_is_refused():
     with pytest.raises(cudyn.Error, match="cannot emulate kernel .*a call of cudyn_ipow"):
         ga.to_gpu(np.arange(4, dtype=np.int32)) ** 2      # the integer power is the preamble's function

@@ -192,6 +192,13 @@ static bool has_word(const char *text, const char *word)
     return false;
 }
 
+/* The number _codegen writes after `text` (0 where there is none). */
+static int number_after(const char *src, const char *text)
+{
+    const char *at = strstr(src, text);
+    return at ? atoi(at + strlen(text)) : 0;
+}
+
 /* What the text must then show: each operand's mode (strided where it
  * has an offset, scalar where it reads p[0]) and the flat loop's vector
  * lanes and unrolling.  A wrong reading here only makes the comparison
@@ -208,9 +215,8 @@ static void read_layout(struct mock_eval *e, const char *src)
             o->mode = SCALAR;
         e->n_strided += o->mode == STRIDED;
     }
-    const char *lanes = strstr(src, "cudyn_nv = n / "), *unroll = strstr(src, "cudyn_b += ");
-    e->lanes = lanes ? atoi(lanes + 15) : 0;
-    e->unroll = unroll ? atoi(unroll + 11) : 0;
+    e->lanes = number_after(src, "cudyn_nv = n / ");
+    e->unroll = number_after(src, "cudyn_b += ");
 }
 
 /* ------------------------------------------------------------ the shape */
@@ -493,9 +499,13 @@ const struct mock_eval *mock_eval_of(struct CUfunc_st *fn, char *why, size_t cap
             snprintf(why, cap, "out of memory");
             return NULL;
         }
-        char *src = source_of(module_text(fn->module), fn->name);
+        const char *text = module_text(fn->module);
+        char *src = source_of(text, fn->name);
         if (src)
             recognise(e, src, fn);
+        else if (text && strstr(text, "// mock-nvrtc input ")) /* the mock NVRTC's, without it */
+            fail(e, "its PTX carries no source: a macro in it, or a kernel cache older than the mock NVRTC's "
+                    "source trailer (clear the cache)");
         free(src);
         pthread_mutex_lock(&mock.lock);
         if (fn->eval) { /* another thread was first */

@@ -437,7 +437,10 @@ static int primary(struct parser *ps)
         const char *next = peek(ps, &n);
         return n == 1 && *next == '(' ? call(ps, t, len) : name(ps, t, len);
     }
-    refuse(ps, len ? "'%.*s' in the statement" : "a statement that ends too soon%.*s", (int)len, t);
+    if (len)
+        refuse(ps, "'%.*s' in the statement", (int)len, t);
+    else
+        refuse(ps, "a statement that ends too soon");
     return -1;
 }
 
