@@ -10,6 +10,7 @@
 #define CUDYN_LOADER_LOADER_H
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "nccl_abi.h"
@@ -116,6 +117,18 @@ extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
 /* Runs the NVRTC search if it has not run (cudyn__need_nvrtc without
  * replaying its error). */
 void cudyn__load_nvrtc(void);
+
+/* files.c: the files cudyn opens, refused unless regular files before
+ * anything can block on them (a FIFO).  cudyn__dlopen is dlopen(file,
+ * flags) for every library the loaders try: NULL with `why` written (the
+ * refusal, dlerror's text, or for RTLD_NOLOAD "no copy in this process").
+ * cudyn__open_regular opens path (relative to dirfd, or AT_FDCWD) for
+ * reading with `flags` added (O_NOFOLLOW ...): the descriptor, or -1 with
+ * errno (EINVAL for a file that is not regular); cudyn__fopen_regular is
+ * the same as a FILE, or NULL. */
+void *cudyn__dlopen(const char *file, int flags, char *why, size_t cap);
+int cudyn__open_regular(int dirfd, const char *path, int flags);
+FILE *cudyn__fopen_regular(const char *path);
 
 /* The file a handle was loaded from, found through one of its symbols. */
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);

@@ -61,7 +61,7 @@ static int headers_cuda_version(const char *dir)
 {
     char file[LOADER_PATH_BYTES + 16];
     snprintf(file, sizeof file, "%s/cuda.h", dir);
-    FILE *f = fopen(file, "re");
+    FILE *f = cudyn__fopen_regular(file);
     if (!f)
         return 0;
     char line[256];
