@@ -377,6 +377,15 @@ static void bad_buffers(cudyn_nccl_comm c)
         CHECK_CONTAINS(message(), "argument 'recv'");
     }
     CHECK_STATUS(cudyn_nccl_send(c, small, 9, 'd', 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    if (ndev >= 2) { /* memory of another device than the communicator's */
+        cudyn_devptr elsewhere = upload(1, NULL, 64);
+        CHECK_STATUS(cudyn_nccl_all_reduce(c, small, elsewhere, 4, 'f', CUDYN_NCCL_SUM, NULL),
+                     CUDYN_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(message(), "argument 'recv'");
+        CHECK_CONTAINS(message(), "lives on device 1, the communicator's is device 0");
+        free_on(1, elsewhere);
+        CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    }
     /* a count of 0 moves nothing and needs no buffer */
     CHECK_STATUS(cudyn_nccl_send(c, 0, 0, 'f', 0, NULL), CUDYN_OK);
     free_on(0, small);

@@ -45,6 +45,8 @@ static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by ho
     void *h = cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags, why, sizeof why);
     if (!h) {
         TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        if (how == FOUND_BY_NVRTC_ENV) /* the override's failure names it */
+            cudyn__copy_string(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected, why);
         return CANDIDATE_MISSING;
     }
     cudyn__pfn_nvrtcVersion get_version = (cudyn__pfn_nvrtcVersion)dlsym(h, "nvrtcVersion");

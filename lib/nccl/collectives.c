@@ -76,9 +76,9 @@ static int wire_of(const char *api, int dtype, bool reduces, int op, struct wire
     return CUDYN_OK;
 }
 
-/* [ptr, ptr + bytes) lies in device memory, inside one allocation, where
- * the driver can say. */
-static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes)
+/* [ptr, ptr + bytes) lies in device memory of the communicator's device,
+ * inside one allocation, where the driver can say. */
+static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes, cudyn_nccl_comm comm)
 {
     if (bytes == 0)
         return CUDYN_OK;
@@ -87,17 +87,22 @@ static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size
     if (!DRIVER_HAS(cuPointerGetAttributes))
         return CUDYN_OK;
     unsigned int memory_type = 0, managed = 0;
+    int device = -1;
     cu_deviceptr start = 0;
     size_t size = 0;
     cu_enum attrs[] = {CU_POINTER_ATTR_MEMORY_TYPE, CU_POINTER_ATTR_IS_MANAGED, CU_POINTER_ATTR_RANGE_START_ADDR,
-                       CU_POINTER_ATTR_RANGE_SIZE};
-    void *data[] = {&memory_type, &managed, &start, &size};
+                       CU_POINTER_ATTR_RANGE_SIZE, CU_POINTER_ATTR_DEVICE_ORDINAL};
+    void *data[] = {&memory_type, &managed, &start, &size, &device};
     if (cudyn__drv.cuPointerGetAttributes(N_ELEMS(attrs), attrs, data, ptr) != CU_OK)
         return CUDYN_OK; /* the driver cannot say: NCCL will */
     if (memory_type == 0 && !managed)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: argument '%s' (0x%llx) is no memory CUDA knows: NCCL needs device memory", api, arg,
                            (unsigned long long)ptr);
+    if (memory_type == CU_MEMTYPE_DEVICE && !managed && device >= 0 && device != comm->device)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s' (0x%llx) lives on device %d, the communicator's is device %d", api, arg,
+                           (unsigned long long)ptr, device, comm->device);
     if (start && size && (ptr - start > size || bytes > size - (ptr - start)))
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: argument '%s': %zu bytes from 0x%llx run past the end of its allocation (%zu bytes "
@@ -153,7 +158,7 @@ static int check_blocks(const char *api, const char *arg, cudyn_devptr ptr, size
 {
     if (blocks == BLOCKS_NONE || (blocks == BLOCKS_AT_ROOT && comm->rank != root))
         return CUDYN_OK;
-    return check_buffer(api, arg, ptr, blocks == BLOCKS_RANKS ? bytes * (size_t)comm->nranks : bytes);
+    return check_buffer(api, arg, ptr, blocks == BLOCKS_RANKS ? bytes * (size_t)comm->nranks : bytes, comm);
 }
 
 /* A call checked as its shape says, then handed to NCCL (group.c); any
