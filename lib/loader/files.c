@@ -6,7 +6,8 @@
  * can block on it.  A FIFO named there would block open(), and dlopen(),
  * which opens and reads it, until a writer came: forever, in practice.
  * A bare soname ("libcuda.so.1") is the dynamic loader's own search and
- * goes to dlopen as it is.
+ * goes to dlopen as it is.  Also what the loaders ask of a path: whether it
+ * is a directory, and the file a handle was loaded from.
  */
 #include "config.h"
 
@@ -67,4 +68,19 @@ FILE *cudyn__fopen_regular(const char *path)
     if (fd >= 0 && !f)
         close(fd);
     return f;
+}
+
+void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap)
+{
+    Dl_info info;
+    if (symbol && dladdr(symbol, &info) && info.dli_fname && info.dli_fname[0])
+        cudyn__copy_string(out, cap, info.dli_fname);
+    else
+        cudyn__copy_string(out, cap, fallback);
+}
+
+bool cudyn__is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

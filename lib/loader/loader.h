@@ -130,12 +130,14 @@ void *cudyn__dlopen(const char *file, int flags, char *why, size_t cap);
 int cudyn__open_regular(int dirfd, const char *path, int flags);
 FILE *cudyn__fopen_regular(const char *path);
 
-/* The file a handle was loaded from, found through one of its symbols. */
+/* files.c: the file a handle was loaded from, found through one of its
+ * symbols; whether a path is a directory. */
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
 bool cudyn__is_directory(const char *path);
 
-/* CUDYN_OK, or the failure `status` naming `library` when this process
- * is a statically linked program, which cannot load a shared library. */
+/* static_program.c: CUDYN_OK, or the failure `status` naming `library`
+ * when this process is a statically linked program, which cannot load a
+ * shared library. */
 int cudyn__refuse_static_program(int status, const char *library);
 
 /* compat.c */
@@ -183,7 +185,5 @@ enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts
  * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
  * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */
 void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir);
-int cudyn__ptx_isa_of(const char *ptx);                   /* ".version 8.7" -> 87, 0 if none */
-int cudyn__ptx_isa_max(int driver_version, bool *at_least); /* the highest ISA the driver accepts */
 
 #endif
