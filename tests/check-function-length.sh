@@ -140,7 +140,7 @@ if [ -n "$python" ] && [ -d "$top_srcdir/python/cudyn" ]; then
     for key in $PYTHON_LONG_KNOWN; do
         n=$(awk -v key="$key" '{ split($2, w, ":") } w[1] ":" $3 == key { print $1; exit }' "$tmp/sorted")
         [ "${n:-0}" -gt "$LIMIT" ] ||
-            { echo "FAIL: $key is ${n:-not} found over $LIMIT lines now: take it out of PYTHON_LONG_KNOWN"; fail=1; }
+            { echo "FAIL: $key is no longer over $LIMIT lines: take it out of PYTHON_LONG_KNOWN"; fail=1; }
     done
 fi
 finish
