@@ -592,10 +592,19 @@ xs = []
 for c in cs:
     with cudyn.Device(c.device):
         xs.append(cudyn.gpuarray.to_gpu(np.arange(1 << 20, dtype=np.float32) * (c.rank + 1)))
+held = []
 with nccl.group():
     for c in cs:
         c.all_reduce(xs[c.rank])
-ok = True
+    for attempt in (cs[0].destroy, cs[0].abort, xs[0].base.free):  # the group holds them until its end
+        try:
+            attempt()
+            held.append("accepted")
+        except cudyn.InvalidArgument as e:
+            held.append("in use" in str(e))
+ok = held == [True, True, True]
+if not ok:
+    print("inside the group:", held)
 for c in cs:
     with cudyn.Device(c.device):
         c.wait(timeout=60)
