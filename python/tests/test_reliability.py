@@ -440,6 +440,8 @@ for name, call in (
         ("memcpy_dtoh", lambda: cudyn.memcpy_dtoh(np.empty(4, object), m)),
         ("memcpy_dtoh record", lambda: cudyn.memcpy_dtoh(np.empty(2, record), m)),
         ("memcpy_dtoh memoryview", lambda: cudyn.memcpy_dtoh(memoryview(np.empty(4, object)), m)),
+        ("get memoryview", lambda: gpuarray.to_gpu(np.zeros(4)).get(memoryview(np.empty(4, object)))),
+        ("set memoryview", lambda: gpuarray.to_gpu(np.zeros(4)).set(memoryview(np.empty(4, object)))),
         ("memcpy_dtoh ctypes", lambda: cudyn.memcpy_dtoh((ctypes.py_object * 4)(), m)),
         ("memcpy_htod", lambda: cudyn.memcpy_htod(m, np.array([1, "a", None, 2.0], object))),
         ("from_device", lambda: cudyn.from_device(m, (4,), object)),
@@ -452,7 +454,8 @@ cudyn.memcpy_dtoh(host, m)
 print("numbers", outcome(lambda: cudyn.memcpy_dtoh(host, m)))
 """)
     assert lines == [f"{name} TypeError" for name in (
-        "memcpy_dtoh", "memcpy_dtoh record", "memcpy_dtoh memoryview", "memcpy_dtoh ctypes", "memcpy_htod",
+        "memcpy_dtoh", "memcpy_dtoh record", "memcpy_dtoh memoryview", "get memoryview", "set memoryview",
+        "memcpy_dtoh ctypes", "memcpy_htod",
         "from_device", "Out", "pycuda from_device")] + ["numbers ok"], lines
 
 
