@@ -46,7 +46,10 @@
  * driver's error log, CUDA 12.9+, out of the messages of failed calls),
  * CUDYN_CACHE_DIR, CUDYN_CACHE=0, CUDYN_CACHE_MAX_BYTES (the compiled-kernel
  * cache, see cudyn_compile_ex), CUDYN_LIBNCCL (file or directory: the NCCL
- * the collectives use, see "Collectives").
+ * the collectives use, see "Collectives").  A file these name (and every
+ * library or cache file cudyn opens by a path) must be a regular file: a
+ * FIFO, a socket or a device is refused unopened, never waited on.  A
+ * setuid or setgid program (secure execution) ignores them all.
  */
 #ifndef CUDYN_H
 #define CUDYN_H
@@ -2002,13 +2005,16 @@ CUDYN_API int cudyn_mpi_cuda_support(struct cudyn_mpi_cuda *out);
  * (cu12 for a CUDA 12 driver), or the distribution's libnccl2 package.
  * cudyn_has("ncclCommSplit") tells whether the NCCL found has a function
  * (it loads NCCL, not the driver); CUDYN_DEBUG=1 prints the search.
+ * Under secure execution (setuid, setgid) the variables and the program's
+ * own prefix are not searched.
  *
  * Buffers are device memory (cudyn_devptr) of the communicator's device;
  * work is queued on a cudyn stream of that device (NULL: the default
  * stream, per-thread when cudyn_init chose so) and runs asynchronously,
  * like a kernel: the calls return once it is queued.  Where the driver can
  * tell a buffer's allocation, a count that runs past its end is
- * CUDYN_ERROR_INVALID_ARGUMENT, before NCCL sees it.
+ * CUDYN_ERROR_INVALID_ARGUMENT, before NCCL sees it; a stream the driver
+ * does not know is its CUDYN_ERROR_INVALID_HANDLE, before NCCL sees it.
  *
  * Element types are launch-format characters (CUDYN_LAUNCH_FORMAT_MAP):
  * 'b' int8_t, 'B' uint8_t, 'i' int32_t, 'I' uint32_t, 'q' int64_t,
@@ -2132,15 +2138,26 @@ CUDYN_API int cudyn_nccl_comm_check(cudyn_nccl_comm comm);
  * NCCL's message; when timeout_ms (>= 0) passes first, the communicator is
  * aborted too and the status is CUDYN_ERROR_TIMEOUT; timeout_ms < 0 waits
  * as long as no error comes.  A failure of the stream itself (a kernel's
- * fault) is returned as it is, without aborting.
+ * fault) is returned as it is, without aborting.  While a group not yet
+ * ended uses `comm` (see cudyn_nccl_group_start), the wait is refused:
+ * CUDYN_ERROR_INVALID_ARGUMENT.
  */
 CUDYN_API int cudyn_nccl_comm_wait(cudyn_nccl_comm comm, cudyn_stream stream, int timeout_ms);
 /* Stops the communicator's work at once, on this rank (others then see a
  * remote error); afterwards only cudyn_nccl_comm_destroy may be called on
- * it, and anything else is CUDYN_ERROR_INVALID_HANDLE. */
+ * it, and anything else is CUDYN_ERROR_INVALID_HANDLE.  Refused while a
+ * group not yet ended uses it (CUDYN_ERROR_INVALID_ARGUMENT): end the
+ * group first. */
 CUDYN_API int cudyn_nccl_comm_abort(cudyn_nccl_comm comm);
-/* Frees the communicator after its queued work (abort it first when a
- * peer may have failed, or the wait has no end); NULL is accepted. */
+/*
+ * Frees the communicator after its queued work (abort it first when a
+ * peer may have failed, or the wait has no end); NULL is accepted.
+ * Refused while a group not yet ended uses it: CUDYN_ERROR_INVALID_ARGUMENT,
+ * the communicator untouched; end the group first (cudyn_nccl_group_end).
+ * In a child forked after CUDA was initialised the communicator belongs to
+ * the parent: the child's handle is freed without calling NCCL, and the
+ * status is CUDYN_ERROR_FORKED.
+ */
 CUDYN_API int cudyn_nccl_comm_destroy(cudyn_nccl_comm comm);
 
 /* recv = op over the ranks of send, count elements, on every rank
@@ -2179,6 +2196,14 @@ CUDYN_API int cudyn_nccl_recv(cudyn_nccl_comm comm, cudyn_devptr recv, size_t co
  * peer waits for half a group.  Inits and splits go to NCCL at once and
  * are finished by the end; their communicators are usable after it.  An
  * end without a start is CUDYN_ERROR_INVALID_ARGUMENT.
+ *
+ * Until its outermost end a group holds every communicator it uses: those
+ * of the calls it keeps, those an init or a split inside it makes, and a
+ * split's parent.  cudyn_nccl_comm_destroy, cudyn_nccl_comm_abort and
+ * cudyn_nccl_comm_wait refuse a held communicator (from any thread) with
+ * CUDYN_ERROR_INVALID_ARGUMENT and leave it and the group untouched, so
+ * that the end never hands NCCL a destroyed or aborted communicator;
+ * after the end (also a failed one) they work again.
  */
 CUDYN_API int cudyn_nccl_group_start(void);
 CUDYN_API int cudyn_nccl_group_end(void);

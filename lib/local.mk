@@ -11,12 +11,12 @@ LIB_BASE_SOURCES = lib/internal.h lib/cuda_abi.h lib/driver_symbols.h lib/nvrtc_
 	lib/nccl_symbols.h lib/hints.h \
 	lib/cuda_results.h lib/nvrtc_results.h lib/dispatch.c lib/driver_log.c lib/error.c lib/status.c $(LIB_BASE_UTIL)
 # loader/: compat.c (what a forward-compat library is, the decision about it) links alone
-LIB_LOADER_COMPAT = lib/loader/compat.c
-LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h $(LIB_LOADER_COMPAT) lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c \
+LIB_LOADER_COMPAT = lib/loader/compat.c lib/loader/files.c
+LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h $(LIB_LOADER_COMPAT) lib/loader/static_program.c lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c \
 	lib/loader/nccl.c lib/loader/mpi.c
 LIB_API_SOURCES = lib/api/api.h lib/api/context.c lib/api/interop.c lib/api/device.c lib/api/device_attributes.c \
 	lib/api/memory.c lib/api/stream.c lib/api/array.h lib/api/array.c lib/api/copy.c lib/api/texture.c \
-	lib/api/graph.c lib/api/mempool.c lib/api/managed.c lib/api/ipc.c lib/api/vmm.c \
+	lib/api/graph.c lib/api/mempool.c lib/api/managed.c lib/api/ipc_exports.c lib/api/ipc.c lib/api/vmm.c \
 	lib/api/local_rank.c
 # compile/: its parts that are pure functions of their input (disjoint:
 # a test lists each part it needs)
@@ -42,7 +42,7 @@ LIB_EXPR_TEXT = lib/expr/expr.h lib/expr/params_decl.c lib/expr/expr_scan.c lib/
 LIB_EXPR_SOURCES = $(LIB_EXPR_TEXT) lib/expr/expr_args.c lib/expr/expr_kernels.c lib/expr/elementwise.c \
 	lib/expr/reduction.c
 # nccl/: the collectives, over the NCCL the loader found
-LIB_NCCL_SOURCES = lib/nccl/nccl.h lib/nccl/comm.c lib/nccl/collectives.c lib/nccl/group.c
+LIB_NCCL_SOURCES = lib/nccl/nccl.h lib/nccl/comm.c lib/nccl/group.c lib/nccl/init.c lib/nccl/collectives.c
 lib_libcudyn_la_SOURCES = $(LIB_BASE_SOURCES) $(LIB_LOADER_SOURCES) $(LIB_API_SOURCES) $(LIB_COMPILE_SOURCES) \
 	$(LIB_MODULE_SOURCES) $(LIB_EXPR_SOURCES) $(LIB_NCCL_SOURCES)
 lib_libcudyn_la_CPPFLAGS = $(AM_CPPFLAGS) -DCUDYN_BUILDING_LIBRARY

@@ -24,7 +24,8 @@ const char *cudyn__getenv(const char *name)
 #endif
 }
 
-bool cudyn__debug_enabled(void)
+/* CUDYN_DEBUG set to something other than 0 */
+static bool debug_enabled(void)
 {
     const char *v = cudyn__getenv("CUDYN_DEBUG");
     return v && v[0] && strcmp(v, "0") != 0;
@@ -32,7 +33,7 @@ bool cudyn__debug_enabled(void)
 
 void cudyn__debug(const char *fmt, ...)
 {
-    if (!cudyn__debug_enabled())
+    if (!debug_enabled())
         return;
     /* one line, one write: lines of several threads do not interleave */
     char line[2048] = "cudyn: ";
@@ -111,7 +112,7 @@ void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    if (t->echo_prefix && cudyn__debug_enabled())
+    if (t->echo_prefix && debug_enabled())
         fprintf(stderr, "%s%s\n", t->echo_prefix, line);
     cudyn__text_put(t, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     cudyn__text_put(t, "\n", 1);

@@ -217,7 +217,8 @@ static int cc_of(const char *api, cu_device dev, int *cc)
     return st;
 }
 
-int cudyn__device_cc(const char *api, int device, int *cc)
+/* A device's compute capability as major*10+minor. */
+static int device_cc(const char *api, int device, int *cc)
 {
     cu_device dev = 0;
     *cc = 0;
@@ -759,7 +760,7 @@ static int compile(const char *api, cudyn_program **out, const struct cudyn_comp
 {
     struct cudyn_program *prog = NULL;
     int cc = 0;
-    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : cudyn__device_cc(api, a->device, &cc);
+    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : device_cc(api, a->device, &cc);
     if (st == CUDYN_OK)
         st = cudyn__program_new(api, a, cc, &prog);
     if (st != CUDYN_OK)

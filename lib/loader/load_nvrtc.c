@@ -41,10 +41,12 @@ static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
 
 static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by how, int extra_flags)
 {
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
+    char why[LOADER_PATH_BYTES + 64];
+    void *h = cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags, why, sizeof why);
     if (!h) {
-        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
-        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        if (how == FOUND_BY_NVRTC_ENV) /* the override's failure names it */
+            cudyn__copy_string(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected, why);
         return CANDIDATE_MISSING;
     }
     cudyn__pfn_nvrtcVersion get_version = (cudyn__pfn_nvrtcVersion)dlsym(h, "nvrtcVersion");
@@ -176,12 +178,12 @@ static void preload_builtins(void)
     char file[LOADER_PATH_BYTES + 64];
     snprintf(file, sizeof file, "%s/libnvrtc-builtins.so.%d.%d", cudyn__nvrtc_state.dir, LIB->version / 1000,
              LIB->version % 1000 / 10);
-    if (dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
+    char why[LOADER_PATH_BYTES + 64];
+    if (cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL, why, sizeof why)) {
         cudyn__copy_string(cudyn__nvrtc_state.builtins_path, sizeof cudyn__nvrtc_state.builtins_path, file);
         TRACE("preloaded %s", file);
     } else {
-        const char *e = dlerror();
-        TRACE("%s: %s (NVRTC will search for it itself)", file, e ? e : "cannot be opened");
+        TRACE("%s: %s (NVRTC will search for it itself)", file, why);
     }
 }
 

@@ -10,6 +10,7 @@
 #define CUDYN_LOADER_LOADER_H
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "nccl_abi.h"
@@ -117,12 +118,26 @@ extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
  * replaying its error). */
 void cudyn__load_nvrtc(void);
 
-/* The file a handle was loaded from, found through one of its symbols. */
+/* files.c: the files cudyn opens, refused unless regular files before
+ * anything can block on them (a FIFO).  cudyn__dlopen is dlopen(file,
+ * flags) for every library the loaders try: NULL with `why` written (the
+ * refusal, dlerror's text, or for RTLD_NOLOAD "no copy in this process").
+ * cudyn__open_regular opens path (relative to dirfd, or AT_FDCWD) for
+ * reading with `flags` added (O_NOFOLLOW ...): the descriptor, or -1 with
+ * errno (EINVAL for a file that is not regular); cudyn__fopen_regular is
+ * the same as a FILE, or NULL. */
+void *cudyn__dlopen(const char *file, int flags, char *why, size_t cap);
+int cudyn__open_regular(int dirfd, const char *path, int flags);
+FILE *cudyn__fopen_regular(const char *path);
+
+/* files.c: the file a handle was loaded from, found through one of its
+ * symbols; whether a path is a directory. */
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
 bool cudyn__is_directory(const char *path);
 
-/* CUDYN_OK, or the failure `status` naming `library` when this process
- * is a statically linked program, which cannot load a shared library. */
+/* static_program.c: CUDYN_OK, or the failure `status` naming `library`
+ * when this process is a statically linked program, which cannot load a
+ * shared library. */
 int cudyn__refuse_static_program(int status, const char *library);
 
 /* compat.c */
@@ -170,7 +185,5 @@ enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts
  * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
  * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */
 void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir);
-int cudyn__ptx_isa_of(const char *ptx);                   /* ".version 8.7" -> 87, 0 if none */
-int cudyn__ptx_isa_max(int driver_version, bool *at_least); /* the highest ISA the driver accepts */
 
 #endif

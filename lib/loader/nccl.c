@@ -25,6 +25,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<sys/auxv.h>)
+#include <sys/auxv.h>
+#endif
+#endif
 
 #include "hints.h"
 #include "loader/loader.h"
@@ -75,10 +80,12 @@ static enum candidate_result try_nccl(const char *file, enum cudyn__found_by how
 {
     double t0 = cudyn__now_ms();
     /* RTLD_LAZY: NCCL is large, and most of its relocations are never used */
-    void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags);
+    char why[LOADER_PATH_BYTES + 64];
+    void *h = cudyn__dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags, why, sizeof why);
     if (!h) {
-        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
-        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        if (how == FOUND_BY_NCCL_ENV) /* the override's failure names it */
+            cudyn__copy_string(state.rejected, sizeof state.rejected, why);
         return CANDIDATE_MISSING;
     }
     cudyn__pfn_ncclGetVersion get_version;
@@ -215,9 +222,29 @@ static bool try_prefix(const char *prefix, enum cudyn__found_by how)
     return found;
 }
 
-/* The directory above the one holding this program (/usr for /usr/bin/python3). */
+/* Whether this process runs with more privilege than its invoker
+ * (setuid, setgid, file capabilities): the kernel's AT_SECURE, which
+ * secure_getenv also obeys. */
+static bool secure_execution(void)
+{
+#ifdef AT_SECURE
+    if (getauxval(AT_SECURE))
+        return true;
+#endif
+    return getuid() != geteuid() || getgid() != getegid();
+}
+
+/* The directory above the one holding this program (/usr for
+ * /usr/bin/python3); none under secure execution, where the invoker may
+ * have linked the program into a directory of theirs and laid a
+ * libnccl.so.2 beside it, as the variables are ignored there too. */
 static bool program_prefix(char *out, size_t cap)
 {
+    if (secure_execution()) {
+        TRACE("the program's prefix [%s]: not searched under secure execution (setuid, setgid, capabilities)",
+              cudyn__found_by_name(FOUND_BY_PYTHON_ENV));
+        return false;
+    }
     ssize_t n = readlink("/proc/self/exe", out, cap - 1);
     if (n <= 0)
         return false;
