@@ -711,6 +711,36 @@ typedef struct cudyn_program cudyn_program;
 #define CUDYN_COMPILE_NO_CACHE 2u /* neither read nor write the persistent cache */
 
 /*
+ * Sources written for nvcc.  NVRTC has no C library headers; cudyn gives
+ * it, in memory, <math.h>/<cmath>, <stdint.h>/<cstdint>,
+ * <limits.h>/<climits>, <float.h>/<cfloat>, <stddef.h>/<cstddef>,
+ * <stdbool.h>, <stdlib.h>/<cstdlib>, <string.h>/<cstring>,
+ * <assert.h>/<cassert> (NDEBUG decides at each inclusion),
+ * <sys/types.h> (glibc's uint, ushort, ulong ...) and <stdio.h>/<cstdio>,
+ * each meaning in device code what the real one means there: its macros
+ * (INFINITY, NAN, HUGE_VAL, the M_* constants glibc defines, FP_*,
+ * INT_MAX, FLT_EPSILON, EXIT_SUCCESS ...), its types (the 64-bit ones are
+ * long long, as the toolkit's <cuda/std/cstdint> has them under NVRTC)
+ * and the functions device code has of it (NVRTC's own math functions,
+ * malloc and free on the device heap, memcpy, memset, printf).  A header
+ * of the same name that the caller gives in memory, or that lies in one
+ * of the caller's -I / --include-path directories, wins.  The texts are
+ * part of every cache key.
+ *
+ * A plain compile predefines nothing beyond NVRTC's own names: only what
+ * the kernel includes is seen.  nvcc gives device code more without any
+ * #include (on Linux, through the cuda_runtime.h it includes itself):
+ * <cmath>, <cstdlib>, <cstring>, <climits>, <cstddef> and <sys/types.h>,
+ * so uint, M_PI, INT_MAX, malloc and std::sqrt, but not uint32_t, FLT_MAX,
+ * assert or printf.  A compile that wants that, such as PyCUDA's
+ * SourceModule, adds the option CUDYN_OPTION_NVCC_NAMES, which
+ * pre-includes the header CUDYN_NVCC_NAMES_HEADER (in memory) bringing
+ * exactly those.
+ */
+#define CUDYN_NVCC_NAMES_HEADER "cudyn/nvcc.h"
+#define CUDYN_OPTION_NVCC_NAMES "--pre-include=" CUDYN_NVCC_NAMES_HEADER
+
+/*
  * Everything a compilation takes.  Set .size = sizeof(struct
  * cudyn_compile_args) and leave what you do not use zero
  * (struct cudyn_compile_args a = {sizeof a, src}; ...).

@@ -546,7 +546,7 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
     const char **names = NULL, **texts = NULL;
     int num_headers = 0;
     if (cudyn__headers_with_libc(INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
-                                 &names, &texts, &num_headers) != 0)
+                                 INPUT_LIST(in->options), in->num_options, &names, &texts, &num_headers) != 0)
         return cudyn__fail_oom(api);
     nvrtc_program p = NULL;
     nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, num_headers, texts, names);

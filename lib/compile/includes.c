@@ -386,6 +386,7 @@ struct scan {
     int n_dirs;
     bool source_dir; /* "..." searches the includer's directory */
     bool *header_queued;
+    bool libc_queued[CUDYN_LIBC_HEADERS_MAX];
     struct pending *queue;
     size_t queued, cap, next;
     const char *current_dir;
@@ -497,6 +498,14 @@ static bool try_in(struct scan *S, const char *dir, const char *name)
     return stop;
 }
 
+static const struct cudyn__libc_header *libc_header(const char *name)
+{
+    for (const struct cudyn__libc_header *h = cudyn__libc_headers; h->name; h++)
+        if (strcmp(h->name, name) == 0)
+            return h;
+    return NULL;
+}
+
 /* Resolves one include the way NVRTC does (includes.h), recording what
  * it finds and what it finds missing. */
 static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
@@ -518,8 +527,20 @@ static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
             }
             return S->oom;
         }
-    if (cudyn__libc_header(name))
-        return S->oom; /* cudyn's own, in memory: part of the key, includes nothing */
+    const struct cudyn__libc_header *libc = libc_header(name);
+    if (libc) {
+        /* a file of that name on the caller's include path wins over
+         * cudyn's own (libc_headers.h), which is part of the key */
+        for (int i = 0; i < S->n_dirs && !S->dir_is_toolkit[i]; i++)
+            if (try_in(S, S->dirs[i], name))
+                return S->oom || S->out->uncacheable[0];
+        size_t k = (size_t)(libc - cudyn__libc_headers);
+        if (!S->libc_queued[k]) { /* read for what it includes in turn */
+            S->libc_queued[k] = true;
+            enqueue(S, libc->text, strlen(libc->text), NULL, strdup(""));
+        }
+        return S->oom;
+    }
     if (name[0] == '/') {
         try_candidate(S, name);
     } else if (!(quoted && S->source_dir && try_in(S, S->current_dir, name))) {

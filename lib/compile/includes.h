@@ -5,8 +5,10 @@
  * The source and the in-memory headers are read for #include lines, all of
  * them whatever #if surrounds them (over-approximating is safe), and each
  * is resolved as NVRTC resolves it:
- *  1. an in-memory header of exactly that name: the caller's, else one of
- *     the C library headers cudyn supplies (libc_headers.h);
+ *  1. an in-memory header of exactly that name: the caller's, else, for a
+ *     C library header cudyn supplies (libc_headers.h), a file of that name
+ *     in the caller's -I directories (recorded, present or not), else
+ *     cudyn's own text (read in turn for what it includes);
  *  2. for "..." includes, the including file's directory (for the source,
  *     the directory of the program's name: the working directory for
  *     "kernel.cu"), unless --no-source-include;
