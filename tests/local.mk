@@ -81,6 +81,10 @@ tests_test_gpu_libc_SOURCES = tests/test_gpu_libc.c tests/libc_kernels.h tests/t
 tests_test_gpu_libc_LDADD = $(LDADD) -lm
 EXTRA_DIST += tests/libc
 
+check_PROGRAMS += tests/test_link
+TESTS += tests/test_link
+tests_test_link_SOURCES = tests/test_link.c tests/testutil.h
+
 check_PROGRAMS += tests/test_gpu
 TESTS += tests/test_gpu
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/testutil.h

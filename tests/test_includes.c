@@ -92,7 +92,11 @@ static void scan(const char *const *options, int n, struct cudyn__deps *deps)
     const char *names[] = {"mem.h"}, *sources[] = {"#include <d.h>\n"};
     char name[512];
     snprintf(name, sizeof name, "%s/src/k.cu", root);
-    struct cudyn__include_env env = {name, names, sources, 1, options, n, at("toolkit")};
+    char toolkit[2][600];
+    snprintf(toolkit[0], sizeof toolkit[0], "%s", at("toolkit"));
+    snprintf(toolkit[1], sizeof toolkit[1], "%s", at("toolkit/cccl"));
+    const char *toolkit_dirs[] = {toolkit[0], toolkit[1]};
+    struct cudyn__include_env env = {name, names, sources, 1, options, n, toolkit_dirs, 2};
     CHECK_EQ_INT(cudyn__deps_scan(main_src, &env, deps), 0);
 }
 
@@ -167,7 +171,7 @@ static void test_switches(void)
     test_write_file(root, "inc2/computed.h", "#define X <b.h>\n#include X\n");
     const char *opts[] = {"-I", at("inc2")};
     const char *names[] = {"unused.h"}, *sources[] = {""};
-    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL};
+    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL, 0};
     CHECK_EQ_INT(cudyn__deps_scan("#include <computed.h>\n", &env, &d), 0);
     CHECK(strstr(d.uncacheable, "computed") != NULL);
     cudyn__deps_free(&d);
@@ -197,7 +201,7 @@ static void test_libc_headers(void)
     char inc2[600];
     snprintf(inc2, sizeof inc2, "%s", at("inc2"));
     const char *opts[] = {"-I", inc2};
-    struct cudyn__include_env env = {"k.cu", NULL, NULL, 0, opts, 2, NULL};
+    struct cudyn__include_env env = {"k.cu", NULL, NULL, 0, opts, 2, NULL, 0};
     struct cudyn__deps d;
     CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n#include <cmath>\n#include <ctype.h>\n", &env, &d), 0);
     CHECK(d.uncacheable[0] == '\0');
@@ -213,7 +217,7 @@ static void test_libc_headers(void)
     CHECK_EQ_INT(recorded(&d, at("inc2/d.h")), 1);
     cudyn__deps_free(&d);
     const char *names[] = {"stdio.h"}, *sources[] = {"#include <b.h>\n"};
-    struct cudyn__include_env mine = {"k.cu", names, sources, 1, opts, 2, NULL};
+    struct cudyn__include_env mine = {"k.cu", names, sources, 1, opts, 2, NULL, 0};
     CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n", &mine, &d), 0);
     CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1); /* the caller's stdio.h was read */
     CHECK_EQ_INT(recorded(&d, at("inc2/stdio.h")), -1);

@@ -557,16 +557,22 @@ static bool same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* Whether st is one of cudyn's toolkit include directories. */
+static bool is_toolkit_dir(const struct cudyn__include_env *env, const struct stat *st)
+{
+    for (int i = 0; i < env->num_toolkit_dirs; i++) {
+        struct stat t;
+        if (stat(env->toolkit_dirs[i], &t) == 0 && same_file(st, &t))
+            return true;
+    }
+    return false;
+}
+
 /* The include path and switches of the options. */
 static int read_options(struct scan *S)
 {
     const struct cudyn__include_env *env = S->env;
-    struct stat toolkit, cccl, st;
-    bool have_toolkit = env->toolkit_dir && stat(env->toolkit_dir, &toolkit) == 0;
-    char cccl_dir[4210] = "";
-    if (have_toolkit)
-        snprintf(cccl_dir, sizeof cccl_dir, "%s/cccl", env->toolkit_dir);
-    bool have_cccl = have_toolkit && stat(cccl_dir, &cccl) == 0;
+    struct stat st;
     S->dirs = calloc((size_t)env->num_options + 1, sizeof *S->dirs);
     S->dir_is_toolkit = calloc((size_t)env->num_options + 1, sizeof *S->dir_is_toolkit);
     S->header_queued = calloc((size_t)env->num_headers + 1, sizeof *S->header_queued);
@@ -577,9 +583,7 @@ static int read_options(struct scan *S)
         if (cudyn__option_read(env->options, env->num_options, i, &o) != 0)
             break; /* validated by the caller */
         if (o.kind == OPTION_INCLUDE_PATH) {
-            bool found = stat(o.value, &st) == 0;
-            S->dir_is_toolkit[S->n_dirs] = found && ((have_toolkit && same_file(&st, &toolkit)) ||
-                                                     (have_cccl && same_file(&st, &cccl)));
+            S->dir_is_toolkit[S->n_dirs] = stat(o.value, &st) == 0 && is_toolkit_dir(env, &st);
             S->dirs[S->n_dirs++] = o.value;
         } else if (o.kind == OPTION_NO_SOURCE_INCLUDE) {
             S->source_dir = false;

@@ -34,6 +34,7 @@ struct cudyn_program {
     struct cudyn__inputs in;
     int device; /* ordinal, or CUDYN_DEVICE_NONE */
     int cc;     /* the device's compute capability (90), 0 without a device */
+    const struct cudyn__toolkit *toolkit; /* the toolkit headers the key holds (loader/toolkit.c) */
     unsigned char key[CUDYN_SHA256_BYTES];
     /* NVRTC's architectures, known once NVRTC is loaded */
     int archs[CUDYN_MAX_ARCHS];
