@@ -85,6 +85,17 @@ check_PROGRAMS += tests/test_link
 TESTS += tests/test_link
 tests_test_link_SOURCES = tests/test_link.c tests/testutil.h
 
+# the corpus of real nvcc-era kernels (tests/corpus/README.md)
+check_PROGRAMS += tests/test_corpus
+TESTS += tests/test_corpus
+tests_test_corpus_SOURCES = tests/test_corpus.c tests/corpus_kernels.h tests/libc_kernels.h tests/testutil.h
+
+check_PROGRAMS += tests/test_gpu_corpus
+TESTS += tests/test_gpu_corpus
+tests_test_gpu_corpus_SOURCES = tests/test_gpu_corpus.c tests/corpus_kernels.h tests/libc_kernels.h tests/testutil.h
+tests_test_gpu_corpus_LDADD = $(LDADD) -lm
+EXTRA_DIST += tests/corpus
+
 check_PROGRAMS += tests/test_gpu
 TESTS += tests/test_gpu
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/testutil.h

@@ -7,7 +7,8 @@
  * each inclusion; a header of the same name in memory or on the caller's
  * include path wins, and one appearing there later is not hidden by the
  * cache; the nvcc-names header gives what nvcc gives without #include, and
- * no more; libcu++'s headers of the toolkit go with cudyn's.
+ * no more; every header works inside extern "C" { }; libcu++'s headers of
+ * the toolkit go with cudyn's.
  */
 #include "config.h"
 
@@ -183,6 +184,21 @@ static void test_nvcc_names(void)
                     nvcc, 1);
 }
 
+/* Every header inside extern "C" { }, where PyCUDA's SourceModule puts a
+ * kernel's #include lines: the C++ functions keep C++ linkage. */
+static void test_inside_extern_c(void)
+{
+    static const char src[] = "extern \"C\" {\n#include <math.h>\n#include <cmath>\n#include <stdint.h>\n"
+                              "#include <cstdint>\n#include <limits.h>\n#include <climits>\n#include <float.h>\n"
+                              "#include <cfloat>\n#include <stddef.h>\n#include <cstddef>\n#include <stdbool.h>\n"
+                              "#include <stdlib.h>\n#include <cstdlib>\n#include <string.h>\n#include <cstring>\n"
+                              "#include <assert.h>\n#include <cassert>\n#include <sys/types.h>\n#include <stdio.h>\n"
+                              "#include <cstdio>\n#include <cudyn/nvcc.h>\n"
+                              "__global__ void k(float *x) { x[0] = fpclassify(x[1]) + std::fabs(x[2]) + isless(1.0, 2.0); }\n"
+                              "}\n";
+    expect_compiles("inside extern \"C\"", src, NULL, 0);
+}
+
 /* The toolkit's libcu++ defines some of the same names under NVRTC: cudyn's
  * headers go with it, in either order, and after it without a warning. */
 static void test_with_libcudacxx(void)
@@ -226,6 +242,7 @@ int main(void)
     test_callers_header_wins(dir);
     test_cache_sees_a_new_header(dir);
     test_nvcc_names();
+    test_inside_extern_c();
     test_with_libcudacxx();
     rmdir(dir);
     return test_result("test_libc_headers");

@@ -555,6 +555,7 @@ int main(void)
         TEST_SKIP("MOCK_LIBNVRTC not set (run through make check)");
     setenv("CUDYN_LIBNVRTC", mock, 1);
     setenv("CUDYN_CACHE", "0", 1); /* every compile reaches the mock */
+    setenv("CUDYN_TOOLKIT", "none", 1); /* the machine's toolkit headers would change the include path */
     unsetenv("MOCK_NVRTC_VERSION");
     unsetenv("MOCK_NVRTC_ARCHS");
     unsetenv("MOCK_NVRTC_FAIL");

@@ -72,10 +72,12 @@
     "#define " name " " digits "\n#define " name "f " digits "f\n#define " name "l " digits "L\n"
 
 /* The classification and comparison functions NVRTC does not declare,
- * as the C++ library has them: functions of float and double.  (With
+ * as the C++ library has them: functions of float and double, of C++
+ * linkage even inside extern "C" { } (PyCUDA wraps sources in one).  (With
  * nvcc they are host functions; device code needs
  * --expt-relaxed-constexpr there.) */
 #define MATH_FUNCTIONS                                                                                         \
+    "extern \"C++\" {\n"                                                                                        \
     "static inline __device__ int fpclassify(float x)\n{\n"                                                    \
     "    return isnan(x) ? FP_NAN : isinf(x) ? FP_INFINITE : x == 0.0f ? FP_ZERO\n"                          \
     "         : fabsf(x) < 1.17549435082228750797e-38F ? FP_SUBNORMAL : FP_NORMAL;\n}\n"                     \
@@ -89,7 +91,8 @@
     "static inline __device__ bool isgreaterequal(double x, double y) { return !isunordered(x, y) && x >= y; }\n" \
     "static inline __device__ bool isless(double x, double y) { return !isunordered(x, y) && x < y; }\n"       \
     "static inline __device__ bool islessequal(double x, double y) { return !isunordered(x, y) && x <= y; }\n" \
-    "static inline __device__ bool islessgreater(double x, double y) { return !isunordered(x, y) && x != y; }\n"
+    "static inline __device__ bool islessgreater(double x, double y) { return !isunordered(x, y) && x != y; }\n" \
+    "}\n"
 
 static const char math_h[] =
     "/* <math.h> for device code, supplied by cudyn: NVRTC declares the math functions; this adds the\n"
@@ -244,11 +247,11 @@ static const char cstddef[] =
     "/* <cstddef>, supplied by cudyn: <stddef.h>'s names in namespace std, nullptr_t, and (C++17) byte. */\n"
     GUARD("__CUDYN_CSTDDEF") "#include <stddef.h>\nnamespace std {\n"
     "using ::size_t; using ::ptrdiff_t; using ::max_align_t;\ntypedef decltype(nullptr) nullptr_t;\n"
-    "#if __cplusplus >= 201703L\nenum class byte : unsigned char {};\n"
+    "#if __cplusplus >= 201703L\nenum class byte : unsigned char {};\nextern \"C++\" {\n"
     BYTE_OPERATOR("|") BYTE_OPERATOR("&") BYTE_OPERATOR("^") BYTE_SHIFT("<<") BYTE_SHIFT(">>")
     "__device__ constexpr byte operator~(byte a) noexcept { return byte(~static_cast<unsigned char>(a)); }\n"
     "template <class I> __device__ constexpr I to_integer(byte a) noexcept { return I(a); }\n"
-    "#endif\n}\n" END_GUARD;
+    "}\n#endif\n}\n" END_GUARD;
 
 static const char stdbool_h[] =
     "/* <stdbool.h>, supplied by cudyn: bool, true and false are C++ keywords already. */\n"
