@@ -85,6 +85,10 @@ check_PROGRAMS += tests/test_link
 TESTS += tests/test_link
 tests_test_link_SOURCES = tests/test_link.c tests/testutil.h
 
+check_PROGRAMS += tests/test_gpu_link
+TESTS += tests/test_gpu_link
+tests_test_gpu_link_SOURCES = tests/test_gpu_link.c tests/testutil.h
+
 # the corpus of real nvcc-era kernels (tests/corpus/README.md)
 check_PROGRAMS += tests/test_corpus
 TESTS += tests/test_corpus
