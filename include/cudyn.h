@@ -840,13 +840,16 @@ struct cudyn_compile_args {
  * only when the driver rejects the cached image on load (PTX too new, no
  * code for this GPU, an invalid image) and NVRTC is there to rebuild it, or
  * when CUDYN_COMPILE_REBUILD asks; the rebuilt kernel replaces the entry.
- * The toolkit headers cudyn puts on the include path (<NVRTC's
- * directory>/../include, and its cccl directory where CUDA 13+ keeps
- * libcu++, CUB and Thrust) count as part of NVRTC, and are not tracked.
- * NVRTC has no C library headers: cudyn gives it <stdio.h> and <cstdio>
- * in memory, empty (printf, their only device function, is NVRTC's
- * built-in), so kernels written for nvcc that include them for printf
- * compile; an in-memory header of the caller's of either name wins.
+ * The CUDA toolkit's headers (cuda_fp16.h, curand_kernel.h, CUB,
+ * libcu++) are found at run time (cudyn-env(7), cudyn_toolkit_info): their
+ * include directories, and include/cccl where CUDA 13+ keeps libcu++, CUB
+ * and Thrust, come after the caller's on NVRTC's include path.  They are
+ * not tracked file by file: the key holds the directories and their
+ * identities (device, inode, modification and change times), so another
+ * toolkit, or one installed again, compiles anew.  A header NVRTC cannot
+ * open makes the message say where cudyn looked for the toolkit.  The C
+ * library headers cudyn gives NVRTC in memory ("Sources written for nvcc"
+ * above) are part of the key too.
  *
  * Headers from disk are covered too: cudyn reads the source and the
  * in-memory headers for #include lines (all of them, whatever #if

@@ -4,10 +4,10 @@
  * CUBIN, through nvJitLink (loader/nvjitlink.c) or, where there is none,
  * the driver's linker (cuLink*).
  *
- * Each input is read whole by cudyn (a file too), its kind told from its
- * first bytes when the caller says CUDYN_LINK_AUTO, and a CUBIN, fatbinary
- * or PTX checked against its length (image_format.c) before a linker sees
- * it.  The logs of both linkers are gathered into one text
+ * Each input is read whole by cudyn (a file too) and kept, with its name,
+ * until the linker goes; its kind is told from its first bytes when the
+ * caller says CUDYN_LINK_AUTO, and a CUBIN or fatbinary is checked against
+ * its length (image_format.c) before a linker sees it.  The logs of both linkers are gathered into one text
  * (cudyn_link_log), and every failure's message ends with the log's first
  * error line.  A linker is used by one thread at a time.
  */
@@ -44,7 +44,13 @@ struct cudyn_linker {
     char *note;                 /* cudyn's own lines at the log's top (why the driver's linker) */
     void *image;
     size_t image_bytes;
-    int inputs;
+    /* each input's bytes and name, kept until the linker goes: neither
+     * linker promises to copy them before it completes */
+    struct kept_input {
+        unsigned char *data;
+        char *name;
+    } *inputs;
+    int n_inputs, cap_inputs;
     bool completed;
 };
 
@@ -383,6 +389,30 @@ static int check_input(const char *api, int kind, const unsigned char *data, siz
     return CUDYN_OK;
 }
 
+/* A copy of the input (PTX with a NUL the driver reads up to) and of its
+ * name, owned by the linker; NULL when out of memory. */
+static struct kept_input *keep(struct cudyn_linker *l, const unsigned char *data, size_t bytes, const char *name)
+{
+    if (l->n_inputs == l->cap_inputs) {
+        int cap = l->cap_inputs ? 2 * l->cap_inputs : 8;
+        struct kept_input *v = realloc(l->inputs, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        l->inputs = v;
+        l->cap_inputs = cap;
+    }
+    struct kept_input k = {malloc(bytes + 1), strdup(name)};
+    if (!k.data || !k.name) {
+        free(k.data);
+        free(k.name);
+        return NULL;
+    }
+    memcpy(k.data, data, bytes);
+    k.data[bytes] = '\0';
+    l->inputs[l->n_inputs] = k;
+    return &l->inputs[l->n_inputs++];
+}
+
 static int add_to_driver(const char *api, struct cudyn_linker *l, int kind, const unsigned char *data, size_t bytes,
                          const char *name)
 {
@@ -397,17 +427,10 @@ static int add_to_driver(const char *api, struct cudyn_linker *l, int kind, cons
     int st = cudyn__need_context(api);
     if (st != CUDYN_OK)
         return st;
-    /* the driver reads PTX up to its NUL */
-    unsigned char *copy = NULL;
-    if (kind == CUDYN_LINK_PTX && (bytes == 0 || data[bytes - 1] != '\0')) {
-        if (!(copy = malloc(bytes + 1)))
-            return cudyn__fail_oom(api);
-        memcpy(copy, data, bytes);
-        copy[bytes++] = '\0';
-        data = copy;
-    }
+    /* the driver reads PTX up to its NUL, which the kept copy has */
+    if (kind == CUDYN_LINK_PTX && data[bytes - 1] != '\0')
+        bytes++;
     cu_result r = cudyn__drv.cuLinkAddData_v2(l->cl, types[kind], (void *)data, bytes, name, 0, NULL, NULL);
-    free(copy);
     return r == CU_OK ? CUDYN_OK : fail_driver(l, r, "cuLinkAddData", api, true);
 }
 
@@ -434,15 +457,22 @@ static int add(const char *api, cudyn_linker *linker, int kind, const void *data
     if (st != CUDYN_OK)
         return st;
     cudyn__debug("%s: %s (%s, %zu bytes) to %s", api, name, kind_name(kind), bytes, linker->backend_name);
+    const struct kept_input *k = keep(linker, p, bytes, name);
+    if (!k)
+        return cudyn__fail_oom(api);
     if (linker->backend == DRIVER) {
-        st = add_to_driver(api, linker, kind, p, bytes, name);
+        st = add_to_driver(api, linker, kind, k->data, bytes, k->name);
     } else {
-        nvjitlink_result r = cudyn__nvjitlink.nvJitLinkAddData(linker->jl, (nvjitlink_input_type)kind, p, bytes, name);
+        nvjitlink_result r =
+            cudyn__nvjitlink.nvJitLinkAddData(linker->jl, (nvjitlink_input_type)kind, k->data, bytes, k->name);
         st = r == NVJITLINK_OK ? CUDYN_OK : fail_nvjitlink(linker, r, "nvJitLinkAddData", api);
     }
     if (st == CUDYN_OK) {
-        linker->inputs++;
         refresh_log(linker); /* warnings, too */
+    } else { /* refused: not an input */
+        linker->n_inputs--;
+        free(linker->inputs[linker->n_inputs].data);
+        free(linker->inputs[linker->n_inputs].name);
     }
     return st;
 }
@@ -584,7 +614,7 @@ CUDYN_API int cudyn_link_complete(cudyn_linker *linker, const void **image, size
         return st;
     if (!image || !bytes)
         return cudyn__fail_arg(api, image ? "bytes" : "image", "must not be NULL");
-    if (linker->inputs == 0)
+    if (linker->n_inputs == 0)
         return cudyn__fail_arg(api, "linker", "has no inputs");
     st = linker->backend == DRIVER ? complete_driver(api, linker) : complete_nvjitlink(api, linker);
     refresh_log(linker);
@@ -623,5 +653,10 @@ CUDYN_API void cudyn_link_destroy(cudyn_linker *linker)
     free(linker->log);
     free(linker->note);
     free(linker->image);
+    for (int i = 0; i < linker->n_inputs; i++) {
+        free(linker->inputs[i].data);
+        free(linker->inputs[i].name);
+    }
+    free(linker->inputs);
     free(linker);
 }
