@@ -114,40 +114,12 @@ static void dynamic_parallelism(unsigned int flags)
     cudyn_program_free(p);
 }
 
-/* LTO-IR straight from NVRTC (cudyn_compile keeps to loadable images),
- * for this GPU's architecture. */
-static unsigned char *ltoir_of(const char *src, const char *arch, size_t *bytes)
-{
-    typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
-    typedef int (*compile_fn)(void *, int, const char *const *);
-    typedef int (*size_fn)(void *, size_t *);
-    typedef int (*get_fn)(void *, char *);
-    typedef int (*destroy_fn)(void **);
-    create_fn create = (create_fn)cudyn_nvrtc_proc("nvrtcCreateProgram");
-    compile_fn compile = (compile_fn)cudyn_nvrtc_proc("nvrtcCompileProgram");
-    size_fn get_size = (size_fn)cudyn_nvrtc_proc("nvrtcGetLTOIRSize");
-    get_fn get = (get_fn)cudyn_nvrtc_proc("nvrtcGetLTOIR");
-    destroy_fn destroy = (destroy_fn)cudyn_nvrtc_proc("nvrtcDestroyProgram");
-    if (!create || !compile || !get_size || !get || !destroy)
-        return NULL;
-    void *prog = NULL;
-    const char *options[] = {arch, "-rdc=true", "-dlto"};
-    unsigned char *ir = NULL;
-    if (create(&prog, src, "lto.cu", 0, NULL, NULL) == 0 && compile(prog, 3, options) == 0 &&
-        get_size(prog, bytes) == 0 && *bytes > 0 && (ir = malloc(*bytes)) && get(prog, (char *)ir) != 0) {
-        free(ir);
-        ir = NULL;
-    }
-    destroy(&prog);
-    return ir;
-}
-
 static void link_time_optimisation(int cc)
 {
     char arch[48];
     snprintf(arch, sizeof arch, "-arch=sm_%d", cc);
     size_t n1 = 0, n2 = 0;
-    unsigned char *a = ltoir_of(callee_src, arch, &n1), *b = ltoir_of(caller_src, arch, &n2);
+    unsigned char *a = test_ltoir_of(callee_src, arch, &n1), *b = test_ltoir_of(caller_src, arch, &n2);
     cudyn_linker *l = NULL;
     const char *lto[] = {"-lto"};
     if (a && b && cudyn_link_create(&l, 0, lto, 1, CUDYN_LINK_NEED_NVJITLINK) == CUDYN_OK) {

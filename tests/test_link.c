@@ -189,33 +189,6 @@ static cudyn_program *compile_rdc(const char *src, const char *name)
     return st == CUDYN_OK ? p : NULL;
 }
 
-/* LTO-IR straight from NVRTC (cudyn_compile keeps to loadable images). */
-static unsigned char *ltoir_of(const char *src, size_t *bytes)
-{
-    typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
-    typedef int (*compile_fn)(void *, int, const char *const *);
-    typedef int (*size_fn)(void *, size_t *);
-    typedef int (*get_fn)(void *, char *);
-    typedef int (*destroy_fn)(void **);
-    create_fn create = (create_fn)cudyn_nvrtc_proc("nvrtcCreateProgram");
-    compile_fn compile = (compile_fn)cudyn_nvrtc_proc("nvrtcCompileProgram");
-    size_fn get_size = (size_fn)cudyn_nvrtc_proc("nvrtcGetLTOIRSize");
-    get_fn get = (get_fn)cudyn_nvrtc_proc("nvrtcGetLTOIR");
-    destroy_fn destroy = (destroy_fn)cudyn_nvrtc_proc("nvrtcDestroyProgram");
-    if (!create || !compile || !get_size || !get || !destroy)
-        return NULL;
-    void *prog = NULL;
-    const char *options[] = {arch_option, "-rdc=true", "-dlto"};
-    unsigned char *ir = NULL;
-    if (create(&prog, src, "lto.cu", 0, NULL, NULL) == 0 && compile(prog, 3, options) == 0 &&
-        get_size(prog, bytes) == 0 && *bytes > 0 && (ir = malloc(*bytes)) && get(prog, (char *)ir) != 0) {
-        free(ir);
-        ir = NULL;
-    }
-    destroy(&prog);
-    return ir;
-}
-
 static void link_and_load(cudyn_linker *l, const char *kernel)
 {
     const void *image = NULL;
@@ -276,7 +249,7 @@ static void test_nvjitlink(void)
 
     /* LTO-IR, optimised at link time */
     size_t ir_bytes = 0;
-    unsigned char *ir = ltoir_of(device_src, &ir_bytes), *ir2 = ltoir_of(kernel_src, &n);
+    unsigned char *ir = test_ltoir_of(device_src, arch_option, &ir_bytes), *ir2 = test_ltoir_of(kernel_src, arch_option, &n);
     if (ir && ir2) {
         const char *lto[] = {arch_option, "-lto"};
         CHECK_STATUS(cudyn_link_create(&l, CUDYN_DEVICE_NONE, lto, 2, 0), CUDYN_OK);

@@ -197,6 +197,9 @@ enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts
  * site-packages"). */
 typedef bool (*cudyn__place_fn)(const char *place, enum cudyn__found_by how, void *ctx);
 bool cudyn__sites_of_loaded(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace);
+/* The entries of dir whose names start with prefix, newest version first
+ * (strverscmp), at most max, each malloc'd (free them); how many. */
+size_t cudyn__names_newest_first(const char *dir, const char *prefix, char **names, size_t max);
 bool cudyn__sites_of_environments(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace, const char *looking_for);
 bool cudyn__sites_of_user_and_system(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace,
                                      const char *looking_for);

@@ -68,6 +68,21 @@ static int compare_versions_descending(const void *a, const void *b)
     return strverscmp(*(char *const *)b, *(char *const *)a);
 }
 
+size_t cudyn__names_newest_first(const char *dir, const char *prefix, char **names, size_t max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0, len = strlen(prefix);
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max)
+        if (strncmp(e->d_name, prefix, len) == 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    closedir(d);
+    qsort(names, n, sizeof names[0], compare_versions_descending);
+    return n;
+}
+
 /* PREFIX/lib/python3* and PREFIX/lib64/python3*, newest first, each with
  * its site-packages and dist-packages (Debian's python3/dist-packages
  * too). */
@@ -81,18 +96,9 @@ static bool walk_prefix(const char *prefix, enum cudyn__found_by how, cudyn__pla
     for (size_t l = 0; l < N_ELEMS(libdirs) && !found; l++) {
         char dir[LOADER_PATH_BYTES];
         snprintf(dir, sizeof dir, "%s/%s", prefix, libdirs[l]);
-        DIR *d = opendir(dir);
-        if (!d)
-            continue;
         char *names[MAX_PYTHONS];
-        size_t n = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) && n < N_ELEMS(names))
-            if (strncmp(e->d_name, "python3", 7) == 0 && (names[n] = strdup(e->d_name)))
-                n++;
-        closedir(d);
+        size_t n = cudyn__names_newest_first(dir, "python3", names, N_ELEMS(names));
         looked |= n > 0;
-        qsort(names, n, sizeof names[0], compare_versions_descending);
         for (size_t i = 0; i < n; i++) {
             for (size_t s = 0; s < N_ELEMS(site_names) && !found; s++) {
                 char site[LOADER_PATH_BYTES * 2];

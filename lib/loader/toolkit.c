@@ -254,26 +254,12 @@ bool cudyn__toolkit_env_roots(cudyn__place_fn fn, void *ctx)
     return false;
 }
 
-static int compare_versions_descending(const void *a, const void *b)
-{
-    return strverscmp(*(char *const *)b, *(char *const *)a);
-}
-
 bool cudyn__toolkit_fixed_roots(cudyn__place_fn fn, void *ctx)
 {
     if (fn("/usr/local/cuda", FOUND_BY_TOOLKIT_DIR, ctx))
         return true;
-    DIR *d = opendir("/usr/local");
-    if (!d)
-        return false;
     char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < N_ELEMS(names))
-        if (strncmp(e->d_name, "cuda-", 5) == 0 && (names[n] = strdup(e->d_name)))
-            n++;
-    closedir(d);
-    qsort(names, n, sizeof names[0], compare_versions_descending);
+    size_t n = cudyn__names_newest_first("/usr/local", "cuda-", names, N_ELEMS(names));
     bool found = false;
     for (size_t i = 0; i < n; i++) {
         if (!found) {
