@@ -22,23 +22,42 @@ expands, and fails when they drift:
     python/local.mk installs them.
 
 The library is compiled into the extension: one shared object that needs
-only the C library, with nothing of cudyn's beside it.  Its symbols stay
-local (a version script exports PyInit__cudyn alone), so it never takes
-the place of a libcudyn.so.1 that another extension loads, nor binds to
-one.  The driver, NVRTC and NVML stay opened with dlopen at run time, and
+only the C library (libc, and libdl and libpthread where glibc kept the
+older versions of dlopen and pthread_once), with nothing of cudyn's
+beside it.  Its symbols stay local (a version script exports
+PyInit__cudyn alone), so it never takes the place of a libcudyn.so.1 that
+another extension loads, nor binds to one.  The driver, NVRTC and NVML stay opened with dlopen at run time, and
 the library's .note.dlopen note (lib/loader/dlopen_note.c) says which.
+
+The wheel runs on glibc 2.17 and later, whatever glibc builds it:
+python/manylinux_glibc.c, compiled into the extension here only, binds
+the few functions a newer glibc gave a new symbol version at the version
+glibc 2.17 had.  The platform tag is what packaging/check-wheel.py's
+manylinux_tag proves from the built extension's symbol table
+(manylinux_2_17_x86_64 on x86-64), and linux_ARCH where it proves none.
 """
 
 import contextlib
+import importlib.util
 import os
+import platform
 import re
 import struct
+import subprocess
 import sys
 import tempfile
 
 from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CompileError, LinkError
+
+try:  # setuptools 70.1 and later
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    try:  # before, the wheel package's (without it, no wheel: an sdist still builds)
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:
+        bdist_wheel = None
 
 TOP = os.path.dirname(os.path.abspath(__file__))
 # the code-generation flags of configure.ac's CUDYN_CFLAGS and
@@ -55,6 +74,12 @@ SYSTEM_EXTENSIONS = (
     "_TANDEM_SOURCE",
 )
 EXTENSION = "cudyn._cudyn"
+# the wheel's glibc floor (its own file: the Autotools build has no use for it)
+MANYLINUX_SOURCE = "python/manylinux_glibc.c"
+# the libraries that hold the older versions it binds on a glibc before 2.34,
+# named as their sonames (glibc 2.34 and later have no libdl.so to link with
+# -ldl) and kept in NEEDED although a newer glibc's libc.so.6 answers them
+GLIBC_OLD_LIBRARIES = ("-Wl,--push-state,--no-as-needed", "-l:libdl.so.2", "-l:libpthread.so.0", "-Wl,--pop-state")
 
 
 def read(relative):
@@ -321,19 +346,68 @@ class BuildCudyn(build_ext):
 
         flags = accepted_flags(compiler, CODEGEN_FLAGS, self.build_temp)
         lib_dirs, lib_macros = split_cppflags(lists["library_cppflags"])
-        objects = compiler.compile([s for s in lists["library"] if s.endswith(".c")], output_dir=self.build_temp,
-                                   macros=lib_macros, include_dirs=[generated] + lib_dirs, extra_postargs=flags,
-                                   depends=ext.depends, debug=self.debug)
+        glibc = platform.libc_ver()[0] == "glibc"
+        sources = [s for s in lists["library"] if s.endswith(".c")] + ([MANYLINUX_SOURCE] if glibc else [])
+        objects = compiler.compile(sources, output_dir=self.build_temp, macros=lib_macros,
+                                   include_dirs=[generated] + lib_dirs, extra_postargs=flags, depends=ext.depends,
+                                   debug=self.debug)
         mod_dirs, mod_macros = split_cppflags(lists["module_cppflags"])
         ext.include_dirs = mod_dirs
         ext.define_macros = mod_macros
         ext.extra_compile_args = flags
         ext.extra_objects = objects
-        ext.libraries = search_libs(compiler, self.build_temp)
-        ext.extra_link_args = ["-Wl,--version-script=" + script]
+        ext.libraries = [] if glibc else search_libs(compiler, self.build_temp)
+        ext.extra_link_args = ["-Wl,--version-script=" + script] + (list(GLIBC_OLD_LIBRARIES) if glibc else [])
         if not self.debug:  # no DWARF in the wheel (its symbol table stays, for backtraces)
             ext.extra_link_args.append("-Wl,--strip-debug")
         super().build_extension(ext)
+
+
+def load_wheel_checker():
+    """packaging/check-wheel.py as a module, or None where it is missing."""
+    path = os.path.join(TOP, "packaging", "check-wheel.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("cudyn_check_wheel", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def proven_platform(plat, extensions):
+    """The manylinux tag that packaging/check-wheel.py proves all EXTENSIONS
+    meet, for the architecture of PLAT (linux_ARCH); else PLAT."""
+    checker = load_wheel_checker()
+    if checker is None or not extensions:
+        return plat
+    proven = set()
+    for path in extensions:
+        try:
+            tag, why = checker.manylinux_tag(checker.elf_facts(path))
+        except (OSError, subprocess.CalledProcessError) as e:  # no readelf: no proof
+            tag, why = None, [str(e)]
+        print(f"setup.py: {os.path.basename(path)}: {tag or 'no manylinux tag (' + '; '.join(why) + ')'}")
+        proven.add(tag)
+    if len(proven) != 1:
+        return plat
+    tag = proven.pop()
+    return tag if tag and tag.endswith("_" + plat[len("linux_"):]) else plat
+
+
+if bdist_wheel is not None:
+    class ManylinuxWheel(bdist_wheel):
+        """The wheel's platform tag: the manylinux tag its extension meets,
+        as packaging/check-wheel.py proves it from the symbol table, in
+        place of linux_ARCH (a --plat-name given on the command line is
+        kept)."""
+
+        def get_tag(self):
+            impl, abi, plat = super().get_tag()
+            if self.plat_name_supplied or not plat.startswith("linux_") or platform.libc_ver()[0] != "glibc":
+                return impl, abi, plat
+            if not hasattr(self, "proven"):  # asked for the file name and for WHEEL: proven once
+                self.proven = proven_platform(plat, self.get_finalized_command("build_ext").get_outputs())
+            return impl, abi, self.proven
 
 
 def extension():
@@ -352,8 +426,11 @@ def main():
         package_dir={"": "python"},
         package_data={"": PACKAGE_DATA},
         ext_modules=[extension()],
-        cmdclass={"build_ext": BuildCudyn},
+        cmdclass=dict({"build_ext": BuildCudyn}, **({"bdist_wheel": ManylinuxWheel} if bdist_wheel else {})),
         zip_safe=False,
+        # setuptools' build/ folder in the tree would shadow the `build`
+        # module for `python3 -m build` run there next
+        options={"build": {"build_base": "_build_py"}},
     )
 
 

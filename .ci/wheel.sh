@@ -3,12 +3,17 @@
 #  1. make dist, then python3 -m build --no-isolation from the unpacked
 #     tarball: an sdist and, from it, a wheel;
 #  2. the wheel checked as auditwheel would (packaging/check-wheel.py:
-#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC);
+#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC), and
+#     it must be the manylinux_2_17 wheel (--require: setup.py tags what
+#     the symbol table proves, and python/manylinux_glibc.c keeps it there);
+#     its metadata renders on the package index (twine check);
 #  3. installed with pip --no-index into a fresh virtual environment that
 #     sees Debian's numpy and pytest (--system-site-packages), where the
 #     module's whole pytest suite runs on the mock driver against the
 #     installed wheel (tests/check-python.sh with CUDYN_PYTHON_INSTALLED:
-#     the module from the environment, no libcudyn.so loaded), and
+#     the module from the environment, no libcudyn.so loaded), pip show's
+#     version, summary, licence and Python floor are those of
+#     packaging/debian and the RPM spec (packaging/check-metadata.py), and
 #     python3 -m cudyn lists the mock's GPUs and writes JSON that the
 #     installed schema accepts; the installed schemas validate the tools'
 #     documents with the stock jsonschema command (Debian's, and the PATH's
@@ -20,7 +25,7 @@
 #     environment (setuptools and wheel from Debian's .whl files), then 4
 #     there, and 3's pytest suite where it has numpy and pytest;
 #  6. pip install . from a fresh clone of this checkout (where it is one):
-#     the same files as the tarball's wheel.
+#     the same files as the tarball's wheel, and no build/ folder left.
 #
 #   .ci/wheel.sh BUILDDIR [OUTDIR]
 #
@@ -66,8 +71,18 @@ echo "built: $(cd "$out/dist" && ls)"
 tar -tzf "$sdist" > "$out/sdist.txt" && grep -q "^cudyn-$version/PKG-INFO$" "$out/sdist.txt" || fail "the sdist has no PKG-INFO"
 
 step "the wheel, as auditwheel would check it"
-"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" | tee "$out/check-wheel.log"
-[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py"
+# the oldest glibc the wheel is to run on (python/manylinux_glibc.c)
+manylinux=manylinux_2_17
+"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" --require "$manylinux" |
+    tee "$out/check-wheel.log"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py --require $manylinux"
+if command -v twine > /dev/null; then
+    # the long description and the metadata as the package index reads them
+    twine --no-color check --strict "$wheel" "$sdist" | tee "$out/twine.log"
+    [ "${PIPESTATUS[0]}" = 0 ] && note "twine check: passed" || fail "twine check"
+else
+    fail "no twine (Debian: twine) to check the metadata the package index reads"
+fi
 note "$(sed -n 's/^wheel: \(.*\): [0-9]* bytes (\(.*\))$/\1 \2/p' "$out/check-wheel.log"), NEEDED $(sed -n 's/^NEEDED: //p' \
     "$out/check-wheel.log"), $(sed -n 's/^highest GLIBC version: \([^,]*\),.*/\1 at most/p' "$out/check-wheel.log")"
 
@@ -127,6 +142,14 @@ if venv "$python" "$out/venv" --system-site-packages &&
     "$out/venv/bin/python" -m pip show cudyn | head -n 3
     got=$(cd "$out/run" && "$out/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("cudyn"))')
     [ "$got" = "$version" ] || fail "importlib.metadata.version(\"cudyn\") is '$got', not $version"
+    # what pip show says is what Debian's and the RPM packages say
+    if (cd "$out/run" && "$python" "$top/packaging/check-metadata.py" --installed "$out/venv/bin/python") \
+            > "$out/metadata.log" 2>&1; then
+        note "pip show agrees with packaging/debian and the RPM spec"
+    else
+        cat "$out/metadata.log"
+        fail "packaging/check-metadata.py --installed: the installed metadata differs"
+    fi
     suite "$out/venv/bin/python"
     echo "pytest: $suite_tally"
     note "pytest on the installed wheel: $suite_tally"
@@ -214,6 +237,14 @@ if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
     else
         diff <(files "$record") <(files "$out/unpacked/cudyn-$version.dist-info/RECORD")
         fail "pip install . from a clone installs other files than the tarball's wheel"
+    fi
+    # setuptools builds in _build_py/, not build/: a build/ folder left in
+    # the tree would shadow Debian's `build` module for `python3 -m build`
+    # run there next ("No module named build.__main__")
+    if [ -e "$out/clone/build" ]; then
+        fail "pip install . left a build/ folder in the tree"
+    else
+        note "no build/ left behind"
     fi
 else
     echo "$top is not a git checkout: no clone"

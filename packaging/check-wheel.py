@@ -2,22 +2,31 @@
 """Checks a cudyn wheel the way auditwheel would, with readelf (binutils).
 
     packaging/check-wheel.py WHEEL [--library lib/.libs/libcudyn.so.1]
+                             [--require manylinux_2_17]
 
 For every shared object in the wheel:
-  - NEEDED names only libc, libm, libdl and libpthread (what every
-    manylinux platform provides): nothing of CUDA, no libcudyn.so.1;
+  - NEEDED names only libc, libm, libdl and libpthread (the part of every
+    manylinux policy's library list that cudyn needs), or the dynamic
+    loader: nothing of CUDA, no libcudyn.so.1;
   - no RPATH or RUNPATH, unless it stays inside the wheel ($ORIGIN);
   - the dynamic symbols it defines are its PyInit_ function alone, so it
     never takes the place of another extension's libcudyn.so.1;
   - the .note.dlopen note is there, naming the driver it opens;
   - with --library, every cudyn_* function of that libcudyn.so.1 is in its
     symbol table: the same library, compiled in.
-It prints the wheel's size, the NEEDED entries, the highest GLIBC symbol
-version used (and which symbols need it: a manylinux_2_X wheel must need
-no more than GLIBC_2.X) and the tag, and checks the tag is honest: a
-manylinux tag needs no GLIBC newer than the tag says, and a plain linux_
-tag is what a wheel built on this machine and not repaired must have.
-Exit 0 when all hold, 1 otherwise (each failure said).
+Then the platform tag, as auditwheel's policy check proves one: the
+object's version needs (.gnu.version_r, which the dynamic loader checks
+before anything runs) are all GLIBC_X.Y of those libraries, and a
+manylinux_X_Y_ARCH tag is honest when no version needed is newer than
+GLIBC_X.Y and ARCH is the object's machine.  `manylinux_tag` below is the
+one statement of that rule: setup.py tags the wheel with what it says.
+A plain linux_ARCH tag is always honest.  --require manylinux_X_Y fails
+unless the wheel is tagged manylinux_X_Y_ARCH and its objects meet it.
+The file name's tags (what pip reads) are the WHEEL file's.
+
+It prints the wheel's size, the tag, NEEDED, the highest GLIBC version
+needed and which symbols need it.  Exit 0 when all hold, 1 otherwise
+(each failure said).
 """
 
 import argparse
@@ -29,6 +38,13 @@ import tempfile
 import zipfile
 
 ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0"}
+# the dynamic loader, by architecture (TLS outside TLS descriptors needs it)
+LOADERS = {"x86_64": "ld-linux-x86-64.so.2", "aarch64": "ld-linux-aarch64.so.1"}
+# readelf's name of the ELF machine, as a wheel's platform tag names it
+MACHINES = {"Advanced Micro Devices X86-64": "x86_64", "AArch64": "aarch64"}
+# the oldest manylinux policy the PyPA still maintains (manylinux2014):
+# an object that needs less is tagged with it all the same
+MANYLINUX_FLOOR = (2, 17)
 
 
 def readelf(*args):
@@ -40,52 +56,106 @@ def version_key(v):
     return tuple(int(p) for p in v.split("."))
 
 
-def glibc_needs(path):
-    """{GLIBC version: [symbols]} of the undefined symbols the object binds."""
-    needs = {}
-    for m in re.finditer(r"\bUND (\S+)@GLIBC_([0-9.]+)", readelf("--dyn-syms", path)):
-        needs.setdefault(m.group(2), []).append(m.group(1))
+def dynamic_symbols(path):
+    """(undefined versioned references {version: [symbols]}, exported names)."""
+    needs, exports = {}, []
+    for line in readelf("--dyn-syms", path).splitlines():
+        f = line.split()
+        if len(f) < 8 or not f[0].endswith(":"):
+            continue
+        name, _, version = f[7].partition("@")
+        if f[6] == "UND":
+            if version:
+                needs.setdefault(version.lstrip("@"), []).append(name)
+        elif f[4] in ("GLOBAL", "WEAK") and f[5] in ("DEFAULT", "PROTECTED"):
+            exports.append(name)
+    return needs, exports
+
+
+def version_needs(path):
+    """{library: [versions]}: the object's .gnu.version_r, as the loader reads it."""
+    needs, library = {}, None
+    for line in readelf("-V", path).splitlines():
+        m = re.search(r"\bFile: (\S+)", line)
+        if m:
+            library = needs.setdefault(m.group(1), [])
+            continue
+        m = re.search(r"\bName: (\S+)\s+Flags:", line)
+        if m and library is not None:
+            library.append(m.group(1))
     return needs
 
 
-def exported(path):
-    """The symbols the object defines for others: global or weak, visible."""
-    names = []
-    for line in readelf("--dyn-syms", path).splitlines():
-        f = line.split()
-        if len(f) >= 8 and f[0].endswith(":") and f[6] != "UND" and f[4] in ("GLOBAL", "WEAK") \
-                and f[5] in ("DEFAULT", "PROTECTED"):
-            names.append(f[7].split("@")[0])
-    return names
-
-
-def check_object(path, name, library, failures):
-    """The facts of one shared object; failures appended."""
+def elf_facts(path):
+    """What the policy and the checks read of one shared object."""
     dynamic = readelf("-d", path)
-    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.*?)\]", dynamic)
-    for lib in needed:
-        if lib not in ALLOWED_NEEDED and not lib.startswith("ld-linux"):
+    header = readelf("-h", path)
+    machine = re.search(r"^\s*Machine:\s*(.*?)\s*$", header, re.M)
+    symbols, exports = dynamic_symbols(path)
+    return {
+        "arch": MACHINES.get(machine.group(1) if machine else "", None),
+        "needed": re.findall(r"\(NEEDED\)\s+Shared library: \[(.*?)\]", dynamic),
+        "paths": re.findall(r"\((RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[(.*?)\]", dynamic),
+        "version_needs": version_needs(path),
+        "glibc_symbols": {v[len("GLIBC_"):]: names for v, names in symbols.items() if v.startswith("GLIBC_")},
+        "exports": exports,
+    }
+
+
+def manylinux_tag(facts):
+    """(the lowest manylinux_X_Y_ARCH tag the object meets, or None; why not).
+
+    The policy: the machine is one the tag can name; every NEEDED library is
+    allowed; every version the object needs is GLIBC_X.Y of an allowed
+    library; the tag's X.Y is the newest of them, or the floor."""
+    why = []
+    if not facts["arch"]:
+        why.append("an ELF machine no manylinux tag here names")
+    allowed = ALLOWED_NEEDED | {LOADERS.get(facts["arch"], "")}
+    for lib in facts["needed"]:
+        if lib not in allowed:
+            why.append(f"NEEDED {lib}: not on every manylinux platform")
+    newest = MANYLINUX_FLOOR
+    for lib, versions in facts["version_needs"].items():
+        for version in versions:
+            m = re.fullmatch(r"GLIBC_(\d+)\.(\d+)(?:\.\d+)?", version)
+            if lib not in allowed or not m:
+                why.append(f"needs {version} of {lib}: not a GLIBC version of an allowed library")
+            else:
+                newest = max(newest, (int(m.group(1)), int(m.group(2))))
+    if why:
+        return None, why
+    return "manylinux_%d_%d_%s" % (newest + (facts["arch"],)), []
+
+
+def check_object(path, name, library):
+    """The facts of one shared object, and its failures."""
+    facts, failures = elf_facts(path), []
+    allowed = ALLOWED_NEEDED | {LOADERS.get(facts["arch"], "")}
+    for lib in facts["needed"]:
+        if lib not in allowed:
             failures.append(f"{name}: NEEDED {lib}: not on every manylinux platform")
-    for kind, value in re.findall(r"\((RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[(.*?)\]", dynamic):
+    for kind, value in facts["paths"]:
         outside = [p for p in value.split(":") if not p.startswith("$ORIGIN")]
         if outside:
             failures.append(f"{name}: {kind} {':'.join(outside)} points outside the wheel")
     init = "PyInit_" + os.path.basename(name).split(".")[0]
-    if sorted(exported(path)) != [init]:
-        failures.append(f"{name}: exports {', '.join(sorted(exported(path))) or 'nothing'}, not {init} alone")
+    if sorted(facts["exports"]) != [init]:
+        failures.append(f"{name}: exports {', '.join(sorted(facts['exports'])) or 'nothing'}, not {init} alone")
     note = subprocess.run(["readelf", "-p", ".note.dlopen", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True).stdout
     if '"libcuda.so.1"' not in note:
         failures.append(f"{name}: no .note.dlopen naming libcuda.so.1")
-    inside = 0
+    facts["inside"] = 0
     if library:
         symbols = set(re.findall(r"\s(cudyn_\w+)$", readelf("-s", path), re.M))
-        public = {s for s in exported(library) if s.startswith("cudyn_")}
+        public = {s for s in dynamic_symbols(library)[1] if s.startswith("cudyn_")}
         missing = sorted(public - symbols)
         if missing:
             failures.append(f"{name}: {len(missing)} functions of {library} are not inside: {' '.join(missing[:8])}")
-        inside = len(public & symbols)
-    return {"needed": needed, "glibc": glibc_needs(path), "inside": inside}
+        facts["inside"] = len(public & symbols)
+    facts["manylinux"], facts["why_not"] = manylinux_tag(facts)
+    return facts, failures
 
 
 def tag_of(archive):
@@ -95,38 +165,85 @@ def tag_of(archive):
     return []
 
 
+def filename_tags(path):
+    """The tags a wheel's file name gives (what pip reads), expanded."""
+    parts = os.path.basename(path)[:-len(".whl")].split("-")
+    if len(parts) not in (5, 6):
+        return set()
+    py, abi, plat = parts[-3:]
+    return {f"{a}-{b}-{c}" for a in py.split(".") for b in abi.split(".") for c in plat.split(".")}
+
+
+def tag_failures(tags, objects, require):
+    """Whether each of the wheel's tags is honest for every object in it."""
+    failures = []
+    for tag in tags:
+        platform = tag.split("-")[-1]
+        m = re.fullmatch(r"manylinux_(\d+)_(\d+)_(\w+)", platform)
+        if not m and not re.fullmatch(r"linux_\w+", platform):
+            failures.append(f"tag {tag} is neither linux_ARCH nor manylinux_X_Y_ARCH")
+        if not m:
+            continue
+        claimed = (int(m.group(1)), int(m.group(2)))
+        for name, facts in objects.items():
+            if facts["manylinux"] is None:
+                failures.append(f"tag {tag}, but {name} meets no manylinux policy: {'; '.join(facts['why_not'])}")
+                continue
+            if facts["arch"] != m.group(3):
+                failures.append(f"tag {tag}, but {name} is for {facts['arch']}")
+            for version, symbols in sorted(facts["glibc_symbols"].items(), key=lambda v: version_key(v[0])):
+                if version_key(version)[:2] > claimed:
+                    failures.append(f"tag {tag}, but {name} needs GLIBC_{version} for {', '.join(sorted(set(symbols)))}")
+            lowest = re.fullmatch(r"manylinux_(\d+)_(\d+)_\w+", facts["manylinux"])
+            if (int(lowest.group(1)), int(lowest.group(2))) > claimed:
+                failures.append(f"tag {tag}, but {name} needs {facts['manylinux']}")
+    if require:
+        wanted = [t for t in tags if t.split("-")[-1].startswith(require + "_")]
+        if not wanted:
+            failures.append(f"--require {require}: the wheel is tagged {', '.join(tags) or 'nothing'}")
+        for name, facts in objects.items():
+            if facts["manylinux"] and not facts["manylinux"].startswith(require + "_"):
+                failures.append(f"--require {require}: {name} needs {facts['manylinux']}")
+    return failures
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("wheel")
     p.add_argument("--library", help="a libcudyn.so.1 whose cudyn_* functions must all be inside")
+    p.add_argument("--require", metavar="manylinux_X_Y", help="the wheel must be tagged manylinux_X_Y and meet it")
     args = p.parse_args()
-    failures, needed, glibc, inside = [], set(), {}, 0
+    if args.require and not re.fullmatch(r"manylinux_\d+_\d+", args.require):
+        p.error(f"--require {args.require}: not manylinux_X_Y")
+    failures, objects = [], {}
     with zipfile.ZipFile(args.wheel) as archive, tempfile.TemporaryDirectory() as tmp:
-        objects = [m for m in archive.namelist() if re.search(r"\.so(\.\d+)*$", m)]
-        if not objects:
+        members = [m for m in archive.namelist() if re.search(r"\.so(\.\d+)*$", m)]
+        if not members:
             failures.append("no shared object in the wheel")
-        for member in objects:
-            facts = check_object(archive.extract(member, tmp), member, args.library, failures)
-            needed.update(facts["needed"])
-            inside += facts["inside"]
-            for version, symbols in facts["glibc"].items():
-                glibc.setdefault(version, []).extend(symbols)
+        for member in members:
+            objects[member], failed = check_object(archive.extract(member, tmp), member, args.library)
+            failures += failed
         tags = tag_of(archive)
-    top = max(glibc, key=version_key) if glibc else None
-    for tag in tags:
-        m = re.search(r"manylinux_(\d+)_(\d+)_", tag)
-        if m and top and version_key(top) > (int(m.group(1)), int(m.group(2))):
-            failures.append(f"tag {tag}, but GLIBC_{top} is needed")
-        if not m and not re.search(r"-linux_\w+$", tag):
-            failures.append(f"tag {tag} is neither linux_ARCH nor manylinux_X_Y_ARCH")
+    failures += tag_failures(tags, objects, args.require)
+    if filename_tags(args.wheel) != set(tags):
+        failures.append(f"the file name's tags ({', '.join(sorted(filename_tags(args.wheel))) or 'none'}) are not "
+                        f"WHEEL's ({', '.join(tags) or 'none'})")
+    needed = sorted({lib for facts in objects.values() for lib in facts["needed"]})
+    glibc = {}
+    for facts in objects.values():
+        for version, symbols in facts["glibc_symbols"].items():
+            glibc.setdefault(version, set()).update(symbols)
     size = os.path.getsize(args.wheel)
     print(f"wheel: {os.path.basename(args.wheel)}: {size} bytes ({size / 1024:.0f} KiB)")
     print(f"tag: {', '.join(tags) or 'none'}")
-    print(f"NEEDED: {', '.join(sorted(needed)) or 'nothing'}")
-    if top:
-        print(f"highest GLIBC version: GLIBC_{top}, for {', '.join(sorted(set(glibc[top])))}")
+    print(f"NEEDED: {', '.join(needed) or 'nothing'}")
+    if glibc:
+        top = max(glibc, key=version_key)
+        print(f"highest GLIBC version: GLIBC_{top}, for {', '.join(sorted(glibc[top]))}")
+    for name, facts in objects.items():
+        print(f"{name}: {facts['manylinux'] or 'no manylinux policy'} by its symbol table")
     if args.library:
-        print(f"library inside: {inside} cudyn_* functions of {args.library}")
+        print(f"library inside: {sum(f['inside'] for f in objects.values())} cudyn_* functions of {args.library}")
     for line in failures:
         print("FAIL:", line)
     print("check-wheel: " + ("FAILED" if failures else "OK: NEEDED, RPATH, exports, .note.dlopen and tag as auditwheel "

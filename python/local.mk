@@ -145,7 +145,15 @@ EXTRA_DIST += tests/check-wheel-lists.sh
 # mypy's stubtest, and mypy --strict on examples/python with them
 TESTS += tests/check-stubs.sh
 EXTRA_DIST += tests/check-stubs.sh
-EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py
+# the wheel's platform tag: check-wheel.py's reading of the symbol table,
+# against extensions built to meet manylinux_2_17 and to miss it
+TESTS += tests/check-wheel-tag.sh
+EXTRA_DIST += tests/check-wheel-tag.sh
+# the package index, Debian and RPM say the same of the package
+TESTS += tests/check-package-metadata.sh
+EXTRA_DIST += tests/check-package-metadata.sh packaging/check-metadata.py
+# python/manylinux_glibc.c: the wheel's only (setup.py compiles it)
+EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packaging/pypi.md python/manylinux_glibc.c
 
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its

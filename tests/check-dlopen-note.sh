@@ -4,7 +4,7 @@
 # whose JSON declares libcuda.so.1 (required), the NVRTC sonames the
 # loader tries, in its order (recommended), NVRTC's builtins, NVML and
 # NCCL (suggested); packaging/debian/control recommends and suggests the
-# same.
+# same, and docs/reference.md's table names each library.
 . "$top_srcdir/tests/common.sh"
 lib="$top_builddir/lib/.libs/libcudyn.so.1"
 [ -e "$lib" ] || { echo "SKIP: no shared library built"; exit 77; }
@@ -71,5 +71,14 @@ if [ -r "$control" ]; then
 else
     echo "packaging/debian is not in this tree (a release tarball): its fields are not compared"
 fi
+
+# docs/reference.md's table of libraries opened at run time names each
+# library of the note (by its name up to .so: the table abbreviates the
+# versions)
+reference="$top_srcdir/docs/reference.md"
+for stem in $(printf '%s\n' "$notes" | awk 'NF >= 3 && $1 != "note" { for (i = 3; i <= NF; i++) { sub(/\.so.*/, ".so", $i); print $i } }' | sort -u); do
+    grep -qE "^\| .*\`$stem" "$reference" ||
+        { echo "FAIL: docs/reference.md's table of libraries opened at run time does not name $stem"; fail=1; }
+done
 
 finish

@@ -10,6 +10,8 @@
 # (python/src) stand in an order of their own, each file a step
 # (PYTHON_ORDER below, python/README.md): the same check of their objects,
 # and they include nothing of lib/.  It prints the Python files' graph.
+# The pure-Python package python/cudyn stands in an order too
+# (PYCUDYN_ORDER below): its imports, read with ast, go only downward.
 # Before looking at the library it proves on two objects of its own that
 # it catches an upward call.
 . "$top_srcdir/tests/common.sh"
@@ -156,4 +158,132 @@ for path in $(cd "$top_srcdir/lib" && find . -name '*.[ch]' | sort); do
         fail=1
     done
 done
+# ---- python/cudyn: each module imports only the modules below it
+# The pure-Python package, bottom to top (python/README.md maps it):
+# reading every module's imports with Python's ast, a module that imports
+# one above it (an upward import, hence any import circle), imports inside
+# a function, and dynamic imports (importlib) fail, but for the exceptions
+# below, each with its reason; an exception no longer used fails too.
+PYCUDYN_ORDER="_cudyn _requires _errors _bounded _views _complex _ranks _memory _info _dtypes _pool _result
+_codegen _reduce _ops _strided _reductions _gather _vectors gpuarray cumath scan curandom elementwise nccl __init__
+autoinit __main__ pycuda/__init__ pycuda/driver pycuda/compiler pycuda/tools pycuda/gpuarray pycuda/cumath
+pycuda/elementwise pycuda/reduction pycuda/scan pycuda/curandom pycuda/characterize pycuda/autoinit
+pycuda/autoprimaryctx pycuda/__main__"
+# "MODULE IMPORTED reason": MODULE may import IMPORTED (a module of the
+# package, an outside one, or importlib for import_module) inside a function.
+PYCUDYN_EXCEPTIONS="__init__ importlib the submodules are attributes imported on first use: they import numpy, which import cudyn must not
+__init__ gpuarray managed_empty makes a gpuarray, which imports numpy, on first use
+_requires numpy asked for where an array needs it: import cudyn needs no numpy
+pycuda/__init__ importlib the alias loader answers pycuda.X with cudyn.pycuda.X, and attributes import the modules on first use"
+cat > "$tmp/pylayers.py" <<'PY'
+"""Reads a package's imports with ast: prints each upward import, each
+import inside a function and each importlib call not excepted, each
+exception no longer used, and each module missing from the order."""
+import ast, os, sys
+
+root, order, exceptions = sys.argv[1], sys.argv[2].split(), {}
+for line in sys.argv[3].splitlines():
+    if line.strip():
+        module, target, _ = (line.split(None, 2) + [""])[:3]
+        exceptions[(module, target)] = False
+rank = {name: k for k, name in enumerate(order)}
+package = os.path.basename(os.path.abspath(root))
+modules = {}
+for folder, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".py"):
+            key = os.path.relpath(os.path.join(folder, f), root)[:-3].replace(os.sep, "/")
+            modules[key] = os.path.join(folder, f)
+known = set(modules) | {"_cudyn"}
+bad = [f"{key}.py is not in the order (tests/check-layers.sh, python/README.md)" for key in sorted(modules)
+       if key not in rank]
+
+
+def key_of(dotted):
+    """A dotted name inside the package as a module key, or None."""
+    path = dotted.split(".")[1:] if dotted.split(".")[0] == package else None
+    if path is None:
+        return None
+    name = "/".join(path) if path else "__init__"
+    return name if name in known else name + "/__init__" if name + "/__init__" in known else None
+
+
+def targets(node, here):
+    """The module keys (or outside names) an import node names."""
+    if isinstance(node, ast.Import):
+        return [key_of(a.name) or a.name.split(".")[0] for a in node.names]
+    if node.level:
+        base = here.split("/")[:-1]
+        base = base[:len(base) - (node.level - 1)]
+        dotted = ".".join([package] + base + ([node.module] if node.module else []))
+    else:
+        dotted = node.module
+    of = key_of(dotted)
+    if of is None:
+        return [dotted.split(".")[0]]
+    found = []
+    for a in node.names:
+        sub = key_of(dotted + "." + a.name)
+        found.append(sub if sub else of)
+    return found
+
+
+class Visitor(ast.NodeVisitor):
+    def __init__(self, here):
+        self.here, self.depth = here, 0
+
+    def function(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = function
+
+    def use(self, target, why):
+        if (self.here, target) in exceptions:
+            exceptions[(self.here, target)] = True
+            return
+        bad.append(f"{self.here} -> {target}: {why}")
+
+    def visit_Import(self, node):
+        for target in targets(node, self.here):
+            if target in rank and self.here in rank and rank[target] >= rank[self.here]:
+                self.use(target, "an import of a module above it")
+            elif self.depth:
+                self.use(target, "an import inside a function")
+
+    visit_ImportFrom = visit_Import
+
+    def visit_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "import_module" or \
+                isinstance(node.func, ast.Name) and node.func.id == "__import__":
+            self.use("importlib", "a dynamic import")
+        self.generic_visit(node)
+
+
+for key, path in sorted(modules.items()):
+    with open(path, encoding="utf-8") as f:
+        Visitor(key).visit(ast.parse(f.read(), path))
+bad += [f"exception no longer used: {m} {t}" for (m, t), used in exceptions.items() if not used]
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+pycheck() { "${PYTHON:-python3}" "$tmp/pylayers.py" "$@"; }
+if command -v "${PYTHON:-python3}" >/dev/null; then
+    # the check can fail: a planted package whose low module imports a high one
+    mkdir -p "$tmp/pyplant/pkg"
+    printf 'from . import high\n' > "$tmp/pyplant/pkg/low.py"
+    printf 'def f():\n    import os\n' > "$tmp/pyplant/pkg/high.py"
+    : > "$tmp/pyplant/pkg/__init__.py"
+    planted=$(pycheck "$tmp/pyplant/pkg" "low high __init__" "")
+    [ "$planted" = "$(printf 'high -> os: an import inside a function\nlow -> high: an import of a module above it')" ] ||
+        { echo "FAIL: a planted upward import and import in a function were not reported as such: '$planted'"; fail=1; }
+    if ! out=$(pycheck "$top_srcdir/python/cudyn" "$PYCUDYN_ORDER" "$PYCUDYN_EXCEPTIONS"); then
+        echo "FAIL: python/cudyn imports upward, or inside a function (python/README.md: the modules and their order):"
+        printf '%s\n' "$out" | sed 's/^/    /'
+        fail=1
+    fi
+else
+    echo "no Python: python/cudyn's import order is not checked"
+fi
 finish

@@ -7,7 +7,10 @@
 # same bits (the same hash) on 1, 2 and 3 ranks and by every path and
 # schedule; its first lines say whether the MPI is CUDA-aware and why, and
 # --timings adds a line per rank.  examples/allreduce on 2 and 3 ranks,
-# every sum checked, by NCCL and by MPI.  Every rank binds its threads to
+# every sum checked, by NCCL and by MPI.  NCCL takes one rank per GPU (the
+# mock NCCL refuses two ranks on one device, as NCCL does), so NCCL's runs
+# have at most as many ranks as devices: what a machine's GPUs run is run
+# on the mock with one device too, as on a machine with one GPU.  Every rank binds its threads to
 # the CPUs the NVML mock puts next to its GPU (a line per rank says
 # which), within what the launcher allows and never beyond it.  Skips
 # without an MPI build (configure found no mpicc, or --without-mpi) or
@@ -40,10 +43,10 @@ if [ $openmpi = 1 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
 fi
-# run_ranks N VARS -- ARGS: mpirun -n N $example ARGS, handing
-# the variables VARS (where set) to every rank; output in $out
-run_ranks() {
-    local n=$1 v rc cmd=("${mpi[@]}")
+# launch_ranks N VARS -- ARGS: mpirun -n N $example ARGS, handing the
+# variables VARS (where set) to every rank; output in $out, exit code in $rc
+launch_ranks() {
+    local n=$1 v cmd=("${mpi[@]}")
     shift
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         v=$1
@@ -55,8 +58,22 @@ run_ranks() {
     rc=$?
     echo "${cmd[*]} -n $n $example $*"
     printf '%s\n' "$out" | sed 's/^/    | /'
-    [ $rc = 0 ] || { echo "FAIL: mpirun -n $n $example exited $rc"; fail=1; }
-    expect_match "$out" "^$(basename "$example"): $n ranks, .*: PASS$"
+}
+
+# run_ranks N VARS -- ARGS: launch_ranks, which must end in PASS
+run_ranks() {
+    launch_ranks "$@"
+    [ $rc = 0 ] || { echo "FAIL: mpirun -n $1 $example exited $rc"; fail=1; }
+    expect_match "$out" "^$(basename "$example"): $1 ranks, .*: PASS$"
+}
+
+# run_ranks_failing N VARS -- ARGS: launch_ranks, which must fail (not hang)
+run_ranks_failing() {
+    launch_ranks "$@"
+    case $rc in
+    0) echo "FAIL: mpirun -n $1 $example succeeded"; fail=1 ;;
+    124) echo "FAIL: mpirun -n $1 $example hung (timeout)"; fail=1 ;;
+    esac
 }
 
 # stencil_hashes VARS -- PATHS: the stencil on 1, 2 and 3 ranks by each
@@ -67,7 +84,7 @@ stencil_hashes() {
     shift
     for p in "$@"; do
         for n in 1 2 3; do
-            # NCCL takes one rank per GPU (the mock lets the third share one)
+            # NCCL takes one rank per GPU
             [ "${p%%:*}" = nccl ] && [ $n -gt "$nccl_max_ranks" ] && continue
             run_ranks $n "${vars[@]}" -- --path=${p%%:*} ${p#*:} 96 64 25
             expect_match "$out" "^mpi_stencil: CUDA-aware MPI: (yes|no|unknown), because "
@@ -82,7 +99,7 @@ stencil_hashes() {
 # on the mock: every rank loads it and sees the same two devices, and the
 # NVML mock puts GPU 0 next to the first CPU this process may use and GPU
 # 1 next to the second (the first again on a machine of one CPU)
-nccl_max_ranks=3
+nccl_max_ranks=2
 mock_vars=(CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVRTC CUDYN_CACHE_DIR CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL)
 read -r cpu0 cpu1 < <(awk '/^Cpus_allowed_list:/ {
         n = split($2, ranges, ",")
@@ -147,12 +164,15 @@ fi
 allreduce="$top_builddir/examples/allreduce"
 if [ -x "$allreduce" ]; then
     example=$allreduce
-    for n in 2 3; do
-        run_ranks $n "${mock_vars[@]}" -- -e 256K -n 2 -w 1
+    for n in 2 3; do   # three ranks on three devices
+        MOCK_CUDA_DEVICES="A:90,B:90,C:90" run_ranks $n "${mock_vars[@]}" -- -e 256K -n 2 -w 1
         expect_match "$out" "^# CUDA-aware MPI: (yes|no|unknown), because "
         expect_line "$out" "# path: nccl"
         expect_match "$out" "^ +262144 +65536 +float +sum +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$"
     done
+    # two ranks on one device: NCCL's refusal, not a hang
+    MOCK_CUDA_DEVICES="A:90" run_ranks_failing 2 "${mock_vars[@]}" -- -e 64K -n 2
+    expect_match "$out" "ranks 0 and 1 of one communicator are both on device 0"
     run_ranks 2 "${mock_vars[@]}" -- --path=mpi -e 64K -n 2
     expect_line "$out" "# path: mpi staged through host memory"
     example="$top_builddir/examples/mpi_saxpy"
@@ -176,30 +196,49 @@ if [ -n "${MPICC:-}" ]; then
         fail=1
     fi
 fi
-unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL
 
-# on the GPUs, with the real NVRTC
-if [ "$nvrtc" = CUDYN_OK ] && have_real_driver &&
-    env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
-    LD_LIBRARY_PATH= run_ranks 2 CUDYN_CACHE_DIR --
+# on_devices ELEMENTS VARS...: what a machine runs on the devices its driver
+# shows, however many (1 or more): mpi_saxpy on 2 ranks (sharing a device
+# where there is one), the stencil by every path on 1, 2 and 3 ranks
+# (NCCL's on at most one rank per device), the all-reduce on 2 ranks, or on
+# 1 where there is one device, with ELEMENTS floats; the ranks get VARS
+on_devices() {
+    local elements=$1 devices ranks
+    shift
+    devices=$("$probe" count | sed -n 's/^count.devices=//p')
+    run_ranks 2 "$@" --
     expect_match "$out" "^rank 1: device [0-9]+, CPUs [-0-9,]+ \((NVML affinity|not bound: )"
-    # NCCL where the machine has one (the search's, not the mock's): never
-    # with NVLink multicast here, and one rank per GPU
-    unset CUDYN_LIBNCCL
-    export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
-    nccl_max_ranks=$(env -u LD_LIBRARY_PATH "$probe" count | sed -n 's/^count.devices=//p')
+    nccl_max_ranks=$devices
     paths=(staged: ipc: ipc:--schedule=split ipc:--schedule=priority)
     nccl_ok=0
-    env -u LD_LIBRARY_PATH "$cudainfo" --mpi 2>/dev/null | grep -q '^NCCL:    [0-9]' && nccl_ok=1
+    "$cudainfo" --mpi 2>/dev/null | grep -q '^NCCL:    [0-9]' && nccl_ok=1
     [ $nccl_ok = 1 ] && paths+=(nccl:)
     if [ -x "$stencil" ]; then
         example=$stencil
-        LD_LIBRARY_PATH= stencil_hashes CUDYN_CACHE_DIR NCCL_NVLS_ENABLE -- "${paths[@]}"
+        stencil_hashes "$@" -- "${paths[@]}"
     fi
     if [ -x "$allreduce" ] && [ $nccl_ok = 1 ]; then
         example=$allreduce
-        LD_LIBRARY_PATH= run_ranks 2 CUDYN_CACHE_DIR NCCL_NVLS_ENABLE -- -e 64M -n 5
+        ranks=2
+        if [ "$devices" -lt 2 ]; then
+            ranks=1
+            echo "one device: the all-reduce runs on 1 rank (NCCL takes one rank per GPU; 2 ranks need 2)"
+        fi
+        run_ranks $ranks "$@" -- -e "$elements" -n 5
         expect_line "$out" "# path: nccl"
     fi
+    example="$top_builddir/examples/mpi_saxpy"
+}
+
+# as on a machine with one GPU: the mock with one device
+MOCK_CUDA_DEVICES="A:90" on_devices 64K "${mock_vars[@]}"
+unset CUDYN_LIBCUDA MOCK_CUDA_DEVICES CUDYN_LIBNVML MOCK_NVML_CPUS CUDYN_LIBNCCL
+
+# on the GPUs, with the real NVRTC, and NCCL where the machine has one
+# (the search's, not the mock's), never with NVLink multicast here
+if [ "$nvrtc" = CUDYN_OK ] && have_real_driver &&
+    env -u LD_LIBRARY_PATH "$probe" count | grep -q '^count.devices=[1-9]'; then
+    export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+    LD_LIBRARY_PATH= on_devices 64M CUDYN_CACHE_DIR NCCL_NVLS_ENABLE
 fi
 finish

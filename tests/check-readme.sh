@@ -4,8 +4,8 @@
 # program), compiled against the built library and run on the mock driver;
 # each must print what the comment on its printf says ("prints ...").
 #  - "A kernel from a string, in C": with the real NVRTC when there is one,
-#    else the mock NVRTC; then with the README's own line for a machine
-#    without a GPU (the mock driver and mock NVRTC of the build tree).
+#    else the mock NVRTC (tests/check-docs.sh runs the README's own lines
+#    for it, on the mock driver and mock NVRTC of the build tree).
 #  - "Kernels that deploy" (docs/reference.md): the section's commands
 #    build an image of the first program's kernel with tools/cudyn-cc (no
 #    driver) and embed it; its program then loads and runs it with no
@@ -56,14 +56,6 @@ if [ "$nvrtc" != CUDYN_OK ]; then
 fi
 expect_exit 0 "$tmp/scale"
 expect_line "$out" "$expected"
-# and as the README says to run it without a GPU, in the build tree
-mock_run=$(grep '^CUDYN_LIBCUDA=tests/mock/.* \./a\.out$' "$readme")
-[ -n "$mock_run" ] || { echo "FAIL: no line in README.md that runs ./a.out on the mock driver"; exit 1; }
-cd "$top_builddir" || exit 1
-# shellcheck disable=SC2086 # the line's assignments are words
-expect_exit 0 env -u CUDYN_LIBNVRTC ${mock_run% ./a.out} "$tmp/scale"
-expect_line "$out" "$expected"
-cd - > /dev/null || exit 1
 
 # ---- Kernels that deploy
 deploy="$tmp/deploy"

@@ -69,39 +69,71 @@ for src in "$top_srcdir"/tests/test_*.c; do
 done
 
 vg="$VALGRIND --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
-runs=0 failed=0 at=0
-total=$(printf '%s\n' "$targets" | grep -c .)
-# a line per program as it goes, before and after it (this takes minutes:
-# `tail -f tests/check-valgrind.sh.log` follows it during make check)
-echo "valgrind: $total programs to run under memcheck, one at a time"
-while read -r program args; do
-    [ -n "$program" ] || continue
-    at=$((at + 1))
-    echo "valgrind: [$at/$total] $program${args:+ $args} ..."
+jobs=${VALGRIND_JOBS:-$(nproc 2>/dev/null || echo 1)}
+
+# run_one N PROGRAM ARGS...: PROGRAM under memcheck, its output in
+# $tmp/vg.N.log and its exit code in $tmp/vg.N.rc
+run_one() {
+    local n=$1 program=$2 real rc
+    shift 2
     # libtool keeps the real tools in .libs (the files in tools/ are scripts)
     real=$top_builddir/$program
     [ -x "$top_builddir/${program%/*}/.libs/${program##*/}" ] && real=$top_builddir/${program%/*}/.libs/${program##*/}
     if [ ! -x "$real" ]; then
-        echo "not built here: $program"
-        continue
+        echo skipped > "$tmp/vg.$n.rc"
+        return
     fi
     case $program in
     # CUDYN_TEST_UNDER_VALGRIND: a test leaves out what leaks inside an NVIDIA
     # library itself (test_link: nvJitLink after a failed link)
-    tests/*) env CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_TEST_UNDER_VALGRIND=1 $vg "$real" $args > "$tmp/vg.log" 2>&1 ;;
+    tests/*) env CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_TEST_UNDER_VALGRIND=1 $vg "$real" "$@" > "$tmp/vg.$n.log" 2>&1 ;;
     *) env LD_LIBRARY_PATH="$top_builddir/lib/.libs" CUDYN_LIBCUDA="$MOCK_LIBCUDA" CUDYN_LIBNVRTC="$MOCK_LIBNVRTC" \
         CUDYN_LIBNCCL="$MOCK_LIBNCCL" \
         CUDYN_CACHE_DIR="$tmp/cache" MOCK_CUDA_DEVICES="A:90,B:80" MOCK_CUDA_MEM_LIMIT=1073741824 \
-        $vg "$real" $args > "$tmp/vg.log" 2>&1 ;;
+        $vg "$real" "$@" > "$tmp/vg.$n.log" 2>&1 ;;
     esac
     rc=$?
+    echo $rc > "$tmp/vg.$n.rc"
+    echo "valgrind: [$n/$total] $program${*:+ $*}: exit $rc"
+}
+
+runs=0 failed=0 at=0
+total=$(printf '%s\n' "$targets" | grep -c .)
+# $jobs programs at a time (VALGRIND_JOBS; the CPUs by default), a line
+# per program as it starts and ends (this takes minutes: `tail -f
+# tests/check-valgrind.sh.log` follows it during make check); the verdicts
+# then in the list's order
+echo "valgrind: $total programs to run under memcheck, $jobs at a time"
+running=0
+while read -r program args; do
+    [ -n "$program" ] || continue
+    at=$((at + 1))
+    if [ $running -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    echo "valgrind: [$at/$total] $program${args:+ $args} ..."
+    # shellcheck disable=SC2086 # the arguments are words
+    run_one $at "$program" $args &
+    running=$((running + 1))
+done <<< "$targets"
+wait
+at=0
+while read -r program args; do
+    [ -n "$program" ] || continue
+    at=$((at + 1))
+    rc=$(cat "$tmp/vg.$at.rc" 2>/dev/null || echo lost)
+    if [ "$rc" = skipped ]; then
+        echo "not built here: $program"
+        continue
+    fi
     runs=$((runs + 1))
     # 77: a test that skips (no NVRTC, say) ran cleanly as far as it went
-    if [ $rc = 0 ] || { [ $rc = 77 ] && [ "${program#tests/}" != "$program" ]; }; then
+    if [ "$rc" = 0 ] || { [ "$rc" = 77 ] && [ "${program#tests/}" != "$program" ]; }; then
         echo "valgrind: $program${args:+ $args}: clean"
     else
         echo "FAIL: $program${args:+ $args} under valgrind exited $rc"
-        cat "$tmp/vg.log"
+        cat "$tmp/vg.$at.log"
         failed=$((failed + 1))
         fail=1
     fi

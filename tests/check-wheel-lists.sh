@@ -13,6 +13,8 @@
 #    every macro of configure's config.h that a compiled source names, or
 #    that selects system extensions (_GNU_SOURCE ...), is defined by
 #    setup.py the same way (the version among them).
+# (The wheel also compiles python/manylinux_glibc.c, its own file, which no
+# make list holds.)
 # Needs a Python with setuptools (the wheel's backend); skips without one.
 . "$top_srcdir/tests/common.sh"
 python=${PYTHON:-}

@@ -274,12 +274,12 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-dispatch.sh tests/check-results.sh tests/check-cudainfo.sh tests/check-saxpy.sh tests/check-cudyn-cc.sh tests/check-exit-codes.sh \
 	tests/check-examples.sh tests/check-mpi.sh tests/check-valgrind.sh \
 	tests/check-readme.sh tests/check-install.sh tests/check-man.sh tests/check-bench-peers.sh tests/check-python.sh \
-	tests/check-layers.sh tests/check-function-length.sh tests/check-completion.sh tests/check-getting-started.sh tests/check-platforms.sh \
+	tests/check-layers.sh tests/check-function-length.sh tests/check-completion.sh tests/check-docs.sh tests/check-platforms.sh \
 	tests/check-compat.sh tests/check-versions.sh tests/check-driver-log.sh tests/check-loading-mode.sh \
 	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh tests/check-libc-nvcc.sh
 TESTS += $(CHECK_SCRIPTS_LIST)
 
-EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/check-man.awk tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
+EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/run-docs.sh tests/check-man.awk tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \
 	tests/mock/nvrtc/mock_nvrtc_control.h tests/mock/nccl/mock_nccl_control.h tests/fault-sweep.sh tests/fault-workflows \
 	tests/fault-kernel.cu tests/fault-kernel.h tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh \
 	tests/header_warnings.c tests/header_warnings.cc tests/tsan-python.supp

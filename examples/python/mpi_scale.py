@@ -91,7 +91,7 @@ def nccl_all_reduce(x: cudyn.gpuarray.GPUArray) -> bool:
         total = x.get()
     expected = want.reshape(size, per_rank).sum(axis=0, dtype=np.float32) if size > 1 else want
     good = np.allclose(total, expected, rtol=1e-6, atol=0) and (size > 2 or np.array_equal(total, expected))
-    good = comm.allreduce(good, op=MPI.LAND)
+    good = bool(comm.allreduce(good, op=MPI.LAND))
     if rank == 0:
         print(f"NCCL {'.'.join(map(str, cudyn.nccl.version()))} all-reduce of the parts over {size} ranks: "
               f"element {per_rank - 1} = {total[-1]!r}, expected {expected[-1]!r}, checked on every rank: "

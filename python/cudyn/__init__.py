@@ -26,6 +26,7 @@ and ``cudyn.curandom`` are imported on first use; ``cudyn.pycuda`` is the
 layer that runs PyCUDA programs unchanged (see its ``install()``).
 """
 
+import importlib
 import os as _os
 import sys as _sys
 
@@ -51,7 +52,9 @@ _extend_path()
 
 from . import _cudyn  # noqa: E402  (the C extension: loads no driver)
 from ._cudyn import *  # noqa: E402,F401,F403
-from ._memory import from_device, from_device_like, mem_alloc, mem_alloc_like, mem_get_info, to_device  # noqa: E402
+from . import _info  # noqa: E402
+from ._memory import (from_device, from_device_like, mem_alloc, mem_alloc_like, mem_get_info,  # noqa: E402
+                      pagelocked_empty, pagelocked_zeros, to_device)
 
 # Names the C extension defines, listed so that `from cudyn import *` and
 # help() show them even where the extension lacks one (older builds).
@@ -257,14 +260,20 @@ def SourceModule(source, options=None, no_extern_c=False, name_expressions=(), h
         if value not in (None, False):
             raise TypeError(f"SourceModule: {label}= is PyCUDA's; cudyn compiles for the current device"
                             " through its own cache (CUDYN_CACHE_DIR)")
-    if isinstance(options, str):
-        raise TypeError("SourceModule: options is a list of strings, e.g. ['--fmad=false']")
     kwargs = {}
     if device is not None:
         kwargs["device"] = Device(device).ordinal
-    return _cudyn.Module.from_source(source, options=tuple(options or ()), name=name,
-                                     name_expressions=tuple(name_expressions), headers=dict(headers or {}),
-                                     no_extern_c=no_extern_c, include_dirs=tuple(include_dirs), **kwargs)
+    return _cudyn.Module.from_source(source, options=_texts(options, "options", "['--fmad=false']"), name=name,
+                                     name_expressions=_texts(name_expressions, "name_expressions", "['scale<float>']"),
+                                     headers=dict(headers or {}), no_extern_c=no_extern_c,
+                                     include_dirs=_texts(include_dirs, "include_dirs", "['/opt/include']"), **kwargs)
+
+
+def _texts(value, what, example):
+    """A list of strings as a tuple; one string is refused, never split into its characters."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"SourceModule: {what} is a list of strings, e.g. {example}, not one string")
+    return tuple(value or ())
 
 
 def module_from_file(path):
@@ -280,43 +289,7 @@ def module_from_buffer(image):
 def info():
     """The facts of ``cudainfo --json`` as a dict: cudyn's version, the
     driver and NVRTC loaded (or why not), each device, and the kernel cache."""
-    from . import _info as info_module
-    return info_module.info()
-
-
-def _numpy(what):
-    """numpy, or an ImportError that says what needs it: arrays do, while
-    import cudyn, device and pinned memory, modules and kernels with
-    numpy-free arguments work without it (a wheel installs no numpy)."""
-    try:
-        import numpy
-    except ImportError as e:
-        raise ModuleNotFoundError(f"{what} needs numpy, which this Python cannot import ({e}); install it "
-                                  "(pip install numpy, or python3-numpy): import cudyn, DeviceMemory, PinnedMemory "
-                                  "and SourceModule work without it", name="numpy") from e
-    return numpy
-
-
-def pagelocked_empty(shape, dtype="float32"):
-    """A numpy array in page-locked (pinned) host memory, uninitialised.
-
-    Copies between it and the device run at full speed and may be
-    asynchronous.  The memory lives as long as the array."""
-    np = _numpy("cudyn.pagelocked_empty")
-    dtype = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    count = 1
-    for extent in shape:
-        count *= int(extent)
-    memory = _cudyn.PinnedMemory(max(count * dtype.itemsize, 1))
-    return np.frombuffer(memory, dtype=dtype, count=count).reshape(shape)
-
-
-def pagelocked_zeros(shape, dtype="float32"):
-    """As :func:`pagelocked_empty`, filled with zeros."""
-    array = pagelocked_empty(shape, dtype)
-    array.fill(0)
-    return array
+    return _info.info()
 
 
 def managed_empty(shape, dtype="float32"):
@@ -324,21 +297,21 @@ def managed_empty(shape, dtype="float32"):
 
     Managed memory migrates between host and device on demand; use it
     as any device array (``.get()`` copies it to the host)."""
-    from .gpuarray import empty
+    from .gpuarray import empty  # here: cudyn.gpuarray imports numpy, which `import cudyn` must not
     return empty(shape, dtype, managed=True)
 
 
-_SUBMODULES = ("gpuarray", "elementwise", "autoinit", "cumath", "scan", "curandom", "pycuda")
+# Submodules imported on first use as attributes (`cudyn.gpuarray` imports
+# numpy).  Not autoinit: importing it chooses a device, which only
+# `import cudyn.autoinit` may do (help(), pydoc and dir() reach attributes).
+_SUBMODULES = ("gpuarray", "elementwise", "cumath", "scan", "curandom", "pycuda")
 
 
 def __getattr__(name):
-    # lazy submodules: `cudyn.gpuarray` imports numpy and builds kernels
     if name in _SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__name__}.{name}")  # on first use: they import numpy
     if name in ("ElementwiseKernel", "ReductionKernel"):
-        from . import elementwise
-        return getattr(elementwise, name)
+        return getattr(importlib.import_module(f"{__name__}.elementwise"), name)
     raise AttributeError(f"module 'cudyn' has no attribute {name!r}")
 
 

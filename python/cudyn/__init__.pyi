@@ -9,7 +9,6 @@ from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self
 
 from . import _cudyn as _cudyn
-from . import autoinit as autoinit
 from . import cumath as cumath
 from . import curandom as curandom
 from . import elementwise as elementwise
@@ -21,6 +20,8 @@ from ._memory import from_device_like as from_device_like
 from ._memory import mem_alloc as mem_alloc
 from ._memory import mem_alloc_like as mem_alloc_like
 from ._memory import mem_get_info as mem_get_info
+from ._memory import pagelocked_empty as pagelocked_empty
+from ._memory import pagelocked_zeros as pagelocked_zeros
 from ._memory import to_device as to_device
 from .elementwise import ElementwiseKernel as ElementwiseKernel
 from .elementwise import ReductionKernel as ReductionKernel
@@ -108,10 +109,6 @@ def module_from_buffer(image: bytes | bytearray | memoryview) -> Module:
     """Loads a module from bytes in memory: a cudyn-cc image, CUBIN or PTX."""
 def info() -> dict[str, Any]:
     """The facts of ``cudainfo --json`` as a dict."""
-def pagelocked_empty(shape: int | Sequence[int], dtype: DTypeLike = "float32") -> NDArray[Any]:
-    """A numpy array in page-locked (pinned) host memory, uninitialised."""
-def pagelocked_zeros(shape: int | Sequence[int], dtype: DTypeLike = "float32") -> NDArray[Any]:
-    """As :func:`pagelocked_empty`, filled with zeros."""
 def managed_empty(shape: int | Sequence[int], dtype: DTypeLike = "float32") -> gpuarray.GPUArray:
     """A :class:`cudyn.gpuarray.GPUArray` in managed (unified) memory, uninitialised."""
 

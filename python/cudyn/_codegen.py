@@ -1,11 +1,8 @@
-"""CUDA C++ kernels that gpuarray, cumath and the PyCUDA layer write at run time.
-
-cudyn's expression kernels (cudyn.Elementwise, cudyn.Reduction) take
-scalar types of the launch alphabet over contiguous arrays; what they do
-not cover (complex numbers, structs, strided and broadcast operands, scans,
-random numbers) is written here as CUDA C++ and loaded through
-cudyn.SourceModule, so each text is compiled once per machine (the kernel
-cache) and loaded once per process and device (the dict below).
+"""The CUDA C++ kernels cudyn's Python layer writes at run time: the one
+text generator of gpuarray's operators, cumath, the gathers, rand and the
+PyCUDA-style ElementwiseKernel (python/README.md, "Who writes which
+kernel").  Each text is compiled once per machine (cudyn's kernel cache)
+and loaded once per process and device (the tables below, bounded).
 
 A map kernel runs ``body`` once per element of a shape; each array operand
 is a C++ reference named as the operand, to its element: ``z = x + y``.
@@ -14,81 +11,42 @@ its layout: ``flat`` (the same C order as the loop: p[i]), ``scalar`` (one
 element for all: p[0]) or ``strided`` (byte offsets from the loop's
 multi-index, with the operand's strides, 0 where it is broadcast).  A
 ``raw`` operand is the pointer itself, named as the operand, for bodies
-that index it (gathers and scatters).
+that index it (gathers and scatters).  A writable operand is written by
+the body, never read (flat loads skip it).
+
+The two loop shapes: operands all flat or scalar make a grid-stride loop
+over restrict pointers that moves 16 bytes of the widest operand per
+thread and step when every flat pointer is aligned to its vector (the
+element loop, unrolled, otherwise and for the tail); any strided operand
+makes a loop of one element per thread (the grid as large as the
+elements), whose offsets come from the multi-index, dividing nothing for
+the outermost axis.
 """
 
 import hashlib
+import re
 import threading
 
 import numpy as np
 
-from . import _cudyn
-from . import _complex
+from . import _complex, _cudyn
+from ._bounded import Bounded
+from ._dtypes import MAX_PARAMS, ctype, dtype_of, launch_code
+from ._views import broadcast, extent, is_dense
 
-BLOCK = 256  # threads per block of every map kernel
+BLOCK = 256   # threads per block of every map kernel
+UNROLL = 4    # elements a thread of the flat element loop has in flight at once
+VECTOR = 16   # bytes of the widest flat operand a thread moves per step
+FLAT, SCALAR, STRIDED, RAW = "flat", "scalar", "strided", "raw"
+_BLOCK_SHAPE = (BLOCK,)
+_VECTOR_TYPES = {16: "uint4", 8: "uint2", 4: "unsigned int", 2: "unsigned short"}
 
-# numpy dtype -> C type of the generated kernels
-_C_TYPES = {
-    "b": "bool", "i1": "signed char", "u1": "unsigned char", "i2": "short", "u2": "unsigned short",
-    "i4": "int", "u4": "unsigned int", "i8": "long long", "u8": "unsigned long long", "f2": "__half",
-    "f4": "float", "f8": "double", "c8": "cudyn_complex<float>", "c16": "cudyn_complex<double>",
-}
-_registered = {}  # numpy dtype (structs) -> the C type name registered for it
-_by_name = {}     # C type name -> numpy dtype
-
-
-def register_dtype(dtype, name):
-    """Makes the struct dtype known to generated kernels as the C type ``name``
-    (whose definition the kernel's preamble gives, or CUDA's: float3 ...)."""
-    dtype = np.dtype(dtype)
-    _registered[dtype] = name
-    _by_name[name] = dtype
-
-
-def ctype(dtype):
-    """The C type of a numpy dtype in generated kernels ('cudyn_complex<float>' for complex64)."""
-    dtype = np.dtype(dtype)
-    if not dtype.isnative:
-        raise TypeError(f"cudyn: {dtype} is stored in the other byte order, which kernels do not read; convert it on"
-                        " the host first (a.astype(a.dtype.newbyteorder('=')))")
-    if dtype in _registered:
-        return _registered[dtype]
-    key = "b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"
-    try:
-        return _C_TYPES[key]
-    except KeyError:
-        raise TypeError(f"cudyn: no C type for dtype {dtype} in generated kernels (register a struct's name with"
-                        " register_dtype)") from None
-
-
-def dtype_of(name):
-    """The numpy dtype of a C type name ('float', 'unsigned int', 'pycuda::complex<float>', a registered struct)."""
-    name = " ".join(name.replace("const", " ").replace("volatile", " ").split())
-    if name in _by_name:
-        return _by_name[name]
-    for key, c in _C_TYPES.items():
-        if c == name:
-            return np.dtype("?" if key == "b" else key[0] + key[1:])
-    aliases = {"char": "i1", "signed char": "i1", "int8_t": "i1", "uint8_t": "u1", "short int": "i2",
-               "int16_t": "i2", "uint16_t": "u2", "unsigned short int": "u2", "unsigned": "u4", "int32_t": "i4",
-               "uint32_t": "u4", "long": "i8", "long int": "i8", "long long int": "i8", "int64_t": "i8",
-               "unsigned long": "u8", "unsigned long int": "u8", "unsigned long long int": "u8", "uint64_t": "u8",
-               "size_t": "u8", "ptrdiff_t": "i8", "pycuda::complex<float>": "c8", "pycuda::complex<double>": "c16",
-               "half": "f2"}
-    if name in aliases:
-        return np.dtype(aliases[name])
-    raise TypeError(f"cudyn: the C type {name!r} has no numpy dtype (register it with register_dtype)")
-
-
-# numpy dtype -> the launch format code its value is passed with
-def launch_code(dtype):
-    """The launch-format character of a value of this dtype ('f', 'D', 's' for a struct)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "V":
-        return "s"
-    codes = {"b1": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", "i8": "q", "u8": "Q",
-             "f2": "e", "f4": "f", "f8": "d", "c8": "F", "c16": "D"}
-    return codes[f"{dtype.kind}{dtype.itemsize}"]
+_device_current = _cudyn.device_current
+_lock = threading.Lock()
+_loaded = Bounded(512)    # (device, source) -> {kernel name: Function, "": Module}
+_maps = Bounded(2048)     # (body, operands, scalars, ndim, preamble, hint, device) -> prepared kernel
+_plans = Bounded(4096)    # run_map's plans, by body and the operands' layouts
+_sm_blocks: dict = {}     # device -> the most blocks a grid-stride loop takes (8 per multiprocessor)
 
 
 def preamble_for(types):
@@ -101,25 +59,20 @@ def preamble_for(types):
     return text
 
 
-# ------------------------------------------------------------ loading
-
-_loaded = {}  # (device, source) -> {kernel name: Function}
-_sm_count = {}
-_lock = threading.Lock()
-_device_current = _cudyn.device_current
+def digest(text):
+    """A short name-safe digest of a kernel's text, for its name."""
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def function(source, name):
     """The kernel ``name`` of ``source`` (extern "C" kernels) on the calling
     thread's device: compiled through the cache once, loaded once per device."""
-    device = _device_current()
-    key = (device, source)
+    key = (_device_current(), source)
     functions = _loaded.get(key)
     if functions is None:
-        from . import SourceModule
-        module = SourceModule(source, no_extern_c=True, name="cudyn_generated.cu")
+        module = _cudyn.Module.from_source(source, no_extern_c=True, name="cudyn_generated.cu")
         with _lock:
-            functions = _loaded.setdefault(key, {"": module})
+            functions = _loaded.get(key) or _loaded.put(key, {"": module})
     f = functions.get(name)
     if f is None:
         f = functions[name] = functions[""].get_function(name)
@@ -130,43 +83,35 @@ def grid_for(n):
     """Blocks of BLOCK threads for a grid-stride loop over n elements: enough
     for every element, at most 8 per multiprocessor."""
     device = _device_current()
-    sms = _sm_count.get(device)
-    if sms is None:
-        sms = _sm_count[device] = max(1, int(_cudyn.device_info(device).get("multiprocessors", 1)))
-    return max(1, min((n + BLOCK - 1) // BLOCK, 8 * sms))
+    most = _sm_blocks.get(device)
+    if most is None:
+        most = _sm_blocks[device] = 8 * max(1, int(_cudyn.device_info(device).get("multiprocessors", 1)))
+    return max(1, min((n + BLOCK - 1) // BLOCK, most))
 
 
-def digest(text):
-    """A short name-safe digest of a kernel's text, for its name."""
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+def grid_each(n):
+    """Blocks of BLOCK threads for one thread per element (at most the grid's limit)."""
+    return max(1, min((n + BLOCK - 1) // BLOCK, (1 << 31) - 1))
 
 
 # ------------------------------------------------------------ map kernels
 
-FLAT, SCALAR, STRIDED, RAW = "flat", "scalar", "strided", "raw"
-
-
-_maps = {}  # (body, operands, scalars, ndim, preamble, hint, device) -> (prepared, ...)
-
-
-UNROLL = 4  # elements a thread of a flat map kernel has in flight at once
-
-
-def _element_refs(operands, indent):
-    """The body's references to its operands' elements at index i (and
-    the strided ones' byte offsets cudyn_o_NAME)."""
+def _element_refs(operands, indent, at=None):
+    """The body's references to its operands' elements at index i (and the
+    strided ones' byte offsets cudyn_o_NAME); ``at`` overrides where a
+    flat operand's element is."""
     lines = []
-    for name, t, mode, writable in operands:
+    for name, t, mode, writable, _ in operands:
         const = "" if writable else "const "
         if mode == RAW:
             continue
         if mode == FLAT:
-            at = f"cudyn_p_{name}[i]"
+            where = at(name) if at else f"cudyn_p_{name}[i]"
         elif mode == SCALAR:
-            at = f"cudyn_p_{name}[0]"
+            where = f"cudyn_p_{name}[0]"
         else:
-            at = f"*({const}{t} *)(({const}char *)cudyn_p_{name} + cudyn_o_{name})"
-        lines.append(f"{indent}{const}{t} &{name} = {at};")
+            where = f"*({const}{t} *)(({const}char *)cudyn_p_{name} + cudyn_o_{name})"
+        lines.append(f"{indent}{const}{t} &{name} = {where};")
     return lines
 
 
@@ -187,12 +132,14 @@ def _strided_loop(operands, ndim, body):
     return lines + _element_refs(operands, "        ") + [f"        {body};", "    }"]
 
 
-def _flat_loop(operands, body):
-    """A grid-stride loop taking UNROLL elements per thread and step: their
-    loads can all be in flight before the first store (the pointers are
-    __restrict__: an element is read, then written, by one thread)."""
+def _element_loop(operands, body, start):
+    """The flat grid-stride loop from element ``start``, UNROLL elements per
+    thread and step: their loads can all be in flight before the first
+    store (the pointers are __restrict__: an element is read, then written,
+    by one thread)."""
     return ["    const unsigned long long cudyn_g = (unsigned long long)blockDim.x * gridDim.x;",
-            "    for (unsigned long long cudyn_b = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            f"    for (unsigned long long cudyn_b = {start} + (unsigned long long)blockIdx.x * blockDim.x"
+            " + threadIdx.x;",
             f"         cudyn_b < n; cudyn_b += {UNROLL} * cudyn_g) {{",
             "#pragma unroll",
             f"        for (unsigned int cudyn_u = 0; cudyn_u < {UNROLL}; cudyn_u++) {{",
@@ -201,18 +148,59 @@ def _flat_loop(operands, body):
         [f"                {body};", "            }", "        }", "    }"]
 
 
+def _vector_lanes(operands):
+    """Elements per 16-byte step of the widest flat operand, or 0 where a
+    vector path gains nothing or cannot be written."""
+    flat = [op for op in operands if op[2] == FLAT]
+    if not flat:
+        return 0
+    lanes = VECTOR // max(op[4] for op in flat)
+    if lanes < 2 or any(lanes * op[4] not in _VECTOR_TYPES for op in flat):
+        return 0
+    return lanes
+
+
+def _vector_loop(operands, body, lanes):
+    """Each thread takes ``lanes`` elements per step, every flat operand as
+    one vector load (writable ones: one store, no load); the tail, and
+    every call whose flat pointers are not aligned to their vectors, go to
+    the element loop."""
+    flat = [op for op in operands if op[2] == FLAT]
+    aligned = " && ".join(f"(unsigned long long)cudyn_p_{name} % {lanes * size} == 0" for name, _, _, _, size in flat)
+    lines = ["    unsigned long long cudyn_tail = 0;",
+             f"    if ({aligned}) {{",
+             f"        const unsigned long long cudyn_nv = n / {lanes};",
+             "        for (unsigned long long cudyn_v = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;",
+             "             cudyn_v < cudyn_nv; cudyn_v += (unsigned long long)blockDim.x * gridDim.x) {"]
+    for name, t, _, writable, size in flat:
+        vt = _VECTOR_TYPES[lanes * size]
+        lines.append(f"            __align__(16) {t} cudyn_v_{name}[{lanes}];")
+        if not writable:
+            lines.append(f"            *({vt} *)cudyn_v_{name} = ((const {vt} *)cudyn_p_{name})[cudyn_v];")
+    lines += ["#pragma unroll", f"            for (unsigned int cudyn_u = 0; cudyn_u < {lanes}; cudyn_u++) {{"]
+    if re.search(r"\bi\b", body):  # the body's own use of the index (rand's)
+        lines.append(f"                const unsigned long long i = cudyn_v * {lanes} + cudyn_u;")
+    lines += _element_refs(operands, "                ", lambda name: f"cudyn_v_{name}[cudyn_u]")
+    lines += [f"                {body};", "            }"]
+    for name, t, _, writable, size in flat:
+        if writable:
+            vt = _VECTOR_TYPES[lanes * size]
+            lines.append(f"            (({vt} *)cudyn_p_{name})[cudyn_v] = *({vt} *)cudyn_v_{name};")
+    return lines + ["        }", f"        cudyn_tail = cudyn_nv * {lanes};", "    }"]
+
+
 def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
     """(source, kernel name) of a map kernel.
 
-    operands: (name, C type, mode, writable) for each array, mode FLAT,
-    SCALAR, STRIDED or RAW; scalars: (name, C type); ndim: the loop's
-    dimensions (strided operands only).  Operands all FLAT or SCALAR make
-    an unrolled loop over restrict pointers; any other, a plain one."""
-    types = [t for _, t, _, _ in operands] + [t for _, t in scalars]
-    flat = all(mode in (FLAT, SCALAR) for _, _, mode, _ in operands)
-    restrict = "__restrict__ " if flat else ""
+    operands: (name, C type, mode, writable, itemsize) for each array, mode
+    FLAT, SCALAR, STRIDED or RAW; scalars: (name, C type); ndim: the loop's
+    dimensions (strided operands only).  See the module's note for the two
+    loop shapes."""
+    types = [op[1] for op in operands] + [t for _, t in scalars]
+    flat = all(op[2] in (FLAT, SCALAR) for op in operands)
+    restrict = "" if any(op[2] == RAW for op in operands) else "__restrict__ "
     params = []
-    for name, t, mode, writable in operands:
+    for name, t, mode, writable, _ in operands:
         pointer = name if mode == RAW else f"cudyn_p_{name}"
         params.append(f"{'' if writable else 'const '}{t} *{restrict}{pointer}")
     params += [f"{t} {name}" for name, t in scalars]
@@ -221,7 +209,12 @@ def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
     if strided:
         params += [f"unsigned long long cudyn_d{k}" for k in range(ndim)]
         params += [f"long long cudyn_s_{op[0]}_{k}" for op in strided for k in range(ndim)]
-    lines = _flat_loop(operands, body) if flat else _strided_loop(operands, ndim, body)
+    if flat:
+        lanes = _vector_lanes(operands)
+        lines = (_vector_loop(operands, body, lanes) if lanes else []) + \
+            _element_loop(operands, body, "cudyn_tail" if lanes else "0")
+    else:
+        lines = _strided_loop(operands, ndim, body)
     text = preamble_for(types) + preamble
     inner = "\n".join(lines)
     name = f"cudyn_{hint}_{digest(text + ','.join(params) + inner)}"
@@ -229,29 +222,26 @@ def map_source(body, operands, scalars, ndim, preamble="", hint="map"):
     return source, name
 
 
+def map_format(operands, scalars, ndim):
+    """The launch format of a map kernel: its pointers, scalars, n, dims and strides."""
+    codes = "p" * len(operands) + "".join(launch_code(dtype_of(t)) for _, t in scalars) + "Q"
+    nstrided = sum(1 for op in operands if op[2] == STRIDED)
+    if nstrided:
+        codes += "Q" * ndim + "q" * (ndim * nstrided)
+    return codes
+
+
 def map_kernel(body, operands, scalars, ndim, preamble="", hint="map"):
-    """The prepared map kernel for these operands on the calling thread's
-    device (see map_source); called as prepared(grid, block, *arrays,
-    *scalars, n, *dims, *strides)."""
+    """(prepared, source, format): the map kernel for these operands on the
+    calling thread's device (see map_source), prepared: called as
+    prepared(grid, block, *arrays, *scalars, n, *dims, *strides)."""
     key = (body, operands, scalars, ndim, preamble, hint, _device_current())
-    prepared = _maps.get(key)
-    if prepared is None:
+    kernel = _maps.get(key)
+    if kernel is None:
         source, name = map_source(body, operands, scalars, ndim, preamble, hint)
-        codes = "p" * len(operands) + "".join(launch_code(dtype_of(t)) for _, t in scalars) + "Q"
-        if any(op[2] == STRIDED for op in operands):
-            nstrided = sum(1 for op in operands if op[2] == STRIDED)
-            codes += "Q" * ndim + "q" * (ndim * nstrided)
-        prepared = _maps[key] = function(source, name).prepare(codes)
-    return prepared
-
-
-def launch(prepared, n, args, stream=None):
-    """Runs a prepared grid-stride kernel over n elements."""
-    if n:
-        prepared((grid_for(n),), (BLOCK,), *args, stream=stream)
-
-
-_MAX_PARAMS = 64  # the most parameters a kernel call takes (the extension's limit)
+        codes = map_format(operands, scalars, ndim)
+        kernel = _maps.put(key, (function(source, name).prepare(codes), source, codes))
+    return kernel
 
 
 def collapse(shape, strides_of):
@@ -280,7 +270,6 @@ def _same_dense_layout(arrays, shape):
     """True when every array has the loop's shape and one shared layout whose
     elements fill their bytes from element 0 upwards: then the loop may walk
     memory order and every operand is read as p[i]."""
-    from ._views import extent, is_dense
     first = arrays[0]
     if first.shape != shape or not is_dense(first.shape, first.strides, first.itemsize):
         return False
@@ -291,18 +280,36 @@ def _same_dense_layout(arrays, shape):
 
 class MapPlan:
     """A map kernel prepared for one layout of its operands: launch() takes
-    the arrays and scalar values of any call with that layout."""
+    the arrays and scalar values of any call with that layout; a flat plan
+    (``flat``) runs any element count n with launch_n().  ``source`` and
+    ``format`` are the kernel's text and launch format, ``count`` its
+    parameters (what the host tests check)."""
 
-    __slots__ = ("prepared", "grid", "tail")
+    __slots__ = ("prepared", "grid", "tail", "flat", "count", "source", "format")
 
-    def __init__(self, prepared, grid, tail):
-        self.prepared, self.grid, self.tail = prepared, grid, tail
+    def __init__(self, kernel, grid, tail, flat, count):
+        self.prepared, self.source, self.format = kernel
+        self.grid, self.tail, self.flat, self.count = grid, tail, flat, count
 
     def launch(self, arrays, scalars, stream=None):
         self.prepared(self.grid, _BLOCK_SHAPE, *arrays, *scalars, *self.tail, stream=stream)
 
+    def launch_n(self, arrays, scalars, n, stream=None):
+        if n:
+            self.prepared((grid_for(n),), _BLOCK_SHAPE, *arrays, *scalars, n, stream=stream)
 
-_BLOCK_SHAPE = (BLOCK,)
+
+def _operand(name, a, writable, shape, memory_order):
+    """(operand tuple, its strides to the loop's shape or None)."""
+    if writable == RAW:
+        if not a.is_contiguous:
+            raise ValueError(f"cudyn.gpuarray: {name} must be C-contiguous here; make a contiguous copy first")
+        return (name, ctype(a.dtype), RAW, True, a.itemsize), None
+    if a.size == 1 and not writable:
+        return (name, ctype(a.dtype), SCALAR, False, a.itemsize), None
+    if (a.shape == shape and a.is_contiguous) or (memory_order and a.shape == shape):
+        return (name, ctype(a.dtype), FLAT, bool(writable), a.itemsize), None
+    return (name, ctype(a.dtype), STRIDED, bool(writable), a.itemsize), broadcast(a.shape, a.strides, shape)
 
 
 def plan_map(body, arrays, scalars, shape, hint="map", preamble=""):
@@ -315,7 +322,6 @@ def plan_map(body, arrays, scalars, shape, hint="map", preamble=""):
     C-contiguous, any shape); scalars: (name, dtype), passed by value with
     the dtype's C type.  Only the arrays' layouts (dtype, shape, strides)
     count: the plan serves every call whose arrays share them."""
-    from ._views import broadcast
     n = 1
     for extent_ in shape:
         n *= extent_
@@ -325,33 +331,22 @@ def plan_map(body, arrays, scalars, shape, hint="map", preamble=""):
     memory_order = bool(full) and _same_dense_layout(full, shape)
     operands, strided = [], []
     for name, a, writable in arrays:
-        if writable == RAW:
-            if not a.is_contiguous:
-                raise ValueError(f"cudyn.gpuarray: {name} must be C-contiguous here; make a contiguous copy first")
-            operands.append((name, ctype(a.dtype), RAW, True))
-            continue
-        if a.size == 1 and not writable:
-            mode = SCALAR
-        elif (a.shape == shape and a.is_contiguous) or (memory_order and a.shape == shape):
-            mode = FLAT
-        else:
-            mode = STRIDED
-            strided.append(broadcast(a.shape, a.strides, shape))
-        operands.append((name, ctype(a.dtype), mode, writable))
+        operand, strides = _operand(name, a, writable, shape, memory_order)
+        operands.append(operand)
+        if strides is not None:
+            strided.append(strides)
     dims, strides = collapse(shape, strided) if strided else ([], [])
     scalar_decls = tuple((name, ctype(dtype)) for name, dtype in scalars)
     count = len(operands) + len(scalars) + 1 + len(dims) * (1 + len(strided))
-    if count > _MAX_PARAMS:
+    if count > MAX_PARAMS:
         raise ValueError(f"cudyn.gpuarray: operands of {len(dims)} discontiguous dimensions need {count} kernel"
-                         f" parameters (at most {_MAX_PARAMS}); make contiguous copies first (a.copy())")
-    prepared = map_kernel(body, tuple(operands), scalar_decls, len(dims), preamble, hint)
+                         f" parameters (at most {MAX_PARAMS}); make contiguous copies first (a.copy())")
+    kernel = map_kernel(body, tuple(operands), scalar_decls, len(dims), preamble, hint)
     tail = [n] + dims
     for s in strides:
         tail += s
-    return MapPlan(prepared, (grid_for(n),), tuple(tail))
-
-
-_plans = {}  # run_map's plans, by body and the operands' layouts
+    flat = not strided and all(op[2] != RAW for op in operands)
+    return MapPlan(kernel, ((grid_for if flat else grid_each)(n),), tuple(tail), flat, count)
 
 
 def run_map(body, arrays, scalars, shape, stream=None, hint="map", preamble=""):
@@ -361,11 +356,16 @@ def run_map(body, arrays, scalars, shape, stream=None, hint="map", preamble=""):
            tuple((name, a.dtype, a.shape, a.strides, w) for name, a, w in arrays),
            tuple((name, value.dtype) for name, value in scalars))
     plan = _plans.get(key)
-    if plan is None:
-        plan = _plans[key] = plan_map(body, arrays, [(name, value.dtype) for name, value in scalars], shape, hint,
-                                      preamble)
+    if plan is None and key not in _plans:
+        plan = _plans.put(key, plan_map(body, arrays, [(name, value.dtype) for name, value in scalars], shape, hint,
+                                        preamble))
     if plan is not None:
         plan.launch([a for _, a, _ in arrays], [value for _, value in scalars], stream)
+
+
+def cached_plans():
+    """How many plans the bounded tables hold (for tests)."""
+    return len(_plans) + len(_maps)
 
 
 # ------------------------------------------------------------ argument lists
@@ -424,8 +424,6 @@ def argument_values(parsed, args, what):
             values.append(np.array(value).astype(dtype_of(t))[()])
     return values
 
-
-# ------------------------------------------------------------ loop kernels
 
 def loop_source(arguments, operation, name, preamble="", loop_prep="", after_loop=""):
     """A PyCUDA-style elementwise kernel: ``operation`` runs for i in

@@ -603,3 +603,14 @@ def memset_d32(ptr: _DevicePointer, value: int, count: SupportsIndex, stream: _S
     """memset_d32(ptr, value, count, stream=None)."""
 def pointer_info(ptr: _DevicePointer, /) -> dict[str, Any]:
     """pointer_info(ptr): kind, device, range."""
+
+# the facts the pure-Python layer derives from (python/src/functions.c, init.c)
+_MAX_ARGS: int
+def _launch_format_codes() -> dict[str, tuple[int, int]]:
+    """The launch-format characters the module passes: {character: (bytes, kind)}."""
+def _dtype_format(dtype: Any, /) -> str | None:
+    """The launch-format character of a numpy dtype's elements, or None."""
+def _format_spellings() -> dict[str, tuple[str, ...]]:
+    """{scalar character: its C spellings, the kernels' own first}."""
+def _local_rank_info() -> dict[str, Any] | None:
+    """The launcher's node-local rank (cudyn_local_rank_info) as a dict; None where no launcher says."""

@@ -9,16 +9,25 @@ result dtype says).  Gathers and scatters are map kernels over the indices.
 
 import numpy as np
 
-from . import _cudyn
+from . import _cudyn, _result
 from ._codegen import RAW, run_map
-from ._ops import assign, new_array, same_device
+from ._ops import assign, copy, same_device
 
 _DeviceArray = _cudyn.DeviceArray
 
 
-def _gpuarray():
-    from . import gpuarray  # imported here: gpuarray imports this module
-    return gpuarray
+def _empty(shape, dtype, allocator=None):
+    """A new result, from PyCUDA's ``allocator`` when given, else the pool."""
+    if allocator is None:
+        return _result.new_array(shape, np.dtype(dtype))
+    return _result.array_type(shape, dtype, allocator=allocator)
+
+
+def _zeros(shape, dtype):
+    out = _result.new_array(shape, np.dtype(dtype))
+    if out.nbytes:
+        _cudyn.memset_d8(out.ptr, 0, out.nbytes)
+    return out
 
 
 def _arrays(arrays, what):
@@ -61,7 +70,7 @@ def concatenate(arrays, axis=0, allocator=None, stream=None):
     total = sum(a.shape[axis] for a in arrays)
     shape = first.shape[:axis] + (total,) + first.shape[axis + 1:]
     dtype = first.dtype if all(a.dtype == first.dtype for a in arrays) else np.result_type(*[a.dtype for a in arrays])
-    out = new_array(shape, dtype) if allocator is None else _gpuarray().empty(shape, dtype, allocator=allocator)
+    out = _empty(shape, dtype, allocator)
     if axis == 0 and all(a.is_contiguous and a.dtype == dtype for a in arrays):
         at = out.ptr  # contiguous pieces one after the other: one copy each
         for a in arrays:
@@ -73,14 +82,13 @@ def concatenate(arrays, axis=0, allocator=None, stream=None):
     step = out.strides[axis]
     for a in arrays:
         piece_shape = shape[:axis] + (a.shape[axis],) + shape[axis + 1:]
-        pieces.append((_gpuarray()._view_of(out, start * step, piece_shape, out.strides), a))
+        pieces.append((_result.view_of(out, start * step, piece_shape, out.strides), a))
         start += a.shape[axis]
     return _fill_pieces(out, pieces, stream)
 
 
 def stack(arrays, axis=0, allocator=None, stream=None):
     """The arrays joined along a new axis (numpy.stack)."""
-    from .gpuarray import empty
     arrays = _arrays(arrays, "stack")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
@@ -89,8 +97,8 @@ def stack(arrays, axis=0, allocator=None, stream=None):
     axis = axis + ndim if axis < 0 else axis
     if not 0 <= axis < ndim:
         raise ValueError(f"cudyn.gpuarray.stack: axis {axis} is out of range for {ndim} dimensions")
-    out = empty(shape[:axis] + (len(arrays),) + shape[axis:], np.result_type(*[a.dtype for a in arrays]),
-                allocator=allocator)
+    out = _empty(shape[:axis] + (len(arrays),) + shape[axis:], np.result_type(*[a.dtype for a in arrays]),
+                 allocator)
     pieces = [(out[(slice(None),) * axis + (k,)], a) for k, a in enumerate(arrays)]
     return _fill_pieces(out, pieces, stream)
 
@@ -103,12 +111,11 @@ def _indices(indices, what):
 
 def take(a, indices, out=None, stream=None):
     """out[k] = a.ravel()[indices[k]] (an array of indices' shape)."""
-    from .gpuarray import empty
     _indices(indices, "take")
     same_device(a, indices)
-    source = a if a.is_contiguous else a.copy()
+    source = a if a.is_contiguous else copy(a)
     if out is None:
-        out = empty(indices.shape, a.dtype)
+        out = _empty(indices.shape, a.dtype)
     run_map("z = x[k]", [("z", out, True), ("k", indices, False), ("x", source, RAW)], [], indices.shape, stream,
             "take")
     return out
@@ -124,11 +131,10 @@ def multi_take(arrays, indices, out=None, stream=None):
 def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
     """o[dest_indices[k]] = a[k] for each array a and its result o (new
     arrays of dest_shape, zero-filled, unless ``out`` gives them)."""
-    from .gpuarray import zeros
     arrays = _arrays(arrays, "multi_put")
     _indices(dest_indices, "multi_put")
     if out is None:
-        out = [zeros(dest_shape if dest_shape is not None else a.shape, a.dtype) for a in arrays]
+        out = [_zeros(dest_shape if dest_shape is not None else a.shape, a.dtype) for a in arrays]
     for a, o in zip(arrays, out):
         run_map("o[d] = x", [("d", dest_indices, False), ("x", a, False), ("o", o, RAW)], [], dest_indices.shape,
                 stream, "put")
@@ -138,7 +144,6 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
 def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, stream=None, src_offsets=None):
     """o[dest_indices[k]] = a[src_indices[k] + offset] for each array a (and
     its offset from ``src_offsets``, 0 by default) and its result o."""
-    from .gpuarray import zeros
     arrays = _arrays(arrays, "multi_take_put")
     _indices(dest_indices, "multi_take_put")
     _indices(src_indices, "multi_take_put")
@@ -146,9 +151,9 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
         raise ValueError("cudyn.gpuarray.multi_take_put: dest_indices and src_indices differ in shape")
     offsets = list(src_offsets) if src_offsets is not None else [0] * len(arrays)
     if out is None:
-        out = [zeros(dest_shape if dest_shape is not None else a.shape, a.dtype) for a in arrays]
+        out = [_zeros(dest_shape if dest_shape is not None else a.shape, a.dtype) for a in arrays]
     for a, o, offset in zip(arrays, out, offsets):
-        source = a if a.is_contiguous else a.copy()
+        source = a if a.is_contiguous else copy(a)
         run_map("o[d] = x[s + offset]", [("d", dest_indices, False), ("s", src_indices, False), ("x", source, RAW),
                                           ("o", o, RAW)], [("offset", np.int64(offset))], dest_indices.shape,
                 stream, "take_put")

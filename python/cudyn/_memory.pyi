@@ -21,3 +21,7 @@ def from_device(devptr: _DevicePointer, shape: int | Sequence[int], dtype: DType
     """A numpy array of shape and dtype copied from device memory at devptr."""
 def from_device_like(devptr: _DevicePointer, other_ary: NDArray[Any]) -> NDArray[Any]:
     """from_device with the shape, dtype and order of a host array."""
+def pagelocked_empty(shape: int | Sequence[int], dtype: DTypeLike = "float32") -> NDArray[Any]:
+    """A numpy array in page-locked (pinned) host memory, uninitialised."""
+def pagelocked_zeros(shape: int | Sequence[int], dtype: DTypeLike = "float32") -> NDArray[Any]:
+    """As :func:`pagelocked_empty`, filled with zeros."""

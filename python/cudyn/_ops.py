@@ -1,70 +1,35 @@
-"""gpuarray's general elementwise operations: any dtype cudyn has a C type
-for (complex numbers and structs included), operands of any layout
-(strided views, Fortran order, broadcasting), scalars, and an ``out`` of
-another dtype where numpy's same-kind rule allows the cast.
+"""gpuarray's elementwise operations, every one: arithmetic, comparisons,
+logic, maximum and minimum, unary operations, cumath's functions, where,
+assignment and conversion; any dtype cudyn has a C type for (complex
+numbers and structs included), operands of any layout (strided views,
+Fortran order, broadcasting), scalars, and an ``out`` of another dtype
+where numpy's same-kind rule allows the cast.
 
-gpuarray.py keeps its measured fast path (cudyn's expression kernels over
-contiguous real arrays of one shape) and sends everything else here; the
-kernels are written by _codegen.  Each operation is planned once per
-signature of its operands (dtypes, shapes, strides, devices; the types of
-scalars): the checks, the result's dtype and layout, the kernel and its
-launch shape; a later call with the same signature only allocates the
-result and launches.
+One route for all: the result dtype comes first, from _dtypes'
+result_dtype (the one rule), then a plan (the checks, the kernel's text
+from _codegen, the result's layout and the launch shape) made once per
+signature of the operands (dtypes, shapes, strides, devices; the types of
+scalars).  Operands that are contiguous and of one shape also find their
+plan without their shape (the fast-path table), so ``2 * x`` in a loop
+costs one dict lookup, one allocation from the pool and one launch.
+Both tables are bounded.
 """
 
 import numpy as np
 
-from . import _cudyn
-from ._codegen import ctype, plan_map  # noqa: F401 (ctype: cumath's too)
-from ._views import compact_strides, extent, is_dense
+from . import _cudyn, _dtypes, _result
+from ._bounded import Bounded
+from ._codegen import plan_map
+from ._dtypes import ARITHMETIC, COMPARISONS, LOGICAL, ctype, result_dtype
+from ._views import compact_strides, extent, is_c_contiguous, is_dense
 
 _DeviceArray = _cudyn.DeviceArray
 _device_current = _cudyn.device_current
-
-ARITHMETIC = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-COMPARISONS = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
-LOGICAL = {"logical_and": "&&", "logical_or": "||"}
-_PLAN_LIMIT = 4096  # plans kept; more distinct signatures start the table afresh
+_plans = Bounded(4096)  # signature -> _Plan
+_flat = Bounded(1024)   # the fast-path table: signature without shapes -> _Plan whose loop is flat
 
 
-# ------------------------------------------------------------ dtypes
-
-def weak_result(dtype, scalar):
-    """The dtype of an array of ``dtype`` combined with a scalar: Python
-    numbers are weak (they take the array's kind where it can hold them),
-    numpy scalars are not (numpy 2's rules)."""
-    if isinstance(scalar, np.generic):
-        return np.result_type(dtype, scalar.dtype)
-    kind = dtype.kind
-    if type(scalar) is bool:
-        return dtype
-    if type(scalar) is int:
-        return np.dtype(np.int64) if kind == "b" else dtype
-    if type(scalar) is float:
-        return dtype if kind in "fc" else np.dtype(np.float64)
-    if type(scalar) is complex:
-        if kind == "c":
-            return dtype
-        return np.dtype(np.complex64) if kind == "f" and dtype.itemsize <= 4 else np.dtype(np.complex128)
-    raise TypeError(f"cudyn.gpuarray: cannot combine an array with {type(scalar).__name__}")
-
-
-def common_dtype(x, y):
-    """numpy's result dtype of two operands, arrays or scalars."""
-    x_array, y_array = isinstance(x, _DeviceArray), isinstance(y, _DeviceArray)
-    if x_array and y_array:
-        return np.result_type(x.dtype, y.dtype)
-    if x_array:
-        return weak_result(x.dtype, y)
-    if y_array:
-        return weak_result(y.dtype, x)
-    return np.result_type(x, y)
-
-
-def real_of(dtype):
-    """float32 for complex64, float64 for complex128; the dtype itself otherwise."""
-    return np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64) if dtype == np.complex128 else dtype
-
+# ------------------------------------------------------------ C text
 
 def convert(expr, source, target):
     """C text converting ``expr`` from one dtype's C type to another's
@@ -80,10 +45,64 @@ def convert(expr, source, target):
 
 
 def truth(expr, dtype):
-    """C text that is true where ``expr`` (of dtype) is nonzero."""
+    """C text that is true where ``expr`` (of dtype) is nonzero (a __half
+    compared as a float: comparing it with 0 is ambiguous in CUDA C++)."""
     if dtype.kind == "c":
         return f"({expr}.re != 0 || {expr}.im != 0)"
+    if dtype.char == "e":
+        return f"((float)({expr}) != 0.0f)"
     return f"({expr} != 0)"
+
+
+# the integer power numpy computes (exact, wrapping as its loop does; a
+# negative exponent gives what C's integer division would: see
+# test_dtype_rules.py's DIFFERENCES)
+_IPOW = """template <typename T> __device__ T cudyn_ipow(T base, T e)
+{
+    if (e < 0)
+        return base == 1 ? 1 : base == (T)-1 ? ((e & 1) ? (T)-1 : 1) : 0;
+    T r = 1;
+    for (; e; e >>= 1, base *= base)
+        if (e & 1) r *= base;
+    return r;
+}
+"""
+
+
+def binary_text(op, a, b, dx, dy, compute):
+    """The C text of op on a and b (read as dx and dy), computed in ``compute``; (text, preamble)."""
+    a, b = convert(a, dx, compute), convert(b, dy, compute)
+    if op in ARITHMETIC:
+        return f"{a} {ARITHMETIC[op]} {b}", ""
+    if op in ("pow", "fmod"):
+        if compute.kind in "iu" and op == "pow":
+            return f"cudyn_ipow({a}, {b})", _IPOW
+        if compute.kind in "iu":  # numpy's: the sign of a, 0 for a zero divisor
+            return f"(({b}) == 0 ? ({ctype(compute)})0 : ({a}) % ({b}))", ""
+        if compute.char == "e":  # CUDA has no __half pow or fmod: computed in float, rounded once
+            return f"(__half){op}((float)({a}), (float)({b}))", ""
+        return f"{op}({a}, {b})", ""
+    if op in COMPARISONS:
+        return f"{a} {COMPARISONS[op]} {b}", ""
+    if op in LOGICAL:
+        return f"{truth('x', dx)} {LOGICAL[op]} {truth('y', dy)}", ""
+    pick = ">" if op == "maximum" else "<"  # NaN wins, as in numpy
+    return f"(({a} {pick} {b}) || ({a} != {a})) ? ({a}) : ({b})", ""
+
+
+UNARY_TEXT = {"neg": "-{x}", "pos": "{x}", "conj": "conj({x})", "real": "{x}.re", "imag": "{x}.im",
+              "abs": "abs({x})", "logical_not": "!{t}"}
+
+
+def unary_text(op, dtype):
+    """The C text of a unary op of UNARY_TEXT on {x} of dtype."""
+    if op == "abs" and dtype.kind != "c":
+        if dtype.char == "e":  # __half < 0 is ambiguous: compared as a float
+            return "((float)({x}) < 0.0f ? -{x} : {x})"
+        return "{x}" if dtype.kind in "bu" else "({x} < 0 ? -{x} : {x})"
+    if op in ("conj", "real", "imag") and dtype.kind != "c":
+        return "{x}" if op != "imag" else "0"
+    return UNARY_TEXT[op]
 
 
 # ------------------------------------------------------------ operands and results
@@ -100,7 +119,7 @@ def as_operand(value):
                         " (cudyn.gpuarray.to_gpu)")
     if isinstance(value, (np.generic, bool, int, float, complex)):
         return value
-    if hasattr(value, "__cuda_array_interface__"):
+    if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
         return _cudyn.asarray(value)
     raise TypeError(f"cudyn.gpuarray: cannot combine an array with {type(value).__name__}")
 
@@ -137,32 +156,10 @@ def result_strides(shape, dtype, like=()):
     if len(layouts) != 1:
         return None
     strides, itemsize = layouts.pop()
-    if _views_c_contiguous(shape, strides, itemsize) or not is_dense(shape, strides, itemsize) or \
+    if is_c_contiguous(shape, strides, itemsize) or not is_dense(shape, strides, itemsize) or \
             extent(shape, strides, itemsize)[0] != 0:
         return None
     return compact_strides(shape, strides, dtype.itemsize)
-
-
-def _views_c_contiguous(shape, strides, itemsize):
-    from ._views import is_c_contiguous
-    return is_c_contiguous(shape, strides, itemsize)
-
-
-_gpuarray = None  # cudyn.gpuarray, imported on first use (it imports this module)
-
-
-def new_array(shape, dtype, strides=None):
-    """An uninitialised result array (from gpuarray's pool)."""
-    global _gpuarray
-    if _gpuarray is None:
-        from . import gpuarray as _gpuarray
-    count = 1
-    for n in shape:
-        count *= n
-    nbytes = count * dtype.itemsize
-    if not nbytes:
-        return _DeviceArray.__new__(_gpuarray.GPUArray, shape, dtype, strides)
-    return _DeviceArray.__new__(_gpuarray.GPUArray, shape, dtype, strides, _gpuarray._allocate(nbytes))
 
 
 def check_out(out, shape, dtype, what):
@@ -178,24 +175,37 @@ def check_out(out, shape, dtype, what):
                         " (numpy's same-kind rule)")
 
 
-def scalar_converter(dtype):
-    """A function making a numpy scalar of dtype from a scalar operand."""
-    if dtype.kind == "V":
-        return lambda value: value
-    if dtype.kind != "c":
-        def real_part(value, make=dtype.type):
-            return make(value.real if isinstance(value, (complex, np.complexfloating)) else value)
-        return real_part
-    return dtype.type
+def scalar_converter(kind, dtype):
+    """A function making a scalar operand of Python type or numpy dtype
+    ``kind`` what the kernel's parameter of ``dtype`` takes: Python numbers
+    pass as they are where the launch converts them exactly (an int is
+    range-checked first, as numpy 2 checks it), anything else becomes a
+    numpy scalar of the dtype."""
+    if dtype.kind == "V" or (isinstance(kind, np.dtype) and kind == dtype):
+        return None
+    if kind is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = int(info.min), int(info.max)
+
+        def checked(value):
+            if not low <= value <= high:
+                raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+            return value
+        return checked
+    if (kind in (int, bool, float) and dtype.kind == "f") or (kind is bool and dtype.kind == "b") or \
+            (kind is complex and dtype.kind == "c"):
+        return None
+    return lambda value: _dtypes.scalar_value(value, dtype)
 
 
 # ------------------------------------------------------------ plans
 
 class _Plan:
     """An operation planned for one signature of its operands: the map
-    plan, how each input is passed (as an array, or a scalar converted to
-    its dtype), the layout of a new result, and the byte spans (from
-    element 0) of a given out and of the array inputs, to see overlaps."""
+    plan, how each input is passed (None: an array; else a scalar and the
+    function converting it, None for as it is), the layout of a new result,
+    and the byte spans (from element 0) of a given out and of the array
+    inputs, to see overlaps."""
 
     __slots__ = ("map", "inputs", "shape", "dtype", "strides", "spans")
 
@@ -203,19 +213,36 @@ class _Plan:
         self.map, self.inputs, self.shape, self.dtype, self.strides = map_plan, inputs, shape, dtype, strides
         self.spans = spans
 
+    def _split(self, out, operands):
+        arrays, scalars = [out], []
+        for operand, converter in zip(operands, self.inputs):
+            if converter is None:
+                arrays.append(operand)
+            elif converter is True:
+                scalars.append(operand)
+            else:
+                scalars.append(converter(operand))
+        return arrays, scalars
+
     def run(self, out, operands, stream):
         if out is None:
-            out = new_array(self.shape, self.dtype, self.strides)
-        elif self.spans:
-            operands = self._apart(out, operands)
+            out = _result.new_array(self.shape, self.dtype, self.strides, stream)
+        else:
+            _result.mark_used(stream, (out,))
+            if self.spans:
+                operands = self._apart(out, operands)
+        _result.mark_used(stream, operands)
         if self.map is not None:
-            arrays, scalars = [out], []
-            for operand, converter in zip(operands, self.inputs):
-                if converter is None:
-                    arrays.append(operand)
-                else:
-                    scalars.append(converter(operand))
+            arrays, scalars = self._split(out, operands)
             self.map.launch(arrays, scalars, stream)
+        return out
+
+    def run_flat(self, like, operands, stream):
+        """A new result of like's shape, for a plan whose loop is flat."""
+        out = _result.new_array(like.shape, self.dtype, None, stream)
+        _result.mark_used(stream, operands)
+        arrays, scalars = self._split(out, operands)
+        self.map.launch_n(arrays, scalars, like.size, stream)
         return out
 
     def _apart(self, out, operands):
@@ -230,29 +257,23 @@ class _Plan:
             low, high = a.ptr + span[0], a.ptr + span[1]
             if low < out.ptr + out_high and out.ptr + out_low < high and not \
                     (a.ptr == out.ptr and a.strides == out.strides and a.shape == out.shape and a.dtype == out.dtype):
-                from ._strided import copy
                 inputs[k] = copy(a)
         return inputs
-
-
-_plans = {}
 
 
 def _planned(key, make, out, operands, stream):
     """Runs the plan of ``key`` (made by ``make()`` the first time)."""
     plan = _plans.get(key)
     if plan is None:
-        if len(_plans) >= _PLAN_LIMIT:
-            _plans.clear()
-        plan = _plans[key] = make()
+        plan = _plans.put(key, make())
     return plan.run(out, operands, stream)
 
 
-def _plan(body, result, shape, out, inputs, hint, like):
+def _plan(body, result, shape, out, inputs, hint, like, preamble=""):
     """A plan writing z (out, or a new array of result's dtype) from inputs:
     (name, operand, dtype it is read as)."""
     strides = None if out is not None else result_strides(shape, result, like)
-    target = out if out is not None else new_array(shape, result, strides)  # its layout, for planning
+    target = out if out is not None else _result.new_array(shape, result, strides)  # its layout, for planning
     arrays, scalars, converters = [("z", target, True)], [], []
     for name, operand, dtype in inputs:
         if isinstance(operand, _DeviceArray):
@@ -260,85 +281,94 @@ def _plan(body, result, shape, out, inputs, hint, like):
             converters.append(None)
         else:
             scalars.append((name, dtype))
-            converters.append(scalar_converter(dtype))
+            kind = operand.dtype if isinstance(operand, np.generic) else type(operand)
+            converters.append(scalar_converter(kind, dtype) or True)
     spans = None
     if out is not None:
         spans = [extent(out.shape, out.strides, out.itemsize)] + \
             [extent(a.shape, a.strides, a.itemsize) if isinstance(a, _DeviceArray) else None for _, a, _ in inputs]
-    return _Plan(plan_map(body, arrays, scalars, shape, hint), converters, shape, result, strides, spans)
+    return _Plan(plan_map(body, arrays, scalars, shape, hint, preamble), converters, shape, result, strides, spans)
 
 
 # ------------------------------------------------------------ operations
 
+def _flat_key(kind, op, operands):
+    """The fast-path table's key: operands contiguous and of one shape (or
+    scalars) need no shape in it; None for any other call."""
+    shape, key = None, [kind, op, _device_current()]
+    for value in operands:
+        if isinstance(value, _DeviceArray):
+            if not value.is_contiguous or (shape is not None and value.shape != shape):
+                return None, None
+            shape = value.shape
+            key.append(value.dtype)
+        else:  # a scalar: tagged, so that it never matches an array of its dtype
+            key.append(("scalar", value.dtype if isinstance(value, np.generic) else type(value)))
+    return tuple(key), shape
+
+
+def _run(kind, op, operands, out, stream, make):
+    """Runs an operation: the fast-path table's flat plan when the operands
+    allow one and there is no out, else the plan of their signature."""
+    if out is None:
+        key, shape = _flat_key(kind, op, operands)
+        if key is not None:
+            plan = _flat.get(key)
+            if plan is not None:
+                return plan.run_flat(next(a for a in operands if isinstance(a, _DeviceArray)), operands, stream)
+            plan = make()
+            if plan.map is not None and plan.map.flat and plan.strides is None:
+                _flat.put(key, plan)
+            return plan.run(None, operands, stream)
+    key = (kind, op) + tuple(signature(v) for v in operands) + (signature(out) if out is not None else None,
+                                                                 _device_current())
+    return _planned(key, make, out, operands, stream)
+
+
 def binary(op, x, y, out=None, stream=None):
-    """x OP y for op in add, sub, mul, div, pow, the comparisons (lt ... ge),
-    logical_and, logical_or, maximum, minimum, fmod; numpy's result dtypes
-    (bool for comparisons and logic, float64 for integer division and
-    powers)."""
+    """x OP y for op in _dtypes.BINARY: the arithmetic (add, sub, mul, div,
+    pow, fmod), the comparisons (lt ... ge), logical_and, logical_or,
+    maximum, minimum; numpy's result dtypes (_dtypes.result_dtype)."""
     x, y = as_operand(x), as_operand(y)
-    key = ("binary", op, signature(x), signature(y), signature(out) if out is not None else None,
-           _device_current())
-    return _planned(key, lambda: _plan_binary(op, x, y, out), out, (x, y), stream)
+    if not (isinstance(x, _DeviceArray) or isinstance(y, _DeviceArray)):
+        raise TypeError("cudyn.gpuarray: one operand must be a device array")
+    if op == "pow" and isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) and y < 0 and \
+            isinstance(x, _DeviceArray) and result_dtype(op, x, y)[0].kind in "iu":
+        raise ValueError("Integers to negative integer powers are not allowed.")  # numpy's words
+    return _run("binary", op, (x, y), out, stream, lambda: _plan_binary(op, x, y, out))
 
 
 def _plan_binary(op, x, y, out):
     same_device(x, y, out)
     shape = loop_shape(x, y)
-    compute = common_dtype(x, y)
-    if op in ("div", "pow", "fmod") and compute.kind in "biu":
-        compute = np.dtype(np.float64)
-    result = np.dtype(np.bool_) if op in COMPARISONS or op in LOGICAL else compute
+    compute, result = result_dtype(op, x, y)
     if out is not None:
         check_out(out, shape, result, op)
     dx = x.dtype if isinstance(x, _DeviceArray) else compute
     dy = y.dtype if isinstance(y, _DeviceArray) else compute
-    a, b = convert("x", dx, compute), convert("y", dy, compute)
-    if op in ARITHMETIC:
-        value = f"{a} {ARITHMETIC[op]} {b}"
-    elif op in ("pow", "fmod"):
-        value = f"{op}({a}, {b})"
-    elif op in COMPARISONS:
-        value = f"{a} {COMPARISONS[op]} {b}"
-    elif op in LOGICAL:
-        value = f"{truth('x', dx)} {LOGICAL[op]} {truth('y', dy)}"
-    elif op in ("maximum", "minimum"):
-        pick = ">" if op == "maximum" else "<"  # NaN wins, as in numpy
-        value = f"(({a} {pick} {b}) || ({a} != {a})) ? ({a}) : ({b})"
-    else:
-        raise ValueError(f"cudyn.gpuarray: no operation {op!r}")
+    value, preamble = binary_text(op, "x", "y", dx, dy, compute)
     body = f"z = {convert('(' + value + ')', result, out.dtype if out is not None else result)}"
-    return _plan(body, result, shape, out, [("x", x, dx), ("y", y, dy)], op, (x, y))
-
-
-UNARY = {
-    "neg": ("-{x}", None), "pos": ("{x}", None), "conj": ("conj({x})", None), "real": ("{x}.re", "real"),
-    "imag": ("{x}.im", "real"), "abs": ("abs({x})", "real"), "logical_not": ("!{t}", "bool"),
-}
+    return _plan(body, result, shape, out, [("x", x, dx), ("y", y, dy)], op, (x, y), preamble)
 
 
 def unary(op, x, out=None, stream=None):
-    """An elementwise function of one array: op is a name of UNARY (neg,
-    pos, conj, real, imag, abs, logical_not) or (C text of {x}, result
+    """An elementwise function of one array: op is a name of _dtypes.UNARY
+    (neg, pos, abs, conj, real, imag, logical_not) or (C text of {x}, result
     dtype, kernel name hint), as cumath passes its functions."""
     x = as_operand(x)
     if not isinstance(x, _DeviceArray):
         raise TypeError(f"cudyn.gpuarray: a device array is needed, not {type(x).__name__}")
-    key = ("unary", op, signature(x), signature(out) if out is not None else None, _device_current())
-    return _planned(key, lambda: _plan_unary(op, x, out), out, (x,), stream)
+    return _run("unary", op, (x,), out, stream, lambda: _plan_unary(op, x, out))
 
 
 def _plan_unary(op, x, out):
     dtype = x.dtype
     if isinstance(op, str):
-        text, kind = UNARY[op]
-        if op == "abs" and dtype.kind != "c":
-            text, kind = "({x} < 0 ? -{x} : {x})", None
-        if op in ("conj", "real", "imag") and dtype.kind != "c":
-            text = "{x}" if op != "imag" else "0"
-        result, hint = {None: dtype, "real": real_of(dtype), "bool": np.dtype(np.bool_)}[kind], op
+        result, hint = result_dtype(op, x)[1], op
+        text = unary_text(op, dtype)
     else:
         text, result, hint = op
-    result = np.dtype(result)
+        result = np.dtype(result)
     if out is not None:
         same_device(x, out)
         check_out(out, x.shape, result, hint)
@@ -350,15 +380,13 @@ def _plan_unary(op, x, out):
 def where(condition, then, otherwise, out=None, stream=None):
     """then where condition is nonzero, otherwise elsewhere (numpy.where)."""
     operands = (as_operand(condition), as_operand(then), as_operand(otherwise))
-    key = ("where",) + tuple(signature(v) for v in operands) + (signature(out) if out is not None else None,
-                                                               _device_current())
-    return _planned(key, lambda: _plan_where(*operands, out), out, operands, stream)
+    return _run("where", "where", operands, out, stream, lambda: _plan_where(*operands, out))
 
 
 def _plan_where(condition, then, otherwise, out):
     same_device(condition, then, otherwise, out)
     shape = loop_shape(condition, then, otherwise)
-    result = common_dtype(then, otherwise)
+    result = _dtypes.common_dtype(then, otherwise)
     if out is not None:
         check_out(out, shape, result, "where")
 
@@ -372,11 +400,35 @@ def _plan_where(condition, then, otherwise, out):
                  (then, otherwise))
 
 
+_MEMSETS: tuple = ((1, np.uint8, _cudyn.memset_d8), (2, np.uint16, _cudyn.memset_d16),
+                   (4, np.uint32, _cudyn.memset_d32))
+
+
+def _memset(dst, value, stream):
+    """Fills a C-contiguous array of numbers with a scalar through the
+    driver's memset when the value's bytes repeat every 1, 2 or 4 bytes
+    (zeros, float32 and int32 values, bytes ...); False when they do not."""
+    if not dst.is_contiguous or dst.dtype.kind not in "biufc" or not dst.dtype.isnative:
+        return False
+    raw = np.array(_dtypes.scalar_value(value, dst.dtype)).reshape(1).view(np.uint8)
+    for width, word, memset in _MEMSETS:
+        rows = raw.reshape(-1, width)
+        if dst.itemsize % width == 0 and (rows == rows[0]).all():
+            _result.mark_used(stream, (dst,))
+            if dst.nbytes:
+                memset(dst.ptr, int(rows[0].view(word)[0]), dst.nbytes // width, stream=stream)
+            return True
+    return False
+
+
 def assign(dst, src, stream=None):
     """dst[...] = src: a device array (broadcast, converted to dst's dtype;
     complex to real keeps the real part, as numpy's unsafe cast) or a
-    scalar; returns dst."""
+    scalar (a contiguous dst whose value's bytes repeat: one memset);
+    returns dst."""
     src = as_operand(src)
+    if not isinstance(src, _DeviceArray) and isinstance(dst, _DeviceArray) and _memset(dst, src, stream):
+        return dst
     key = ("assign", signature(dst), signature(src), _device_current())
     return _planned(key, lambda: _plan_assign(dst, src), dst, (src,), stream)
 
@@ -395,5 +447,24 @@ def _plan_assign(dst, src):
 def astype(x, dtype, stream=None, like=True):
     """A new array of dtype with x's values (dense layouts kept when like)."""
     dtype = np.dtype(dtype)
-    out = new_array(x.shape, dtype, result_strides(x.shape, dtype, (x,)) if like else None)
+    out = _result.new_array(x.shape, dtype, result_strides(x.shape, dtype, (x,)) if like else None, stream)
     return assign(out, x, stream)
+
+
+def copy(a, stream=None):
+    """A device copy: a dense layout is copied as one block and keeps its
+    strides, a view with gaps becomes compact (the order of its axes kept)."""
+    if is_dense(a.shape, a.strides, a.itemsize):
+        low, high = extent(a.shape, a.strides, a.itemsize)
+        memory = _result.allocate(max(high - low, 1), stream)
+        out = _result.wrap(memory, a.shape, a.dtype, a.strides, memory.ptr - low if low else None, stream)
+        if high > low:
+            _cudyn.memcpy_dtod(memory.ptr, a.ptr + low, high - low, stream=stream)
+        return out
+    out = _result.new_array(a.shape, a.dtype, compact_strides(a.shape, a.strides, a.itemsize), stream)
+    return assign(out, a, stream=stream)
+
+
+def plans():
+    """How many plans the two bounded tables hold (for tests)."""
+    return len(_plans) + len(_flat)

@@ -12,7 +12,9 @@ every run.
 
 import numpy as np
 
-from . import _codegen
+from . import _codegen, _result
+from ._bounded import Bounded
+from ._dtypes import ctype
 
 BLOCK = 256
 
@@ -59,7 +61,8 @@ extern "C" __global__ void {name}_stage2(const {t} *cudyn_in, {t} *cudyn_out, un
     return text, _codegen.argument_codes(parsed), parsed
 
 
-_prepared = {}  # (text, device) -> (stage1, stage2)
+_prepared = Bounded(512)  # (text, device) -> (stage1, stage2)
+_texts = Bounded(512)     # reduce()'s arguments -> (text, name, codes)
 
 
 def kernels(text, name, codes):
@@ -67,17 +70,18 @@ def kernels(text, name, codes):
     key = (text, _codegen._device_current())
     stages = _prepared.get(key)
     if stages is None:
-        stages = _prepared[key] = (_codegen.function(text, f"{name}_stage1").prepare(codes + "pQ"),
-                                   _codegen.function(text, f"{name}_stage2").prepare("ppI"))
+        stages = _prepared.put(key, (_codegen.function(text, f"{name}_stage1").prepare(codes + "pQ"),
+                                     _codegen.function(text, f"{name}_stage2").prepare("ppI")))
     return stages
 
 
 def run(stages, dtype, n, values, out, stream=None):
     """Reduces n elements into out (a device array of one element of dtype)."""
-    from .gpuarray import empty
     stage1, stage2 = stages
     blocks = _codegen.grid_for(n)
-    partial = empty((blocks,), dtype)
+    partial = _result.new_array((blocks,), dtype, None, stream)
+    if stream is not None:
+        _result.mark_used(stream, (out, partial) + tuple(values))
     stage1((blocks,), (BLOCK,), *values, partial, n, stream=stream)
     stage2((1,), (BLOCK,), partial, out, blocks, stream=stream)
     return out
@@ -87,11 +91,15 @@ def reduce(dtype, neutral, reduce_expr, map_expr, arguments, values, n, out=None
            preamble=""):
     """One reduction: its kernels written (or found) and run; returns out
     (a new array of shape () when not given)."""
-    from .gpuarray import empty
     dtype = np.dtype(dtype)
-    t = _codegen.ctype(dtype)
-    name = f"cudyn_{hint}_{_codegen.digest(chr(0).join((t, str(neutral), reduce_expr, map_expr, arguments, preamble)))}"
-    text, codes, _ = source(t, neutral, reduce_expr, map_expr, arguments, name, preamble)
+    key = (dtype, str(neutral), reduce_expr, map_expr, arguments, hint, preamble)
+    written = _texts.get(key)
+    if written is None:
+        t = ctype(dtype)
+        name = f"cudyn_{hint}_{_codegen.digest(chr(0).join((t,) + key[1:5] + (preamble,)))}"
+        text, codes, _ = source(t, str(neutral), reduce_expr, map_expr, arguments, name, preamble)
+        written = _texts.put(key, (text, name, codes))
+    text, name, codes = written
     if out is None:
-        out = empty((), dtype)
+        out = _result.new_array((), dtype, None, stream)
     return run(kernels(text, name, codes), dtype, n, values, out, stream)

@@ -7,12 +7,14 @@ a slice of a matrix's columns) is read from its whole byte span when that
 span is small, or gathered on the device into a compact copy first;
 writing into one goes through the device (a compact upload, then a
 strided copy kernel), so the bytes between its elements are never touched.
+Device-to-device copies of any layout are _ops.copy.
 """
 
 import numpy as np
 
-from . import _cudyn
-from ._views import compact_strides, extent, is_dense
+from . import _cudyn, _result
+from ._ops import assign, copy
+from ._views import extent, is_dense
 
 # a gapped view is read through its byte span when the span is at most
 # this many times its own bytes, or this small
@@ -73,24 +75,6 @@ def set(a, ary, stream=None):
         if stream is not None:
             stream.synchronize()  # raw must live until the copy has read it
         return
-    from .gpuarray import to_gpu
-    from ._ops import assign
-    assign(a, to_gpu(np.ascontiguousarray(ary, dtype=a.dtype)), stream=stream)
-
-
-def copy(a, stream=None):
-    """A device copy: a dense layout is copied as one block and keeps its
-    strides, a view with gaps becomes compact (the order of its axes kept)."""
-    from .gpuarray import GPUArray, _allocate
-    if is_dense(a.shape, a.strides, a.itemsize):
-        low, high = extent(a.shape, a.strides, a.itemsize)
-        memory = _allocate(max(high - low, 1))
-        out = GPUArray(a.shape, a.dtype, a.strides, ptr=memory.ptr - low, owner=memory) if low else \
-            GPUArray(a.shape, a.dtype, a.strides, memory)
-        if high > low:
-            _cudyn.memcpy_dtod(memory.ptr, a.ptr + low, high - low, stream=stream)
-        return out
-    strides = compact_strides(a.shape, a.strides, a.itemsize)
-    out = GPUArray(a.shape, a.dtype, strides, _allocate(a.nbytes))
-    from ._ops import assign
-    return assign(out, a, stream=stream)
+    staged = _result.new_array(a.shape, a.dtype, None, stream)
+    _cudyn.DeviceArray.set(staged, np.ascontiguousarray(ary, dtype=a.dtype), stream)
+    assign(a, staged, stream=stream)

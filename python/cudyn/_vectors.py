@@ -8,7 +8,7 @@ array).  Generated kernels know each dtype by its CUDA name.
 
 import numpy as np
 
-from ._codegen import register_dtype
+from ._dtypes import register_dtype
 
 # CUDA's base name -> the numpy type of its fields (long is 64 bits on Linux)
 _BASES = (
@@ -21,7 +21,7 @@ _BASES = (
 class vec:  # noqa: N801 (PyCUDA's name)
     """The vector types: vec.float3, vec.make_float3(x, y, z), vec.types."""
 
-    types = {}
+    types: dict = {}  # dtype -> its CUDA name
 
 
 def _make(dtype, name):

@@ -1,9 +1,11 @@
 """``import cudyn.autoinit``: choose this process's GPU, as ``pycuda.autoinit``.
 
-Under MPI or Slurm, one rank per GPU: the node-local rank
-(``OMPI_COMM_WORLD_LOCAL_RANK``, ``MPI_LOCALRANKID``, ``MV2_COMM_WORLD_LOCAL_RANK``,
-``PMI_LOCAL_RANK``, ``SLURM_LOCALID``) modulo the device count chooses the
-device; otherwise device 0 (``CUDYN_DEVICE=N`` overrides both).  The choice
+Under MPI or Slurm, one rank per GPU: the node-local rank, as the C
+library reads it (``cudyn_local_rank_info``: ``OMPI_COMM_WORLD_LOCAL_RANK``,
+``SLURM_LOCALID``, ``PMI_LOCAL_RANK``, ``MV2_COMM_WORLD_LOCAL_RANK``,
+``PALS_LOCAL_RANKID``, the first set), modulo the device count chooses the
+device; otherwise device 0 (``CUDYN_DEVICE=N`` overrides both).  A rank
+variable that holds no rank raises, naming it.  The choice
 is the main thread's device; ``cudyn.autoinit.device`` is it, and
 ``context`` names the same object for PyCUDA's code.  Raises
 :class:`cudyn.Error` (with cudyn's message) when there is no usable GPU.
@@ -18,7 +20,7 @@ import cudyn
 from ._ranks import LOCAL_RANK_VARIABLES, choose_ordinal, local_rank  # noqa: F401 (autoinit's names)
 
 #: The :class:`cudyn.Device` this process uses.
-device = cudyn.Device(choose_ordinal(cudyn.device_count())).use()
+device = cudyn.Device(choose_ordinal()).use()
 #: PyCUDA's name: cudyn uses the device's primary context, so the device stands for it.
 context = device
 

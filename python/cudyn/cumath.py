@@ -20,9 +20,9 @@ floor and the decompositions are exact in their own precision.
 
 import numpy as np
 
-from . import _cudyn
-from . import _ops
+from . import _cudyn, _ops, _result
 from ._codegen import run_map
+from ._dtypes import ctype
 
 __all__ = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
            "sinh", "cosh", "tanh", "fmod", "ldexp", "modf", "frexp"]
@@ -106,7 +106,7 @@ def ldexp(significand, exponent, stream=None, out=None):
     shape = _ops.loop_shape(significand, exponent)
     dtype = significand.dtype if significand.dtype.kind == "f" else np.dtype(np.float64)
     if out is None:
-        out = _ops.new_array(shape, dtype)
+        out = _result.new_array(shape, dtype)
     else:
         _ops.check_out(out, shape, dtype, "ldexp")
     arrays, scalars = [("z", out, True), ("x", significand, False)], []
@@ -114,7 +114,7 @@ def ldexp(significand, exponent, stream=None, out=None):
         arrays.append(("e", exponent, False))
     else:
         scalars.append(("e", np.int32(exponent)))
-    body = f"z = {_ops.convert('ldexp((' + _ops.ctype(dtype) + ')x, (int)e)', dtype, out.dtype)}"
+    body = f"z = {_ops.convert('ldexp((' + ctype(dtype) + ')x, (int)e)', dtype, out.dtype)}"
     run_map(body, arrays, scalars, shape, stream, "ldexp")
     return out
 
@@ -124,8 +124,8 @@ def _pair(name, array, stream, second_dtype, body):
     if not isinstance(array, _DeviceArray) or array.dtype.kind not in "biuf":
         raise TypeError(f"cudyn.cumath.{name}: a device array of real numbers is needed")
     dtype = array.dtype if array.dtype.kind == "f" else np.dtype(np.float64)
-    first, second = _ops.new_array(array.shape, dtype), _ops.new_array(array.shape, second_dtype or dtype)
-    run_map(body.format(t=_ops.ctype(dtype)), [("z", first, True), ("w", second, True), ("x", array, False)], [],
+    first, second = _result.new_array(array.shape, dtype), _result.new_array(array.shape, second_dtype or dtype)
+    run_map(body.format(t=ctype(dtype)), [("z", first, True), ("w", second, True), ("x", array, False)], [],
             array.shape, stream, name)
     return first, second
 

@@ -13,7 +13,8 @@ library but the driver and NVRTC.
 
 import numpy as np
 
-from . import _codegen
+from . import _codegen, _cudyn, _result
+from ._views import normalize_shape
 
 __all__ = ["rand", "seed_getter_uniform", "seed_getter_unique"]
 
@@ -43,12 +44,11 @@ def _seed():
 def rand(shape, dtype=np.float32, stream=None):
     """A new device array of uniform random values in [0, 1) (float32,
     float64) or of random 32-bit integers (int32, uint32)."""
-    from .gpuarray import empty
     dtype = np.dtype(dtype)
     key = f"{dtype.kind}{dtype.itemsize}"
     if key not in _VALUES:
         raise TypeError(f"cudyn.curandom.rand: dtype {dtype} is not float32, float64, int32 or uint32")
-    result = empty(shape, dtype)
+    result = _result.new_array(normalize_shape(shape), dtype, None, stream)
     t, value = _VALUES[key]
     body = f"unsigned long long r = cudyn_mix64(seed + 0x9e3779b97f4a7c15ULL * (i + 1)); z = {value}"
     _codegen.run_map(body, [("z", result, True)], [("seed", np.uint64(_seed()))], result.shape, stream, "rand",
@@ -58,11 +58,17 @@ def rand(shape, dtype=np.float32, stream=None):
 
 def seed_getter_uniform(n):
     """PyCUDA's seed getter: n copies of one random seed (an int32 device array)."""
-    from .gpuarray import to_gpu
-    return to_gpu(np.full(n, np.random.randint(0, 2 ** 31 - 1), dtype=np.int32))
+    return _uploaded(np.full(n, np.random.randint(0, 2 ** 31 - 1), dtype=np.int32))
 
 
 def seed_getter_unique(n):
     """PyCUDA's seed getter: n random seeds (an int32 device array)."""
-    from .gpuarray import to_gpu
-    return to_gpu(np.random.randint(0, 2 ** 31 - 1, size=n).astype(np.int32))
+    return _uploaded(np.random.randint(0, 2 ** 31 - 1, size=n).astype(np.int32))
+
+
+def _uploaded(host):
+    """A new device array holding a copy of a C-contiguous host array."""
+    a = _result.new_array(host.shape, host.dtype)
+    if a.nbytes:
+        _cudyn.DeviceArray.set(a, host)
+    return a

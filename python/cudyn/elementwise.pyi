@@ -1,40 +1,37 @@
-# Type stubs for cudyn.elementwise (PyCUDA's ElementwiseKernel and
-# ReductionKernel over cudyn's expression kernels).
-from typing import Any
+# Type stubs for cudyn.elementwise (ElementwiseKernel and ReductionKernel:
+# one class of each name, PyCUDA's signature, which cudyn.pycuda re-exports).
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._cudyn import Elementwise, Reduction, _StreamLike
+from ._cudyn import _StreamLike
 from .gpuarray import GPUArray
 
 __all__ = ["ElementwiseKernel", "ReductionKernel", "get_elwise_kernel"]
 
-class _LazyKernel:
-    @property
-    def kernel(self) -> Any:
-        """The C kernel object, made (compiled) on first use."""
-    @property
-    def source(self) -> str:
-        """The generated CUDA C++ source."""
+class _Declares(Protocol):
+    def declarator(self) -> str: ...
 
-class ElementwiseKernel(_LazyKernel):
+_Arguments = str | Sequence[_Declares]
+
+class ElementwiseKernel:
     """A kernel that runs ``operation`` for each index ``i`` (PyCUDA's ElementwiseKernel)."""
     arguments: str
     operation: str
     name: str
     preamble: str
-    def __init__(self, arguments: str, operation: str, name: str = "kernel", preamble: str = "",
-                 options: None = None) -> None: ...
-    @property
-    def kernel(self) -> Elementwise:
-        """The C kernel object, made (compiled) on first use."""
-    def __call__(self, *args: Any, stream: _StreamLike = None, range: int | None = None) -> None: ...
+    source: str
+    def __init__(self, arguments: _Arguments, operation: str, name: str = "kernel", keep: bool = False,
+                 options: None = None, preamble: str = "", loop_prep: str = "", after_loop: str = "") -> None: ...
+    def __call__(self, *args: Any, range: int | range | slice | None = None, slice: slice | None = None,
+                 stream: _StreamLike = None) -> None: ...
 
-def get_elwise_kernel(arguments: str, operation: str, name: str = "kernel", preamble: str = "") -> ElementwiseKernel:
-    """PyCUDA's name for making an :class:`ElementwiseKernel`."""
+def get_elwise_kernel(arguments: _Arguments, operation: str, name: str = "kernel", keep: bool = False,
+                      options: None = None, **kwargs: Any) -> ElementwiseKernel:
+    """An ElementwiseKernel (PyCUDA's older entry point)."""
 
-class ReductionKernel(_LazyKernel):
+class ReductionKernel:
     """A reduction (PyCUDA's ReductionKernel): a GPUArray of shape () and dtype ``dtype_out``."""
     dtype_out: np.dtype[Any]
     neutral: str
@@ -43,11 +40,11 @@ class ReductionKernel(_LazyKernel):
     map_expr: str
     name: str
     preamble: str
+    source: str
+    allocator: Callable[[int], Any] | None
     def __init__(self, dtype_out: DTypeLike, neutral: object, reduce_expr: str, map_expr: str | None = None,
-                 arguments: str | None = None, name: str = "reduce_kernel", preamble: str = "",
-                 options: None = None) -> None: ...
-    @property
-    def kernel(self) -> Reduction:
-        """The C kernel object, made (compiled) on first use."""
-    def __call__(self, *args: Any, stream: _StreamLike = None, range: int | None = None,
-                 out: GPUArray | None = None) -> GPUArray: ...
+                 arguments: _Arguments | None = None, name: str = "reduce_kernel", keep: bool = False,
+                 options: None = None, preamble: str = "", allocator: Callable[[int], Any] | None = None) -> None: ...
+    def __call__(self, *args: Any, stream: _StreamLike = None, out: GPUArray | None = None,
+                 allocator: Callable[[int], Any] | None = None, range: None = None,
+                 slice: None = None) -> GPUArray: ...

@@ -19,7 +19,8 @@ are scanned in shared memory, so the input is read twice and written once.
 
 import numpy as np
 
-from . import _codegen
+from . import _codegen, _cudyn, _result
+from ._dtypes import ctype
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
 
@@ -117,7 +118,7 @@ class _ScanKernel:
         self.dtype = np.dtype(dtype)
         self.scan_expr = scan_expr
         self.neutral = neutral
-        t = _codegen.ctype(self.dtype)
+        t = ctype(self.dtype)
         text = _SOURCE.format(t=t, expr=scan_expr, tile=TILE, name="{name}",
                               neutral_or_carry=f"*have_carry ? before : ({t})({neutral})" if neutral is not None
                               else "before")
@@ -136,11 +137,10 @@ class _ScanKernel:
         return stages
 
     def __call__(self, input_ary, output_ary=None, allocator=None, stream=None, queue=None):
-        from .gpuarray import GPUArray, empty
         stream = stream if stream is not None else queue
         output_ary = input_ary if output_ary is None else output_ary
         for a in (input_ary, output_ary):
-            if not isinstance(a, GPUArray) or not a.is_contiguous or a.dtype != self.dtype:
+            if not isinstance(a, _cudyn.DeviceArray) or not a.is_contiguous or a.dtype != self.dtype:
                 raise ValueError(f"{type(self).__name__}: contiguous arrays of {self.dtype} are needed")
         if output_ary.size != input_ary.size:
             raise ValueError(f"{type(self).__name__}: the output has {output_ary.size} elements, the input"
@@ -151,7 +151,9 @@ class _ScanKernel:
         blocks = _codegen.grid_for(n)
         chunk = -(-(-(-n // blocks)) // TILE) * TILE
         blocks = -(-n // chunk)
-        totals = empty((blocks,), self.dtype)
+        totals = _result.new_array((blocks,), self.dtype, None, stream)
+        if stream is not None:
+            _result.mark_used(stream, (input_ary, output_ary, totals))
         fold, scan_totals, apply = self._prepared()
         fold((blocks,), (TILE,), input_ary, totals, n, chunk, stream=stream)
         scan_totals((1,), (TILE,), totals, blocks, stream=stream)

@@ -113,6 +113,11 @@ char cpy_dtype_format_char(PyObject *dtype);
  * once (set by cpy_format_init) */
 extern char cpy_int_codes[32], cpy_bool_codes[32], cpy_float_codes[32], cpy_complex_codes[32];
 void cpy_format_init(void);
+/* the C spellings of a scalar character (NULL-terminated, the one the
+ * module's kernels write first), NULL for a character of no scalar; the
+ * character of a spelling ("long long" -> 'q'), 0 if none */
+const char *const *cpy_format_spellings(char c);
+char cpy_spelling_char(const char *spelling);
 
 /* ---- memory.c */
 typedef struct {

@@ -160,26 +160,6 @@ PyTypeObject Elementwise_Type = {
 
 /* ---------------------------------------------------------------- Reduction */
 /* the result type's launch code: the parameter alphabet's scalar types */
-static char type_code(const char *t)
-{
-    static const struct {
-        const char *name;
-        char code;
-    } types[] = {
-        {"bool", '?'},       {"char", 'b'},          {"signed char", 'b'}, {"unsigned char", 'B'},
-        {"short", 'h'},      {"unsigned short", 'H'}, {"int", 'i'},         {"unsigned int", 'I'},
-        {"unsigned", 'I'},   {"long", 'q'},          {"unsigned long", 'Q'}, {"long long", 'q'},
-        {"unsigned long long", 'Q'}, {"int8_t", 'b'}, {"uint8_t", 'B'},    {"int16_t", 'h'},
-        {"uint16_t", 'H'},   {"int32_t", 'i'},       {"uint32_t", 'I'},    {"int64_t", 'q'},
-        {"uint64_t", 'Q'},   {"size_t", 'z'},        {"float", 'f'},       {"double", 'd'},
-        {"__half", 'e'},     {"half", 'e'},
-    };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(types[i].name, t) == 0)
-            return types[i].code;
-    return 0;
-}
-
 PyDoc_STRVAR(red_doc, CPY_SIG("Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', "
                               "preamble=None)", "cudyn_reduction_create."));
 static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -189,7 +169,7 @@ static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "sssss|zz:Reduction", kw, &result, &neutral, &reduce, &map, &params,
                                      &name, &preamble))
         return NULL;
-    char code = type_code(result);
+    char code = cpy_spelling_char(result);
     if (!code)
         return cpy_invalid("Reduction: result type '%s' is not a scalar type of the parameter alphabet", result);
     cudyn_reduction *r = NULL;

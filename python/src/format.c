@@ -1,7 +1,8 @@
 /* format.c - the launch format's characters as the module reads them from
  * cudyn.h (CUDYN_LAUNCH_FORMAT_MAP): each one's size and kind, the
  * character of a kind and size or of a numpy dtype, whether pack.c can
- * pass it, and the order in which a Python number tries them.  Nothing here restates the table:
+ * pass it, the order in which a Python number tries them, and the C
+ * spellings of the scalar ones.  Nothing here restates the table:
  * a character the library gains is read from it, and one of a kind or size
  * pack.c cannot pass is reported (python/tests/test_launch_format.py). */
 #include "cudyn_py.h"
@@ -122,4 +123,47 @@ void cpy_format_init(void)
     add_codes(cpy_bool_codes, sizeof cpy_bool_codes, ints);
     add_codes(cpy_float_codes, sizeof cpy_float_codes, floats);
     add_codes(cpy_complex_codes, sizeof cpy_complex_codes, complexes);
+}
+
+/* The C spellings of a scalar of each kind and size, as kernel parameter
+ * lists (lib/expr's) name them: the one the module's kernels write first,
+ * then the others lib/expr accepts.  The Reduction type reads a result
+ * type here, and the Python layer its kernels' C types (_cudyn exports
+ * them); python/tests/test_format_exports.py checks every spelling against
+ * the library's own parse of a parameter list. */
+static const struct {
+    cudyn_arg_kind kind;
+    size_t size;
+    const char *names[5];
+} spellings[] = {
+    {CUDYN_ARG_BOOL, 1, {"bool"}},
+    {CUDYN_ARG_SIGNED, 1, {"signed char", "char", "int8_t"}},
+    {CUDYN_ARG_SIGNED, 2, {"short", "int16_t"}},
+    {CUDYN_ARG_SIGNED, 4, {"int", "int32_t"}},
+    {CUDYN_ARG_SIGNED, 8, {"long long", "long", "int64_t"}},
+    {CUDYN_ARG_UNSIGNED, 1, {"unsigned char", "uint8_t"}},
+    {CUDYN_ARG_UNSIGNED, 2, {"unsigned short", "uint16_t"}},
+    {CUDYN_ARG_UNSIGNED, 4, {"unsigned int", "uint32_t"}},
+    {CUDYN_ARG_UNSIGNED, 8, {"unsigned long long", "unsigned long", "uint64_t", "size_t"}},
+    {CUDYN_ARG_FLOAT, 2, {"__half"}},
+    {CUDYN_ARG_FLOAT, 4, {"float"}},
+    {CUDYN_ARG_FLOAT, 8, {"double"}},
+};
+
+const char *const *cpy_format_spellings(char c)
+{
+    const struct cpy_format_code *f = cpy_code(c);
+    for (size_t i = 0; f->kind && i < sizeof spellings / sizeof spellings[0]; i++)
+        if (spellings[i].kind == (cudyn_arg_kind)f->kind && spellings[i].size == f->size)
+            return spellings[i].names;
+    return NULL;
+}
+
+char cpy_spelling_char(const char *spelling)
+{
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+        for (const char *const *name = spellings[i].names; *name; name++)
+            if (strcmp(*name, spelling) == 0)
+                return cpy_format_char(spellings[i].kind, spellings[i].size);
+    return 0;
 }

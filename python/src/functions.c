@@ -545,6 +545,65 @@ static PyObject *f_launch_format_codes(PyObject *m, PyObject *u)
     return d;
 }
 
+/* The launcher's node-local rank as the library reads it (the one reading
+ * every autoinit uses): a dict, None when no launcher variable is set; a
+ * value that is no rank raises, naming the variable. */
+static PyObject *f_local_rank_info(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    struct cudyn_local_rank l = {.size = sizeof l};
+    int st;
+    CPY_NOGIL(st, cudyn_local_rank_info(&l));
+    if (st == CUDYN_ERROR_NOT_FOUND) {
+        cudyn_clear_error();
+        Py_RETURN_NONE;
+    }
+    if (st != CUDYN_OK)
+        return cpy_raise(st);
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:O}", "variable", l.variable ? l.variable : "", "local_rank",
+                         l.local_rank, "local_size", l.local_size, "device_count", l.device_count, "device",
+                         l.device, "shared", l.shared ? Py_True : Py_False);
+}
+
+/* The facts the pure-Python layer derives its kernels' types from, so that
+ * it restates none (python/tests/test_format_exports.py): a numpy dtype's
+ * launch character, and each scalar character's C spellings. */
+static PyObject *f_dtype_format(PyObject *m, PyObject *dtype)
+{
+    (void)m;
+    char code[2] = {cpy_dtype_format_char(dtype), 0};
+    if (!code[0])
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(code);
+}
+
+static PyObject *f_format_spellings(PyObject *m, PyObject *u)
+{
+    (void)m, (void)u;
+    PyObject *d = PyDict_New();
+    for (int c = 1; d && c < 128; c++) {
+        const char *const *names = cpy_format_spellings((char)c);
+        if (!names || !cpy_format_supported((char)c))
+            continue;
+        Py_ssize_t count = 0;
+        while (names[count])
+            count++;
+        PyObject *t = PyTuple_New(count);
+        for (Py_ssize_t k = 0; t && k < count; k++) {
+            PyObject *name = PyUnicode_FromString(names[k]);
+            if (!name)
+                Py_CLEAR(t);
+            else
+                PyTuple_SET_ITEM(t, k, name);
+        }
+        char key[2] = {(char)c, 0};
+        if (!t || PyDict_SetItemString(d, key, t) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(t);
+    }
+    return d;
+}
+
 PyMethodDef cpy_functions[] = {
     {"version", f_version, METH_NOARGS, CPY_SIG("version($module, /)", "cudyn's version string.")},
     {"init", CPY_KW(f_init), f_init_doc},
@@ -593,5 +652,12 @@ PyMethodDef cpy_functions[] = {
     {"_launch_format_codes", f_launch_format_codes, METH_NOARGS,
      CPY_SIG("_launch_format_codes($module, /)",
              "The launch-format characters the module passes: {character: (bytes, kind)}.")},
+    {"_local_rank_info", f_local_rank_info, METH_NOARGS,
+     CPY_SIG("_local_rank_info($module, /)",
+             "The launcher's node-local rank (cudyn_local_rank_info) as a dict; None where no launcher says.")},
+    {"_dtype_format", f_dtype_format, METH_O,
+     CPY_SIG("_dtype_format($module, dtype, /)", "The launch-format character of a numpy dtype's elements, or None.")},
+    {"_format_spellings", f_format_spellings, METH_NOARGS,
+     CPY_SIG("_format_spellings($module, /)", "{scalar character: its C spellings, the kernels' own first}.")},
     {NULL},
 };

@@ -57,6 +57,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
     CPY_INT_("CAPTURE_GLOBAL", CUDYN_CAPTURE_GLOBAL)
     CPY_INT_("CAPTURE_THREAD_LOCAL", CUDYN_CAPTURE_THREAD_LOCAL)
     CPY_INT_("CAPTURE_RELAXED", CUDYN_CAPTURE_RELAXED)
+    CPY_INT_("_MAX_ARGS", CUDYN_MAX_ARGS) /* the most parameters a launch takes: the Python layer's kernels */
 #undef CPY_INT_
     return m;
 fail:

@@ -333,6 +333,7 @@ def test_memory_pool(drv, mock_lib):
     again = pool.allocate(1010)  # the same bin: the same memory
     assert int(again) == ptr
     again.free()
+    del again  # back in the pool once nothing can use it (test_pools.py)
     in_use = mock_memory_in_use(mock_lib)
     pool.stop_holding()
     assert pool.held_blocks == 0 and mock_memory_in_use(mock_lib) < in_use
@@ -521,3 +522,104 @@ def test_generated_kernels_compile_with_the_real_nvrtc():
         """, extra={"CUDYN_LIBNVRTC": None}, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.splitlines() == ["checked 28"], p.stdout
+
+
+# ------------------------------------------------------------ issue 41: the layer's findings
+
+def test_copies_of_functions_and_modules_do_not_recurse():
+    import copy
+    import cudyn.pycuda.driver as drv
+    from cudyn.pycuda.compiler import SourceModule
+    mod = SourceModule("__global__ void doublify(float *a) { a[threadIdx.x] *= 2; }")
+    f = mod.get_function("doublify")
+    for original in (f, mod):
+        assert type(copy.copy(original)) is type(original)
+    assert copy.copy(f).function is f.function and copy.copy(mod).module is mod.module
+    with pytest.raises(AttributeError):
+        f._no_such_private_name
+    assert isinstance(drv.Function(f.function).num_regs, int)
+
+
+def test_install_keeps_each_modules_own_spec():
+    p = run_python("""
+        import sys, cudyn.pycuda
+        cudyn.pycuda.install()
+        import pycuda.driver, pycuda.gpuarray
+        for name in ("cudyn.pycuda.driver", "cudyn.pycuda.gpuarray"):
+            print(sys.modules[name].__spec__.name)
+        """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["cudyn.pycuda.driver", "cudyn.pycuda.gpuarray"]
+
+
+def test_install_refuses_an_impostor_and_a_leftover_real_submodule():
+    p = run_python("""
+        import sys, types, cudyn.pycuda
+        for name, attrs in (("pycuda", {"__name__": "cudyn.pycuda_evil"}), ("pycuda.driver", {})):
+            fake = types.ModuleType(attrs.get("__name__", name))
+            sys.modules[name] = fake
+            try:
+                cudyn.pycuda.install()
+                print("installed")
+            except ImportError as e:
+                print("refused", name in str(e))
+            del sys.modules[name]
+        cudyn.pycuda.install()
+        import pycuda.driver
+        print(pycuda.driver is sys.modules["cudyn.pycuda.driver"])
+        """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["refused", "True", "refused", "True", "True"]
+
+
+def test_lists_of_texts_are_never_split_into_characters():
+    import cudyn
+    from cudyn.pycuda.compiler import SourceModule
+    source = "__global__ void doublify(float *a) { a[threadIdx.x] *= 2; }"
+    for kwargs in ({"include_dirs": "/tmp"}, {"options": "-O3"}):
+        for make in (SourceModule, cudyn.SourceModule):
+            with pytest.raises(TypeError) as info:
+                make(source, **kwargs)
+            assert next(iter(kwargs)) in str(info.value)
+    with pytest.raises(TypeError):
+        cudyn.SourceModule(source, name_expressions="doublify")
+    SourceModule(source, include_dirs=["/tmp"], options=["-DX=1"])
+
+
+def test_detaching_a_context_below_the_top_takes_it_off_the_stack():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    below = drv.Device(1).make_context()
+    top = drv.Device(0).make_context()
+    try:
+        below.detach()
+        assert drv.Context.get_current() is top and cudyn.device_current() == 0
+        drv.Context.pop()
+        assert drv.Context.get_current() is not below
+    finally:
+        while drv.Context.get_current() is not None:
+            drv.Context.pop()
+
+
+def test_detaching_the_top_makes_the_one_below_current_and_counts_references():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    below = drv.Device(0).make_context()
+    top = drv.Device(1).make_context()
+    try:
+        top.attach()
+        top.detach()               # one reference left: still current
+        assert drv.Context.get_current() is top and cudyn.device_current() == 1
+        top.detach()
+        assert drv.Context.get_current() is below and cudyn.device_current() == 0
+    finally:
+        while drv.Context.get_current() is not None:
+            drv.Context.pop()
+
+
+def test_event_flags_are_cudyns_constants():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    assert drv.event_flags.BLOCKING_SYNC == cudyn.EVENT_BLOCKING_SYNC
+    assert drv.event_flags.DISABLE_TIMING == cudyn.EVENT_DISABLE_TIMING
+    drv.Event(drv.event_flags.DISABLE_TIMING).record()

@@ -77,7 +77,8 @@
  * bytes they hold and release them at synchronisation (mock_pool.c);
  * managed memory as host memory, with prefetch and advice checked and
  * remembered (mock_memory.c).  What those cannot emulate is refused with
- * CUDA_ERROR_NOT_SUPPORTED and a line on stderr (mock_refuse).
+ * CUDA_ERROR_NOT_SUPPORTED and a line on stderr and in the driver's log,
+ * which cudyn appends to the failed call's message (mock_refuse).
  */
 #ifndef CUDYN_MOCK_H
 #define CUDYN_MOCK_H
@@ -194,8 +195,9 @@ struct mock_state {
     pthread_mutex_t lock;
     int version;
     int stub;
-    char log[16384];  /* the driver's error log (cuLogs*), under lock */
+    char log[16384];  /* the driver's error log (cuLogs*), under lock: its newest lines */
     size_t log_len;
+    size_t log_base;  /* the log's offset of log[0] (the older lines went to make room) */
     unsigned int compat_init; /* MOCK_CUDA_COMPAT_INIT, for a copy in a compat directory */
     int initialised; /* cuInit succeeded; atomic: threads call cuInit while others run */
     int n_devices;
@@ -226,7 +228,8 @@ unsigned int mock_enter(const char *fn) MOCK_INTERNAL;
 void mock_log(const char *line) MOCK_INTERNAL;
 
 /* What the mock cannot emulate: CUDA_ERROR_NOT_SUPPORTED, and the line
- * "mock libcuda: cannot emulate WHAT; run this test on a real GPU". */
+ * "mock libcuda: cannot emulate WHAT; run this test on a real GPU" on
+ * stderr and in the driver's log. */
 cu_result mock_refuse(const char *fmt, ...) MOCK_INTERNAL __attribute__((format(printf, 1, 2)));
 
 #define ENTER(fn)                              \
@@ -478,12 +481,6 @@ void run_surf2d_scale(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_elementwise_saxpy(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot(const struct launch *l) MOCK_INTERNAL;
 void run_cudyn_reduce_dot_vec(const struct launch *l) MOCK_INTERNAL;
-/* and of the float32 kernels of python/cudyn/gpuarray.py */
-void run_ga_scalar(const struct launch *l) MOCK_INTERNAL;
-void run_ga_binary(const struct launch *l) MOCK_INTERNAL;
-void run_ga_neg(const struct launch *l) MOCK_INTERNAL;
-void run_ga_fill(const struct launch *l) MOCK_INTERNAL;
-void run_ga_reduce(const struct launch *l) MOCK_INTERNAL;
 
 struct CUfunc_st {
     char *name;

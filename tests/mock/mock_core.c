@@ -103,13 +103,20 @@ static void mock_setup(void)
 
 /* ------------------------------------------- call counting, fault injection */
 
-/* The driver's error log (cuLogs*): one line per failure the mock makes,
- * kept whole (the position a reader holds is an offset into it). */
+/* The driver's error log (cuLogs*): one line per failure the mock makes.
+ * The position a reader holds is an offset into the whole log; the buffer
+ * keeps its newest lines, the older half going when it is full (a long
+ * test process refuses many kernels, each saying why). */
 static void log_line_locked(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void log_line_locked(const char *fmt, ...)
 {
-    if (mock.log_len + 256 >= sizeof mock.log)
-        return; /* full: the mock's log is for short tests */
+    if (mock.log_len + 256 >= sizeof mock.log) {
+        const char *keep = strchr(mock.log + mock.log_len / 2, '\n');
+        size_t drop = keep ? (size_t)(keep + 1 - mock.log) : mock.log_len;
+        memmove(mock.log, mock.log + drop, mock.log_len - drop + 1);
+        mock.log_len -= drop;
+        mock.log_base += drop;
+    }
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(mock.log + mock.log_len, sizeof mock.log - mock.log_len - 1, fmt, ap);
@@ -217,7 +224,10 @@ cu_result mock_refuse(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mock libcuda: cannot emulate %s; run this test on a real GPU\n", what);
+    char line[320];
+    snprintf(line, sizeof line, "mock libcuda: cannot emulate %s; run this test on a real GPU", what);
+    fprintf(stderr, "%s\n", line);
+    mock_log(line); /* the driver's log: cudyn appends it to the failed call's message */
     return CU_ERR_NOT_SUPPORTED;
 }
 
@@ -242,7 +252,7 @@ cu_result cuLogsCurrent(cu_log_iterator *iterator, unsigned int flags)
     if (!iterator || flags)
         return CU_ERR_INVALID_VALUE;
     pthread_mutex_lock(&mock.lock);
-    *iterator = (cu_log_iterator)mock.log_len;
+    *iterator = (cu_log_iterator)(mock.log_base + mock.log_len);
     pthread_mutex_unlock(&mock.lock);
     return CU_OK;
 }
@@ -256,7 +266,8 @@ cu_result cuLogsDumpToMemory(cu_log_iterator *iterator, char *buffer, size_t *si
     if (!buffer || !size || flags)
         return CU_ERR_INVALID_VALUE;
     pthread_mutex_lock(&mock.lock);
-    size_t from = iterator && *iterator <= mock.log_len ? *iterator : 0;
+    size_t end = mock.log_base + mock.log_len; /* iterators count from the log's start */
+    size_t from = iterator && *iterator >= mock.log_base && *iterator <= end ? *iterator - mock.log_base : 0;
     size_t n = mock.log_len - from;
     cu_result r = CU_OK;
     if (n > 0 && *size < 2) {
@@ -271,7 +282,7 @@ cu_result cuLogsDumpToMemory(cu_log_iterator *iterator, char *buffer, size_t *si
         buffer[n] = '\0';
         *size = n;
         if (iterator)
-            *iterator = (cu_log_iterator)mock.log_len;
+            *iterator = (cu_log_iterator)end;
     }
     pthread_mutex_unlock(&mock.lock);
     return r;

@@ -26,6 +26,8 @@ import importlib.abc
 import importlib.util
 import sys
 
+from cudyn._errors import Unsupported
+
 __all__ = ["install", "uninstall", "installed", "Unsupported", "VERSION", "VERSION_TEXT"]
 
 #: The PyCUDA release whose API this layer follows.
@@ -49,14 +51,13 @@ NOT_PROVIDED = {
 }
 
 
-class Unsupported(NotImplementedError):
-    """What PyCUDA does with CUDA features removed in CUDA 12 (texture and
-    surface references) or with nvcc itself, which cudyn does not use: the
-    message names the modern replacement."""
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Answers imports of pycuda and pycuda.X with cudyn.pycuda and cudyn.pycuda.X."""
+
+    def __init__(self):
+        self._specs = {}  # cudyn.pycuda.X -> its own spec, restored after the alias's import
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "pycuda" and not fullname.startswith("pycuda."):
@@ -69,10 +70,14 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
-        return importlib.import_module("cudyn.pycuda" + spec.name[len("pycuda"):])
+        module = importlib.import_module("cudyn.pycuda" + spec.name[len("pycuda"):])
+        self._specs[module.__name__] = module.__spec__
+        return module
 
     def exec_module(self, module):
-        pass  # the module ran when cudyn.pycuda.X was imported
+        # the module ran when cudyn.pycuda.X was imported; the import system
+        # has just set its __spec__ to the alias's (pycuda.X): it keeps its own
+        module.__spec__ = self._specs.get(module.__name__, module.__spec__)
 
 
 _finder = _Alias()
@@ -88,13 +93,16 @@ def install():
 
     Refused (ImportError) when a real PyCUDA is already imported in this
     process: the two cannot share the names.  Calling it twice is harmless."""
-    real = sys.modules.get("pycuda")
-    if real is not None and not getattr(real, "__name__", "").startswith("cudyn.pycuda"):
-        raise ImportError(f"cudyn.pycuda.install(): a PyCUDA is already imported ({getattr(real, '__file__', real)});"
-                          " call install() before the first import of pycuda")
+    this = sys.modules[__name__]
+    for name, module in list(sys.modules.items()):
+        if (name == "pycuda" or name.startswith("pycuda.")) and module is not None and \
+                module is not sys.modules.get("cudyn.pycuda" + name[len("pycuda"):]):
+            raise ImportError(f"cudyn.pycuda.install(): {name} is already imported from elsewhere"
+                              f" ({getattr(module, '__file__', None) or module!r}); call install() before the first"
+                              " import of pycuda")
     if not installed():
         sys.meta_path.insert(0, _finder)
-    sys.modules["pycuda"] = sys.modules[__name__]
+    sys.modules["pycuda"] = this
 
 
 def uninstall():
@@ -107,7 +115,9 @@ def uninstall():
 
 
 def __getattr__(name):
-    # pycuda.driver, pycuda.gpuarray ... as attributes after `import pycuda`
-    if name in MODULES:
+    # pycuda.driver, pycuda.gpuarray ... as attributes after `import pycuda`;
+    # not autoinit and autoprimaryctx, which make a context when imported:
+    # only their import statement may (help() and pydoc reach attributes)
+    if name in MODULES and name not in ("autoinit", "autoprimaryctx"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cudyn.pycuda' has no attribute {name!r}")

@@ -1,6 +1,5 @@
 # Type stubs for cudyn.pycuda (PyCUDA's modules over cudyn, and the import
 # hook that answers `import pycuda` with them).
-from . import autoinit as autoinit
 from . import characterize as characterize
 from . import compiler as compiler
 from . import cumath as cumath

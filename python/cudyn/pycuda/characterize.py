@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import cudyn
+
 __all__ = ["has_double_support", "has_stack", "platform_bits", "sizeof"]
 
 
@@ -22,7 +24,6 @@ def platform_bits():
 
 def sizeof(type_name, preamble=""):
     """The size in bytes of a C type, as the device compiler lays it out (one small kernel)."""
-    import cudyn
     mod = cudyn.SourceModule(preamble + "\nextern \"C\" __global__ void cudyn_sizeof(unsigned int *out)"
                              " { *out = sizeof(" + type_name + "); }", no_extern_c=True)
     out = np.zeros(1, np.uint32)

@@ -43,8 +43,8 @@ class SourceModule(Module):
         if arch is not None or code is not None:
             _refuse("arch=/code=", "cudyn compiles for the current device; for images for several architectures"
                     " use the cudyn-cc tool and cudyn.pycuda.driver.module_from_file")
-        module = cudyn.SourceModule(source, options=list(options or ()), no_extern_c=no_extern_c,
-                                    include_dirs=tuple(include_dirs), headers=_HEADERS)
+        module = cudyn.SourceModule(source, options=options, no_extern_c=no_extern_c, include_dirs=include_dirs,
+                                    headers=_HEADERS)
         super().__init__(module)
         self.code = source
 

@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 import cudyn
+from cudyn import _result
 from cudyn._memory import in_memory_order
 
 from . import Unsupported
@@ -102,8 +103,12 @@ class ctx_flags:  # noqa: N801
 
 
 class event_flags:  # noqa: N801
-    """CUevent_flags values, for Event(flags)."""
-    DEFAULT, BLOCKING_SYNC, DISABLE_TIMING, INTERPROCESS = 0, 1, 2, 4
+    """Event(flags)'s values: cudyn's own (INTERPROCESS, which cudyn's
+    events do not offer, keeps CUDA's value and is refused by Event)."""
+    DEFAULT = 0
+    BLOCKING_SYNC = cudyn.EVENT_BLOCKING_SYNC
+    DISABLE_TIMING = cudyn.EVENT_DISABLE_TIMING
+    INTERPROCESS = 4
 
 
 class host_alloc_flags:  # noqa: N801
@@ -261,13 +266,19 @@ class Context:
             cudyn.device_use(contexts[-1]._ordinal)
 
     def detach(self):
-        """Drops this reference; the last one pops it when it is current.
-        cudyn keeps the primary context (and the memory in it) alive."""
+        """Drops this reference; the last one takes it off the thread's
+        context stack, wherever it stands there (the context below the top
+        becomes current when it was the top).  cudyn keeps the primary
+        context (and the memory in it) alive."""
         self._live("detach")
         self._attached -= 1
+        if self._attached:
+            return
         contexts = _contexts()
-        if contexts and contexts[-1] is self:
-            Context.pop()
+        top = contexts[-1] if contexts else None
+        contexts[:] = [c for c in contexts if c is not self]
+        if contexts and top is self:
+            cudyn.device_use(contexts[-1]._ordinal)
 
     def attach(self, flags=0):
         """One more reference (detach drops one)."""
@@ -277,8 +288,12 @@ class Context:
 
     @staticmethod
     def get_current():
-        """The thread's current context from this stack, or None."""
+        """The thread's current context from this stack, or None (never a
+        detached one: another thread may have detached a context this
+        thread's stack holds)."""
         contexts = _contexts()
+        while contexts and contexts[-1]._attached <= 0:
+            contexts.pop()
         return contexts[-1] if contexts else None
 
     @staticmethod
@@ -368,16 +383,19 @@ _DEFAULT = 0
 
 def memcpy_htod_async(dest, src, stream=None):
     """As memcpy_htod, asynchronous on ``stream`` (the default stream if None; pinned host memory overlaps)."""
+    _result.mark_used(stream, (dest,))
     cudyn.memcpy_htod(dest, in_memory_order(src), stream=stream if stream is not None else _DEFAULT)
 
 
 def memcpy_dtoh_async(dest, src, stream=None):
     """As memcpy_dtoh, asynchronous on ``stream`` (the default stream if None)."""
+    _result.mark_used(stream, (src,))
     cudyn.memcpy_dtoh(in_memory_order(dest), src, stream=stream if stream is not None else _DEFAULT)
 
 
 def memcpy_dtod_async(dest, src, size, stream=None):
     """As memcpy_dtod, asynchronous on ``stream`` (the default stream if None)."""
+    _result.mark_used(stream, (dest, src))
     cudyn.memcpy_dtod(dest, src, size, stream=stream if stream is not None else _DEFAULT)
 
 
@@ -507,6 +525,9 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         """Launches; with time_kernel=True, returns the kernel's time in seconds."""
+        stream = kwargs.get("stream")
+        if stream is not None:  # the pools' rule: memory used on a stream is reused only after that work
+            _result.mark_used(stream, args)
         return self._function(*[_argument(a) for a in args], **kwargs)
 
     def prepare(self, arg_types, texrefs=None, block=None, shared=None):
@@ -522,10 +543,12 @@ class Function:
         """prepared_call(grid, block, *args, shared_size=0): cudyn.Function's."""
         return self._function.prepared_call
 
-    @property
-    def prepared_async_call(self):
-        """prepared_async_call(grid, block, stream, *args, shared_size=0): cudyn.Function's."""
-        return self._function.prepared_async_call
+    def prepared_async_call(self, grid, block, stream, *args, shared_size=0):
+        """cudyn.Function's prepared_async_call, the arguments noted as used
+        on ``stream`` (the pools' rule)."""
+        if stream is not None:
+            _result.mark_used(stream, args)
+        return self._function.prepared_async_call(grid, block, stream, *args, shared_size=shared_size)
 
     @property
     def prepared_timed_call(self):
@@ -546,7 +569,11 @@ class Function:
         raise Unsupported("Function.set_shared_size: pass shared= (dynamic shared memory) to the call instead")
 
     def __getattr__(self, name):
-        # num_regs, shared_size_bytes, local_size_bytes, max_threads_per_block ...
+        # num_regs, shared_size_bytes, local_size_bytes, max_threads_per_block
+        # ...; never a private name, which copy.copy looks for on an empty
+        # instance (its _function unset: asking for it would recurse)
+        if name.startswith("_"):
+            raise AttributeError(name)
         return getattr(self._function, name)
 
     def __repr__(self):
@@ -583,6 +610,8 @@ class Module:
                           " objects (cudyn.Array with surface access)")
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # as Function's: copy.copy asks an empty instance
+            raise AttributeError(name)
         return getattr(self._module, name)
 
 

@@ -240,9 +240,9 @@ class Function:
     @property
     def prepared_call(self) -> Callable[..., None]:
         """prepared_call(grid, block, *args, shared_size=0): on the default stream."""
-    @property
-    def prepared_async_call(self) -> Callable[..., None]:
-        """prepared_async_call(grid, block, stream, *args, shared_size=0): on ``stream``."""
+    def prepared_async_call(self, grid: _Dim, block: _Dim, stream: _StreamLike, *args: Any,
+                            shared_size: int = 0) -> None:
+        """cudyn.Function's prepared_async_call, the arguments noted as used on ``stream`` (the pools' rule)."""
     @property
     def prepared_timed_call(self) -> Callable[..., Callable[[], float]]:
         """prepared_timed_call(grid, block, *args, shared_size=0): a callable that waits and gives seconds."""

@@ -4,6 +4,7 @@ third positional argument of empty, zeros, ones and to_gpu)."""
 
 import numpy as np
 
+from cudyn import _codegen
 from cudyn import gpuarray as _ga
 from cudyn.gpuarray import *  # noqa: F401,F403
 from cudyn.gpuarray import GPUArray, vec  # noqa: F401
@@ -38,5 +39,4 @@ def to_gpu_async(ary, allocator=None, stream=None):
 
 def splay(n, dev=None):
     """(grid, block) covering n elements with a grid-stride kernel, as PyCUDA's."""
-    from cudyn import _codegen
     return (_codegen.grid_for(n), 1), (_codegen.BLOCK, 1, 1)

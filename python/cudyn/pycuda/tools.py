@@ -4,13 +4,14 @@ dtype table kernels are written from (dtype_to_ctype, register_dtype)."""
 
 import functools
 import gc
+import operator
 import os
 import threading
 
 import numpy as np
 
 import cudyn
-from cudyn import _codegen, _ranks
+from cudyn import _codegen, _dtypes, _pool, _ranks
 
 from . import Unsupported
 from . import driver as cuda
@@ -37,48 +38,71 @@ def bitlog2(n):
 _SMALL = 4
 
 
+def _size(size, what):
+    """A pool size: an integer (not a float, not a string) of 0 or more."""
+    if isinstance(size, bool) or not hasattr(type(size), "__index__"):
+        raise TypeError(f"{what}: the size is an integer number of bytes, not {type(size).__name__}")
+    size = operator.index(size)
+    if size < 0:
+        raise cudyn.InvalidArgument(f"{what}: the size {size} is negative (it is 0 or more bytes)")
+    return size
+
+
 class PooledDeviceAllocation:
     """A block of a DeviceMemoryPool: device memory wherever device memory is
-    taken (int() is its address); free() or its end gives it back to the pool."""
+    taken (int() is its address).  free() gives it up; the block goes back
+    to the pool when nothing can use it any more: once freed and no longer
+    held (an array made over it holds it; the pool's rule, python/README.md)."""
 
     def __init__(self, pool, memory, size, bin_number):
         self.pool, self._memory, self.size, self._bin = pool, memory, size, bin_number
+        self._freed = False
 
     @property
     def ptr(self):
         """The device address."""
+        if self._freed:
+            raise cudyn.InvalidArgument("PooledDeviceAllocation: the block was freed")
         return self._memory.ptr
 
     def __int__(self):
-        return self._memory.ptr
+        return self.ptr
 
     __index__ = __int__
 
     @property
     def __cuda_array_interface__(self):
-        return {"shape": (self.size,), "typestr": "|u1", "data": (self._memory.ptr, False), "version": 3,
-                "strides": None}
+        return {"shape": (self.size,), "typestr": "|u1", "data": (self.ptr, False), "version": 3, "strides": None}
 
     def free(self):
-        """Gives the block back to its pool now."""
-        if self._memory is not None:
-            memory, self._memory = self._memory, None
-            self.pool._release(self._bin, memory)
+        """Gives the block up (its address is no longer this object's to use):
+        it returns to the pool when this object goes, and so when every
+        array made over it has gone."""
+        self._freed = True
 
     def __del__(self):
-        try:
-            self.free()
-        except Exception:  # at interpreter exit the pool may be gone
-            pass
+        memory, self._memory = self._memory, None
+        if memory is not None:
+            try:
+                self.pool._release(self._bin, memory)
+            except Exception:  # at interpreter exit the pool may be gone
+                pass
 
 
 class DeviceMemoryPool:
     """Keeps freed device memory in bins of similar sizes and hands it out
-    again, as PyCUDA's pool: allocate(size) gives a PooledDeviceAllocation."""
+    again, as PyCUDA's pool: allocate(size) gives a PooledDeviceAllocation.
+    The pool cannot see which streams used a block, so it hands out a block
+    that came back since it last waited for the device only when one
+    stream ordered all the work (cudyn._pool.one_stream_orders_all: no
+    stream given to an operation or a kernel of this layer, the legacy
+    default stream); otherwise it waits for the device's work first
+    (cudyn.synchronize), once for all the blocks that came back."""
 
     def __init__(self, allocator=None):
         self._allocator = allocator or cudyn.DeviceMemory
-        self._held = {}  # (device, bin) -> [DeviceMemory]
+        self._held = {}   # (device, bin) -> [DeviceMemory] back before the pool last waited, never an empty list
+        self._fresh = {}  # the same, back since
         self._lock = threading.Lock()
         self._holding = True
         self.active_blocks = 0
@@ -86,7 +110,7 @@ class DeviceMemoryPool:
     @staticmethod
     def bin_number(size):
         """The bin of the smallest block size that holds ``size`` bytes."""
-        size = int(size)
+        size = _size(size, "DeviceMemoryPool.bin_number")
         if size <= _SMALL:
             return max(size, 1) - 1
         k = bitlog2(size) - 2
@@ -100,6 +124,7 @@ class DeviceMemoryPool:
     @staticmethod
     def alloc_size(bin_number):
         """The block size of a bin (at least 1 byte)."""
+        bin_number = _size(bin_number, "DeviceMemoryPool.alloc_size")
         if bin_number < _SMALL - 1:
             return bin_number + 1
         k, m = divmod(bin_number - (_SMALL - 1), _SMALL)
@@ -108,15 +133,37 @@ class DeviceMemoryPool:
     @property
     def held_blocks(self):
         """The blocks kept for reuse now."""
-        return sum(len(v) for v in self._held.values())
+        with self._lock:
+            return sum(len(v) for held in (self._held, self._fresh) for v in held.values())
+
+    def _take(self, key):
+        """A held block of key's bin, or None; waits for the device first
+        when only a block back since the last wait would do (see the class)."""
+        with self._lock:
+            held = self._held if key in self._held else self._fresh if key in self._fresh else None
+            if held is self._fresh and not _pool.one_stream_orders_all():
+                held = None
+            if held is not None:
+                blocks = held[key]
+                memory = blocks.pop()
+                if not blocks:
+                    del held[key]
+                return memory
+            if key not in self._fresh:
+                return None
+        cudyn.synchronize()  # every stream's work with the blocks back since the last wait is done
+        with self._lock:
+            for k in [k for k in self._fresh if k[0] == key[0]]:
+                self._held.setdefault(k, []).extend(self._fresh.pop(k))
+        return self._take(key)
 
     def allocate(self, size):
-        """A block of at least ``size`` bytes, reused when one of its bin is held."""
+        """A block of at least ``size`` bytes (an integer, 0 or more), reused
+        when one of its bin is held."""
+        size = _size(size, "DeviceMemoryPool.allocate")
         bin_number = self.bin_number(size)
         key = (cudyn.device_current(), bin_number)
-        with self._lock:
-            held = self._held.get(key)
-            memory = held.pop() if held else None
+        memory = self._take(key)
         if memory is None:
             nbytes = self.alloc_size(bin_number)
             try:
@@ -131,17 +178,18 @@ class DeviceMemoryPool:
 
     def _release(self, key, memory):
         self.active_blocks -= 1
-        if self._holding:
+        if self._holding and not memory.freed:
             with self._lock:
-                self._held.setdefault(key, []).append(memory)
+                self._fresh.setdefault(key, []).append(memory)
         else:
             memory.free()
 
     def free_held(self):
         """Frees every held block."""
         with self._lock:
-            blocks = [m for ms in self._held.values() for m in ms]
+            blocks = [m for held in (self._held, self._fresh) for ms in held.values() for m in ms]
             self._held.clear()
+            self._fresh.clear()
         for memory in blocks:
             memory.free()
 
@@ -178,7 +226,7 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
     dtype = np.dtype(dtype)
     if dtype in _PYCUDA_NAMES:
         return _PYCUDA_NAMES[dtype]
-    return _codegen.ctype(dtype)
+    return _dtypes.ctype(dtype)
 
 
 def register_dtype(dtype, c_names, alias_ok=False):
@@ -186,7 +234,7 @@ def register_dtype(dtype, c_names, alias_ok=False):
     (a name or a sequence of names, the first one used)."""
     names = [c_names] if isinstance(c_names, str) else list(c_names)
     for name in names[::-1]:
-        _codegen.register_dtype(dtype, name)
+        _dtypes.register_dtype(dtype, name)
 
 
 def get_or_register_dtype(c_names, dtype=None):
@@ -195,7 +243,7 @@ def get_or_register_dtype(c_names, dtype=None):
     if dtype is not None:
         register_dtype(dtype, names)
         return np.dtype(dtype)
-    return _codegen.dtype_of(names[0])
+    return _dtypes.dtype_of(names[0])
 
 
 class Argument:
@@ -225,26 +273,27 @@ class ScalarArg(Argument):
 def parse_c_arg(c_arg):
     """A C declaration ('float *x') as a VectorArg or ScalarArg."""
     (t, name, pointer), = _codegen.parse_arguments(c_arg)
-    return (VectorArg if pointer else ScalarArg)(_codegen.dtype_of(t), name)
+    return (VectorArg if pointer else ScalarArg)(_dtypes.dtype_of(t), name)
 
 
 def get_arg_type(c_arg):
     """The launch format character of a C declaration ('P' for a pointer)."""
     (t, name, pointer), = _codegen.parse_arguments(c_arg)
-    return "P" if pointer else _codegen.launch_code(_codegen.dtype_of(t))
+    return "P" if pointer else _dtypes.launch_code(_dtypes.dtype_of(t))
 
 
 # ------------------------------------------------------------ contexts and tests
 
 def get_default_device(default=0):
     """The device of $CUDA_DEVICE (PyCUDA's variable), else cudyn.autoinit's
-    choice ($CUDYN_DEVICE, else the node-local MPI rank), else ``default``."""
+    choice ($CUDYN_DEVICE, else the node-local rank as the C library reads
+    it), else ``default``."""
     value = os.environ.get("CUDA_DEVICE", "").strip()
     if value:
-        return cuda.Device(int(value))
+        return cuda.Device(_ranks.decimal(value, "CUDA_DEVICE"))
     if not os.environ.get("CUDYN_DEVICE", "").strip() and _ranks.local_rank() is None:
         return cuda.Device(default)
-    return cuda.Device(_ranks.choose_ordinal(cudyn.device_count()))
+    return cuda.Device(_ranks.choose_ordinal())
 
 
 def make_default_context(ctx_maker=None):

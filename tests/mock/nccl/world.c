@@ -276,15 +276,34 @@ static enum step recv_step(struct op *op)
     return op->bytes_done == total ? STEP_DONE : STEP_MOVED;
 }
 
+/* A communicator's start, once its ranks are all there: NCCL refuses two
+ * ranks of one communicator on one GPU (the mock's devices are the same
+ * GPU in every process that sees them). */
+static enum step join_step(struct op *op, struct ncclComm *c)
+{
+    if (!world_complete(c))
+        return STEP_WAIT;
+    for (int a = 0; a < c->nranks; a++)
+        for (int b = a + 1; b < c->nranks; b++)
+            if (c->world->ranks[a].device == c->world->ranks[b].device) {
+                op->failed = mock_nccl_error(ncclInvalidUsage, true,
+                                             "mock NCCL: ranks %d and %d of one communicator are both on device "
+                                             "%d; NCCL takes one rank per GPU",
+                                             a, b, c->world->ranks[a].device);
+                return STEP_FAILED;
+            }
+    return STEP_DONE;
+}
+
 enum step op_step(struct op *op)
 {
     switch (op->desc.kind) {
     case OP_SEND: return send_step(op);
     case OP_RECV: return recv_step(op);
-    case OP_JOIN: return world_complete(op->comm) ? STEP_DONE : STEP_WAIT;
+    case OP_JOIN: return join_step(op, op->comm);
     default:
         if (op->joining) /* a split whose child waits for its other ranks */
-            return world_complete(*op->newcomm) ? STEP_DONE : STEP_WAIT;
+            return join_step(op, *op->newcomm);
         return collective_step(op);
     }
 }
