@@ -128,6 +128,9 @@ static void test_files(const char *dir)
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_USE_DRIVER), CUDYN_OK);
     CHECK_STATUS(cudyn_link_add_file(l, CUDYN_LINK_AUTO, test_path(dir, "missing.ptx")), CUDYN_ERROR_NOT_FOUND);
     CHECK_STATUS(cudyn_link_add_file(l, CUDYN_LINK_AUTO, dir), CUDYN_ERROR_INVALID_ARGUMENT);
+    /* a FIFO no one writes: refused at once, not waited on */
+    if (mkfifo(test_path(dir, "fifo"), 0600) == 0)
+        CHECK_STATUS(cudyn_link_add_file(l, CUDYN_LINK_AUTO, test_path(dir, "fifo")), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_link_add_file(l, CUDYN_LINK_PTX, test_path(dir, "caller.ptx")), CUDYN_OK);
     CHECK_STATUS(cudyn_link_add_file(l, CUDYN_LINK_AUTO, test_path(dir, "callee.ptx")), CUDYN_OK);
     const void *image = NULL;
@@ -136,6 +139,7 @@ static void test_files(const char *dir)
     cudyn_link_destroy(l);
     remove(test_path(dir, "callee.ptx"));
     remove(test_path(dir, "caller.ptx"));
+    remove(test_path(dir, "fifo"));
 }
 
 /* Without nvJitLink: the driver's linker, saying why; with

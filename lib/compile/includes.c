@@ -300,22 +300,12 @@ static int read_file(const char *path, struct cudyn__dep *d, char **text, size_t
             close(fd);
         return 1;
     }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = malloc(size + 1);
-    while (buf && got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    size_t size = (size_t)st.st_size;
+    char *buf = cudyn__read_whole(fd, size, 1); /* NUL-terminated */
+    int e = errno;
     close(fd);
     if (!buf)
-        return -1;
-    if (got != size) {
-        free(buf);
-        return 1;
-    }
-    buf[size] = '\0';
+        return e == ENOMEM ? -1 : 1;
     set_identity(d, &st);
     d->present = true;
     struct cudyn__sha256 h;

@@ -491,7 +491,7 @@ CUDYN_API int cudyn_link_add_data(cudyn_linker *linker, int kind, const void *da
 /* A regular file of at most MAX_INPUT_BYTES, read whole (malloc'd). */
 static int read_input(const char *api, const char *path, unsigned char **out, size_t *bytes)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
@@ -504,22 +504,15 @@ static int read_input(const char *api, const char *path, unsigned char **out, si
         close(fd);
         return cudyn__fail_arg(api, "path", "is not a regular file of 1 byte to 2 GiB");
     }
-    size_t size = (size_t)st.st_size, got = 0;
-    unsigned char *buf = malloc(size);
-    while (buf && got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    size_t size = (size_t)st.st_size;
+    unsigned char *buf = cudyn__read_whole(fd, size, 0);
+    int e = errno;
     close(fd);
-    if (!buf)
+    if (!buf && e == ENOMEM)
         return cudyn__fail_oom(api);
-    if (got != size) {
-        free(buf);
+    if (!buf)
         return cudyn__fail(CUDYN_ERROR_SYSTEM, CUDYN_ORIGIN_SYSTEM, EIO, NULL, "read", NULL,
                            "%s: %s changed size or could not be read whole", api, path);
-    }
     *out = buf;
     *bytes = size;
     return CUDYN_OK;
