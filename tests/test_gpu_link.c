@@ -63,6 +63,20 @@ static bool run(cudyn_linker *l, const char *kernel, unsigned int threads, int *
     return ran;
 }
 
+/* Links, runs caller_src's k on x[i] = i (32 threads) and
+ * checks it wrote twice(i) + 1. */
+static void run_caller(cudyn_linker *l, const char *what)
+{
+    int out[32];
+    if (run(l, "k", 32, out, 32)) {
+        int wrong = 0;
+        for (int i = 0; i < 32; i++)
+            wrong += out[i] != 2 * i + 1;
+        CHECK_EQ_INT(wrong, 0);
+        printf("%s: %s: %s\n", cudyn_link_backend(l), what, wrong ? "WRONG" : "right");
+    }
+}
+
 static void separate_units(unsigned int flags)
 {
     cudyn_program *callee = compile_rdc(callee_src, "callee.cu", NULL), *caller = compile_rdc(caller_src, "caller.cu", NULL);
@@ -71,14 +85,7 @@ static void separate_units(unsigned int flags)
     if (l && callee && caller) {
         CHECK_STATUS(cudyn_link_add_program(l, caller), CUDYN_OK);
         CHECK_STATUS(cudyn_link_add_program(l, callee), CUDYN_OK);
-        int out[32];
-        if (run(l, "k", 32, out, 32)) {
-            int wrong = 0;
-            for (int i = 0; i < 32; i++)
-                wrong += out[i] != 2 * i + 1;
-            CHECK_EQ_INT(wrong, 0);
-            printf("%s: two relocatable units linked and run: %s\n", cudyn_link_backend(l), wrong ? "WRONG" : "right");
-        }
+        run_caller(l, "two relocatable units linked and run");
     }
     cudyn_link_destroy(l);
     cudyn_program_free(callee);
@@ -125,14 +132,7 @@ static void link_time_optimisation(int cc)
     if (a && b && cudyn_link_create(&l, 0, lto, 1, CUDYN_LINK_NEED_NVJITLINK) == CUDYN_OK) {
         CHECK_STATUS(cudyn_link_add_data(l, CUDYN_LINK_AUTO, a, n1, "callee.ltoir"), CUDYN_OK);
         CHECK_STATUS(cudyn_link_add_data(l, CUDYN_LINK_AUTO, b, n2, "caller.ltoir"), CUDYN_OK);
-        int out[32];
-        if (run(l, "k", 32, out, 32)) {
-            int wrong = 0;
-            for (int i = 0; i < 32; i++)
-                wrong += out[i] != 2 * i + 1;
-            CHECK_EQ_INT(wrong, 0);
-            printf("%s: LTO-IR linked with -lto and run: %s\n", cudyn_link_backend(l), wrong ? "WRONG" : "right");
-        }
+        run_caller(l, "LTO-IR linked with -lto and run");
     } else {
         printf("LTO not tried (NVRTC made no LTO-IR for sm_%d, or no nvJitLink)\n", cc);
     }
