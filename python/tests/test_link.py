@@ -100,6 +100,32 @@ def test_toolkit_info_without_a_toolkit():
 
 
 @pytest.mark.mock
+def test_the_toolkit_is_in_the_cache_key(tmp_path):
+    """The same source compiles anew for another toolkit, and for the same
+    toolkit's directory changed (installed again), and comes from the
+    cache otherwise: the key holds the include directories and their
+    identities."""
+    from conftest import run_python
+    for name in ("tk1", "tk2"):
+        (tmp_path / name / "include").mkdir(parents=True)
+        (tmp_path / name / "include" / "cuda_runtime.h").write_text("")  # what makes a toolkit's headers
+    code = """
+        import cudyn
+        m = cudyn.Module.from_source('extern "C" __global__ void k(int *x) { *x = 1; }')
+        print(m.from_cache)
+        """
+    def from_cache(toolkit):
+        p = run_python(code, extra={"CUDYN_TOOLKIT": str(tmp_path / toolkit),
+                                    "CUDYN_CACHE_DIR": str(tmp_path / "cache")})
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()[-1]
+    assert [from_cache("tk1"), from_cache("tk1"), from_cache("tk2"), from_cache("tk1")] == \
+        ["False", "True", "False", "True"]
+    (tmp_path / "tk1" / "include" / "new.h").write_text("")  # the directory changes
+    assert [from_cache("tk1"), from_cache("tk1")] == ["False", "True"]
+
+
+@pytest.mark.mock
 def test_add_source_needs_a_real_nvrtc():
     import cudyn
     linker = cudyn.Linker(driver=True)
