@@ -219,7 +219,7 @@ bool cudyn__sites_of_environments(cudyn__place_fn fn, void *ctx, struct cudyn__t
 bool cudyn__sites_of_user_and_system(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace,
                                      const char *looking_for);
 
-/* toolkit.c: the toolkit directories the searches try, fn(root, how, ctx)
+/* toolkit_roots.c: the toolkit directories the searches try, fn(root, how, ctx)
  * until it returns true: $CUDA_PATH and $CUDA_HOME; /usr/local/cuda and
  * /usr/local/cuda-X.Y, newest first. */
 bool cudyn__toolkit_env_roots(cudyn__place_fn fn, void *ctx);
