@@ -1,14 +1,16 @@
 /*
  * util.c - small helpers the library's files share: secure environment
  * reads, the CUDYN_DEBUG switch, bounded text buffers, names from the
- * public maps.
+ * public maps, a file read whole.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -24,7 +26,8 @@ const char *cudyn__getenv(const char *name)
 #endif
 }
 
-bool cudyn__debug_enabled(void)
+/* CUDYN_DEBUG set to something other than 0 */
+static bool debug_enabled(void)
 {
     const char *v = cudyn__getenv("CUDYN_DEBUG");
     return v && v[0] && strcmp(v, "0") != 0;
@@ -32,7 +35,7 @@ bool cudyn__debug_enabled(void)
 
 void cudyn__debug(const char *fmt, ...)
 {
-    if (!cudyn__debug_enabled())
+    if (!debug_enabled())
         return;
     /* one line, one write: lines of several threads do not interleave */
     char line[2048] = "cudyn: ";
@@ -111,7 +114,7 @@ void cudyn__text_add(struct cudyn__text *t, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    if (t->echo_prefix && cudyn__debug_enabled())
+    if (t->echo_prefix && debug_enabled())
         fprintf(stderr, "%s%s\n", t->echo_prefix, line);
     cudyn__text_put(t, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     cudyn__text_put(t, "\n", 1);
@@ -126,6 +129,31 @@ void cudyn__copy_string(char *dst, size_t cap, const char *src)
         n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+void *cudyn__read_whole(int fd, size_t size, size_t pad)
+{
+    unsigned char *buf = malloc(size + pad ? size + pad : 1);
+    if (!buf) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != size) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    memset(buf + size, 0, pad);
+    return buf;
 }
 
 double cudyn__now_ms(void)

@@ -6,21 +6,23 @@
 # a file of a lower wing references a name defined in a higher one, and
 # when an #include line of a lower wing names a higher wing's header; the
 # one documented exception (EXCEPTIONS below) passes, and fails once it is
-# no longer used, so the list stays true.  The Python module's files
+# no longer used, so the list stays true.  Inside a wing, files that call
+# each other in a circle fail unless WING_CYCLES lists that circle (and a
+# listed circle that is gone fails too).  The Python module's files
 # (python/src) stand in an order of their own, each file a step
 # (PYTHON_ORDER below, python/README.md): the same check of their objects,
 # and they include nothing of lib/.  It prints the Python files' graph.
 # The pure-Python package python/cudyn stands in an order too
 # (PYCUDYN_ORDER below): its imports, read with ast, go only downward.
-# Before looking at the library it proves on two objects of its own that
-# it catches an upward call.
+# Before looking at the library it proves on objects of its own that it
+# catches an upward call and a circle inside a wing.
 . "$top_srcdir/tests/common.sh"
 command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 
 WINGS="base loader api compile module expr nccl"
 # python/src, bottom to top (python/README.md says what each owns)
-PYTHON_ORDER="errors util format memory streams textures export array interop nccl host_args pack launch
-prepared function module expressions functions init"
+PYTHON_ORDER="errors util format memory streams textures export array interop nccl_functions nccl host_args pack launch
+prepared function module link expressions functions init"
 # "FILE NAME": FILE (wing/name, no .c) may reference NAME of a higher wing.
 # The reset fan-out: a context reset destroys the context's modules and
 # kernels, so context.c tells module.c and kernel_params.c to forget them.
@@ -28,6 +30,18 @@ EXCEPTIONS="api/context cudyn__module_forget_context
 api/context cudyn__kernel_forget_all"
 # "FILE HEADER": the includes those calls need.
 INCLUDE_EXCEPTIONS="api/context module/kernel_params.h"
+# Inside a wing its files stand in an order too: no circle of files that
+# call each other.  The circles left, each a line of its files (sorted);
+# a new circle fails, and so does one listed here that is gone.
+#  - base: error.c appends the driver's log lines (driver_log.c), which
+#    records its own failures through error.c.
+#  - api: context.c picks devices and forgets a context's events on reset
+#    (device.c, local_rank.c, stream.c), which all need a context.
+#  - module: a kernel's parameters come from its module's PTX, and a module
+#    registers its kernels.
+WING_CYCLES="base/driver_log base/error
+api/context api/device api/local_rank api/stream
+module/kernel_params module/module"
 
 # check_objects LIST [ORDER EXCEPTIONS]: LIST has a line "WING FILE OBJECT"
 # per object; ORDER (default WINGS) ranks the wings, EXCEPTIONS (default
@@ -73,6 +87,40 @@ check_objects() {
         }' "$tmp/symbols"
 }
 
+# wing_cycles: from $tmp/symbols (check_objects'), each circle of files of
+# one wing that call each other, as a line of their names, sorted.
+wing_cycles() {
+    awk '
+        $1 == "D" { at[$4] = $3; wing_of[$3] = $2; next }
+        { used[++k] = $2 " " $3 " " $4 }
+        END {
+            for (i = 1; i <= k; i++) {
+                split(used[i], u, " ")
+                if (!(u[3] in at)) continue
+                to = at[u[3]]
+                if (to == u[2] || wing_of[to] != u[1]) continue
+                reach[u[2], to] = 1; node[u[2]] = 1; node[to] = 1
+            }
+            n = 0
+            for (v in node) names[++n] = v
+            for (a = 1; a <= n; a++)          # Warshall: reach becomes the closure
+                for (b = 1; b <= n; b++)
+                    if ((names[b], names[a]) in reach)
+                        for (c = 1; c <= n; c++)
+                            if ((names[a], names[c]) in reach) reach[names[b], names[c]] = 1
+            for (a = 1; a <= n; a++) {
+                if (names[a] in done) continue
+                line = names[a]; size = 1
+                for (b = 1; b <= n; b++)
+                    if (b != a && ((names[a], names[b]) in reach) && ((names[b], names[a]) in reach)) {
+                        line = line "\n" names[b]; done[names[b]] = 1; size++
+                    }
+                if (size > 1) print line | "sort | paste -sd \" \" -"
+                close("sort | paste -sd \" \" -")
+            }
+        }' "$tmp/symbols" | sort
+}
+
 # ---- the check can fail: a base object calling an expr object's function
 mkdir -p "$tmp/plant"
 printf 'int planted_high(void);\nint planted_low(void) { return planted_high(); }\n' > "$tmp/plant/low.c"
@@ -83,6 +131,17 @@ if ${CC:-cc} -c -o "$tmp/plant/low.o" "$tmp/plant/low.c" && ${CC:-cc} -c -o "$tm
     planted=$(check_objects "$tmp/plant/list" | grep -v '^exception no longer used')
     [ "$planted" = "low -> high: planted_high" ] ||
         { echo "FAIL: a planted upward call (base -> expr) was not reported as such: '$planted'"; fail=1; }
+else
+    echo "FAIL: cannot compile the planted objects with ${CC:-cc}"; fail=1
+fi
+# ... and two files of one wing that call each other (high.c calls back)
+printf 'int planted_low(void);\nint planted_high(void) { return planted_low(); }\n' > "$tmp/plant/high.c"
+if ${CC:-cc} -c -o "$tmp/plant/high.o" "$tmp/plant/high.c"; then
+    printf 'expr expr/low %s\nexpr expr/high %s\n' "$tmp/plant/low.o" "$tmp/plant/high.o" > "$tmp/plant/list"
+    check_objects "$tmp/plant/list" > /dev/null
+    planted=$(wing_cycles)
+    [ "$planted" = "expr/high expr/low" ] ||
+        { echo "FAIL: a planted circle of two files (expr/low, expr/high) was not found: '$planted'"; fail=1; }
 else
     echo "FAIL: cannot compile the planted objects with ${CC:-cc}"; fail=1
 fi
@@ -102,6 +161,13 @@ if ! out=$(check_objects "$tmp/list"); then
     printf '%s\n' "$out" | sed 's/^/    /'
     fail=1
 fi
+# ---- inside each wing, no new circle of files; the known ones still there
+wing_cycles > "$tmp/cycles"
+printf '%s\n' "$WING_CYCLES" | sort > "$tmp/known-cycles"
+echo "lib/, circles of files inside a wing (WING_CYCLES lists those known):"
+sed 's/^/    /' "$tmp/cycles"
+comm -23 "$tmp/cycles" "$tmp/known-cycles" | sed 's/^/FAIL: files of one wing call each other in a circle (give them an order: move what the lower one needs down): /' | grep . && fail=1
+comm -13 "$tmp/cycles" "$tmp/known-cycles" | sed 's/^/FAIL: no longer a circle, remove it from WING_CYCLES (tests\/check-layers.sh): /' | grep . && fail=1
 
 # ---- python/src: each file calls only the files below it
 if [ -d "$top_builddir/python/src" ]; then

@@ -6,11 +6,16 @@
  * its data checked, by one thread in groups and by a thread per rank;
  * two processes meeting through a unique id; every call with bad
  * arguments (NULL, a wrong rank, a count past the buffer, a host pointer,
- * a destroyed or aborted communicator, an unknown type or operation); a
- * group in which a call fails starting none of its calls;
+ * a destroyed or aborted communicator, an unknown type or operation,
+ * INT_MIN as one, a made-up stream); a group in which a call fails
+ * starting none of its calls; destroy, abort and wait refused while a
+ * group not yet ended holds the communicator; a destroy in a forked child
+ * that leaves the parent's NCCL alone;
  * NCCL's failures as statuses with NCCL's own message; an asynchronous
  * error and a silent hang, each a status in bounded time, never a hang;
- * and in processes of their own: no NCCL at all, NCCL too old, the 2.12
+ * and in processes of their own: no NCCL at all, CUDYN_LIBNCCL naming a
+ * FIFO (refused, never a hang), a setuid copy that must not search its
+ * own prefix (as root), NCCL too old, the 2.12
  * build without ncclCommSplit and ncclGetLastError, and the pip wheel's
  * layout found beside a loaded library and in a virtual environment.
  *
@@ -372,6 +377,15 @@ static void bad_buffers(cudyn_nccl_comm c)
         CHECK_CONTAINS(message(), "argument 'recv'");
     }
     CHECK_STATUS(cudyn_nccl_send(c, small, 9, 'd', 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    if (ndev >= 2) { /* memory of another device than the communicator's */
+        cudyn_devptr elsewhere = upload(1, NULL, 64);
+        CHECK_STATUS(cudyn_nccl_all_reduce(c, small, elsewhere, 4, 'f', CUDYN_NCCL_SUM, NULL),
+                     CUDYN_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(message(), "argument 'recv'");
+        CHECK_CONTAINS(message(), "lives on device 1, the communicator's is device 0");
+        free_on(1, elsewhere);
+        CHECK_STATUS(cudyn_device_use(0), CUDYN_OK);
+    }
     /* a count of 0 moves nothing and needs no buffer */
     CHECK_STATUS(cudyn_nccl_send(c, 0, 0, 'f', 0, NULL), CUDYN_OK);
     free_on(0, small);
@@ -488,6 +502,111 @@ static void destroyed_and_aborted(void)
     CHECK_STATUS(cudyn_nccl_comm_destroy(gone), CUDYN_ERROR_INVALID_HANDLE);
     CHECK_STATUS(cudyn_nccl_comm_wait(gone, NULL, 0), CUDYN_ERROR_INVALID_HANDLE);
     free_on(0, b);
+}
+
+/* A group not yet ended holds the communicators it will hand to NCCL
+ * (calls kept for its end) or NCCL finishes there (an init, a split):
+ * destroy, abort and wait refuse them, so that the end never meets a
+ * freed or aborted one; after the end they work again. */
+static void held_by_a_group(cudyn_nccl_comm *comms)
+{
+    float one = 1, got = 0;
+    cudyn_devptr b[MAX_DEV];
+    for (int r = 0; r < ndev; r++)
+        b[r] = upload(r, &one, sizeof one);
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    for (int r = 0; r < ndev; r++)
+        CHECK_STATUS(cudyn_nccl_all_reduce(comms[r], b[r], b[r], 1, 'f', CUDYN_NCCL_SUM, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_comm_destroy(comms[0]), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "in use by a group not yet ended");
+    CHECK_CONTAINS(message(), "cudyn_nccl_group_end");
+    CHECK_STATUS(cudyn_nccl_comm_abort(comms[0]), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "in use by a group not yet ended");
+    CHECK_STATUS(cudyn_nccl_comm_wait(comms[0], NULL, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_OK); /* the refusals did not fail the group */
+    download(0, &got, b[0], sizeof got);
+    CHECK(got == (float)ndev);
+    CHECK_STATUS(cudyn_nccl_comm_wait(comms[0], NULL, 1000), CUDYN_OK); /* the end let go */
+    for (int r = 0; r < ndev; r++)
+        free_on(r, b[r]);
+    /* made inside a group: NCCL writes the handle at the end */
+    cudyn_nccl_comm made[1] = {NULL};
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_comm_init_all(made, 1, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_comm_destroy(made[0]), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_OK);
+    if (cudyn_has("ncclCommSplit")) {
+        cudyn_nccl_comm sub = NULL;
+        CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+        CHECK_STATUS(cudyn_nccl_comm_split(made[0], 0, 0, &sub), CUDYN_OK);
+        CHECK_STATUS(cudyn_nccl_comm_destroy(sub), CUDYN_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(cudyn_nccl_comm_destroy(made[0]), CUDYN_ERROR_INVALID_ARGUMENT); /* NCCL splits it at the end */
+        CHECK_STATUS(cudyn_nccl_comm_abort(made[0]), CUDYN_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_OK);
+        CHECK_STATUS(cudyn_nccl_comm_destroy(sub), CUDYN_OK);
+    }
+    CHECK_STATUS(cudyn_nccl_comm_destroy(made[0]), CUDYN_OK);
+    /* a failed group lets go too */
+    CHECK_STATUS(cudyn_nccl_group_start(), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_comm_init_all(made, 1, NULL), CUDYN_OK);
+    CHECK_STATUS(cudyn_nccl_all_reduce(made[0], 0, 0, 1, 'x', CUDYN_NCCL_SUM, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_nccl_group_end(), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_nccl_comm_destroy(made[0]), CUDYN_OK);
+}
+
+/* Every int is checked as an operation where a call reduces, INT_MIN too
+ * (once cudyn's own "no operation"), and a stream is the driver's before
+ * NCCL sees it: none of these reaches NCCL. */
+static void ops_and_streams_checked(cudyn_nccl_comm c)
+{
+    cudyn_devptr b = upload(0, NULL, 64);
+    long all_reduces = mock ? mock_nccl_call_count("ncclAllReduce") : 0;
+    CHECK_STATUS(cudyn_nccl_all_reduce(c, b, b, 4, 'f', INT_MIN, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "'op' must be a cudyn_nccl_op");
+    CHECK_STATUS(cudyn_nccl_reduce(c, b, b, 4, 'f', INT_MIN, 0, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "'op'");
+    CHECK_STATUS(cudyn_nccl_reduce_scatter(c, b, b, 4 / ndev, 'f', INT_MIN, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(message(), "'op'");
+    if (mock) { /* a real driver may read through a made-up handle: the mock looks it up */
+        cudyn_stream made_up = (cudyn_stream)(uintptr_t)12345;
+        CHECK_STATUS(cudyn_nccl_all_reduce(c, b, b, 4, 'f', CUDYN_NCCL_SUM, made_up), CUDYN_ERROR_INVALID_HANDLE);
+        CHECK_CONTAINS(message(), "argument 'stream' (0x3039) is not a stream of the driver");
+        CHECK_STATUS(cudyn_nccl_send(c, b, 4, 'f', 0, made_up), CUDYN_ERROR_INVALID_HANDLE);
+        CHECK_STATUS(cudyn_stream_query(made_up), CUDYN_ERROR_INVALID_HANDLE); /* as cudyn's own waits say */
+        CHECK_EQ_INT(mock_nccl_call_count("ncclAllReduce"), all_reduces);
+    }
+    cudyn_stream s = NULL;
+    CHECK_STATUS(cudyn_stream_create(&s, 0), CUDYN_OK);
+    if (ndev == 1) {
+        CHECK_STATUS(cudyn_nccl_all_reduce(c, b, b, 4, 'f', CUDYN_NCCL_SUM, s), CUDYN_OK); /* a real one goes */
+        CHECK_STATUS(cudyn_nccl_comm_wait(c, s, 10000), CUDYN_OK);
+    }
+    CHECK_STATUS(cudyn_stream_destroy(s), CUDYN_OK);
+    free_on(0, b);
+}
+
+/* In a child forked after CUDA was initialised, a communicator is the
+ * parent's: destroying it there frees cudyn's handle, says the process
+ * was forked, and never calls ncclCommDestroy on the parent's NCCL state. */
+static void destroyed_in_a_forked_child(void)
+{
+    cudyn_nccl_comm c[1];
+    CHECK_STATUS(cudyn_nccl_comm_init_all(c, 1, NULL), CUDYN_OK);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        long before = mock_nccl_call_count("ncclCommDestroy");
+        int st = cudyn_nccl_comm_destroy(c[0]);
+        int ok = st == CUDYN_ERROR_FORKED && strstr(message(), "forked") &&
+                 mock_nccl_call_count("ncclCommDestroy") == before &&
+                 cudyn_nccl_comm_destroy(c[0]) == CUDYN_ERROR_INVALID_HANDLE; /* the handle is gone */
+        if (!ok)
+            fprintf(stderr, "test_nccl: destroy in a forked child gave %s: %s\n", cudyn_status_name(st), message());
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_STATUS(cudyn_nccl_comm_destroy(c[0]), CUDYN_OK); /* the parent's is whole */
 }
 
 /* ---------------------------------------- NCCL's failures (the mock) */
@@ -637,6 +756,110 @@ static int no_nccl(void)
     return test_result("test_nccl no-nccl");
 }
 
+/* CUDYN_LIBNCCL naming a FIFO is refused before dlopen could block on it
+ * (it would wait for a writer forever): SIGALRM ends a hang as a failure. */
+static int fifo_override(void)
+{
+    char dir[] = "/tmp/cudyn-nccl-fifo.XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/libnccl.so.2", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    setenv("CUDYN_LIBNCCL", path, 1);
+    alarm(60);
+    cudyn_nccl_id id;
+    CHECK_STATUS(cudyn_nccl_unique_id(&id), CUDYN_ERROR_NCCL_NOT_FOUND);
+    CHECK_CONTAINS(message(), "is a FIFO, not a regular file: not opened");
+    setenv("CUDYN_LIBNCCL", dir, 1); /* a directory holding it: the same */
+    alarm(0);
+    unlink(path);
+    rmdir(dir);
+    return test_result("test_nccl fifo");
+}
+
+/* Under secure execution (a setuid copy of this program, run by root as
+ * another user) the program's own prefix is not searched: a libnccl.so.2
+ * laid beside a link to a setuid program must never load.  The copy
+ * lives in PREFIX/bin with the mock NCCL as the pip wheel lays it out
+ * under PREFIX/lib/python3.11/site-packages. */
+static int secure_child(void)
+{
+    struct cudyn_nccl_info info = {.size = sizeof info};
+    CHECK_STATUS(cudyn_nccl_info(&info), CUDYN_OK);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    CHECK(n > 0);
+    self[n > 0 ? n : 0] = '\0';
+    *strrchr(self, '/') = '\0'; /* PREFIX/bin */
+    *strrchr(self, '/') = '\0'; /* PREFIX */
+    CHECK(geteuid() != getuid());
+    CHECK(info.path == NULL || strncmp(info.path, self, strlen(self)) != 0);
+    CHECK_CONTAINS(info.trace, "not searched under secure execution");
+    if (info.path && strncmp(info.path, self, strlen(self)) == 0)
+        fprintf(stderr, "test_nccl: a setuid program loaded %s from its own prefix\n", info.path);
+    return test_result("test_nccl secure");
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    CHECK(in && out);
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        CHECK(fwrite(buf, 1, n, out) == n);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    CHECK(chmod(to, mode) == 0);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+static void secure_execution(void)
+{
+#ifdef UNDER_ASAN
+    /* LeakSanitizer cannot stop the threads of a setuid process (it is not
+     * dumpable), nor read its options there: the other builds run this */
+    printf("secure: not under AddressSanitizer; not tested\n");
+    return;
+#endif
+    if (geteuid() != 0) {
+        printf("secure: not root, so no setuid copy of another user's can be made; not tested\n");
+        return;
+    }
+    char root[] = "/tmp/cudyn-nccl-setuid.XXXXXX", path[256], self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    CHECK(mkdtemp(root) != NULL && n > 0 && chmod(root, 0755) == 0);
+    self[n > 0 ? n : 0] = '\0';
+    const char *dirs[] = {"bin", "lib", "lib/python3.11", "lib/python3.11/site-packages",
+                          "lib/python3.11/site-packages/nvidia", "lib/python3.11/site-packages/nvidia/nccl",
+                          "lib/python3.11/site-packages/nvidia/nccl/lib"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+        CHECK(mkdir(path, 0755) == 0);
+    }
+    snprintf(path, sizeof path, "%s/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2", root);
+    copy_file(getenv("MOCK_LIBNCCL"), path, 0755);
+    snprintf(path, sizeof path, "%s/bin/test_nccl", root);
+    copy_file(self, path, 0755);
+    CHECK(chown(path, 65534, 65534) == 0 && chmod(path, 04755) == 0);
+    int rc = run_self(path, "secure");
+    if (rc == 127)
+        printf("secure: the setuid copy could not run here (a nosuid /tmp?); not tested\n");
+    else
+        CHECK_EQ_INT(rc, 0);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
 /* CUDYN_LIBNCCL set but unusable is the failure: no fall-through. */
 static int bad_override(void)
 {
@@ -769,8 +992,11 @@ static int in_process(void)
         split(comms);
     bad_arguments(comms);
     failed_group(comms);
+    held_by_a_group(comms);
+    ops_and_streams_checked(comms[0]);
     destroyed_and_aborted();
     if (mock) {
+        destroyed_in_a_forked_child();
         nccl_failures(comms);
         async_errors();
     }
@@ -790,6 +1016,10 @@ static int scenario(const char *name)
         return no_nccl();
     if (strcmp(name, "bad-override") == 0)
         return bad_override();
+    if (strcmp(name, "fifo") == 0)
+        return fifo_override();
+    if (strcmp(name, "secure") == 0)
+        return secure_child();
     if (strcmp(name, "too-old") == 0)
         return too_old();
     if (strcmp(name, "old") == 0)
@@ -875,6 +1105,8 @@ int main(int argc, char **argv)
         setenv("CUDYN_LIBNCCL", getenv("MOCK_LIBNCCL"), 1);
         run_scenario(argv[0], "no-nccl", "CUDYN_LIBNCCL", "");
         run_scenario(argv[0], "bad-override", "VIRTUAL_ENV", "/nonexistent");
+        run_scenario(argv[0], "fifo", NULL, NULL);
+        secure_execution();
         run_scenario(argv[0], "too-old", NULL, NULL);
         run_scenario(argv[0], "old", NULL, NULL);
         run_scenario(argv[0], "old", "MOCK_NCCL_VERSION", "2904");

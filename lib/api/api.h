@@ -60,8 +60,13 @@ int cudyn__alloc_failed(int status, size_t bytes);
  * call should be tried once more. */
 bool cudyn__context_recovered(cu_result r, const char *api);
 
-/* ipc.c: the memory at ptr is being freed: its IPC handle, if this
- * process exported one, is no longer this process's to recognise. */
+/* ipc_exports.c: the IPC memory handles this process exported (ipc.c
+ * names opening one's own handle for what it is).  remember: h was made
+ * for ptr; exported_by_us: the pointer h was made for here, or 0; forget:
+ * the memory at ptr is being freed, its handle is no longer this
+ * process's to recognise. */
+void cudyn__ipc_remember(const cudyn_ipc_mem_handle *h, cudyn_devptr ptr);
+cudyn_devptr cudyn__ipc_exported_by_us(const cudyn_ipc_mem_handle *h);
 void cudyn__ipc_forget(cudyn_devptr ptr);
 
 /* ipc.c: the result of exporting `what` ("the pool", "the allocation") as

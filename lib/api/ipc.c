@@ -5,14 +5,12 @@
  *
  * A process that opens its own IPC handle gets an unhelpful driver error
  * (CUDA_ERROR_INVALID_CONTEXT on current drivers); cudyn remembers the
- * handles this process made and says what happened before asking the
- * driver.  The driver cannot tell an exporter that exited from a handle
+ * handles this process made (ipc_exports.c) and says what happened before
+ * asking the driver.  The driver cannot tell an exporter that exited from a handle
  * of a device this process cannot see, so a failed open names both.
  */
 #include "config.h"
 
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -23,111 +21,6 @@
 _Static_assert(sizeof(cudyn_ipc_mem_handle) == sizeof(cu_ipc_mem_handle), "IPC memory handle size");
 _Static_assert(sizeof(cudyn_ipc_event_handle) == sizeof(cu_ipc_event_handle), "IPC event handle size");
 _Static_assert(sizeof(cudyn_pool_ptr_export) == sizeof(cu_mem_pool_ptr_export), "pool export data size");
-
-/* ---- the memory handles this process exported ----
- *
- * One entry per exported allocation, so that opening a handle in the
- * process that made it is named for what it is.  An exporter that runs for
- * days exports many allocations, so the list must not outlive them: an
- * entry goes when cudyn frees its memory (cudyn_mem_free and
- * cudyn_mem_free_async call cudyn__ipc_forget) and when its address is
- * exported again (a new allocation there).  Memory freed behind cudyn's
- * back (cuMemFree through cudyn_driver_proc, another library, a device
- * reset) is found by asking the driver: when the list has doubled since it
- * was last pruned, every entry whose address no longer starts an
- * allocation goes.  The list so holds at most max(PRUNE_AT_LEAST, twice the
- * exported allocations still alive) entries. */
-
-struct exported {
-    cudyn_ipc_mem_handle handle;
-    cudyn_devptr ptr;
-    struct exported *next;
-};
-static pthread_mutex_t exported_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct exported *exported_handles;
-static atomic_size_t exported_count; /* entries in the list (read without the lock by a free) */
-static size_t exported_after_prune; /* entries the last pruning kept */
-#define PRUNE_AT_LEAST 64
-
-/* Unlinks and frees the entries for which gone(entry) is true; under the lock. */
-static void drop_locked(bool (*gone)(const struct exported *, cudyn_devptr), cudyn_devptr ptr)
-{
-    struct exported **at = &exported_handles;
-    while (*at) {
-        struct exported *e = *at;
-        if (gone(e, ptr)) {
-            *at = e->next;
-            free(e);
-            exported_count--;
-        } else {
-            at = &e->next;
-        }
-    }
-}
-
-static bool at_address(const struct exported *e, cudyn_devptr ptr)
-{
-    return e->ptr == ptr;
-}
-
-/* Whether the driver no longer has an allocation starting at e's address
- * (it answers zeros for memory it does not know). */
-static bool freed_elsewhere(const struct exported *e, cudyn_devptr unused)
-{
-    (void)unused;
-    cu_deviceptr start = 0;
-    cu_enum attr = CU_POINTER_ATTR_RANGE_START_ADDR;
-    void *data = &start;
-    if (cudyn__drv.cuPointerGetAttributes(1, &attr, &data, e->ptr) != CU_OK)
-        return false; /* the driver cannot tell: keep it */
-    return start != e->ptr;
-}
-
-static void remember_export(const cudyn_ipc_mem_handle *h, cudyn_devptr ptr)
-{
-    pthread_mutex_lock(&exported_lock);
-    for (struct exported *e = exported_handles; e; e = e->next)
-        if (memcmp(&e->handle, h, sizeof *h) == 0) {
-            pthread_mutex_unlock(&exported_lock);
-            return;
-        }
-    drop_locked(at_address, ptr); /* an earlier allocation at this address is gone */
-    size_t prune_at = 2 * exported_after_prune;
-    if (exported_count >= (prune_at > PRUNE_AT_LEAST ? prune_at : PRUNE_AT_LEAST)) {
-        drop_locked(freed_elsewhere, 0);
-        exported_after_prune = exported_count;
-    }
-    struct exported *e = malloc(sizeof *e);
-    if (e) { /* without memory the same-process check only becomes the driver's */
-        e->handle = *h;
-        e->ptr = ptr;
-        e->next = exported_handles;
-        exported_handles = e;
-        exported_count++;
-    }
-    pthread_mutex_unlock(&exported_lock);
-}
-
-void cudyn__ipc_forget(cudyn_devptr ptr)
-{
-    if (atomic_load_explicit(&exported_count, memory_order_relaxed) == 0)
-        return; /* the common case: a free costs no lock */
-    pthread_mutex_lock(&exported_lock);
-    drop_locked(at_address, ptr);
-    pthread_mutex_unlock(&exported_lock);
-}
-
-/* The pointer this process exported as h, or 0. */
-static cudyn_devptr exported_by_us(const cudyn_ipc_mem_handle *h)
-{
-    cudyn_devptr ptr = 0;
-    pthread_mutex_lock(&exported_lock);
-    for (struct exported *e = exported_handles; e; e = e->next)
-        if (memcmp(&e->handle, h, sizeof *h) == 0)
-            ptr = e->ptr;
-    pthread_mutex_unlock(&exported_lock);
-    return ptr;
-}
 
 CUDYN_API int cudyn_ipc_mem_get_handle(cudyn_ipc_mem_handle *out, cudyn_devptr ptr)
 {
@@ -143,7 +36,7 @@ CUDYN_API int cudyn_ipc_mem_get_handle(cudyn_ipc_mem_handle *out, cudyn_devptr p
     cu_ipc_mem_handle h;
     CUDYN_TRY_DRIVER(cudyn__drv.cuIpcGetMemHandle(&h, ptr), "cuIpcGetMemHandle", api);
     memcpy(out, &h, sizeof *out);
-    remember_export(out, ptr);
+    cudyn__ipc_remember(out, ptr);
     return CUDYN_OK;
 }
 
@@ -157,7 +50,7 @@ CUDYN_API int cudyn_ipc_mem_open(cudyn_devptr *out, const cudyn_ipc_mem_handle *
         return cudyn__fail_arg(api, "handle", "must not be NULL");
     if (flags & ~CUDYN_IPC_LAZY_PEER_ACCESS)
         return cudyn__fail_arg(api, "flags", "has unknown bits (use 0 or CUDYN_IPC_LAZY_PEER_ACCESS)");
-    cudyn_devptr own = exported_by_us(handle);
+    cudyn_devptr own = cudyn__ipc_exported_by_us(handle);
     if (own)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api,
                            "use the pointer itself in the exporting process; open a handle only in another process",

@@ -28,6 +28,7 @@
 
 #include "internal.h"
 #include "compile/cache.h"
+#include "loader/loader.h"
 
 #define ENTRY_SUFFIX ".kc"
 #define TMP_MARK ".tmp."
@@ -231,11 +232,13 @@ int cudyn__cache_load(const unsigned char key[CUDYN_SHA256_BYTES], struct cudyn_
     char name[ENTRY_NAME_BYTES];
     entry_name(key, name);
     /* never blocks (a FIFO), never follows a link; checked before reading */
-    int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    int fd = cudyn__open_regular(dfd, name, O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 && errno == EINVAL)
+        cudyn__debug("cache: %s/%s is not a regular file; ignored", cache.dir, name);
     if (fd < 0)
         return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !trusted(&st)) {
+    if (fstat(fd, &st) != 0 || !trusted(&st)) {
         cudyn__debug("cache: %s/%s is not a regular file of this user's that only it can write; ignored", cache.dir,
                      name);
         close(fd);

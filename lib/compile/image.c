@@ -139,7 +139,8 @@ static void nvfatbin_once(void)
         for (size_t i = 0; i < sizeof nvfatbin_sonames / sizeof nvfatbin_sonames[0] && !nvfatbin.ok; i++) {
             char file[4200];
             snprintf(file, sizeof file, "%s%s%s", pass == 0 ? dir : "", pass == 0 ? "/" : "", nvfatbin_sonames[i]);
-            void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+            char why[4300];
+            void *h = cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL, why, sizeof why);
             size_t len = strlen(nvfatbin.tried);
             snprintf(nvfatbin.tried + len, sizeof nvfatbin.tried - len, "%s%s", len ? ", " : "", file);
             nvfatbin.ok = h && bind_nvfatbin(h);

@@ -43,19 +43,6 @@ int cudyn__image_check(const struct cudyn__image_part *parts, size_t n, char *wh
  * parts do not fit the format (cudyn__image_check). */
 int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built_by, unsigned char **out,
                       size_t *size);
-/* Whether p starts with the len bytes of magic (which hold no NUL),
- * reading at most avail bytes of p and none past the first that differs:
- * safe on a NUL-terminated text of any length, when avail is unknown
- * (SIZE_MAX). */
-bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len);
-/* Whether the first CUDYN_IMAGE_HEADER_BYTES are a cudyn image header:
- * 1 yes (with its announced *total size), 0 not one of ours (another
- * kind of image), -1 ours but damaged. */
-int cudyn__image_header(const unsigned char *header, size_t *total);
-/* Checks a whole image (entries within bounds, checksum) and lists its
- * parts, which point into buf; 0, or -1 when damaged. */
-int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
-                        size_t *n, int *built_by);
 /* "sm_90" / "compute_90" (digits only: no arch-specific suffix); 0 or -1. */
 int cudyn__image_parse_arch(const char *name, int *arch, bool *cubin);
 

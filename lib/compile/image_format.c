@@ -108,7 +108,11 @@ int cudyn__image_pack(const struct cudyn__image_part *parts, size_t n, int built
     return 0;
 }
 
-bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len)
+/* Whether p starts with the len bytes of magic (which hold no NUL),
+ * reading at most avail bytes of p and none past the first that differs:
+ * safe on a NUL-terminated text of any length, when avail is unknown
+ * (SIZE_MAX). */
+static bool starts_with(const unsigned char *p, size_t avail, const char *magic, size_t len)
 {
     /* byte by byte, stopping at the first difference: a NUL-terminated
      * text shorter than the magic differs at its NUL at the latest (no
@@ -119,9 +123,12 @@ bool cudyn__image_starts_with(const unsigned char *p, size_t avail, const char *
     return true;
 }
 
-int cudyn__image_header(const unsigned char *header, size_t *total)
+/* Whether the first CUDYN_IMAGE_HEADER_BYTES are a cudyn image header:
+ * 1 yes (with its announced *total size), 0 not one of ours (another
+ * kind of image), -1 ours but damaged. */
+static int image_header(const unsigned char *header, size_t *total)
 {
-    if (!cudyn__image_starts_with(header, CUDYN_IMAGE_HEADER_BYTES, CUDYN_IMAGE_MAGIC, 8))
+    if (!starts_with(header, CUDYN_IMAGE_HEADER_BYTES, CUDYN_IMAGE_MAGIC, 8))
         return 0;
     uint32_t n = cudyn__get_u32(header + 12);
     uint64_t announced = cudyn__get_u64(header + 16);
@@ -133,11 +140,13 @@ int cudyn__image_header(const unsigned char *header, size_t *total)
     return 1;
 }
 
-int cudyn__image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
+/* Checks a whole image (entries within bounds, checksum) and lists its
+ * parts, which point into buf; 0, or -1 when damaged. */
+static int image_unpack(const unsigned char *buf, size_t size, struct cudyn__image_part parts[CUDYN_IMAGE_MAX_ENTRIES],
                         size_t *n, int *built_by)
 {
     size_t total = 0;
-    if (size < CUDYN_IMAGE_HEADER_BYTES || cudyn__image_header(buf, &total) != 1 || total != size)
+    if (size < CUDYN_IMAGE_HEADER_BYTES || image_header(buf, &total) != 1 || total != size)
         return -1;
     unsigned char digest[CUDYN_SHA256_BYTES];
     struct cudyn__sha256 h;
@@ -213,7 +222,7 @@ static int check_container(const unsigned char *p, size_t bytes, bool sized, str
                  CUDYN_IMAGE_HEADER_BYTES);
         return -1;
     }
-    if (cudyn__image_header(p, &total) != 1) {
+    if (image_header(p, &total) != 1) {
         snprintf(why, cap, "the cudyn multi-architecture image's header is damaged");
         return -1;
     }
@@ -224,7 +233,7 @@ static int check_container(const unsigned char *p, size_t bytes, bool sized, str
                  total, bytes);
         return -1;
     }
-    if (cudyn__image_unpack(p, total, v->parts, &v->n, &v->built_by) != 0) {
+    if (image_unpack(p, total, v->parts, &v->n, &v->built_by) != 0) {
         snprintf(why, cap, "the cudyn multi-architecture image is damaged (entries or checksum)");
         return -1;
     }

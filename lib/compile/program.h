@@ -34,6 +34,7 @@ struct cudyn_program {
     struct cudyn__inputs in;
     int device; /* ordinal, or CUDYN_DEVICE_NONE */
     int cc;     /* the device's compute capability (90), 0 without a device */
+    const struct cudyn__toolkit *toolkit; /* the toolkit headers the key holds (loader/toolkit.c) */
     unsigned char key[CUDYN_SHA256_BYTES];
     /* NVRTC's architectures, known once NVRTC is loaded */
     int archs[CUDYN_MAX_ARCHS];
@@ -52,7 +53,7 @@ int cudyn__compile_args_check(const char *api, const struct cudyn_compile_args *
  * arguments without the "args->" prefix). */
 int cudyn__compile_fields_check(const char *api, const struct cudyn_compile_args *a, const char *prefix);
 /* A new program: copies of the inputs, cc (args->device's compute
- * capability, cudyn__device_cc; ignored for CUDYN_DEVICE_NONE) and the
+ * capability; ignored for CUDYN_DEVICE_NONE) and the
  * cache key.  Needs no NVRTC. */
 int cudyn__program_new(const char *api, const struct cudyn_compile_args *args, int cc, struct cudyn_program **out);
 /* The program's image: from the cache (checked against the files it
@@ -65,7 +66,8 @@ int cudyn__program_build(const char *api, struct cudyn_program *prog, const char
  * NVRTC chooses now), replacing the cache entry.  NVRTC must be loaded. */
 int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, const char *override,
                            struct cudyn_program **out);
-/* A device's compute capability as major*10+minor. */
+/* A device's compute capability as major*10+minor (compile.c; the linker
+ * asks it too). */
 int cudyn__device_cc(const char *api, int device, int *cc);
 /* The calling thread's device (its context's, made current if need be)
  * and its compute capability: three driver calls. */

@@ -348,9 +348,9 @@ static void reduce_lanes(struct src *b, const struct cudyn__param_list *params, 
     add(b, "));\n        }\n");
 }
 
-/* The neutral value, the combination of a and b, the map of element i,
- * and the fixed-order tree that combines a block's values. */
-static void reduction_functions(struct src *b, const struct cudyn__red_text *t, const struct cudyn__param_list *params)
+/* The user's functions: the neutral value, the combination of a and b,
+ * the map of element i. */
+static void user_functions(struct src *b, const struct cudyn__red_text *t, const struct cudyn__param_list *params)
 {
     add(b, "typedef %s cudyn_result;\n"
            "__device__ __forceinline__ cudyn_result cudyn_neutral()\n"
@@ -369,8 +369,14 @@ static void reduction_functions(struct src *b, const struct cudyn__red_text *t, 
     function_params(b, params);
     add(b, "{\n    return (cudyn_result)(\n");
     user_text(b, RED_MAP, t->map);
-    add(b, "    );\n}\n"
-           "// a value from the thread `cudyn_d` lanes up, word by word (any result type)\n"
+    add(b, "    );\n}\n");
+}
+
+/* The fixed-order tree that combines a block's values (over a shuffle of
+ * any result type). */
+static void block_reduce(struct src *b)
+{
+    add(b, "// a value from the thread `cudyn_d` lanes up, word by word (any result type)\n"
            "__device__ __forceinline__ cudyn_result cudyn_shfl_down(unsigned int cudyn_mask, cudyn_result cudyn_v,\n"
            "                                                        unsigned int cudyn_d)\n"
            "{\n"
@@ -411,8 +417,15 @@ static void reduction_functions(struct src *b, const struct cudyn__red_text *t, 
            "            *cudyn_out = cudyn_acc;\n"
            "    }\n"
            "    __syncthreads(); // cudyn_warps is free again for a later call\n"
-           "}\n"
-           "// a partial another block wrote, read from L2 (ld.global.cg), past this SM's L1\n"
+           "}\n",
+        CUDYN_REDUCE_MAX_BLOCK, CUDYN_REDUCE_MAX_BLOCK);
+}
+
+/* After each block's partial, the last block to finish combines them
+ * (read past L1) in a fixed order. */
+static void last_block(struct src *b)
+{
+    add(b, "// a partial another block wrote, read from L2 (ld.global.cg), past this SM's L1\n"
            "__device__ __forceinline__ cudyn_result cudyn_partial(const cudyn_result *cudyn_p)\n"
            "{\n"
            "    cudyn_result cudyn_v;\n"
@@ -456,8 +469,110 @@ static void reduction_functions(struct src *b, const struct cudyn__red_text *t, 
            "    cudyn_block_reduce(cudyn_acc, cudyn_out);\n"
            "    if (threadIdx.x == 0)\n"
            "        *cudyn_done = 0;\n"
-           "}\n\n",
-        CUDYN_REDUCE_MAX_BLOCK, CUDYN_REDUCE_MAX_BLOCK);
+           "}\n\n");
+}
+
+/* The neutral value, the combination of a and b, the map of element i,
+ * and the fixed-order tree that combines a block's values. */
+static void reduction_functions(struct src *b, const struct cudyn__red_text *t, const struct cudyn__param_list *params)
+{
+    user_functions(b, t, params);
+    block_reduce(b);
+    last_block(b);
+}
+
+/* A reduction kernel's end: the block's partial, then the last block's
+ * total. */
+static void reduction_kernel_end(struct src *b)
+{
+    add(b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
+           "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
+}
+
+/* The kernel of one element at a time, four a stride apart per step. */
+static void reduction_kernel(struct src *b, const struct cudyn__red_text *t, const struct cudyn__param_list *params,
+                             const char *partials)
+{
+    add(b, "// each block's partial result, then the last block's total; elements a\n"
+           "// stride apart, four per step\n"
+           "extern \"C\" __global__ void cudyn_reduce_%s",
+        t->name);
+    kernel_params(b, params, partials);
+    add(b, "{\n");
+    grid_stride_start(b);
+    add(b, "    cudyn_result cudyn_acc = cudyn_neutral();\n"
+           "    for (; cudyn_i < n && n - cudyn_i > 3 * cudyn_stride; cudyn_i += 4 * cudyn_stride) {\n"
+           "        cudyn_result cudyn_m[4];\n"
+           "#pragma unroll\n"
+           "        for (int cudyn_k = 0; cudyn_k < 4; cudyn_k++)\n"
+           "            cudyn_m[cudyn_k] = cudyn_map(cudyn_i + cudyn_k * cudyn_stride, n");
+    call_args(b, params, NULL);
+    add(b, ");\n"
+           "#pragma unroll\n"
+           "        for (int cudyn_k = 0; cudyn_k < 4; cudyn_k++)\n"
+           "            cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_m[cudyn_k]);\n"
+           "    }\n"
+           "    for (; cudyn_i < n; cudyn_i += cudyn_stride)\n"
+           "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
+    call_args(b, params, NULL);
+    reduction_kernel_end(b);
+}
+
+/* The vector kernel of a map that only reads: two vectors a stride apart
+ * per step, both loads in flight at once. */
+static void reduction_kernel_vec_pairs(struct src *b, const struct cudyn__red_text *t,
+                                       const struct cudyn__param_list *params, const struct cudyn__scan *scan,
+                                       int lanes, const char *partials)
+{
+    add(b, "\n// the same, %d consecutive elements per step, loaded as vectors, two vectors a\n"
+           "// stride apart per step (both loads in flight at once; the order is the one-vector loop's)\n"
+           "extern \"C\" __global__ void cudyn_reduce_%s_vec",
+        lanes, t->name);
+    kernel_params(b, params, partials);
+    add(b, "{\n    cudyn_result cudyn_acc = cudyn_neutral();\n"
+           "    const size_t cudyn_stride = (size_t)gridDim.x * blockDim.x;\n"
+           "    const size_t cudyn_first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    const size_t cudyn_vectors = n / %d;\n"
+           "    size_t cudyn_vi = cudyn_first;\n"
+           "    for (; cudyn_vi + cudyn_stride < cudyn_vectors; cudyn_vi += 2 * cudyn_stride) {\n",
+        lanes);
+    vector_loads(b, params, scan, lanes, "cudyn_v", "cudyn_vi");
+    vector_loads(b, params, scan, lanes, "cudyn_u", "cudyn_vi + cudyn_stride");
+    reduce_lanes(b, params, scan, lanes, "cudyn_vi");
+    for (int k = 0; k < params->count; k++)
+        if (params->p[k].pointer && scan->used[k])
+            add(b, "        cudyn_v%d = cudyn_u%d;\n", k, k);
+    reduce_lanes(b, params, scan, lanes, "(cudyn_vi + cudyn_stride)");
+    add(b, "    }\n    if (cudyn_vi < cudyn_vectors) {\n");
+    vector_loads(b, params, scan, lanes, "cudyn_v", "cudyn_vi");
+    reduce_lanes(b, params, scan, lanes, "cudyn_vi");
+    add(b, "    }\n"
+           "    for (size_t cudyn_i = cudyn_vectors * %d + cudyn_first; cudyn_i < n; cudyn_i += cudyn_stride)\n"
+           "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n",
+        lanes);
+    call_args(b, params, NULL);
+    reduction_kernel_end(b);
+}
+
+/* The vector kernel of a map that writes through a pointer: one vector at
+ * a time. */
+static void reduction_kernel_vec(struct src *b, const struct cudyn__red_text *t,
+                                 const struct cudyn__param_list *params, const struct cudyn__scan *scan, int lanes,
+                                 const char *partials)
+{
+    add(b, "\n// the same, %d consecutive elements per step, loaded as vectors\n"
+           "extern \"C\" __global__ void cudyn_reduce_%s_vec",
+        lanes, t->name);
+    kernel_params(b, params, partials);
+    add(b, "{\n    cudyn_result cudyn_acc = cudyn_neutral();\n");
+    vector_loop_start(b, params, scan, lanes);
+    add(b, "            cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_at, n");
+    call_args(b, params, scan);
+    add(b, "));\n");
+    vector_loop_end(b, params, scan, lanes);
+    add(b, "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
+    call_args(b, params, NULL);
+    reduction_kernel_end(b);
 }
 
 char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__param_list *params,
@@ -472,76 +587,10 @@ char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__par
     char partials[200];
     snprintf(partials, sizeof partials, "size_t n, %s *cudyn_partials, unsigned int *cudyn_done, %s *cudyn_out",
              t->result->type, t->result->type);
-
-    add(&b, "// each block's partial result, then the last block's total; elements a\n"
-            "// stride apart, four per step\n"
-            "extern \"C\" __global__ void cudyn_reduce_%s",
-        t->name);
-    kernel_params(&b, params, partials);
-    add(&b, "{\n");
-    grid_stride_start(&b);
-    add(&b, "    cudyn_result cudyn_acc = cudyn_neutral();\n"
-            "    for (; cudyn_i < n && n - cudyn_i > 3 * cudyn_stride; cudyn_i += 4 * cudyn_stride) {\n"
-            "        cudyn_result cudyn_m[4];\n"
-            "#pragma unroll\n"
-            "        for (int cudyn_k = 0; cudyn_k < 4; cudyn_k++)\n"
-            "            cudyn_m[cudyn_k] = cudyn_map(cudyn_i + cudyn_k * cudyn_stride, n");
-    call_args(&b, params, NULL);
-    add(&b, ");\n"
-            "#pragma unroll\n"
-            "        for (int cudyn_k = 0; cudyn_k < 4; cudyn_k++)\n"
-            "            cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_m[cudyn_k]);\n"
-            "    }\n"
-            "    for (; cudyn_i < n; cudyn_i += cudyn_stride)\n"
-            "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
-    call_args(&b, params, NULL);
-    add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
-            "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
-    if (scan->lanes && reads_only(params, scan)) {
-        add(&b, "\n// the same, %d consecutive elements per step, loaded as vectors, two vectors a\n"
-                "// stride apart per step (both loads in flight at once; the order is the one-vector loop's)\n"
-                "extern \"C\" __global__ void cudyn_reduce_%s_vec",
-            lanes, t->name);
-        kernel_params(&b, params, partials);
-        add(&b, "{\n    cudyn_result cudyn_acc = cudyn_neutral();\n"
-                "    const size_t cudyn_stride = (size_t)gridDim.x * blockDim.x;\n"
-                "    const size_t cudyn_first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
-                "    const size_t cudyn_vectors = n / %d;\n"
-                "    size_t cudyn_vi = cudyn_first;\n"
-                "    for (; cudyn_vi + cudyn_stride < cudyn_vectors; cudyn_vi += 2 * cudyn_stride) {\n",
-            lanes);
-        vector_loads(&b, params, scan, lanes, "cudyn_v", "cudyn_vi");
-        vector_loads(&b, params, scan, lanes, "cudyn_u", "cudyn_vi + cudyn_stride");
-        reduce_lanes(&b, params, scan, lanes, "cudyn_vi");
-        for (int k = 0; k < params->count; k++)
-            if (params->p[k].pointer && scan->used[k])
-                add(&b, "        cudyn_v%d = cudyn_u%d;\n", k, k);
-        reduce_lanes(&b, params, scan, lanes, "(cudyn_vi + cudyn_stride)");
-        add(&b, "    }\n    if (cudyn_vi < cudyn_vectors) {\n");
-        vector_loads(&b, params, scan, lanes, "cudyn_v", "cudyn_vi");
-        reduce_lanes(&b, params, scan, lanes, "cudyn_vi");
-        add(&b, "    }\n"
-                "    for (size_t cudyn_i = cudyn_vectors * %d + cudyn_first; cudyn_i < n; cudyn_i += cudyn_stride)\n"
-                "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n",
-            lanes);
-        call_args(&b, params, NULL);
-        add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
-                "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
-    } else if (scan->lanes) {
-        add(&b, "\n// the same, %d consecutive elements per step, loaded as vectors\n"
-                "extern \"C\" __global__ void cudyn_reduce_%s_vec",
-            lanes, t->name);
-        kernel_params(&b, params, partials);
-        add(&b, "{\n    cudyn_result cudyn_acc = cudyn_neutral();\n");
-        vector_loop_start(&b, params, scan, lanes);
-        add(&b, "            cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_at, n");
-        call_args(&b, params, scan);
-        add(&b, "));\n");
-        vector_loop_end(&b, params, scan, lanes);
-        add(&b, "        cudyn_acc = cudyn_reduce(cudyn_acc, cudyn_map(cudyn_i, n");
-        call_args(&b, params, NULL);
-        add(&b, "));\n    cudyn_block_reduce(cudyn_acc, cudyn_partials + blockIdx.x);\n"
-                "    cudyn_last_block(cudyn_partials, cudyn_done, cudyn_out);\n}\n");
-    }
+    reduction_kernel(&b, t, params, partials);
+    if (scan->lanes && reads_only(params, scan))
+        reduction_kernel_vec_pairs(&b, t, params, scan, lanes, partials);
+    else if (scan->lanes)
+        reduction_kernel_vec(&b, t, params, scan, lanes, partials);
     return finish(&b);
 }

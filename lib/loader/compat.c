@@ -66,7 +66,7 @@ void cudyn__read_kernel_module_version(struct cudyn__compat *c)
         for (size_t i = 0; i < N_ELEMS(kmod_files); i++)
             files[n++] = kmod_files[i];
     for (size_t i = 0; i < n; i++) {
-        FILE *f = fopen(files[i], "re");
+        FILE *f = cudyn__fopen_regular(files[i]);
         if (!f)
             continue;
         char text[512];

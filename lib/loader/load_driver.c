@@ -67,10 +67,8 @@ static enum candidate_result try_driver(const char *file, enum cudyn__found_by h
      * never used by a process; binding them up front would dominate the
      * load time. */
     double t0 = cudyn__now_ms();
-    void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags);
+    void *h = cudyn__dlopen(file, RTLD_LAZY | RTLD_LOCAL | extra_flags, why, why_cap);
     if (!h) {
-        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
-        snprintf(why, why_cap, "%s", e ? e : "cannot be opened");
         TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
         return CANDIDATE_MISSING;
     }

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +24,6 @@
 static const char *const nvrtc_sonames[] = {CUDYN_NVRTC_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
 #undef SONAME_ENTRY
 
-/* Environment variables naming a toolkit root, and how each is reported. */
-static const struct {
-    const char *variable;
-    enum cudyn__found_by how;
-} nvrtc_env_roots[] = {{"CUDA_PATH", FOUND_BY_CUDA_PATH}, {"CUDA_HOME", FOUND_BY_CUDA_HOME}};
-
 static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
 
 struct cudyn__nvrtc_state cudyn__nvrtc_state;
@@ -41,10 +34,12 @@ static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
 
 static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by how, int extra_flags)
 {
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags);
+    char why[LOADER_PATH_BYTES + 64];
+    void *h = cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags, why, sizeof why);
     if (!h) {
-        const char *e = (extra_flags & RTLD_NOLOAD) ? "no copy in this process" : dlerror();
-        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), e ? e : "cannot be opened");
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        if (how == FOUND_BY_NVRTC_ENV) /* the override's failure names it */
+            cudyn__copy_string(cudyn__nvrtc_state.rejected, sizeof cudyn__nvrtc_state.rejected, why);
         return CANDIDATE_MISSING;
     }
     cudyn__pfn_nvrtcVersion get_version = (cudyn__pfn_nvrtcVersion)dlsym(h, "nvrtcVersion");
@@ -91,51 +86,23 @@ static bool try_nvrtc_dir(const char *dir, enum cudyn__found_by how)
     return false;
 }
 
-static int compare_versions_descending(const void *a, const void *b)
+/* A toolkit directory of toolkit.c's list: lib64 (and lib, for the
+ * variables' toolkits) tried for NVRTC. */
+static bool try_toolkit_root(const char *root, enum cudyn__found_by how, void *ctx)
 {
-    return strverscmp(*(char *const *)b, *(char *const *)a);
-}
-
-/* /usr/local/cuda-X.Y/lib64, newest version first. */
-static bool try_versioned_toolkits(void)
-{
-    DIR *d = opendir("/usr/local");
-    if (!d)
-        return false;
-    char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < N_ELEMS(names))
-        if (strncmp(e->d_name, "cuda-", 5) == 0 && (names[n] = strdup(e->d_name)))
-            n++;
-    closedir(d);
-    qsort(names, n, sizeof names[0], compare_versions_descending);
-    bool found = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!found) {
-            char dir[LOADER_PATH_BYTES];
-            snprintf(dir, sizeof dir, "/usr/local/%s/lib64", names[i]);
-            found = try_nvrtc_dir(dir, FOUND_BY_TOOLKIT_DIR);
-        }
-        free(names[i]);
+    (void)ctx;
+    for (size_t j = 0; j < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(toolkit_lib_subdirs)); j++) {
+        char dir[LOADER_PATH_BYTES + 8];
+        snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
+        if (try_nvrtc_dir(dir, how))
+            return true;
     }
-    return found;
+    return false;
 }
 
 static bool try_toolkit_roots(void)
 {
-    for (size_t i = 0; i < N_ELEMS(nvrtc_env_roots); i++) {
-        const char *root = cudyn__getenv(nvrtc_env_roots[i].variable);
-        if (!root || !root[0])
-            continue;
-        for (size_t j = 0; j < N_ELEMS(toolkit_lib_subdirs); j++) {
-            char dir[LOADER_PATH_BYTES];
-            snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
-            if (try_nvrtc_dir(dir, nvrtc_env_roots[i].how))
-                return true;
-        }
-    }
-    return try_nvrtc_dir("/usr/local/cuda/lib64", FOUND_BY_TOOLKIT_DIR) || try_versioned_toolkits();
+    return cudyn__toolkit_env_roots(try_toolkit_root, NULL) || cudyn__toolkit_fixed_roots(try_toolkit_root, NULL);
 }
 
 static int find_nvrtc(void)
@@ -176,12 +143,12 @@ static void preload_builtins(void)
     char file[LOADER_PATH_BYTES + 64];
     snprintf(file, sizeof file, "%s/libnvrtc-builtins.so.%d.%d", cudyn__nvrtc_state.dir, LIB->version / 1000,
              LIB->version % 1000 / 10);
-    if (dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
+    char why[LOADER_PATH_BYTES + 64];
+    if (cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL, why, sizeof why)) {
         cudyn__copy_string(cudyn__nvrtc_state.builtins_path, sizeof cudyn__nvrtc_state.builtins_path, file);
         TRACE("preloaded %s", file);
     } else {
-        const char *e = dlerror();
-        TRACE("%s: %s (NVRTC will search for it itself)", file, e ? e : "cannot be opened");
+        TRACE("%s: %s (NVRTC will search for it itself)", file, why);
     }
 }
 

@@ -10,9 +10,11 @@
 #define CUDYN_LOADER_LOADER_H
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "nccl_abi.h"
+#include "nvjitlink_abi.h"
 
 /* ---- what the wings above call ---- */
 /* Fast check used by every public call; after init it is one load. */
@@ -54,6 +56,25 @@ struct cudyn__nccl_table {
 };
 extern struct cudyn__nccl_table cudyn__nccl;
 #define NCCL_HAS(name) (cudyn__nccl.name != NULL)
+
+
+/* nvjitlink.c: finds, loads and binds nvJitLink once (pthread_once), on
+ * the first link that needs it; CUDYN_OK, or the load's failure replayed
+ * to the caller (CUDYN_ERROR_NOT_SUPPORTED when there is none: the
+ * driver's linker serves instead).  cudyn__nvjitlink holds its functions,
+ * an OPTIONAL row NULL where the library lacks it (NVJITLINK_HAS). */
+int cudyn__need_nvjitlink(void);
+enum { PLAIN, VERSIONED }; /* how nvjitlink_symbols.h's rows are exported */
+#define NVJITLINK_SYMBOL(name, since, need, how, params) typedef nvjitlink_result(*cudyn__pfn_##name) params;
+#include "nvjitlink_symbols.h"
+#undef NVJITLINK_SYMBOL
+struct cudyn__nvjitlink_table {
+#define NVJITLINK_SYMBOL(name, since, need, how, params) cudyn__pfn_##name name;
+#include "nvjitlink_symbols.h"
+#undef NVJITLINK_SYMBOL
+};
+extern struct cudyn__nvjitlink_table cudyn__nvjitlink;
+#define NVJITLINK_HAS(name) (cudyn__nvjitlink.name != NULL)
 
 
 /* ---- what the loaders found ---- */
@@ -110,6 +131,10 @@ struct cudyn__nvrtc_state {
     char rejected[LOADER_PATH_BYTES + 128]; /* why the last libnvrtc found was not used, "" if none */
 };
 
+/* nvjitlink.c: what its search found (it runs the search if it has not
+ * run), for cudyn_toolkit_info. */
+const struct cudyn__library *cudyn__nvjitlink_library(void);
+
 extern struct cudyn__driver_state cudyn__driver;
 extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
 
@@ -117,12 +142,26 @@ extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
  * replaying its error). */
 void cudyn__load_nvrtc(void);
 
-/* The file a handle was loaded from, found through one of its symbols. */
+/* files.c: the files cudyn opens, refused unless regular files before
+ * anything can block on them (a FIFO).  cudyn__dlopen is dlopen(file,
+ * flags) for every library the loaders try: NULL with `why` written (the
+ * refusal, dlerror's text, or for RTLD_NOLOAD "no copy in this process").
+ * cudyn__open_regular opens path (relative to dirfd, or AT_FDCWD) for
+ * reading with `flags` added (O_NOFOLLOW ...): the descriptor, or -1 with
+ * errno (EINVAL for a file that is not regular); cudyn__fopen_regular is
+ * the same as a FILE, or NULL. */
+void *cudyn__dlopen(const char *file, int flags, char *why, size_t cap);
+int cudyn__open_regular(int dirfd, const char *path, int flags);
+FILE *cudyn__fopen_regular(const char *path);
+
+/* files.c: the file a handle was loaded from, found through one of its
+ * symbols; whether a path is a directory. */
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
 bool cudyn__is_directory(const char *path);
 
-/* CUDYN_OK, or the failure `status` naming `library` when this process
- * is a statically linked program, which cannot load a shared library. */
+/* static_program.c: CUDYN_OK, or the failure `status` naming `library`
+ * when this process is a statically linked program, which cannot load a
+ * shared library. */
 int cudyn__refuse_static_program(int status, const char *library);
 
 /* compat.c */
@@ -166,11 +205,57 @@ enum cudyn__compat_verdict {
  * for COMPAT_CANNOT_WORK. */
 enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts *f, char *why_not, size_t cap);
 
+/* python_sites.c: the site-packages directories pip's wheels may lie in,
+ * in three steps (see there); each calls fn(site, how, ctx) in turn until
+ * it returns true, and says so; `looking_for` ends the trace line of a
+ * prefix that had none ("no nvidia/nccl/lib/... in its python3*
+ * site-packages"). */
+typedef bool (*cudyn__place_fn)(const char *place, enum cudyn__found_by how, void *ctx);
+bool cudyn__sites_of_loaded(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace);
+/* The entries of dir whose names start with prefix, newest version first
+ * (strverscmp), at most max, each malloc'd (free them); how many. */
+size_t cudyn__names_newest_first(const char *dir, const char *prefix, char **names, size_t max);
+bool cudyn__sites_of_environments(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace, const char *looking_for);
+bool cudyn__sites_of_user_and_system(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace,
+                                     const char *looking_for);
+
+/* toolkit_roots.c: the toolkit directories the searches try, fn(root, how, ctx)
+ * until it returns true: $CUDA_PATH and $CUDA_HOME; /usr/local/cuda and
+ * /usr/local/cuda-X.Y, newest first. */
+bool cudyn__toolkit_env_roots(cudyn__place_fn fn, void *ctx);
+bool cudyn__toolkit_fixed_roots(cudyn__place_fn fn, void *ctx);
+
+/* toolkit.c: the toolkit's headers and libcudadevrt.a, as found (see
+ * there).  Written once in its pthread_once, read-only after. */
+#define CUDYN_TOOLKIT_MAX_INCLUDE 32
+struct cudyn__dir_identity {
+    uint64_t dev, ino;
+    int64_t mtime_ns, ctime_ns;
+};
+struct cudyn__toolkit {
+    bool with_nvrtc; /* the search included the place NVRTC came from */
+    int n_include;   /* 0: no headers */
+    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order */
+    struct cudyn__dir_identity identity[CUDYN_TOOLKIT_MAX_INCLUDE]; /* of each, when searched */
+    char include_path[LOADER_PATH_BYTES * 2]; /* the same joined with ':', for reports */
+    enum cudyn__found_by headers_found_by;
+    char headers_where[LOADER_PATH_BYTES];
+    char cudadevrt[LOADER_PATH_BYTES]; /* libcudadevrt.a, "" if none */
+    enum cudyn__found_by cudadevrt_found_by;
+    char looked[2048]; /* the places looked at for headers, in one line */
+    char trace[8192];  /* each place looked at and what it has, one a line */
+};
+/* The search as it stands for this process: without NVRTC's place until
+ * NVRTC is loaded, with it after. */
+const struct cudyn__toolkit *cudyn__toolkit(void);
+/* Whether two answers give NVRTC the same directories, unchanged. */
+bool cudyn__toolkit_same(const struct cudyn__toolkit *a, const struct cudyn__toolkit *b);
+/* One line saying where cudyn looked and what it found, for a message. */
+void cudyn__toolkit_where(char *buf, size_t cap);
+
 /* versions.c: the line naming every version involved (see there). ptx:
  * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if
  * unknown; include_dir: the CUDA headers handed to NVRTC, NULL if none. */
 void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir);
-int cudyn__ptx_isa_of(const char *ptx);                   /* ".version 8.7" -> 87, 0 if none */
-int cudyn__ptx_isa_max(int driver_version, bool *at_least); /* the highest ISA the driver accepts */
 
 #endif

@@ -113,12 +113,12 @@ static void open_nvml(void)
 {
     const char *override = cudyn__getenv("CUDYN_LIBNVML");
     cudyn__copy_string(nvml.path, sizeof nvml.path, override && override[0] ? override : CUDYN_NVML_SONAME);
-    void *handle = dlopen(nvml.path, RTLD_NOW | RTLD_LOCAL);
+    char why[LOADER_PATH_BYTES + 64];
+    void *handle = cudyn__dlopen(nvml.path, RTLD_NOW | RTLD_LOCAL, why, sizeof why);
     if (!handle) {
-        const char *e = dlerror();
         nvml.status = CUDYN_ERROR_DRIVER_NOT_FOUND;
         snprintf(nvml.why, sizeof nvml.why, "NVML (%s) could not be loaded: %s; it ships with the NVIDIA driver",
-                 nvml.path, e ? e : "not found");
+                 nvml.path, why);
         return;
     }
     void *p;

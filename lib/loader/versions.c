@@ -27,7 +27,9 @@ static const struct {
     {12050, 85}, {12060, 85}, {12080, 87}, {12090, 88}, {13000, 90},
 };
 
-int cudyn__ptx_isa_max(int driver_version, bool *at_least)
+/* The highest PTX ISA the driver accepts (at least that, for a driver
+ * newer than the table). */
+static int ptx_isa_max(int driver_version, bool *at_least)
 {
     int isa = 0;
     *at_least = false;
@@ -42,7 +44,7 @@ int cudyn__ptx_isa_max(int driver_version, bool *at_least)
 }
 
 /* The ISA of a PTX text's ".version X.Y", as X*10+Y; 0 if none. */
-int cudyn__ptx_isa_of(const char *ptx)
+static int ptx_isa_of(const char *ptx)
 {
     if (!ptx)
         return 0;
@@ -61,7 +63,7 @@ static int headers_cuda_version(const char *dir)
 {
     char file[LOADER_PATH_BYTES + 16];
     snprintf(file, sizeof file, "%s/cuda.h", dir);
-    FILE *f = fopen(file, "re");
+    FILE *f = cudyn__fopen_regular(file);
     if (!f)
         return 0;
     char line[256];
@@ -73,115 +75,144 @@ static int headers_cuda_version(const char *dir)
     return v;
 }
 
-static void add_hint(char *hints, size_t cap, const char *fmt, ...) CUDYN_PRINTF(3, 4);
-static void add_hint(char *hints, size_t cap, const char *fmt, ...)
+/* The line being written: buf of cap bytes, n written (cap or more once
+ * full), and the skew hints gathered for its end. */
+struct line {
+    char *buf;
+    size_t cap, n;
+    char hints[768];
+};
+
+static void add_hint(struct line *l, const char *fmt, ...) CUDYN_PRINTF(2, 3);
+static void add_hint(struct line *l, const char *fmt, ...)
 {
-    size_t n = strlen(hints);
+    size_t n = strlen(l->hints), cap = sizeof l->hints;
     if (n + 3 >= cap)
         return;
     if (n)
-        n += (size_t)snprintf(hints + n, cap - n, "; ");
+        n += (size_t)snprintf(l->hints + n, cap - n, "; ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(hints + n, cap - n, fmt, ap);
+    vsnprintf(l->hints + n, cap - n, fmt, ap);
     va_end(ap);
 }
 
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) CUDYN_PRINTF(4, 5);
-static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+static void put(struct line *l, const char *fmt, ...) CUDYN_PRINTF(2, 3);
+static void put(struct line *l, const char *fmt, ...)
 {
-    if (*n >= cap)
+    if (l->n >= l->cap)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    int w = vsnprintf(l->buf + l->n, l->cap - l->n, fmt, ap);
     va_end(ap);
-    *n = w < 0 ? cap : *n + (size_t)w;
+    l->n = w < 0 ? l->cap : l->n + (size_t)w;
 }
 
 #define V(v) (v) / 1000, (v) % 1000 / 10
+
+/* The driver and the kernel module. */
+static void driver_part(struct line *l, const struct cudyn__library *drv, bool have_driver)
+{
+    struct cudyn__compat kmod = {0};
+    if (have_driver)
+        kmod = cudyn__driver.compat;
+    else
+        cudyn__read_kernel_module_version(&kmod);
+    if (have_driver)
+        put(l, "driver CUDA %d.%d (%s, release %s%s)", V(drv->version), drv->path,
+            kmod.driver_release[0] ? kmod.driver_release : "unknown", kmod.driver_is_compat ? ", forward-compat" : "");
+    else
+        put(l, "driver not loaded");
+    if (kmod.kmod_version[0])
+        put(l, ", kernel module %s (%s)", kmod.kmod_version, kmod.kmod_file);
+    else
+        put(l, ", kernel module unknown (no version file)");
+    /* a libcuda whose release differs from the kernel module's never gets
+     * here unused: the loader takes it for a forward-compat library */
+}
+
+/* NVRTC and its builtins. */
+static void nvrtc_part(struct line *l, const struct cudyn__nvrtc_state *nv, bool have_nvrtc)
+{
+    if (!have_nvrtc) {
+        put(l, ", NVRTC not loaded");
+        return;
+    }
+    put(l, ", NVRTC %d.%d (%s)", V(nv->lib.version), nv->lib.path);
+    /* the loader preloads the builtins of NVRTC's own version from its
+     * directory; without them NVRTC looks that soname up itself */
+    if (nv->builtins_path[0])
+        put(l, ", builtins %s", nv->builtins_path);
+    else
+        put(l, ", builtins libnvrtc-builtins.so.%d.%d not next to NVRTC", V(nv->lib.version));
+}
+
+/* The CUDA headers handed to NVRTC, against NVRTC's version. */
+static void headers_part(struct line *l, const char *include_dir, const struct cudyn__nvrtc_state *nv,
+                         bool have_nvrtc)
+{
+    if (!include_dir || !include_dir[0])
+        return;
+    int h = headers_cuda_version(include_dir);
+    if (h)
+        put(l, ", headers %s (cuda.h CUDA_VERSION %d)", include_dir, h);
+    else
+        put(l, ", headers %s (no cuda.h)", include_dir);
+    if (h && have_nvrtc && h / 10 != nv->lib.version / 10)
+        add_hint(l,
+                 "the CUDA headers in %s are CUDA %d.%d but NVRTC is %d.%d: hand NVRTC the include directory of "
+                 "its own toolkit",
+                 include_dir, V(h), V(nv->lib.version));
+}
+
+/* The PTX ISA emitted against the highest the driver accepts. */
+static void ptx_part(struct line *l, const char *ptx, const struct cudyn__library *drv, bool have_driver,
+                     const struct cudyn__nvrtc_state *nv, bool have_nvrtc)
+{
+    int isa = ptx_isa_of(ptx);
+    if (!have_driver) {
+        if (isa)
+            put(l, ", PTX ISA %d.%d emitted", isa / 10, isa % 10);
+        return;
+    }
+    bool at_least;
+    int max = ptx_isa_max(drv->version, &at_least);
+    if (isa)
+        put(l, ", PTX ISA %d.%d emitted", isa / 10, isa % 10);
+    put(l, ", driver accepts PTX ISA %s%d.%d", at_least ? "at least " : "up to ", max / 10, max % 10);
+    if (isa > max && !at_least)
+        add_hint(l,
+                 "the PTX is ISA %d.%d but the driver (CUDA %d.%d) accepts up to %d.%d: update the driver, compile "
+                 "to CUBIN, or emit PTX with an NVRTC no newer than CUDA %d.%d",
+                 isa / 10, isa % 10, V(drv->version), max / 10, max % 10, V(drv->version));
+    else if (!isa && have_nvrtc && nv->lib.version > drv->version)
+        add_hint(l,
+                 "NVRTC %d.%d is newer than the driver (CUDA %d.%d): its PTX will not load; compile to CUBIN "
+                 "(cudyn_compile does) or update the driver",
+                 V(nv->lib.version), V(drv->version));
+}
 
 void cudyn__versions_line(char *buf, size_t cap, const char *ptx, int cc, const char *include_dir)
 {
     if (!cap)
         return;
     buf[0] = '\0';
-    size_t n = 0;
-    char hints[768] = "";
+    struct line l = {buf, cap, 0, ""};
     const struct cudyn__library *drv = &cudyn__driver.lib;
     const struct cudyn__nvrtc_state *nv = &cudyn__nvrtc_state;
     bool have_driver = atomic_load_explicit(&drv->done, memory_order_acquire) && drv->status == CUDYN_OK;
     bool have_nvrtc = atomic_load_explicit(&nv->lib.done, memory_order_acquire) && nv->lib.status == CUDYN_OK;
-
-    struct cudyn__compat kmod = {0};
-    if (have_driver)
-        kmod = cudyn__driver.compat;
-    else
-        cudyn__read_kernel_module_version(&kmod);
-
-    put(buf, cap, &n, "versions: ");
-    if (have_driver)
-        put(buf, cap, &n, "driver CUDA %d.%d (%s, release %s%s)", V(drv->version), drv->path,
-            kmod.driver_release[0] ? kmod.driver_release : "unknown", kmod.driver_is_compat ? ", forward-compat" : "");
-    else
-        put(buf, cap, &n, "driver not loaded");
-    if (kmod.kmod_version[0])
-        put(buf, cap, &n, ", kernel module %s (%s)", kmod.kmod_version, kmod.kmod_file);
-    else
-        put(buf, cap, &n, ", kernel module unknown (no version file)");
-    /* a libcuda whose release differs from the kernel module's never gets
-     * here unused: the loader takes it for a forward-compat library */
-
-    if (have_nvrtc) {
-        put(buf, cap, &n, ", NVRTC %d.%d (%s)", V(nv->lib.version), nv->lib.path);
-        /* the loader preloads the builtins of NVRTC's own version from its
-         * directory; without them NVRTC looks that soname up itself */
-        if (nv->builtins_path[0])
-            put(buf, cap, &n, ", builtins %s", nv->builtins_path);
-        else
-            put(buf, cap, &n, ", builtins libnvrtc-builtins.so.%d.%d not next to NVRTC", V(nv->lib.version));
-    } else {
-        put(buf, cap, &n, ", NVRTC not loaded");
-    }
-
-    if (include_dir && include_dir[0]) {
-        int h = headers_cuda_version(include_dir);
-        if (h)
-            put(buf, cap, &n, ", headers %s (cuda.h CUDA_VERSION %d)", include_dir, h);
-        else
-            put(buf, cap, &n, ", headers %s (no cuda.h)", include_dir);
-        if (h && have_nvrtc && h / 10 != nv->lib.version / 10)
-            add_hint(hints, sizeof hints,
-                     "the CUDA headers in %s are CUDA %d.%d but NVRTC is %d.%d: hand NVRTC the include "
-                     "directory of its own toolkit",
-                     include_dir, V(h), V(nv->lib.version));
-    }
-
-    int isa = cudyn__ptx_isa_of(ptx);
-    if (have_driver) {
-        bool at_least;
-        int max = cudyn__ptx_isa_max(drv->version, &at_least);
-        if (isa)
-            put(buf, cap, &n, ", PTX ISA %d.%d emitted", isa / 10, isa % 10);
-        put(buf, cap, &n, ", driver accepts PTX ISA %s%d.%d", at_least ? "at least " : "up to ", max / 10, max % 10);
-        if (isa > max && !at_least)
-            add_hint(hints, sizeof hints,
-                     "the PTX is ISA %d.%d but the driver (CUDA %d.%d) accepts up to %d.%d: update the driver, "
-                     "compile to CUBIN, or emit PTX with an NVRTC no newer than CUDA %d.%d",
-                     isa / 10, isa % 10, V(drv->version), max / 10, max % 10, V(drv->version));
-        else if (!isa && have_nvrtc && nv->lib.version > drv->version)
-            add_hint(hints, sizeof hints,
-                     "NVRTC %d.%d is newer than the driver (CUDA %d.%d): its PTX will not load; compile to CUBIN "
-                     "(cudyn_compile does) or update the driver",
-                     V(nv->lib.version), V(drv->version));
-    } else if (isa) {
-        put(buf, cap, &n, ", PTX ISA %d.%d emitted", isa / 10, isa % 10);
-    }
+    put(&l, "versions: ");
+    driver_part(&l, drv, have_driver);
+    nvrtc_part(&l, nv, have_nvrtc);
+    headers_part(&l, include_dir, nv, have_nvrtc);
+    ptx_part(&l, ptx, drv, have_driver, nv, have_nvrtc);
     if (cc > 0)
-        put(buf, cap, &n, ", device sm_%d", cc);
-    if (hints[0])
-        put(buf, cap, &n, "; skew: %s", hints);
-    if (n >= cap && cap > 4)
+        put(&l, ", device sm_%d", cc);
+    if (l.hints[0])
+        put(&l, "; skew: %s", l.hints);
+    if (l.n >= cap && cap > 4)
         memcpy(buf + cap - 4, "...", 4);
 }
 

@@ -218,6 +218,8 @@ static int mismatch(const char *api, const struct slot *s, const struct cudyn__f
     return CUDYN_OK; /* it matches after all: it changed since the fast path looked */
 }
 
+static void kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts); /* below, with the driver's facts */
+
 int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__format *fmt, const char *fmt_text,
                         bool *checked)
 {
@@ -230,7 +232,7 @@ int cudyn__kernel_check(const char *api, cudyn_function f, const struct cudyn__f
         /* first launch of a kernel cudyn did not look up itself (or a
          * slot being rewritten): ask the driver, outside the lock */
         struct cudyn__kernel_facts facts;
-        cudyn__kernel_query(f, &facts);
+        kernel_query(f, &facts);
         cudyn__kernel_register(f, &facts);
         v = lookup(f, fmt);
         if (v == VERDICT_UNKNOWN) { /* no room near its home: unchecked */
@@ -306,7 +308,7 @@ int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, int known_cou
 
 /* What the driver and the module can tell about a kernel cudyn did not
  * look up itself (no lock held: these are driver calls). */
-void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts)
+static void kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts)
 {
     identify(f, NULL, facts);
     struct cudyn__ptx_kernel ptx = {.count = -1};

@@ -39,8 +39,6 @@ bool cudyn__kernel_known(cudyn_function f, cu_module module);
  * CUBIN declares, so that the driver is asked about no parameter past the
  * last (probing for the end is the last resort). */
 int cudyn__kernel_driver_facts(cudyn_function f, cu_module module, int known_count, struct cudyn__kernel_facts *facts);
-/* Asks the driver (and the module f belongs to) about f. */
-void cudyn__kernel_query(cudyn_function f, struct cudyn__kernel_facts *facts);
 /* Combines the driver's count (PARAMS_UNKNOWN if it cannot say; sizes
  * already in facts) with what the PTX declares. */
 void cudyn__kernel_merge(struct cudyn__kernel_facts *facts, int driver_count, const struct cudyn__ptx_kernel *ptx);

@@ -3,12 +3,12 @@
  * reduce-scatter, send, receive and groups: each call's arguments are
  * checked (the communicator, the element type and the operation, ranks,
  * and where the driver can tell, that the counts fit the buffers'
- * allocations), then it goes to NCCL, at once or at the end of the
- * thread's group (group.c).
+ * allocations, the stream), then it goes to NCCL, at once or at the end
+ * of the thread's group (group.c).  What each call checks is its row of
+ * NCCL_CALL_MAP (nccl.h); the public functions below only name it.
  */
 #include "config.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,8 +30,6 @@
     X('F', ncclFloat32, 2)                                                                                     \
     X('D', ncclFloat64, 2)
 
-#define NO_OP INT_MIN /* a call that only moves data (no user value is this) */
-
 struct wire {
     nccl_data_type type;
     size_t per_value;   /* NCCL elements per value */
@@ -48,8 +46,9 @@ static size_t type_bytes(nccl_data_type type)
     return 0;
 }
 
-/* The wire form of dtype, and whether op can reduce it. */
-static int wire_of(const char *api, int dtype, int op, struct wire *w)
+/* The wire form of dtype, and for a call that `reduces`, whether op can
+ * reduce it (every int is checked: no value stands for "no operation"). */
+static int wire_of(const char *api, int dtype, bool reduces, int op, struct wire *w)
 {
     w->per_value = 0;
 #define WIRE_ROW(code, t, per)                                                                                 \
@@ -63,7 +62,7 @@ static int wire_of(const char *api, int dtype, int op, struct wire *w)
         return cudyn__fail_arg(api, "dtype", "must be a launch-format character NCCL can carry, one of \""
                                              CUDYN_NCCL_DTYPES "\" (CUDYN_NCCL_DTYPES)");
     w->value_bytes = w->per_value * type_bytes(w->type);
-    if (op == NO_OP)
+    if (!reduces)
         return CUDYN_OK;
     if (op < CUDYN_NCCL_SUM || op > CUDYN_NCCL_AVG)
         return cudyn__fail_arg(api, "op", "must be a cudyn_nccl_op (CUDYN_NCCL_SUM ... CUDYN_NCCL_AVG)");
@@ -77,9 +76,9 @@ static int wire_of(const char *api, int dtype, int op, struct wire *w)
     return CUDYN_OK;
 }
 
-/* [ptr, ptr + bytes) lies in device memory, inside one allocation, where
- * the driver can say. */
-static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes)
+/* [ptr, ptr + bytes) lies in device memory of the communicator's device,
+ * inside one allocation, where the driver can say. */
+static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes, cudyn_nccl_comm comm)
 {
     if (bytes == 0)
         return CUDYN_OK;
@@ -88,17 +87,22 @@ static int check_buffer(const char *api, const char *arg, cudyn_devptr ptr, size
     if (!DRIVER_HAS(cuPointerGetAttributes))
         return CUDYN_OK;
     unsigned int memory_type = 0, managed = 0;
+    int device = -1;
     cu_deviceptr start = 0;
     size_t size = 0;
     cu_enum attrs[] = {CU_POINTER_ATTR_MEMORY_TYPE, CU_POINTER_ATTR_IS_MANAGED, CU_POINTER_ATTR_RANGE_START_ADDR,
-                       CU_POINTER_ATTR_RANGE_SIZE};
-    void *data[] = {&memory_type, &managed, &start, &size};
+                       CU_POINTER_ATTR_RANGE_SIZE, CU_POINTER_ATTR_DEVICE_ORDINAL};
+    void *data[] = {&memory_type, &managed, &start, &size, &device};
     if (cudyn__drv.cuPointerGetAttributes(N_ELEMS(attrs), attrs, data, ptr) != CU_OK)
         return CUDYN_OK; /* the driver cannot say: NCCL will */
     if (memory_type == 0 && !managed)
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: argument '%s' (0x%llx) is no memory CUDA knows: NCCL needs device memory", api, arg,
                            (unsigned long long)ptr);
+    if (memory_type == CU_MEMTYPE_DEVICE && !managed && device >= 0 && device != comm->device)
+        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                           "%s: argument '%s' (0x%llx) lives on device %d, the communicator's is device %d", api, arg,
+                           (unsigned long long)ptr, device, comm->device);
     if (start && size && (ptr - start > size || bytes > size - (ptr - start)))
         return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: argument '%s': %zu bytes from 0x%llx run past the end of its allocation (%zu bytes "
@@ -118,12 +122,12 @@ static int check_rank(const char *api, const char *arg, int value, cudyn_nccl_co
 /* What every call checks first; *w, and *bytes of `count` values.  A
  * call with one block per rank (all-gather, reduce-scatter) passes
  * per_rank: the count times the ranks must fit in a size_t too. */
-static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, size_t count, bool per_rank,
-                    struct wire *w, size_t *bytes)
+static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, bool reduces, int op, size_t count,
+                    bool per_rank, struct wire *w, size_t *bytes)
 {
     int st = cudyn__nccl_comm_use(api, comm);
     if (st == CUDYN_OK)
-        st = wire_of(api, dtype, op, w);
+        st = wire_of(api, dtype, reduces, op, w);
     if (st != CUDYN_OK)
         return st;
     if (count > SIZE_MAX / w->value_bytes / (per_rank ? (size_t)comm->nranks : 1))
@@ -134,36 +138,27 @@ static int prologue(const char *api, cudyn_nccl_comm comm, int dtype, int op, si
 
 #define PTR(p) ((void *)(uintptr_t)(p))
 
-/* Which buffers a call reads and writes, and how much: `count` values
- * (ONE), `count` values per rank (RANKS), `count` values on the root only
- * (AT_ROOT), or none. */
-enum blocks { NONE, ONE, RANKS, AT_ROOT };
-
-/* Each call's checks, as data: its name, whether it reduces (checks the
- * operation against the type), the rank argument it takes ("root",
- * "peer", or NULL), its send and receive buffers. */
+/* Each call's checks, as data (NCCL_CALL_MAP): its name, whether it
+ * reduces, the rank argument it takes, its send and receive blocks. */
 static const struct shape {
     const char *api;
     bool reduces;
     const char *rank_arg;
-    enum blocks send, recv;
+    enum cudyn__nccl_blocks send, recv;
 } shapes[] = {
-    [NCCL_CALL_ALL_REDUCE] = {"cudyn_nccl_all_reduce", true, NULL, ONE, ONE},
-    [NCCL_CALL_BROADCAST] = {"cudyn_nccl_broadcast", false, "root", AT_ROOT, ONE},
-    [NCCL_CALL_REDUCE] = {"cudyn_nccl_reduce", true, "root", ONE, AT_ROOT},
-    [NCCL_CALL_ALL_GATHER] = {"cudyn_nccl_all_gather", false, NULL, ONE, RANKS},
-    [NCCL_CALL_REDUCE_SCATTER] = {"cudyn_nccl_reduce_scatter", true, NULL, RANKS, ONE},
-    [NCCL_CALL_SEND] = {"cudyn_nccl_send", false, "peer", ONE, NONE},
-    [NCCL_CALL_RECV] = {"cudyn_nccl_recv", false, "peer", NONE, ONE},
+#define NCCL_CALL_SHAPE(kind, name, reduces, rank, send, recv, fn, args)                                       \
+    [NCCL_CALL_##kind] = {"cudyn_nccl_" #name, reduces, rank, BLOCKS_##send, BLOCKS_##recv},
+    NCCL_CALL_MAP(NCCL_CALL_SHAPE)
+#undef NCCL_CALL_SHAPE
 };
 
 /* The buffer `arg` of a call, `bytes` per block as `blocks` says. */
-static int check_blocks(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes, enum blocks blocks,
-                        cudyn_nccl_comm comm, int root)
+static int check_blocks(const char *api, const char *arg, cudyn_devptr ptr, size_t bytes,
+                        enum cudyn__nccl_blocks blocks, cudyn_nccl_comm comm, int root)
 {
-    if (blocks == NONE || (blocks == AT_ROOT && comm->rank != root))
+    if (blocks == BLOCKS_NONE || (blocks == BLOCKS_AT_ROOT && comm->rank != root))
         return CUDYN_OK;
-    return check_buffer(api, arg, ptr, blocks == RANKS ? bytes * (size_t)comm->nranks : bytes);
+    return check_buffer(api, arg, ptr, blocks == BLOCKS_RANKS ? bytes * (size_t)comm->nranks : bytes, comm);
 }
 
 /* A call checked as its shape says, then handed to NCCL (group.c); any
@@ -174,17 +169,20 @@ static int call(enum cudyn__nccl_kind kind, cudyn_nccl_comm comm, cudyn_devptr s
     const struct shape *sh = &shapes[kind];
     struct wire w = {0, 0, 0};
     size_t bytes = 0;
-    int st = prologue(sh->api, comm, dtype, sh->reduces ? op : NO_OP, count, sh->send == RANKS || sh->recv == RANKS,
-                      &w, &bytes);
+    struct cudyn__nccl_call c = {kind, comm, PTR(send), PTR(recv), 0, 0, op, rank, NULL};
+    int st = prologue(sh->api, comm, dtype, sh->reduces, op, count,
+                      sh->send == BLOCKS_RANKS || sh->recv == BLOCKS_RANKS, &w, &bytes);
     if (st == CUDYN_OK && sh->rank_arg)
         st = check_rank(sh->api, sh->rank_arg, rank, comm);
     if (st == CUDYN_OK)
         st = check_blocks(sh->api, "send", send, bytes, sh->send, comm, rank);
     if (st == CUDYN_OK)
         st = check_blocks(sh->api, "recv", recv, bytes, sh->recv, comm, rank);
+    if (st == CUDYN_OK)
+        st = cudyn__nccl_stream(sh->api, stream, &c.stream);
     if (st == CUDYN_OK) {
-        struct cudyn__nccl_call c = {kind, comm->nccl, PTR(send), PTR(recv), count * w.per_value, w.type, op, rank,
-                                     cudyn__nccl_stream(stream)};
+        c.count = count * w.per_value;
+        c.type = w.type;
         st = cudyn__nccl_issue(sh->api, &c);
     }
     return cudyn__nccl_group_mark(st);

@@ -1,13 +1,16 @@
 /*
- * nccl/comm.c - communicators: unique ids, making them (one rank, all of
- * a process, a split), what they are, their asynchronous errors, waiting
- * in bounded time, abort and destroy; and how NCCL's results become
- * statuses.
+ * nccl/comm.c - communicators: which handles are live, what they are,
+ * what holds them, their asynchronous errors, waiting in bounded time,
+ * abort and destroy; the stream NCCL is given; and how NCCL's results
+ * become statuses.  Making them is init.c's.
  *
  * cudyn hands out its own handle around NCCL's: a list of the live ones
  * (comms_lock) lets every call refuse a destroyed or made-up handle
  * instead of passing it to NCCL, and an aborted one (its NCCL
- * communicator gone) is told apart until it is destroyed.
+ * communicator gone) is told apart until it is destroyed.  A group not
+ * yet ended holds the communicators it will hand to NCCL (`held`):
+ * destroy, abort and wait refuse those, so that the end never meets a
+ * freed or aborted one.
  */
 #include "config.h"
 
@@ -17,6 +20,7 @@
 #include <time.h>
 
 #include "hints.h"
+#include "loader/loader.h"
 #include "nccl/nccl.h"
 
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,20 +45,105 @@ int cudyn__fail_nccl(nccl_result r, const char *fn, const char *api, nccl_comm c
                        last ? last : "");
 }
 
-nccl_stream cudyn__nccl_stream(cudyn_stream stream)
+int cudyn__nccl_stream(const char *api, cudyn_stream stream, nccl_stream *out)
 {
-    if (stream || !cudyn__driver.per_thread_stream)
-        return (nccl_stream)(void *)stream;
-    return (nccl_stream)(uintptr_t)2; /* CU_STREAM_PER_THREAD: cudyn's NULL stream in that mode */
+    *out = (nccl_stream)(void *)stream;
+    if (!stream) {
+        if (cudyn__driver.per_thread_stream)
+            *out = (nccl_stream)(uintptr_t)2; /* CU_STREAM_PER_THREAD: cudyn's NULL stream in that mode */
+        return CUDYN_OK;
+    }
+    /* NCCL would take any pointer as a stream and write through it: the
+     * driver's answer first, as cudyn's waits (cuStreamQuery) have it */
+    cu_context ctx = NULL;
+    cu_result r = DRIVER_HAS(cuStreamGetCtx) ? cudyn__drv.cuStreamGetCtx(CU_STREAM(stream), &ctx) : CU_OK;
+    if (r == CU_OK)
+        return CUDYN_OK;
+    int st = cudyn__fail_driver(r, "cuStreamGetCtx", api);
+    cudyn__error_append("; argument 'stream' (%p) is not a stream of the driver", (void *)stream);
+    return st;
 }
 
-static bool live_locked(const struct cudyn_nccl_comm_st *c)
+/* ---- the live communicators ---- */
+
+cudyn_nccl_comm cudyn__nccl_new_handle(void)
+{
+    struct cudyn_nccl_comm_st *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&comms_lock);
+    c->next = comms;
+    comms = c;
+    pthread_mutex_unlock(&comms_lock);
+    return c;
+}
+
+void cudyn__nccl_comm_hold(cudyn_nccl_comm comm)
+{
+    pthread_mutex_lock(&comms_lock);
+    comm->held++;
+    pthread_mutex_unlock(&comms_lock);
+}
+
+void cudyn__nccl_comm_let_go(cudyn_nccl_comm comm)
+{
+    pthread_mutex_lock(&comms_lock);
+    comm->held--;
+    pthread_mutex_unlock(&comms_lock);
+}
+
+/* Whether c is live and whether a group holds it, as one answer. */
+enum standing { NOT_LIVE, FREE, HELD };
+
+static enum standing standing_locked(const struct cudyn_nccl_comm_st *c)
 {
     for (const struct cudyn_nccl_comm_st *x = comms; x; x = x->next)
         if (x == c)
-            return true;
-    return false;
+            return c->held > 0 ? HELD : FREE;
+    return NOT_LIVE;
 }
+
+static enum standing standing_of(cudyn_nccl_comm c)
+{
+    pthread_mutex_lock(&comms_lock);
+    enum standing s = standing_locked(c);
+    pthread_mutex_unlock(&comms_lock);
+    return s;
+}
+
+/* Takes c out of the list of live ones unless a group holds it; what it
+ * was. */
+static enum standing forget(cudyn_nccl_comm c)
+{
+    pthread_mutex_lock(&comms_lock);
+    enum standing s = standing_locked(c);
+    for (struct cudyn_nccl_comm_st **link = &comms; s == FREE && *link; link = &(*link)->next)
+        if (*link == c) {
+            *link = c->next;
+            break;
+        }
+    pthread_mutex_unlock(&comms_lock);
+    return s;
+}
+
+int cudyn__nccl_drop(cudyn_nccl_comm c, int st)
+{
+    forget(c);
+    free(c);
+    return st;
+}
+
+/* The refusal of api (destroy, abort, wait) for a communicator an open
+ * group holds. */
+static int fail_held(const char *api, cudyn_nccl_comm comm)
+{
+    return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
+                       "%s: comm %p is in use by a group not yet ended (calls kept for its end, or a split or init "
+                       "NCCL finishes there): end the group first (cudyn_nccl_group_end)",
+                       api, (void *)comm);
+}
+
+/* ---- using one ---- */
 
 /* rank, nranks and device of a communicator NCCL has made. */
 static int learn(const char *api, cudyn_nccl_comm comm)
@@ -82,10 +171,7 @@ int cudyn__nccl_comm_use(const char *api, cudyn_nccl_comm comm)
     int st = cudyn__need_nccl();
     if (st != CUDYN_OK)
         return st;
-    pthread_mutex_lock(&comms_lock);
-    bool live = live_locked(comm);
-    pthread_mutex_unlock(&comms_lock);
-    if (!live)
+    if (standing_of(comm) == NOT_LIVE)
         return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: comm %p is not a live communicator (destroyed, or not made by "
                            "cudyn_nccl_comm_init_*)",
@@ -100,172 +186,6 @@ int cudyn__nccl_comm_use(const char *api, cudyn_nccl_comm comm)
                            api, (void *)comm);
     st = comm->known ? CUDYN_OK : learn(api, comm);
     return st == CUDYN_OK ? cudyn__need_context(api) : st;
-}
-
-/* A new handle, live and empty: NCCL writes its communicator into it. */
-static cudyn_nccl_comm new_handle(void)
-{
-    struct cudyn_nccl_comm_st *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    pthread_mutex_lock(&comms_lock);
-    c->next = comms;
-    comms = c;
-    pthread_mutex_unlock(&comms_lock);
-    return c;
-}
-
-/* Takes c out of the list of live ones; false if it was not there. */
-static bool forget(cudyn_nccl_comm c)
-{
-    bool live = false;
-    pthread_mutex_lock(&comms_lock);
-    for (struct cudyn_nccl_comm_st **link = &comms; *link; link = &(*link)->next)
-        if (*link == c) {
-            *link = c->next;
-            live = true;
-            break;
-        }
-    pthread_mutex_unlock(&comms_lock);
-    return live;
-}
-
-/* A handle made for a call that failed: NCCL made nothing. */
-static int drop(cudyn_nccl_comm c, int st)
-{
-    forget(c);
-    free(c);
-    return st;
-}
-
-CUDYN_API int cudyn_nccl_unique_id(cudyn_nccl_id *out)
-{
-    static const char api[] = "cudyn_nccl_unique_id";
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    memset(out, 0, sizeof *out);
-    int st = cudyn__need_nccl();
-    if (st != CUDYN_OK)
-        return st;
-    nccl_unique_id id;
-    nccl_result r = cudyn__nccl.ncclGetUniqueId(&id);
-    if (r != NCCL_OK)
-        return cudyn__fail_nccl(r, "ncclGetUniqueId", api, NULL);
-    memcpy(out->bytes, id.internal, sizeof out->bytes);
-    return CUDYN_OK;
-}
-
-static int init_rank(const char *api, cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank)
-{
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = NULL;
-    if (!id)
-        return cudyn__fail_arg(api, "id", "must not be NULL (one rank makes it with cudyn_nccl_unique_id)");
-    if (nranks < 1)
-        return cudyn__fail_arg(api, "nranks", "must be at least 1");
-    if (rank < 0 || rank >= nranks)
-        return cudyn__fail(CUDYN_ERROR_INVALID_ARGUMENT, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                           "%s: rank %d is not a rank of %d (0 to %d)", api, rank, nranks, nranks - 1);
-    int st = cudyn__need_nccl();
-    if (st == CUDYN_OK)
-        st = cudyn__need_context(api); /* NCCL takes the thread's current device */
-    if (st != CUDYN_OK)
-        return st;
-    nccl_unique_id nid;
-    memcpy(nid.internal, id->bytes, sizeof nid.internal);
-    cudyn_nccl_comm c = new_handle();
-    if (!c)
-        return cudyn__fail_oom(api);
-    nccl_result r = cudyn__nccl.ncclCommInitRank(&c->nccl, nranks, nid, rank);
-    if (r != NCCL_OK)
-        return drop(c, cudyn__fail_nccl(r, "ncclCommInitRank", api, NULL));
-    *out = c;
-    return CUDYN_OK;
-}
-
-CUDYN_API int cudyn_nccl_comm_init_rank(cudyn_nccl_comm *out, int nranks, const cudyn_nccl_id *id, int rank)
-{
-    /* inside a group, a failure fails the group (group.c) */
-    return cudyn__nccl_group_mark(init_rank("cudyn_nccl_comm_init_rank", out, nranks, id, rank));
-}
-
-/* Every ordinal of devices[0 .. ndev) names a device of this process. */
-static int check_devices(const char *api, int ndev, const int *devices)
-{
-    int count = 0;
-    int st = cudyn_device_count(&count);
-    if (st != CUDYN_OK)
-        return st;
-    for (int i = 0; i < ndev; i++) {
-        int d = devices ? devices[i] : i;
-        if (d < 0 || d >= count)
-            return cudyn__fail(CUDYN_ERROR_INVALID_DEVICE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
-                               "%s: devices[%d] is %d, not a device of this process (%d visible)", api, i, d,
-                               count);
-    }
-    return CUDYN_OK;
-}
-
-CUDYN_API int cudyn_nccl_comm_init_all(cudyn_nccl_comm *comms_out, int ndev, const int *devices)
-{
-    static const char api[] = "cudyn_nccl_comm_init_all";
-    if (!comms_out)
-        return cudyn__fail_arg(api, "comms", "must not be NULL");
-    if (ndev < 1)
-        return cudyn__fail_arg(api, "ndev", "must be at least 1");
-    memset(comms_out, 0, (size_t)ndev * sizeof *comms_out);
-    int st = cudyn__need_nccl();
-    if (st == CUDYN_OK)
-        st = check_devices(api, ndev, devices);
-    if (st != CUDYN_OK)
-        return st;
-    nccl_comm *n = calloc((size_t)ndev, sizeof *n);
-    bool made = n != NULL;
-    for (int i = 0; made && i < ndev; i++)
-        made = (comms_out[i] = new_handle()) != NULL;
-    nccl_result r = made ? cudyn__nccl.ncclCommInitAll(n, ndev, devices) : NCCL_OK;
-    st = !made ? cudyn__fail_oom(api) : r != NCCL_OK ? cudyn__fail_nccl(r, "ncclCommInitAll", api, NULL) : CUDYN_OK;
-    for (int i = 0; i < ndev; i++) {
-        if (st == CUDYN_OK)
-            comms_out[i]->nccl = n[i];
-        else if (comms_out[i])
-            drop(comms_out[i], st);
-        if (st != CUDYN_OK)
-            comms_out[i] = NULL;
-    }
-    free(n);
-    return st;
-}
-
-static int split(const char *api, cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out)
-{
-    if (!out)
-        return cudyn__fail_arg(api, "out", "must not be NULL");
-    *out = NULL;
-    if (color < CUDYN_NCCL_NO_COLOR)
-        return cudyn__fail_arg(api, "color", "must be >= 0, or CUDYN_NCCL_NO_COLOR");
-    int st = cudyn__nccl_comm_use(api, comm);
-    if (st != CUDYN_OK)
-        return st;
-    if (!NCCL_HAS(ncclCommSplit))
-        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "ncclCommSplit", NULL,
-                           "%s: %s has no ncclCommSplit, which came with NCCL 2.18", api, cudyn__nccl_path());
-    nccl_comm none = NULL; /* NCCL writes nothing there for no color */
-    cudyn_nccl_comm c = color == CUDYN_NCCL_NO_COLOR ? NULL : new_handle();
-    if (color != CUDYN_NCCL_NO_COLOR && !c)
-        return cudyn__fail_oom(api);
-    nccl_result r = cudyn__nccl.ncclCommSplit(comm->nccl, color, key, c ? &c->nccl : &none, NULL);
-    if (r != NCCL_OK)
-        return c ? drop(c, cudyn__fail_nccl(r, "ncclCommSplit", api, comm->nccl))
-                 : cudyn__fail_nccl(r, "ncclCommSplit", api, comm->nccl);
-    *out = c;
-    return CUDYN_OK;
-}
-
-CUDYN_API int cudyn_nccl_comm_split(cudyn_nccl_comm comm, int color, int key, cudyn_nccl_comm *out)
-{
-    return cudyn__nccl_group_mark(split("cudyn_nccl_comm_split", comm, color, key, out));
 }
 
 CUDYN_API int cudyn_nccl_comm_rank(cudyn_nccl_comm comm, int *rank, int *nranks, int *device)
@@ -332,6 +252,8 @@ CUDYN_API int cudyn_nccl_comm_wait(cudyn_nccl_comm comm, cudyn_stream stream, in
     int st = cudyn__nccl_comm_use(api, comm);
     if (st != CUDYN_OK)
         return st;
+    if (standing_of(comm) == HELD) /* its kept calls have not started, and an error would abort it */
+        return fail_held(api, comm);
     double start = cudyn__now_ms();
     /* polls at once at first (short work ends within microseconds), then
      * further and further apart, up to a millisecond */
@@ -358,6 +280,8 @@ CUDYN_API int cudyn_nccl_comm_abort(cudyn_nccl_comm comm)
 {
     static const char api[] = "cudyn_nccl_comm_abort";
     int st = cudyn__nccl_comm_use(api, comm);
+    if (st == CUDYN_OK && standing_of(comm) == HELD)
+        st = fail_held(api, comm);
     return st == CUDYN_OK ? abort_comm(api, comm) : st;
 }
 
@@ -366,10 +290,19 @@ CUDYN_API int cudyn_nccl_comm_destroy(cudyn_nccl_comm comm)
     static const char api[] = "cudyn_nccl_comm_destroy";
     if (!comm)
         return CUDYN_OK;
-    if (!forget(comm))
+    enum standing s = forget(comm);
+    if (s == HELD)
+        return fail_held(api, comm);
+    if (s == NOT_LIVE)
         return cudyn__fail(CUDYN_ERROR_INVALID_HANDLE, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                            "%s: comm %p is not a live communicator (destroyed already?)", api, (void *)comm);
-    nccl_result r = comm->nccl ? cudyn__nccl.ncclCommDestroy(comm->nccl) : NCCL_OK;
+    /* In a child forked after CUDA was initialised, the communicator (its
+     * device memory, its connections to the peers) is the parent's: the
+     * handle goes, NCCL is not called, and the status says why. */
+    int st = cudyn__need_driver();
+    nccl_result r = st == CUDYN_OK && comm->nccl ? cudyn__nccl.ncclCommDestroy(comm->nccl) : NCCL_OK;
     free(comm);
+    if (st != CUDYN_OK)
+        return st;
     return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, "ncclCommDestroy", api, NULL);
 }

@@ -9,6 +9,11 @@
  * communicators, would wait for forever.  Inits and splits go to NCCL at
  * once (NCCL finishes them at the group's end), as NCCL's group is open
  * from the start.
+ *
+ * Until its end the group holds every communicator it will hand to NCCL
+ * or NCCL will finish (comm.c's cudyn__nccl_comm_hold): destroy, abort
+ * and wait refuse those, so that the end never meets a freed or aborted
+ * communicator.
  */
 #include "config.h"
 
@@ -17,40 +22,29 @@
 
 #include "nccl/nccl.h"
 
-/* A thread's group: how deep, the calls kept, its first failure. */
+/* A thread's group: how deep, the calls kept, the communicators held,
+ * its first failure. */
 static _Thread_local struct {
     int depth;
     struct cudyn__nccl_call *calls;
     size_t n, cap;
-    int failed;       /* the first failure's status, CUDYN_OK if none */
+    cudyn_nccl_comm *held;
+    size_t n_held, cap_held;
+    int failed;        /* the first failure's status, CUDYN_OK if none */
     cudyn_error error; /* and its record */
 } group;
 
-/* NCCL's function for a call, and its name for messages. */
+/* NCCL's function for a call (NCCL_CALL_MAP's), and its name for messages. */
 static nccl_result run(const struct cudyn__nccl_call *c, const char **fn)
 {
+    nccl_comm n = c->comm->nccl;
     switch (c->kind) {
-    case NCCL_CALL_ALL_REDUCE:
-        *fn = "ncclAllReduce";
-        return cudyn__nccl.ncclAllReduce(c->send, c->recv, c->count, c->type, c->op, c->comm, c->stream);
-    case NCCL_CALL_BROADCAST:
-        *fn = "ncclBroadcast";
-        return cudyn__nccl.ncclBroadcast(c->send, c->recv, c->count, c->type, c->rank, c->comm, c->stream);
-    case NCCL_CALL_REDUCE:
-        *fn = "ncclReduce";
-        return cudyn__nccl.ncclReduce(c->send, c->recv, c->count, c->type, c->op, c->rank, c->comm, c->stream);
-    case NCCL_CALL_ALL_GATHER:
-        *fn = "ncclAllGather";
-        return cudyn__nccl.ncclAllGather(c->send, c->recv, c->count, c->type, c->comm, c->stream);
-    case NCCL_CALL_REDUCE_SCATTER:
-        *fn = "ncclReduceScatter";
-        return cudyn__nccl.ncclReduceScatter(c->send, c->recv, c->count, c->type, c->op, c->comm, c->stream);
-    case NCCL_CALL_SEND:
-        *fn = "ncclSend";
-        return cudyn__nccl.ncclSend(c->send, c->count, c->type, c->rank, c->comm, c->stream);
-    case NCCL_CALL_RECV:
-        *fn = "ncclRecv";
-        return cudyn__nccl.ncclRecv(c->recv, c->count, c->type, c->rank, c->comm, c->stream);
+#define NCCL_CALL_RUN(kind, name, reduces, rank, send, recv, nccl_fn, args)                                    \
+    case NCCL_CALL_##kind:                                                                                     \
+        *fn = #nccl_fn;                                                                                        \
+        return cudyn__nccl.nccl_fn args;
+        NCCL_CALL_MAP(NCCL_CALL_RUN)
+#undef NCCL_CALL_RUN
     }
     *fn = "NCCL";
     return NCCL_OK;
@@ -65,22 +59,53 @@ int cudyn__nccl_group_mark(int st)
     return st;
 }
 
+/* Room in *array (of *cap elements of `size` bytes) for `used` + n;
+ * false when memory ran out. */
+static bool room(void **array, size_t *cap, size_t used, size_t n, size_t size)
+{
+    if (used + n <= *cap)
+        return true;
+    size_t more = *cap ? 2 * *cap : 16;
+    while (more < used + n)
+        more *= 2;
+    void *grown = realloc(*array, more * size);
+    if (!grown)
+        return false;
+    *array = grown;
+    *cap = more;
+    return true;
+}
+
+int cudyn__nccl_group_room(const char *api, size_t n)
+{
+    if (group.depth == 0 ||
+        room((void **)&group.held, &group.cap_held, group.n_held, n, sizeof *group.held))
+        return CUDYN_OK;
+    return cudyn__nccl_group_mark(cudyn__fail_oom(api));
+}
+
+void cudyn__nccl_group_hold(cudyn_nccl_comm comm)
+{
+    if (group.depth == 0)
+        return;
+    cudyn__nccl_comm_hold(comm);
+    group.held[group.n_held++] = comm;
+}
+
 int cudyn__nccl_issue(const char *api, const struct cudyn__nccl_call *call)
 {
     const char *fn;
     if (group.depth == 0) {
         nccl_result r = run(call, &fn);
-        return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, fn, api, call->comm);
+        return r == NCCL_OK ? CUDYN_OK : cudyn__fail_nccl(r, fn, api, call->comm->nccl);
     }
-    if (group.n == group.cap) {
-        size_t cap = group.cap ? 2 * group.cap : 16;
-        struct cudyn__nccl_call *more = realloc(group.calls, cap * sizeof *more);
-        if (!more)
-            return cudyn__nccl_group_mark(cudyn__fail_oom(api));
-        group.calls = more;
-        group.cap = cap;
-    }
+    if (!room((void **)&group.calls, &group.cap, group.n, 1, sizeof *group.calls))
+        return cudyn__nccl_group_mark(cudyn__fail_oom(api));
+    int st = cudyn__nccl_group_room(api, 1);
+    if (st != CUDYN_OK)
+        return st;
     group.calls[group.n++] = *call;
+    cudyn__nccl_group_hold(call->comm);
     return CUDYN_OK;
 }
 
@@ -97,7 +122,8 @@ CUDYN_API int cudyn_nccl_group_start(void)
     return CUDYN_OK;
 }
 
-/* The kept calls handed to NCCL (none after a failure), then NCCL's end. */
+/* The kept calls handed to NCCL (none after a failure), then NCCL's end;
+ * then the communicators held go free. */
 static int end_outermost(const char *api)
 {
     int st = group.failed;
@@ -112,7 +138,10 @@ static int end_outermost(const char *api)
         cudyn__error_restore(&group.error);
     else if (r != NCCL_OK)
         st = cudyn__fail_nccl(r, fn, api, NULL);
+    for (size_t i = 0; i < group.n_held; i++)
+        cudyn__nccl_comm_let_go(group.held[i]);
     free(group.calls);
+    free(group.held);
     memset(&group, 0, sizeof group);
     return st;
 }

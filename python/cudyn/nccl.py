@@ -24,9 +24,15 @@ communicator per device, whose calls go inside ``with cudyn.nccl.group():``
 Buffers are ``cudyn.DeviceArray`` / ``GPUArray`` or anything with
 ``__cuda_array_interface__`` or DLPack (CuPy, PyTorch, JAX), contiguous, on
 the communicator's device, of a dtype NCCL carries (8-, 32- and 64-bit
-integers, float16/32/64, complex64/128; another is a TypeError).  The calls
-queue work on ``stream`` (a ``cudyn.Stream``; None: the default stream)
-and return at once: keep the arrays alive until it has finished.
+integers, float16/32/64, complex64/128; another is a TypeError); what each
+must hold (a count past its allocation, memory of another device) the
+library checks.  The calls queue work on ``stream`` (a ``cudyn.Stream``
+the driver knows; None: the default stream) and return at once: keep the
+arrays alive until it has finished.  While a call runs, and inside a
+``group()`` until the group ends, its communicator and the memory of its
+arrays are in use: ``destroy()``, ``abort()`` and ``DeviceMemory.free()``
+raise ``cudyn.InvalidArgument`` meanwhile (python/README.md, "Lifetime:
+one rule").  ``wait()`` answers Ctrl-C, with or without a timeout.
 Operations are names (``"sum"``, ``"prod"``, ``"max"``, ``"min"``,
 ``"avg"``, in any case) or the constants below.  NCCL's failures are
 cudyn's exceptions with NCCL's own message; the docs (docs/python.md, "NCCL")
@@ -99,7 +105,8 @@ def group_start():
 
 def group_end():
     """Ends a group; raises the first failure of its calls, in which case
-    none of them was handed to NCCL."""
+    none of them was handed to NCCL.  The outermost end lets go of what the
+    group's calls held (their communicators and arrays' memory)."""
     _cudyn._nccl_group_end()
 
 
@@ -107,7 +114,9 @@ def group_end():
 def group():
     """``with cudyn.nccl.group():`` around send/recv pairs, or the calls of
     several communicators driven by one thread.  The group is ended even
-    when the block raises (its error wins over the end's)."""
+    when the block raises (its error wins over the end's).  Inside it, the
+    communicators and arrays its calls use cannot be destroyed, aborted or
+    freed (cudyn.InvalidArgument) until it ends."""
     _cudyn._nccl_group_start()
     try:
         yield

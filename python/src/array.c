@@ -492,28 +492,19 @@ static int host_view(DeviceArrayObject *a, PyObject *host, Py_buffer *view, int 
         cpy_invalid("%s: a DeviceArray where a host array is needed", what);
         return -1;
     }
-    PyObject *hd = PyObject_GetAttrString(host, "dtype"), *checked = NULL;
+    /* the dtype rule (an object array's bytes are pointers), then the buffer:
+     * a strided one too, to say below that it is not contiguous */
+    int rc = cpy_host_buffer(host, view, PyBUF_RECORDS_RO, what);
+    if (rc == -2)
+        rc = cpy_host_buffer(host, view, PyBUF_FULL_RO, what);
+    if (rc == -2)
+        PyErr_Format(PyExc_TypeError, "%s: %.100s is not a host array (no buffer protocol)", what,
+                     Py_TYPE(host)->tp_name);
+    if (rc < 0)
+        return -1;
+    PyObject *hd = PyObject_GetAttrString(host, "dtype"); /* without one, its sizes are compared below */
     if (!hd)
-        PyErr_Clear(); /* a buffer without a dtype: its sizes are compared below */
-    else if (!(checked = cpy_device_dtype(hd, what))) {
-        Py_DECREF(hd);
-        return -1; /* the dtype rule: an object array's bytes are pointers */
-    }
-    Py_XDECREF(checked);
-    if (PyObject_GetBuffer(host, view, PyBUF_RECORDS_RO) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
-            Py_XDECREF(hd);
-            return -1;
-        }
         PyErr_Clear();
-        if (PyObject_GetBuffer(host, view, PyBUF_FULL_RO) < 0) {
-            PyErr_Clear();
-            Py_XDECREF(hd);
-            PyErr_Format(PyExc_TypeError, "%s: %.100s is not a host array (no buffer protocol)", what,
-                         Py_TYPE(host)->tp_name);
-            return -1;
-        }
-    }
     const char *why = NULL;
     if (writable && view->readonly)
         why = "the host array is read-only";

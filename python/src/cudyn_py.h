@@ -7,8 +7,8 @@
  * the files below it (python/README.md says what each owns;
  * tests/check-layers.sh checks the order from the objects' symbols):
  *   errors < util < format < memory < streams < textures < export < array
- *   < interop < nccl < host_args < pack < launch < prepared < function
- *   < module < expressions < functions < init
+ *   < interop < nccl_functions < nccl < host_args < pack < launch < prepared
+ *   < function < module < link < expressions < functions < init
  * The sections below follow it. */
 #ifndef CUDYN_PY_H
 #define CUDYN_PY_H
@@ -38,10 +38,20 @@
 /* Raises the exception for `status` from the calling thread's cudyn_error;
  * returns NULL. */
 PyObject *cpy_raise(int status);
+/* None for CUDYN_OK, else cpy_raise(status). */
+PyObject *cpy_result(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
 PyObject *cpy_invalid(const char *fmt, ...);
+/* Text of the library's (a message, a log, a path) as a str, None for
+ * NULL: UTF-8 where it is, any other byte as a backslash escape (\xff),
+ * so that decoding never raises and never hides the exception it
+ * belongs to. */
+PyObject *cpy_text(const char *s);
 /* a cudyn_origin's name ("driver", "nvml" ...; "unknown" for others) */
 const char *cpy_origin_name(int origin);
+/* Raises the class of `status` with that status and a message of ours
+ * (a failure the module finds itself, such as its own timeout). */
+PyObject *cpy_fail(int status, const char *fmt, ...);
 /* Whether the exception set is an InvalidArgument. */
 int cpy_invalid_pending(void);
 /* Raises LaunchArgumentError (an Error and a TypeError): a wrong kind of
@@ -52,6 +62,11 @@ int cpy_errors_init(PyObject *module);
 /* ---- util.c: conversions that name none of the module's types */
 /* A dim3 from an int or a tuple/list of 1 to 3 ints, each >= 1. */
 int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what);
+/* The one polling wait: query(handle) with the GIL released until it is
+ * not CUDYN_ERROR_NOT_READY, answering Ctrl-C (KeyboardInterrupt) within a
+ * millisecond or so; seconds >= 0 ends it with CUDYN_ERROR_NOT_READY once
+ * they have passed (< 0: no end).  The status, or -1 with the exception. */
+int cpy_poll(int (*query)(void *), void *handle, double seconds);
 /* Waits for a stream (NULL: the default stream and then the context) or an
  * event with the GIL released, answering Ctrl-C (KeyboardInterrupt). */
 int cpy_wait_stream(cudyn_stream stream);
@@ -72,14 +87,47 @@ int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long lo
 int cpy_size(PyObject *obj, size_t *out, const char *what);
 int cpy_ssize(PyObject *obj, Py_ssize_t *out, const char *what, Py_ssize_t min);
 int cpy_int(PyObject *obj, int *out, const char *what, int min, int max);
+/* A str as UTF-8 for a C string: TypeError for another type, and an
+ * embedded NUL (where C would end the text, naming something else) is
+ * InvalidArgument naming `what`; NULL with the exception. */
+const char *cpy_utf8(PyObject *obj, const char *what);
 /* flags (an unsigned int) as a PyArg "O&" converter: 1, or 0 with an exception */
 int cpy_flags(PyObject *obj, void *out);
 /* The dtype rule: numpy.dtype(obj) if the device can hold it (numbers,
  * bool, complex, records and fixed blocks of those), else TypeError
  * naming `what`.  Every entry that makes or fills a DeviceArray asks it. */
 PyObject *cpy_device_dtype(PyObject *obj, const char *what);
+/* A host buffer of obj for a copy to or from the device (flags: PyBUF_*),
+ * under the dtype rule: an object with a dtype must pass it, and a buffer
+ * whose format holds Python objects is refused (TypeError naming `what`),
+ * before a copy could write device bytes over its pointers.  0; -1 with
+ * that exception; -2 with none where obj gives no such buffer (not
+ * contiguous, read-only, no buffer at all): the caller says what it
+ * needed. */
+int cpy_host_buffer(PyObject *obj, Py_buffer *view, int flags, const char *what);
 /* the current device (ordinal) or -1 with an exception */
 int cpy_current_device(void);
+
+/* The lifetime rule (python/README.md, "Lifetime: one rule"), in one
+ * place: work in flight (a copy or a launch with In/Out buffers running
+ * without the GIL, a collective, a call kept in a group not yet ended, a
+ * DLPack tensor exported) holds what it uses, a count beside a reference,
+ * taken and given back with the GIL held; free(), destroy() and abort() of
+ * a held object raise InvalidArgument (cpy_refuse_in_use), never wait. */
+static inline void cpy_hold(PyObject *owner, Py_ssize_t *count)
+{
+    Py_INCREF(owner);
+    (*count)++;
+}
+static inline void cpy_let_go(PyObject *owner, Py_ssize_t *count)
+{
+    (*count)--;
+    Py_DECREF(owner);
+}
+/* 0 when count is 0; else -1 with InvalidArgument "`who`: ... in use". */
+int cpy_refuse_in_use(const char *who, Py_ssize_t count);
+/* __enter__ of the objects that free or destroy in __exit__: themselves */
+PyObject *cpy_enter(PyObject *self, PyObject *unused);
 
 /* GIL release around a blocking cudyn call: st = call */
 #define CPY_NOGIL(st, call)                                                                                    \
@@ -127,16 +175,17 @@ typedef struct {
     int device;
     int managed;
     int freed;
-    Py_ssize_t in_use; /* copies running, DLPack tensors exported: free() refuses */
+    Py_ssize_t in_use; /* the lifetime rule's holds (cpy_hold): free() refuses while any */
     PyObject *weakrefs;
 } DeviceMemoryObject;
 extern PyTypeObject DeviceMemory_Type;
 extern PyTypeObject PinnedMemory_Type;
 /* a new DeviceMemory of nbytes on the current device */
 PyObject *cpy_device_memory_new(size_t nbytes, int managed);
-/* the in-use count that free() respects (with a reference): taken before
- * a copy releases the GIL or a DLPack tensor is exported, given back
- * after (release(NULL) does nothing) */
+/* cpy_hold of a DeviceMemory: taken before a copy, a launch with In/Out
+ * buffers or a collective releases the GIL (kept while the call waits in
+ * a group) or a DLPack tensor is exported, given back after;
+ * release(NULL) does nothing */
 void cpy_memory_hold(DeviceMemoryObject *m);
 void cpy_memory_release(DeviceMemoryObject *m);
 
@@ -213,6 +262,14 @@ PyObject *cpy_exported_array(const struct DLManagedTensor *m);
 
 /* ---- array.c */
 extern PyTypeObject DeviceArray_Type;
+/* The DeviceMemory behind obj (a DeviceArray's, or obj itself), NULL where
+ * there is none or it is unknown (an int, another library's array). */
+static inline DeviceMemoryObject *cpy_memory_of(PyObject *obj)
+{
+    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
+        return ((DeviceArrayObject *)obj)->memory;
+    return PyObject_TypeCheck(obj, &DeviceMemory_Type) ? (DeviceMemoryObject *)obj : NULL;
+}
 /* a new DeviceArray (or subclass `type`) viewing ptr with the owner kept alive */
 PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py_ssize_t *shape,
                         const Py_ssize_t *strides, PyObject *dtype, PyObject *owner, PyObject *stream, int device,
@@ -243,8 +300,23 @@ PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *cpy_asarray(PyObject *self, PyObject *obj);
 extern PyTypeObject DLPackOwner_Type;
 
-/* ---- nccl.c: cudyn.nccl's Communicator and the module's _nccl_*
- * functions (python/cudyn/nccl.py is their face) */
+/* ---- nccl_functions.c: cudyn.nccl's module functions (_nccl_*: unique
+ * id, info, has, groups, MPI's CUDA support) and the calling thread's
+ * group as the module keeps it */
+/* One hold of the lifetime rule: the object and its count (cpy_hold). */
+struct cpy_held {
+    PyObject *owner; /* NULL: none */
+    Py_ssize_t *count;
+};
+/* Inside a group not yet ended on this thread, takes the holds held[0 ..
+ * n) (cpy_hold) and keeps them until the group's outermost end, when NCCL
+ * has its calls; outside a group nothing.  0, or -1 (out of memory: none
+ * taken). */
+int cpy_nccl_group_keep(const struct cpy_held *held, int n);
+int cpy_nccl_functions_init(PyObject *module);
+
+/* ---- nccl.c: cudyn.nccl's Communicator (python/cudyn/nccl.py is its
+ * face) */
 int cpy_nccl_init(PyObject *module);
 
 /* ---- host_args.c: In, Out, InOut */
@@ -378,6 +450,13 @@ typedef struct {
     PyObject *weakrefs;
 } ModuleObject;
 extern PyTypeObject Module_Type;
+
+/* ---- link.c */
+extern PyTypeObject Linker_Type;
+/* toolkit_info(): cudyn_toolkit_info as a dict */
+PyObject *cpy_toolkit_info(PyObject *m, PyObject *unused);
+/* the LINK_* constants */
+int cpy_link_init(PyObject *module);
 
 /* ---- expressions.c */
 extern PyTypeObject Elementwise_Type, Reduction_Type;

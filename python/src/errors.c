@@ -1,6 +1,9 @@
 /* errors.c - cudyn's failures as Python exceptions.  Every class carries
  * all of cudyn_error: status, status_name, origin, native_code,
- * native_name, function, message, hint (str(e) is the message). */
+ * native_name, function, message, hint (str(e) is the message).  Text
+ * from the library (messages, logs, paths) is decoded by cpy_text, which
+ * never fails: bytes that are not UTF-8 (a message cut inside a
+ * character, a path of another encoding) become backslash escapes. */
 #include "cudyn_py.h"
 #include <stdarg.h>
 
@@ -48,7 +51,7 @@ static PyObject *class_for(int status)
 static const char *const origin_names[] = {
     [CUDYN_ORIGIN_NONE] = "none",     [CUDYN_ORIGIN_LIBRARY] = "library", [CUDYN_ORIGIN_LOADER] = "loader",
     [CUDYN_ORIGIN_DRIVER] = "driver", [CUDYN_ORIGIN_NVRTC] = "nvrtc",     [CUDYN_ORIGIN_SYSTEM] = "system",
-    [CUDYN_ORIGIN_NVML] = "nvml",     [CUDYN_ORIGIN_NCCL] = "nccl",
+    [CUDYN_ORIGIN_NVML] = "nvml",     [CUDYN_ORIGIN_NCCL] = "nccl",       [CUDYN_ORIGIN_NVJITLINK] = "nvjitlink",
 };
 
 const char *cpy_origin_name(int origin)
@@ -59,9 +62,16 @@ const char *cpy_origin_name(int origin)
     return name ? name : "unknown";
 }
 
+PyObject *cpy_text(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "backslashreplace");
+}
+
 static int set_str(PyObject *e, const char *name, const char *value)
 {
-    PyObject *v = PyUnicode_DecodeUTF8(value, (Py_ssize_t)strlen(value), "replace");
+    PyObject *v = cpy_text(value);
     if (!v)
         return -1;
     int rc = PyObject_SetAttrString(e, name, v);
@@ -82,7 +92,9 @@ static int set_int(PyObject *e, const char *name, long value)
 /* raises cls with the fields of err */
 static PyObject *raise_error(PyObject *cls, const cudyn_error *err)
 {
-    PyObject *e = PyObject_CallFunction(cls, "s", err->message);
+    PyObject *text = cpy_text(err->message);
+    PyObject *e = text ? PyObject_CallFunctionObjArgs(cls, text, NULL) : NULL;
+    Py_XDECREF(text);
     if (!e)
         return NULL;
     if (set_int(e, "status", err->status) < 0 || set_str(e, "status_name", cudyn_status_name(err->status)) < 0 ||
@@ -112,6 +124,13 @@ PyObject *cpy_raise(int status)
     return raise_error(class_for(status), &err);
 }
 
+PyObject *cpy_result(int status)
+{
+    if (status != CUDYN_OK)
+        return cpy_raise(status);
+    Py_RETURN_NONE;
+}
+
 /* our own message (PyUnicode_FromFormat's conversions: %U, %R, %zd ...) */
 static PyObject *raise_ours(PyObject *cls, int status, const char *fmt, va_list ap)
 {
@@ -119,8 +138,10 @@ static PyObject *raise_ours(PyObject *cls, int status, const char *fmt, va_list 
     PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
     if (!msg)
         return NULL;
-    const char *text = PyUnicode_AsUTF8(msg);
-    snprintf(err.message, sizeof err.message, "%s", text ? text : "");
+    /* an object's str() may hold lone surrogates: escaped, never lost */
+    PyObject *bytes = PyUnicode_AsEncodedString(msg, "utf-8", "backslashreplace");
+    snprintf(err.message, sizeof err.message, "%s", bytes ? PyBytes_AS_STRING(bytes) : "");
+    Py_XDECREF(bytes);
     Py_DECREF(msg);
     PyErr_Clear();
     snprintf(err.function, sizeof err.function, "cudyn._cudyn");
@@ -139,6 +160,15 @@ PyObject *cpy_invalid(const char *fmt, ...)
 int cpy_invalid_pending(void)
 {
     return InvalidArgument && PyErr_ExceptionMatches(InvalidArgument);
+}
+
+PyObject *cpy_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *r = raise_ours(class_for(status), status, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 PyObject *cpy_type_error(const char *fmt, ...)

@@ -5,13 +5,6 @@
 #include <stddef.h>
 #include <string.h>
 
-static PyObject *text(const char *s)
-{
-    if (!s)
-        Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
-}
-
 /* sets d[key] = v (stealing v); 0 or -1 */
 static int put(PyObject *d, const char *key, PyObject *v)
 {
@@ -76,17 +69,17 @@ static PyObject *f_loader_info(PyObject *m, PyObject *args, PyObject *kwds)
         return NULL;
     if (put(d, "driver_status", PyUnicode_FromString(cudyn_status_name(l.driver_status))) ||
         put(d, "init_status", PyUnicode_FromString(cudyn_status_name(l.init_status))) ||
-        put(d, "driver_path", text(l.driver_path)) || put(d, "driver_found_by", text(l.driver_found_by)) ||
+        put(d, "driver_path", cpy_text(l.driver_path)) || put(d, "driver_found_by", cpy_text(l.driver_found_by)) ||
         put(d, "driver_version", PyLong_FromLong(l.driver_version)) ||
-        put(d, "entry_mechanism", text(l.entry_mechanism_name)) ||
+        put(d, "entry_mechanism", cpy_text(l.entry_mechanism_name)) ||
         put(d, "symbols_bound", PyLong_FromLong(l.symbols_bound)) ||
         put(d, "symbols_missing", PyLong_FromLong(l.symbols_missing)) ||
         put(d, "per_thread_stream", PyBool_FromLong(l.per_thread_stream)) ||
-        put(d, "driver_trace", text(l.driver_trace)) ||
+        put(d, "driver_trace", cpy_text(l.driver_trace)) ||
         put(d, "nvrtc_status", PyUnicode_FromString(cudyn_status_name(l.nvrtc_status))) ||
-        put(d, "nvrtc_path", text(l.nvrtc_path)) || put(d, "nvrtc_found_by", text(l.nvrtc_found_by)) ||
-        put(d, "nvrtc_version", PyLong_FromLong(l.nvrtc_version)) || put(d, "nvrtc_trace", text(l.nvrtc_trace)) ||
-        put(d, "nvrtc_builtins_path", text(l.nvrtc_builtins_path)) ||
+        put(d, "nvrtc_path", cpy_text(l.nvrtc_path)) || put(d, "nvrtc_found_by", cpy_text(l.nvrtc_found_by)) ||
+        put(d, "nvrtc_version", PyLong_FromLong(l.nvrtc_version)) || put(d, "nvrtc_trace", cpy_text(l.nvrtc_trace)) ||
+        put(d, "nvrtc_builtins_path", cpy_text(l.nvrtc_builtins_path)) ||
         put(d, "driver_load_ms", PyFloat_FromDouble(l.driver_load_ms)) ||
         put(d, "init_ms", PyFloat_FromDouble(l.init_ms)) ||
         put(d, "nvrtc_load_ms", PyFloat_FromDouble(l.nvrtc_load_ms)) ||
@@ -103,11 +96,10 @@ static PyObject *f_last_error(PyObject *m, PyObject *u)
     cudyn_error e = {.size = sizeof e};
     if (cudyn_last_error(&e) == CUDYN_OK)
         Py_RETURN_NONE;
-    return Py_BuildValue("{s:i,s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "status", e.status, "status_name",
-                         cudyn_status_name(e.status), "origin",
-                         cpy_origin_name(e.origin), "native_code",
-                         e.native_code, "native_name", e.native_name, "function", e.function, "message", e.message,
-                         "hint", e.hint);
+    return Py_BuildValue("{s:i,s:s,s:s,s:i,s:N,s:N,s:N,s:N}", "status", e.status, "status_name",
+                         cudyn_status_name(e.status), "origin", cpy_origin_name(e.origin), "native_code",
+                         e.native_code, "native_name", cpy_text(e.native_name), "function", cpy_text(e.function),
+                         "message", cpy_text(e.message), "hint", cpy_text(e.hint));
 }
 
 static PyObject *f_device_count(PyObject *m, PyObject *u)
@@ -155,7 +147,7 @@ static PyObject *device_field_value(const struct cudyn_device_info *info, const 
     const int *ints = (const int *)(const void *)at;
     switch (f->kind) {
     case F_INT: return PyLong_FromLong(ints[0]);
-    case F_TEXT: return text(at);
+    case F_TEXT: return cpy_text(at);
     case F_BYTES16: return PyBytes_FromStringAndSize(at, 16);
     case F_U64: return PyLong_FromUnsignedLongLong(*(const uint64_t *)(const void *)at);
     case F_INT3: return Py_BuildValue("(iii)", ints[0], ints[1], ints[2]);
@@ -337,8 +329,8 @@ static PyObject *f_cache_info(PyObject *m, PyObject *u)
     if (st != CUDYN_OK)
         return cpy_raise(st);
     PyObject *d = PyDict_New();
-    if (d && (put(d, "enabled", PyBool_FromLong(c.enabled)) || put(d, "directory", text(c.directory)) ||
-              put(d, "reason", text(c.reason)) || put(d, "entries", PyLong_FromUnsignedLongLong(c.entries)) ||
+    if (d && (put(d, "enabled", PyBool_FromLong(c.enabled)) || put(d, "directory", cpy_text(c.directory)) ||
+              put(d, "reason", cpy_text(c.reason)) || put(d, "entries", PyLong_FromUnsignedLongLong(c.entries)) ||
               put(d, "bytes", PyLong_FromUnsignedLongLong(c.bytes)) ||
               put(d, "max_bytes", PyLong_FromUnsignedLongLong(c.max_bytes))))
         Py_CLEAR(d);
@@ -374,10 +366,9 @@ static PyObject *f_memcpy_htod(PyObject *m, PyObject *args, PyObject *kwds)
     Py_buffer v;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_htod", kw, &dst, &src, &so) || cpy_stream(so, &s) < 0)
         return NULL;
-    if (PyObject_GetBuffer(src, &v, PyBUF_ANY_CONTIGUOUS) < 0) {
-        PyErr_Clear();
-        return cpy_invalid("memcpy_htod: src must be a contiguous host buffer (C or Fortran order)");
-    }
+    int rc = cpy_host_buffer(src, &v, PyBUF_ANY_CONTIGUOUS, "memcpy_htod: src");
+    if (rc < 0)
+        return rc == -1 ? NULL : cpy_invalid("memcpy_htod: src must be a contiguous host buffer (C or Fortran order)");
     int st = CUDYN_OK;
     if (cpy_devptr_use(dst, &p, "memcpy_htod: dst", 1, &held) < 0)
         st = -1;
@@ -405,10 +396,11 @@ static PyObject *f_memcpy_dtoh(PyObject *m, PyObject *args, PyObject *kwds)
     Py_buffer v;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:memcpy_dtoh", kw, &dst, &src, &so) || cpy_stream(so, &s) < 0)
         return NULL;
-    if (PyObject_GetBuffer(dst, &v, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS) < 0) {
-        PyErr_Clear();
-        return cpy_invalid("memcpy_dtoh: dst must be a writable, contiguous host buffer (C or Fortran order)");
-    }
+    int rc = cpy_host_buffer(dst, &v, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS, "memcpy_dtoh: dst");
+    if (rc < 0)
+        return rc == -1 ? NULL
+                        : cpy_invalid("memcpy_dtoh: dst must be a writable, contiguous host buffer (C or Fortran "
+                                      "order)");
     int st = CUDYN_OK;
     if (cpy_devptr_use(src, &p, "memcpy_dtoh: src", 0, &held) < 0)
         st = -1;
@@ -610,6 +602,8 @@ PyMethodDef cpy_functions[] = {
     {"status_name", f_status_name, METH_O, CPY_SIG("status_name($module, status, /)", "'CUDYN_ERROR_...'.")},
     {"status_string", f_status_string, METH_O, CPY_SIG("status_string($module, status, /)", "One sentence.")},
     {"loader_info", CPY_KW(f_loader_info), f_loader_info_doc},
+    {"toolkit_info", cpy_toolkit_info, METH_NOARGS,
+     CPY_SIG("toolkit_info($module, /)", "The toolkit's headers, libcudadevrt.a and nvJitLink cudyn found, as a dict.")},
     {"last_error", f_last_error, METH_NOARGS,
      CPY_SIG("last_error($module, /)", "The calling thread's last cudyn_error as a dict, or None.")},
     {"device_count", f_device_count, METH_NOARGS, CPY_SIG("device_count($module, /)", "Number of visible devices.")},

@@ -15,6 +15,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
         &DeviceMemory_Type, &PinnedMemory_Type, &DeviceArray_Type, &In_Type, &Out_Type, &InOut_Type,
         &Module_Type, &Function_Type, &PreparedFunction_Type, &Stream_Type, &Event_Type, &Graph_Type,
         &GraphExec_Type, &Elementwise_Type, &Reduction_Type, &Array_Type, &Texture_Type, &DLPackOwner_Type,
+        &Linker_Type,
     };
     cpy_format_init();
     if (cpy_launch_init() < 0)
@@ -32,7 +33,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
             goto fail;
         }
     }
-    if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0)
+    if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0 || cpy_link_init(m) < 0)
         goto fail;
 #define CPY_INT_(name, value)                                                                                  \
     if (PyModule_AddIntConstant(m, name, value) < 0)                                                           \

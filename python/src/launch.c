@@ -177,8 +177,11 @@ static int host_views(FunctionObject *fn, const char *codes, PyObject *const *ar
             continue;
         int in = cpy_code(codes[i])->kind == CUDYN_ARG_IN;
         PyObject *host = ((HostArgObject *)args[i])->array;
-        if (PyObject_GetBuffer(host, &views[i], (in ? PyBUF_SIMPLE : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS) < 0) {
-            PyErr_Clear();
+        int rc = cpy_host_buffer(host, &views[i], (in ? PyBUF_SIMPLE : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS,
+                                 Py_TYPE(args[i])->tp_name);
+        if (rc == -1)
+            return -1;
+        if (rc < 0) {
             cpy_invalid("%U: argument %d (%s): the host array must be C-contiguous%s", fn->name, i + 1,
                         strrchr(Py_TYPE(args[i])->tp_name, '.') + 1, in ? "" : " and writable");
             return -1;
@@ -205,6 +208,26 @@ static int launch_pack_async(FunctionObject *fn, const char *codes, void **argv,
     return st;
 }
 
+/* The lifetime rule for a launch that releases the GIL: the DeviceMemory
+ * behind each device argument is held (cpy_memory_hold) until the launch
+ * and its copies back are done, so that free() in another thread raises
+ * instead of handing the kernel freed memory.  held[i] gets each, NULL
+ * for none.  0, or -1 where one was freed after its address was packed (by
+ * Python code a later argument ran). */
+static int hold_device_args(const char *codes, PyObject *const *args, int n, DeviceMemoryObject **held)
+{
+    int freed = 0;
+    for (int i = 0; i < n; i++) {
+        held[i] = is_host_arg(codes[i]) ? NULL : cpy_memory_of(args[i]);
+        if (held[i])
+            cpy_memory_hold(held[i]);
+        freed |= held[i] && held[i]->freed;
+    }
+    if (freed)
+        cpy_invalid("a kernel argument's memory was freed while the arguments were packed");
+    return freed ? -1 : 0;
+}
+
 /* A launch with In/Out/InOut buffers: cudyn copies them in, launches and
  * queues the copies back; we wait for the stream (Ctrl-C answers), then
  * cudyn_args_finish frees the device buffers once the stream is done, also
@@ -214,9 +237,10 @@ static PyObject *launch_with_host_args(FunctionObject *fn, const char *codes, Py
 {
     Py_buffer views[CUDYN_MAX_ARGS];
     char have[CUDYN_MAX_ARGS] = {0};
+    DeviceMemoryObject *held[CUDYN_MAX_ARGS];
     cudyn_args *pack = NULL;
     PyObject *result = NULL;
-    if (host_views(fn, codes, args, n, views, have) == 0) {
+    if (hold_device_args(codes, args, n, held) == 0 && host_views(fn, codes, args, n, views, have) == 0) {
         int st = launch_pack_async(fn, codes, argv, sizes, n, views, o, cs, &pack);
         if (st != CUDYN_OK)
             cpy_raise(st);
@@ -234,9 +258,11 @@ static PyObject *launch_with_host_args(FunctionObject *fn, const char *codes, Py
         }
         cudyn_args_free(pack);
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (have[i])
             PyBuffer_Release(&views[i]);
+        cpy_memory_release(held[i]);
+    }
     return result;
 }
 

@@ -89,22 +89,16 @@ static void dm_dealloc(DeviceMemoryObject *m)
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
-/* The lifetime rule's count (python/README.md, "Memory lifetime"): a copy
- * that runs without the GIL, and a DLPack tensor handed to another
- * library, hold the memory; free() refuses while any does.  Taken and
- * given back with the GIL held, so a plain count serves every thread. */
+/* The lifetime rule's holds of a DeviceMemory (cudyn_py.h, cpy_hold). */
 void cpy_memory_hold(DeviceMemoryObject *m)
 {
-    Py_INCREF(m);
-    m->in_use++;
+    cpy_hold((PyObject *)m, &m->in_use);
 }
 
 void cpy_memory_release(DeviceMemoryObject *m)
 {
-    if (!m)
-        return;
-    m->in_use--;
-    Py_DECREF(m);
+    if (m)
+        cpy_let_go((PyObject *)m, &m->in_use);
 }
 
 static PyObject *dm_free(DeviceMemoryObject *m, PyObject *unused)
@@ -112,22 +106,12 @@ static PyObject *dm_free(DeviceMemoryObject *m, PyObject *unused)
     (void)unused;
     if (m->freed)
         Py_RETURN_NONE;
-    if (m->in_use)
-        return cpy_invalid("DeviceMemory.free: the memory is in use (%zd: a copy running in another thread, or a "
-                           "DLPack tensor its consumer has not released); free it after they end, or let it go "
-                           "with its last reference",
-                           m->in_use);
+    if (cpy_refuse_in_use("DeviceMemory.free", m->in_use) < 0)
+        return NULL;
     int st = dm_release(m);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
-}
-
-static PyObject *dm_enter(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    Py_INCREF(self);
-    return self;
 }
 
 static PyObject *dm_exit(DeviceMemoryObject *m, PyObject *args)
@@ -168,9 +152,10 @@ static PyGetSetDef dm_getset[] = {
 static PyMethodDef dm_methods[] = {
     {"free", (PyCFunction)dm_free, METH_NOARGS,
      CPY_SIG("free($self, /)", "Frees the memory now (otherwise when the object goes); raises InvalidArgument while "
-                               "it is in use (a copy running in another thread, a DLPack tensor not released); views "
-                               "of it then refuse.")},
-    {"__enter__", dm_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
+                               "it is in use (a copy, launch or collective running in another thread, a collective "
+                               "kept in a group not yet ended, a DLPack tensor not released); views of it then "
+                               "refuse.")},
+    {"__enter__", cpy_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
     {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, CPY_SIG("__exit__($self, /, *exc_info)", "free().")},
     {NULL},
 };

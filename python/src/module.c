@@ -28,10 +28,9 @@ static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *kee
         return -1;
     }
     for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyUnicode_Check(item) || !(arr[i] = PyUnicode_AsUTF8(item))) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "%s: item %zd is %.100s, not str", what, i, Py_TYPE(item)->tp_name);
+        char item_what[96];
+        snprintf(item_what, sizeof item_what, "%s: item %zd", what, i);
+        if (!(arr[i] = cpy_utf8(PySequence_Fast_GET_ITEM(seq, i), item_what))) { /* a NUL would cut the option */
             PyMem_Free(arr);
             Py_DECREF(seq);
             return -1;
@@ -64,8 +63,7 @@ static PyObject *raise_compile(int st, cudyn_program *prog)
         PyObject *t, *v, *tb;
         PyErr_Fetch(&t, &v, &tb);
         PyErr_NormalizeException(&t, &v, &tb);
-        PyObject *log = PyUnicode_DecodeUTF8(cudyn_program_log(prog), (Py_ssize_t)strlen(cudyn_program_log(prog)),
-                                             "replace");
+        PyObject *log = cpy_text(cudyn_program_log(prog));
         if (log && v) {
             PyObject_SetAttrString(v, "log", log);
             /* the message with the log, as PyCUDA shows it */
@@ -418,22 +416,15 @@ static PyObject *mod_lowered_name(ModuleObject *m, PyObject *arg)
     return PyUnicode_FromString(low);
 }
 
-static PyObject *text_or_none(const char *s)
-{
-    if (!s)
-        Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
-}
-
 static PyObject *mod_log(ModuleObject *m, void *c)
 {
     (void)c;
-    return text_or_none(m->prog ? cudyn_program_log(m->prog) : NULL);
+    return cpy_text(m->prog ? cudyn_program_log(m->prog) : NULL);
 }
 static PyObject *mod_target(ModuleObject *m, void *c)
 {
     (void)c;
-    return text_or_none(m->prog ? cudyn_program_target(m->prog) : NULL);
+    return cpy_text(m->prog ? cudyn_program_target(m->prog) : NULL);
 }
 static PyObject *mod_from_cache(ModuleObject *m, void *c)
 {
@@ -452,7 +443,7 @@ static PyObject *mod_ptx(ModuleObject *m, void *c)
     (void)c;
     size_t n = 0;
     const char *ptx = m->prog ? cudyn_program_ptx(m->prog, &n) : NULL;
-    return text_or_none(ptx);
+    return cpy_text(ptx);
 }
 
 static PyMethodDef mod_methods[] = {

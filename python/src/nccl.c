@@ -1,22 +1,28 @@
-/* nccl.c - the C side of cudyn.nccl, over cudyn_nccl_* alone: the type
- * Communicator (a cudyn_nccl_comm made from a unique id, or one per device
- * of this process; its collectives, send and receive, its asynchronous
- * error, abort and destroy), the module's NCCL functions (_nccl_*) and
- * whether MPI itself moves device memory (_mpi_cuda_support), the choice
- * beside NCCL.
- * python/cudyn/nccl.py is what users import.  Buffers are DeviceArrays or
- * anything interop.c takes (__cuda_array_interface__, DLPack); their
- * dtype is a launch-format character of CUDYN_NCCL_DTYPES, or a
- * TypeError.  NCCL's failures are cudyn's exceptions (cpy_raise). */
+/* nccl.c - cudyn.nccl's Communicator over cudyn_nccl_* alone (made from a
+ * unique id, or one per device of this process): its collectives, send
+ * and receive, asynchronous error, waits, abort and destroy; the module's
+ * _nccl_* functions are nccl_functions.c's, python/cudyn/nccl.py the face.
+ * Buffers are anything interop.c takes, of a dtype in CUDYN_NCCL_DTYPES
+ * (else TypeError).  What a buffer must hold is the library's rule: a call
+ * passes the count of the buffer its C function counts, and the library
+ * checks the others against their allocations.
+ * The lifetime rule (cudyn_py.h, cpy_hold): a call holds its Communicator
+ * and the DeviceMemory of its buffers while it runs without the GIL, and
+ * inside a group until the group's end (cpy_nccl_group_keep), as do
+ * communicators made in a group: free(), destroy() and abort() from any
+ * thread raise meanwhile, and the library never meets a freed buffer or
+ * communicator. */
 #include "cudyn_py.h"
 #include <limits.h>
 #include <math.h>
-#include <time.h>
+#include <string.h>
 
 typedef struct {
     PyObject_HEAD
     cudyn_nccl_comm comm; /* NULL once destroyed */
     int rank, size, device;
+    Py_ssize_t in_use; /* the lifetime rule's holds: destroy() and abort() refuse while any */
+    int aborting;      /* abort() runs without the GIL: every other call refuses meanwhile */
     PyObject *weakrefs;
 } CommObject;
 
@@ -40,13 +46,15 @@ static int described(CommObject *self)
     return 0;
 }
 
-/* the communicator, or NULL with an exception once destroyed (or not made
- * yet) */
+/* the communicator, or NULL with an exception once destroyed, while
+ * abort() runs in another thread, or when not made yet */
 static cudyn_nccl_comm live(CommObject *self, const char *who)
 {
     if (!self->comm)
         cpy_invalid("%s: this Communicator was destroyed", who);
-    return self->comm && described(self) == 0 ? self->comm : NULL;
+    else if (self->aborting)
+        cpy_invalid("%s: this Communicator is being aborted in another thread", who);
+    return self->comm && !self->aborting && described(self) == 0 ? self->comm : NULL;
 }
 
 /* a C int from a Python int (the module's one checked conversion),
@@ -73,37 +81,25 @@ static const struct {
  * (cudyn.nccl.SUM); NULL is the sum */
 static int op_of(PyObject *obj, int *out, const char *who)
 {
+    char what[64];
     *out = CUDYN_NCCL_SUM;
     if (!obj)
         return 0;
-    const char *name = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
-    long value = PyLong_Check(obj) && !PyBool_Check(obj) ? PyLong_AsLong(obj) : LONG_MIN;
-    PyErr_Clear();
+    snprintf(what, sizeof what, "%s: op", who);
+    const char *name = PyUnicode_Check(obj) ? cpy_utf8(obj, what) : NULL;
+    if (PyUnicode_Check(obj) && !name)
+        return -1;
+    int value = INT_MIN;
+    if (PyLong_Check(obj) && !PyBool_Check(obj) && cpy_int(obj, &value, "op", INT_MIN, INT_MAX) < 0)
+        PyErr_Clear(); /* out of range: no operation's value, refused below */
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if ((name && PyOS_stricmp(name, ops[i].name) == 0) || value == ops[i].value) {
+        if ((name && PyOS_stricmp(name, ops[i].name) == 0) || (!name && value == ops[i].value)) {
             *out = ops[i].value;
             return 0;
         }
     cpy_invalid("%s: op must be one of" CUDYN_NCCL_OP_MAP(CPY_NCCL_OP_NAME_) " (any case) or its cudyn.nccl "
                 "constant, not %R", who, obj);
     return -1;
-}
-
-/* The launch-format character of a numpy dtype that NCCL carries, or -1
- * with a TypeError */
-static int dtype_char(PyObject *dtype, char *out, const char *who, const char *what)
-{
-    char c = cpy_dtype_format_char(dtype);
-    if (!c || !strchr(CUDYN_NCCL_DTYPES, c)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: NCCL cannot carry %s's dtype %S; it carries the launch-format types \"%s\" "
-                     "(CUDYN_NCCL_DTYPES: 8-, 32- and 64-bit integers, float16, float32, float64, complex64, "
-                     "complex128)",
-                     who, what, dtype, CUDYN_NCCL_DTYPES);
-        return -1;
-    }
-    *out = c;
-    return 0;
 }
 
 /* A buffer of a call: the DeviceArray (a reference), its address, its
@@ -116,9 +112,9 @@ struct nccl_buf {
 };
 
 /* obj as a call's buffer; `written`: the call writes it (read-only is
- * refused) */
-static int buffer_of(CommObject *self, PyObject *obj, const char *who, const char *what, int written,
-                     struct nccl_buf *b)
+ * refused).  What NCCL needs that the library cannot see: one block
+ * (contiguous), writable, and a type NCCL carries. */
+static int buffer_of(PyObject *obj, const char *who, const char *what, int written, struct nccl_buf *b)
 {
     if (obj == Py_None) {
         PyErr_Format(PyExc_TypeError, "%s: %s must be a device array, not None", who, what);
@@ -128,76 +124,36 @@ static int buffer_of(CommObject *self, PyObject *obj, const char *who, const cha
         return -1;
     DeviceArrayObject *a = (DeviceArrayObject *)b->array;
     b->count = (size_t)a->size;
-    if (!a->contiguous) {
+    b->dtype = cpy_dtype_format_char(a->dtype);
+    if (!a->contiguous)
         cpy_invalid("%s: %s must be contiguous (NCCL moves one block of memory)", who, what);
-        return -1;
-    }
-    if (written && a->readonly) {
+    else if (written && a->readonly)
         cpy_invalid("%s: %s is read-only, and the call writes it", who, what);
-        return -1;
-    }
-    if (a->device >= 0 && a->device != self->device) {
-        cpy_invalid("%s: %s lives on device %d, the communicator's is device %d", who, what, a->device,
-                    self->device);
-        return -1;
-    }
-    return cpy_array_ptr(a, &b->ptr) < 0 ? -1 : dtype_char(a->dtype, &b->dtype, who, what);
-}
-
-/* What a call was given. */
-struct call {
-    cudyn_nccl_comm comm;
-    struct nccl_buf send, recv;
-    int op;
-    cudyn_stream stream;
-};
-
-static void call_release(struct call *c)
-{
-    Py_XDECREF(c->send.array);
-    Py_XDECREF(c->recv.array);
-}
-
-/* The communicator, sendbuf and recvbuf (None: the send buffer, in
- * place) of one dtype, and the stream.  0 or -1. */
-static int call_of(CommObject *self, PyObject *send, PyObject *recv, PyObject *stream, const char *who,
-                   struct call *c)
-{
-    if (!(c->comm = live(self, who)) || buffer_of(self, send, who, "sendbuf", recv == Py_None, &c->send) < 0)
-        return -1;
-    if (recv == Py_None) {
-        c->recv = c->send;
-        Py_INCREF(c->recv.array);
-    } else if (buffer_of(self, recv, who, "recvbuf", 1, &c->recv) < 0) {
-        return -1;
-    }
-    if (c->recv.dtype != c->send.dtype) {
-        PyErr_Format(PyExc_TypeError, "%s: recvbuf's dtype %S differs from sendbuf's %S", who,
-                     ((DeviceArrayObject *)c->recv.array)->dtype, ((DeviceArrayObject *)c->send.array)->dtype);
-        return -1;
-    }
-    return cpy_stream(stream, &c->stream);
-}
-
-/* recvbuf holds `need` elements */
-static int fits(const struct call *c, size_t need, const char *who)
-{
-    if (c->recv.count >= need)
-        return 0;
-    cpy_invalid("%s: recvbuf holds %zu elements, fewer than the %zu the call writes", who, c->recv.count, need);
+    else if (!b->dtype || !strchr(CUDYN_NCCL_DTYPES, b->dtype))
+        PyErr_Format(PyExc_TypeError,
+                     "%s: NCCL cannot carry %s's dtype %S; it carries the launch-format types \"%s\" "
+                     "(CUDYN_NCCL_DTYPES: 8-, 32- and 64-bit integers, float16, float32, float64, complex64, "
+                     "complex128)",
+                     who, what, a->dtype, CUDYN_NCCL_DTYPES);
+    else
+        return cpy_array_ptr(a, &b->ptr);
     return -1;
 }
 
-/* None once queued, else the exception; releases the call's buffers */
-static PyObject *queued(struct call *c, int st)
-{
-    call_release(c);
-    if (st < 0)
-        return NULL;
-    if (st != CUDYN_OK)
-        return cpy_raise(st);
-    Py_RETURN_NONE;
-}
+/* The calls, as their C functions take them */
+enum call_kind { ALL_REDUCE, BROADCAST, REDUCE, ALL_GATHER, REDUCE_SCATTER, SEND, RECV };
+
+/* A call of a Communicator: what it was given and made of it. */
+struct call {
+    CommObject *self;
+    PyObject *send_obj, *recv_obj, *op_obj, *rank_obj, *stream_obj;
+    struct nccl_buf send, recv;
+    int op, rank;
+    cudyn_stream stream;
+};
+
+static PyObject *collective(CommObject *self, PyObject *args, PyObject *kwds, char **kw, const char *format,
+                            enum call_kind k);
 
 /* -------------------------------------------------------- collectives */
 
@@ -207,16 +163,7 @@ PyDoc_STRVAR(comm_all_reduce_doc,
 static PyObject *comm_all_reduce(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "stream", NULL};
-    PyObject *send, *recv = Py_None, *op = NULL, *stream = Py_None;
-    struct call c = {0};
-    int st = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:all_reduce", kw, &send, &recv, &op, &stream))
-        return NULL;
-    if (op_of(op, &c.op, "all_reduce") == 0 && call_of(self, send, recv, stream, "all_reduce", &c) == 0 &&
-        fits(&c, c.send.count, "all_reduce") == 0)
-        CPY_NOGIL(st, cudyn_nccl_all_reduce(c.comm, c.send.ptr, c.recv.ptr, c.send.count, c.send.dtype, c.op,
-                                            c.stream));
-    return queued(&c, st);
+    return collective(self, args, kwds, kw, "O|OOO:all_reduce", ALL_REDUCE);
 }
 
 PyDoc_STRVAR(comm_broadcast_doc, CPY_SIG("broadcast($self, /, sendbuf, recvbuf=None, root=0, stream=None)",
@@ -224,15 +171,7 @@ PyDoc_STRVAR(comm_broadcast_doc, CPY_SIG("broadcast($self, /, sendbuf, recvbuf=N
 static PyObject *comm_broadcast(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "root", "stream", NULL};
-    PyObject *send, *recv = Py_None, *stream = Py_None;
-    int root = 0, st = -1;
-    struct call c = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OiO:broadcast", kw, &send, &recv, &root, &stream))
-        return NULL;
-    if (call_of(self, send, recv, stream, "broadcast", &c) == 0 && fits(&c, c.send.count, "broadcast") == 0)
-        CPY_NOGIL(st, cudyn_nccl_broadcast(c.comm, c.send.ptr, c.recv.ptr, c.send.count, c.send.dtype, root,
-                                           c.stream));
-    return queued(&c, st);
+    return collective(self, args, kwds, kw, "O|OOO:broadcast", BROADCAST);
 }
 
 PyDoc_STRVAR(comm_reduce_doc, CPY_SIG("reduce($self, /, sendbuf, recvbuf=None, op='sum', root=0, stream=None)",
@@ -240,16 +179,7 @@ PyDoc_STRVAR(comm_reduce_doc, CPY_SIG("reduce($self, /, sendbuf, recvbuf=None, o
 static PyObject *comm_reduce(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "root", "stream", NULL};
-    PyObject *send, *recv = Py_None, *op = NULL, *stream = Py_None;
-    int root = 0, st = -1;
-    struct call c = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOiO:reduce", kw, &send, &recv, &op, &root, &stream))
-        return NULL;
-    if (op_of(op, &c.op, "reduce") == 0 && call_of(self, send, recv, stream, "reduce", &c) == 0 &&
-        fits(&c, c.send.count, "reduce") == 0)
-        CPY_NOGIL(st, cudyn_nccl_reduce(c.comm, c.send.ptr, c.recv.ptr, c.send.count, c.send.dtype, c.op, root,
-                                        c.stream));
-    return queued(&c, st);
+    return collective(self, args, kwds, kw, "O|OOOO:reduce", REDUCE);
 }
 
 PyDoc_STRVAR(comm_all_gather_doc,
@@ -258,15 +188,7 @@ PyDoc_STRVAR(comm_all_gather_doc,
 static PyObject *comm_all_gather(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "stream", NULL};
-    PyObject *send, *recv, *stream = Py_None;
-    struct call c = {0};
-    int st = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:all_gather", kw, &send, &recv, &stream))
-        return NULL;
-    if (call_of(self, send, recv, stream, "all_gather", &c) == 0 &&
-        fits(&c, c.send.count * (size_t)self->size, "all_gather") == 0)
-        CPY_NOGIL(st, cudyn_nccl_all_gather(c.comm, c.send.ptr, c.recv.ptr, c.send.count, c.send.dtype, c.stream));
-    return queued(&c, st);
+    return collective(self, args, kwds, kw, "OO|O:all_gather", ALL_GATHER);
 }
 
 PyDoc_STRVAR(comm_reduce_scatter_doc,
@@ -275,138 +197,217 @@ PyDoc_STRVAR(comm_reduce_scatter_doc,
 static PyObject *comm_reduce_scatter(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"sendbuf", "recvbuf", "op", "stream", NULL};
-    PyObject *send, *recv, *op = NULL, *stream = Py_None;
-    struct call c = {0};
-    int st = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO:reduce_scatter", kw, &send, &recv, &op, &stream))
-        return NULL;
-    if (op_of(op, &c.op, "reduce_scatter") < 0 || call_of(self, send, recv, stream, "reduce_scatter", &c) < 0)
-        return queued(&c, -1);
-    size_t block = c.send.count / (size_t)self->size;
-    if (block * (size_t)self->size != c.send.count)
-        cpy_invalid("reduce_scatter: sendbuf's %zu elements are not a whole block for each of the %d ranks",
-                    c.send.count, self->size);
-    else if (fits(&c, block, "reduce_scatter") == 0)
-        CPY_NOGIL(st, cudyn_nccl_reduce_scatter(c.comm, c.send.ptr, c.recv.ptr, block, c.send.dtype, c.op,
-                                                c.stream));
-    return queued(&c, st);
+    return collective(self, args, kwds, kw, "OO|OO:reduce_scatter", REDUCE_SCATTER);
 }
 
 PyDoc_STRVAR(comm_send_doc, CPY_SIG("send($self, /, buf, peer, stream=None)",
                                     "buf to peer, inside cudyn.nccl.group() with its recv."));
-PyDoc_STRVAR(comm_recv_doc, CPY_SIG("recv($self, /, buf, peer, stream=None)",
-                                    "buf from peer, inside cudyn.nccl.group() with its send."));
-static PyObject *point_to_point(CommObject *self, PyObject *args, PyObject *kwds, int receive)
-{
-    static char *kw[] = {"buf", "peer", "stream", NULL};
-    const char *who = receive ? "recv" : "send";
-    PyObject *buf, *stream = Py_None;
-    int peer, st = -1;
-    struct call c = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, receive ? "Oi|O:recv" : "Oi|O:send", kw, &buf, &peer, &stream))
-        return NULL;
-    if ((c.comm = live(self, who)) && buffer_of(self, buf, who, "buf", receive, &c.send) == 0 &&
-        cpy_stream(stream, &c.stream) == 0) {
-        if (receive)
-            CPY_NOGIL(st, cudyn_nccl_recv(c.comm, c.send.ptr, c.send.count, c.send.dtype, peer, c.stream));
-        else
-            CPY_NOGIL(st, cudyn_nccl_send(c.comm, c.send.ptr, c.send.count, c.send.dtype, peer, c.stream));
-    }
-    return queued(&c, st);
-}
-
 static PyObject *comm_send(CommObject *self, PyObject *args, PyObject *kwds)
 {
-    return point_to_point(self, args, kwds, 0);
+    static char *kw[] = {"buf", "peer", "stream", NULL};
+    return collective(self, args, kwds, kw, "OO|O:send", SEND);
 }
 
+PyDoc_STRVAR(comm_recv_doc, CPY_SIG("recv($self, /, buf, peer, stream=None)",
+                                    "buf from peer, inside cudyn.nccl.group() with its send."));
 static PyObject *comm_recv(CommObject *self, PyObject *args, PyObject *kwds)
 {
-    return point_to_point(self, args, kwds, 1);
+    static char *kw[] = {"buf", "peer", "stream", NULL};
+    return collective(self, args, kwds, kw, "OO|O:recv", RECV);
 }
 
-/* -------------------------------------------- errors, waits, the end */
-
-/* None, or the status as the exception */
-static PyObject *result(int st)
+/* The method's arguments by their keywords: sendbuf (send and recv's
+ * buf), recvbuf (None: in place), op, root or peer, stream.  0 or -1. */
+static int given(struct call *c, PyObject *args, PyObject *kwds, char **kw, const char *format)
 {
+    PyObject *o[5] = {NULL, NULL, NULL, NULL, NULL};
+    PyObject **slot[] = {&c->send_obj, &c->recv_obj, &c->op_obj, &c->rank_obj, &c->stream_obj};
+    static const char *const names[][2] = {{"sendbuf", "buf"}, {"recvbuf", ""}, {"op", ""}, {"root", "peer"},
+                                            {"stream", ""}};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kw, &o[0], &o[1], &o[2], &o[3], &o[4]))
+        return -1;
+    for (int i = 0; kw[i]; i++)
+        for (int j = 0; j < 5; j++)
+            if (o[i] && (strcmp(kw[i], names[j][0]) == 0 || strcmp(kw[i], names[j][1]) == 0))
+                *slot[j] = o[i];
+    return 0;
+}
+
+/* The buffers (of one dtype), the operation, the rank (root or peer) and
+ * the stream of a call.  0 or -1. */
+static int call_of(struct call *c, enum call_kind k, const char *who)
+{
+    int p2p = k == SEND || k == RECV, in_place = c->recv_obj == Py_None && !p2p;
+    if (op_of(c->op_obj, &c->op, who) < 0 ||
+        (c->rank_obj && int_of(c->rank_obj, &c->rank, who, p2p ? "peer" : "root") < 0) || !live(c->self, who) ||
+        buffer_of(c->send_obj, who, p2p ? "buf" : "sendbuf", in_place || k == RECV, &c->send) < 0)
+        return -1;
+    if (p2p || in_place) {
+        c->recv = c->send;
+        Py_INCREF(c->recv.array);
+    } else if (buffer_of(c->recv_obj, who, "recvbuf", 1, &c->recv) < 0) {
+        return -1;
+    }
+    if (c->recv.dtype != c->send.dtype) {
+        PyErr_Format(PyExc_TypeError, "%s: recvbuf's dtype %S differs from sendbuf's %S", who,
+                     ((DeviceArrayObject *)c->recv.array)->dtype, ((DeviceArrayObject *)c->send.array)->dtype);
+        return -1;
+    }
+    return cpy_stream(c->stream_obj, &c->stream);
+}
+
+/* The library's call of kind k; the count is that of the buffer its C
+ * function counts (reduce-scatter: the block each rank receives). */
+static int run(enum call_kind k, const struct call *c)
+{
+    cudyn_nccl_comm comm = c->self->comm;
+    char t = c->send.dtype;
+    switch (k) {
+    case ALL_REDUCE:
+        return cudyn_nccl_all_reduce(comm, c->send.ptr, c->recv.ptr, c->send.count, t, c->op, c->stream);
+    case BROADCAST:
+        return cudyn_nccl_broadcast(comm, c->send.ptr, c->recv.ptr, c->send.count, t, c->rank, c->stream);
+    case REDUCE:
+        return cudyn_nccl_reduce(comm, c->send.ptr, c->recv.ptr, c->send.count, t, c->op, c->rank, c->stream);
+    case ALL_GATHER:
+        return cudyn_nccl_all_gather(comm, c->send.ptr, c->recv.ptr, c->send.count, t, c->stream);
+    case REDUCE_SCATTER:
+        return cudyn_nccl_reduce_scatter(comm, c->send.ptr, c->recv.ptr, c->recv.count, t, c->op, c->stream);
+    case SEND:
+        return cudyn_nccl_send(comm, c->send.ptr, c->send.count, t, c->rank, c->stream);
+    case RECV:
+        return cudyn_nccl_recv(comm, c->send.ptr, c->send.count, t, c->rank, c->stream);
+    }
+    return CUDYN_ERROR_INVALID_ARGUMENT;
+}
+
+/* A call of kind k: its arguments by the method's keywords (kw, format),
+ * checked, then run without the GIL holding what it uses (its
+ * Communicator, the memory of its buffers); inside a group the holds stay
+ * until the group's end.  None once queued, else the exception. */
+static PyObject *collective(CommObject *self, PyObject *args, PyObject *kwds, char **kw, const char *format,
+                            enum call_kind k)
+{
+    const char *who = strchr(format, ':') + 1;
+    struct call c = {self, NULL, Py_None, NULL, NULL, Py_None, {NULL, 0, 0, 0}, {NULL, 0, 0, 0}, 0, 0, NULL};
+    int st = -1;
+    DeviceMemoryObject *m[2] = {NULL, NULL};
+    struct cpy_held used[3] = {{(PyObject *)self, &self->in_use}, {NULL, NULL}, {NULL, NULL}};
+    if (given(&c, args, kwds, kw, format) == 0 && call_of(&c, k, who) == 0) {
+        for (int i = 0; i < 2; i++)
+            if ((m[i] = cpy_memory_of(i ? c.recv.array : c.send.array)))
+                used[i + 1] = (struct cpy_held){(PyObject *)m[i], &m[i]->in_use};
+        if (cpy_nccl_group_keep(used, 3) == 0) { /* in a group: until its end, whatever the call answers */
+            for (int i = 0; i < 3; i++)
+                if (used[i].owner)
+                    cpy_hold(used[i].owner, used[i].count);
+            CPY_NOGIL(st, run(k, &c));
+            for (int i = 0; i < 3; i++)
+                if (used[i].owner)
+                    cpy_let_go(used[i].owner, used[i].count);
+        }
+    }
+    Py_XDECREF(c.send.array);
+    Py_XDECREF(c.recv.array);
+    if (st < 0)
+        return NULL;
     if (st != CUDYN_OK)
         return cpy_raise(st);
     Py_RETURN_NONE;
 }
 
+/* -------------------------------------------- errors, waits, the end */
+
 static PyObject *comm_check(CommObject *self, PyObject *unused)
 {
     (void)unused;
     cudyn_nccl_comm comm = live(self, "check");
-    return comm ? result(cudyn_nccl_comm_check(comm)) : NULL;
+    return comm ? cpy_result(cudyn_nccl_comm_check(comm)) : NULL;
 }
 
-/* Polls for up to about 50 ms (the GIL released): CUDYN_ERROR_NOT_READY
- * while the stream's work runs and NCCL reports no error, else CUDYN_OK
- * (finished, or an error for cudyn_nccl_comm_wait to collect). */
-static int poll_slice(cudyn_nccl_comm comm, cudyn_stream stream)
+/* What a wait polls: done (CUDYN_OK) once the stream's work has finished
+ * or NCCL has an error, either of which cudyn_nccl_comm_wait collects. */
+struct nccl_poll {
+    cudyn_nccl_comm comm;
+    cudyn_stream stream;
+};
+
+static int nccl_query(void *p)
 {
-    struct timespec pause = {0, 0};
-    for (long waited_ns = 0; waited_ns < 50000000L; waited_ns += pause.tv_nsec) {
-        if (cudyn_stream_query(stream) != CUDYN_ERROR_NOT_READY || cudyn_nccl_comm_check(comm) != CUDYN_OK)
-            return CUDYN_OK;
-        pause.tv_nsec = pause.tv_nsec < 500000 ? pause.tv_nsec * 2 + 1000 : 1000000;
-        nanosleep(&pause, NULL);
-    }
+    const struct nccl_poll *q = p;
+    if (cudyn_stream_query(q->stream) != CUDYN_ERROR_NOT_READY || cudyn_nccl_comm_check(q->comm) != CUDYN_OK)
+        return CUDYN_OK;
     return CUDYN_ERROR_NOT_READY;
 }
 
 PyDoc_STRVAR(comm_wait_doc,
              CPY_SIG("wait($self, /, stream=None, timeout=None)",
                      "Waits for the stream's work, raising NCCL's asynchronous error (and aborting) if one comes; "
-                     "timeout in seconds (then aborted too)."));
-/* cudyn_nccl_comm_wait.  With no timeout it waits in slices, answering Ctrl-C between them, then lets
- * cudyn_nccl_comm_wait collect the outcome (at once: the work finished or
- * NCCL has an error, which aborts the communicator). */
+                     "timeout in seconds (then aborted too).  Ctrl-C answers it."));
+/* The module's interruptible wait (cpy_poll) until the work is done or
+ * NCCL has an error, which cudyn_nccl_comm_wait then collects at once (an
+ * error aborts the communicator); or until the timeout, which aborts it
+ * too, as the library's wait does. */
 static PyObject *comm_wait(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"stream", "timeout", NULL};
     PyObject *stream_obj = Py_None, *timeout = Py_None;
-    cudyn_stream stream = NULL;
-    cudyn_nccl_comm comm;
+    struct nccl_poll q = {NULL, NULL};
+    double seconds = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:wait", kw, &stream_obj, &timeout) ||
-        !(comm = live(self, "wait")) || cpy_stream(stream_obj, &stream) < 0)
+        !(q.comm = live(self, "wait")) || cpy_stream(stream_obj, &q.stream) < 0 ||
+        (timeout != Py_None && (seconds = PyFloat_AsDouble(timeout)) == -1.0 && PyErr_Occurred()))
         return NULL;
-    int ms = -1, st;
-    if (timeout != Py_None) {
-        double seconds = PyFloat_AsDouble(timeout);
-        if (seconds == -1.0 && PyErr_Occurred())
-            return NULL;
-        if (!(seconds >= 0))
-            return cpy_invalid("wait: timeout must be None or >= 0 seconds, not %R", timeout);
-        ms = seconds * 1000 < INT_MAX ? (int)ceil(seconds * 1000) : INT_MAX;
-    } else {
-        do {
-            CPY_NOGIL(st, poll_slice(comm, stream));
-            if (st == CUDYN_ERROR_NOT_READY && PyErr_CheckSignals() < 0)
-                return NULL;
-        } while (st == CUDYN_ERROR_NOT_READY);
+    if (timeout != Py_None && !(seconds >= 0))
+        return cpy_invalid("wait: timeout must be None or >= 0 seconds, not %R", timeout);
+    cpy_hold((PyObject *)self, &self->in_use);
+    int st = cpy_poll(nccl_query, &q, seconds);
+    if (st == CUDYN_ERROR_NOT_READY) {
+        CPY_NOGIL(st, cudyn_nccl_comm_abort(q.comm));
+        cpy_fail(CUDYN_ERROR_TIMEOUT, "wait: the work queued for rank %d of %d did not finish within %d ms, and "
+                 "NCCL reported no error; the communicator was aborted%s (a peer rank may be stuck or dead, or the "
+                 "ranks called different collectives)", self->rank, self->size, (int)ceil(fmin(seconds * 1e3, INT_MAX)),
+                 st == CUDYN_OK ? "" : ", with an error");
+        st = -1;
+    } else if (st >= 0) {
+        CPY_NOGIL(st, cudyn_nccl_comm_wait(q.comm, q.stream, -1));
     }
-    CPY_NOGIL(st, cudyn_nccl_comm_wait(comm, stream, ms));
-    return result(st);
+    cpy_let_go((PyObject *)self, &self->in_use);
+    return st < 0 ? NULL : cpy_result(st);
+}
+
+/* abort(): refused while in use (a call of another thread, a group not
+ * yet ended); every other call refuses while it runs. */
+static int abort_now(CommObject *self, const char *who)
+{
+    cudyn_nccl_comm comm = live(self, who);
+    if (!comm || cpy_refuse_in_use(who, self->in_use) < 0)
+        return -1;
+    int st;
+    self->aborting = 1;
+    CPY_NOGIL(st, cudyn_nccl_comm_abort(comm));
+    self->aborting = 0;
+    return st;
 }
 
 static PyObject *comm_abort(CommObject *self, PyObject *unused)
 {
     (void)unused;
-    cudyn_nccl_comm comm = live(self, "abort");
-    int st = CUDYN_OK;
-    if (!comm)
-        return NULL;
-    CPY_NOGIL(st, cudyn_nccl_comm_abort(comm));
-    return result(st);
+    int st = abort_now(self, "Communicator.abort");
+    return st < 0 ? NULL : cpy_result(st);
 }
 
-/* Frees the communicator (a second destroy does nothing); the C handle is
- * gone whatever NCCL answers. */
-static int destroy(CommObject *self)
+/* Frees the communicator (a second destroy does nothing; refused while in
+ * use, or while abort() runs); the C handle is gone whatever NCCL
+ * answers.  -1 with the exception, else the status. */
+static int destroy(CommObject *self, const char *who)
 {
+    if (self->aborting) {
+        cpy_invalid("%s: this Communicator is being aborted in another thread", who);
+        return -1;
+    }
+    if (cpy_refuse_in_use(who, self->in_use) < 0)
+        return -1;
     int st = CUDYN_OK;
     cudyn_nccl_comm comm = self->comm;
     self->comm = NULL;
@@ -418,34 +419,33 @@ static int destroy(CommObject *self)
 static PyObject *comm_destroy(CommObject *self, PyObject *unused)
 {
     (void)unused;
-    return result(destroy(self));
+    int st = destroy(self, "Communicator.destroy");
+    return st < 0 ? NULL : cpy_result(st);
 }
 
-static PyObject *comm_enter(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    Py_INCREF(self);
-    return self;
-}
-
-/* Leaving a with-block destroys; leaving it by an exception aborts first,
- * so that the destroy does not wait for work the peers may never do. */
+/* Leaving a with-block destroys; leaving it by an exception aborts first
+ * (the destroy would wait for work the peers may never do), and the
+ * block's exception wins over theirs. */
 static PyObject *comm_exit(CommObject *self, PyObject *args)
 {
-    PyObject *type = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : Py_None;
-    int st = CUDYN_OK;
-    if (type != Py_None && self->comm)
-        CPY_NOGIL(st, cudyn_nccl_comm_abort(self->comm)); /* one aborted before refuses: destroyed anyway */
-    st = destroy(self);
-    if (type != Py_None || st == CUDYN_OK)
+    int st;
+    if (PyTuple_GET_SIZE(args) > 0 && PyTuple_GET_ITEM(args, 0) != Py_None) {
+        if (self->comm) /* one aborted before refuses: destroyed anyway */
+            abort_now(self, "Communicator.__exit__");
+        destroy(self, "Communicator.__exit__");
+        PyErr_Clear();
         Py_RETURN_FALSE;
-    return cpy_raise(st);
+    }
+    if ((st = destroy(self, "Communicator.__exit__")) != CUDYN_OK)
+        return st < 0 ? NULL : cpy_raise(st);
+    Py_RETURN_FALSE;
 }
 
 /* ------------------------------------------------ making communicators */
 
 /* A Communicator around comm (destroyed if that fails); its rank, size
- * and device once it is made (described) */
+ * and device once it is made (described).  Made inside a group, the group
+ * holds it until its end, when NCCL has made it. */
 static PyObject *comm_wrap(PyTypeObject *type, cudyn_nccl_comm comm)
 {
     CommObject *self = (CommObject *)type->tp_alloc(type, 0);
@@ -457,6 +457,9 @@ static PyObject *comm_wrap(PyTypeObject *type, cudyn_nccl_comm comm)
     self->rank = self->size = self->device = -1;
     if (described(self) < 0) /* made inside a group: known after its end */
         PyErr_Clear();
+    struct cpy_held held = {(PyObject *)self, &self->in_use};
+    if (cpy_nccl_group_keep(&held, 1) < 0)
+        Py_CLEAR(self);
     return (PyObject *)self;
 }
 
@@ -489,18 +492,15 @@ static PyObject *comm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"nranks", "unique_id", "rank", "device", NULL};
     PyObject *nranks_obj, *uid, *rank_obj, *device = Py_None;
-    int nranks, rank, st = CUDYN_OK;
+    int nranks, rank, d, st = CUDYN_OK;
     cudyn_nccl_id id;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:Communicator", kw, &nranks_obj, &uid, &rank_obj, &device) ||
         int_of(nranks_obj, &nranks, "Communicator", "nranks") < 0 ||
-        int_of(rank_obj, &rank, "Communicator", "rank") < 0 || unique_id_of(uid, &id) < 0)
+        int_of(rank_obj, &rank, "Communicator", "rank") < 0 || unique_id_of(uid, &id) < 0 ||
+        (device != Py_None && int_of(device, &d, "Communicator", "device") < 0))
         return NULL;
-    if (device != Py_None) {
-        int d;
-        if (int_of(device, &d, "Communicator", "device") < 0)
-            return NULL;
+    if (device != Py_None)
         CPY_NOGIL(st, cudyn_device_use(d));
-    }
     cudyn_nccl_comm comm = NULL;
     if (st == CUDYN_OK)
         CPY_NOGIL(st, cudyn_nccl_comm_init_rank(&comm, nranks, &id, rank));
@@ -573,13 +573,16 @@ static PyObject *comm_split(CommObject *self, PyObject *args, PyObject *kwds)
     PyObject *color_obj, *key_obj = Py_None;
     int color, key, st;
     cudyn_nccl_comm comm, out = NULL;
+    struct cpy_held parent = {(PyObject *)self, &self->in_use}; /* NCCL splits it at the group's end */
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:split", kw, &color_obj, &key_obj) ||
         int_of(color_obj, &color, "split", "color") < 0 || !(comm = live(self, "split")))
         return NULL;
     key = self->rank;
-    if (key_obj != Py_None && int_of(key_obj, &key, "split", "key") < 0)
+    if ((key_obj != Py_None && int_of(key_obj, &key, "split", "key") < 0) || cpy_nccl_group_keep(&parent, 1) < 0)
         return NULL;
+    cpy_hold((PyObject *)self, &self->in_use);
     CPY_NOGIL(st, cudyn_nccl_comm_split(comm, color < 0 ? CUDYN_NCCL_NO_COLOR : color, key, &out));
+    cpy_let_go((PyObject *)self, &self->in_use);
     if (st != CUDYN_OK)
         return cpy_raise(st);
     if (!out)
@@ -587,12 +590,19 @@ static PyObject *comm_split(CommObject *self, PyObject *args, PyObject *kwds)
     return comm_wrap(Py_TYPE(self), out);
 }
 
-/* Going away destroys it (after its queued work, as NCCL does). */
+/* Going away destroys it (after its queued work, as NCCL does); nothing
+ * in flight holds it then (a hold is a reference). */
 static void comm_dealloc(CommObject *self)
 {
     if (self->weakrefs)
         PyObject_ClearWeakRefs((PyObject *)self);
-    destroy(self);
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    if (destroy(self, "Communicator") != CUDYN_OK) {
+        PyErr_Clear();
+        cudyn_clear_error(); /* a forked child's: the communicator was the parent's */
+    }
+    PyErr_Restore(t, v, tb);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -625,10 +635,12 @@ static PyMethodDef comm_methods[] = {
      CPY_SIG("check($self, /)", "Raises NCCL's asynchronous error, if any (no abort).")},
     {"wait", CPY_KW(comm_wait), comm_wait_doc},
     {"abort", (PyCFunction)comm_abort, METH_NOARGS,
-     CPY_SIG("abort($self, /)", "Stops the communicator's work at once; destroy() follows.")},
+     CPY_SIG("abort($self, /)", "Stops the communicator's work at once; destroy() follows.  Raises while in use (a "
+                                "call of another thread, a group not yet ended).")},
     {"destroy", (PyCFunction)comm_destroy, METH_NOARGS,
-     CPY_SIG("destroy($self, /)", "Frees the communicator after its queued work.")},
-    {"__enter__", comm_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
+     CPY_SIG("destroy($self, /)", "Frees the communicator after its queued work.  Raises while in use (a call of "
+                                  "another thread, a group not yet ended).")},
+    {"__enter__", cpy_enter, METH_NOARGS, CPY_SIG("__enter__($self, /)", "Returns itself.")},
     {"__exit__", (PyCFunction)comm_exit, METH_VARARGS,
      CPY_SIG("__exit__($self, /, *exc_info)", "destroy(); abort() first when the block raised.")},
     {NULL, NULL, 0, NULL},
@@ -661,92 +673,6 @@ static PyTypeObject Comm_Type = {
     .tp_new = comm_new,
 };
 
-/* ------------------------------------------------- module functions */
-
-static PyObject *f_unique_id(PyObject *self, PyObject *unused)
-{
-    (void)self, (void)unused;
-    cudyn_nccl_id id;
-    int st;
-    CPY_NOGIL(st, cudyn_nccl_unique_id(&id));
-    return st == CUDYN_OK ? PyBytes_FromStringAndSize((const char *)id.bytes, CUDYN_NCCL_ID_BYTES) : cpy_raise(st);
-}
-
-PyDoc_STRVAR(f_info_doc, CPY_SIG("_nccl_info($module, /, check=False)",
-                                 "cudyn_nccl_info as a dict; check=True raises the failure to load."));
-static PyObject *f_info(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    static char *kw[] = {"check", NULL};
-    int check = 0, st;
-    struct cudyn_nccl_info info = {.size = sizeof info};
-    (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:_nccl_info", kw, &check))
-        return NULL;
-    CPY_NOGIL(st, cudyn_nccl_info(&info));
-    if (st != CUDYN_OK || (check && info.status != CUDYN_OK))
-        return cpy_raise(st != CUDYN_OK ? st : info.status);
-    return Py_BuildValue("{s:i,s:s,s:z,s:z,s:i,s:z,s:d,s:z}", "status", info.status, "status_name",
-                         cudyn_status_name(info.status), "path", info.path, "found_by", info.found_by, "version",
-                         info.version, "version_string", info.version_string, "load_ms", info.load_ms, "trace",
-                         info.trace);
-}
-
-static PyObject *f_has(PyObject *self, PyObject *name)
-{
-    (void)self;
-    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
-    if (!s) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "has: name must be a str, not %.100s", Py_TYPE(name)->tp_name);
-        return NULL;
-    }
-    int has;
-    CPY_NOGIL(has, cudyn_has(s));
-    return PyBool_FromLong(has);
-}
-
-static PyObject *f_group_start(PyObject *self, PyObject *unused)
-{
-    (void)self, (void)unused;
-    return result(cudyn_nccl_group_start());
-}
-
-static PyObject *f_group_end(PyObject *self, PyObject *unused)
-{
-    (void)self, (void)unused;
-    int st;
-    CPY_NOGIL(st, cudyn_nccl_group_end());
-    return result(st);
-}
-
-/* _mpi_cuda_support(): cudyn_mpi_cuda_support as a dict (answer "yes",
- * "no" or "unknown", source, reason): whether MPI itself (mpi4py's) may be
- * given device buffers, or NCCL (or staging) should carry them */
-static PyObject *f_mpi_cuda_support(PyObject *self, PyObject *unused)
-{
-    (void)self, (void)unused;
-    struct cudyn_mpi_cuda m = {.size = sizeof m};
-    int st = cudyn_mpi_cuda_support(&m);
-    if (st != CUDYN_OK)
-        return cpy_raise(st);
-    const char *answer = m.answer == CUDYN_MPI_CUDA_YES ? "yes" : m.answer == CUDYN_MPI_CUDA_NO ? "no" : "unknown";
-    return Py_BuildValue("{s:s,s:z,s:s}", "answer", answer, "source", m.source, "reason", m.reason);
-}
-
-static PyMethodDef nccl_functions[] = {
-    {"_nccl_unique_id", f_unique_id, METH_NOARGS,
-     CPY_SIG("_nccl_unique_id($module, /)", "A new unique id: 128 bytes (cudyn_nccl_unique_id).")},
-    {"_nccl_info", CPY_KW(f_info), f_info_doc},
-    {"_nccl_has", f_has, METH_O,
-     CPY_SIG("_nccl_has($module, name, /)", "Whether the NCCL found has the function (cudyn_has).")},
-    {"_nccl_group_start", f_group_start, METH_NOARGS,
-     CPY_SIG("_nccl_group_start($module, /)", "cudyn_nccl_group_start.")},
-    {"_nccl_group_end", f_group_end, METH_NOARGS, CPY_SIG("_nccl_group_end($module, /)", "cudyn_nccl_group_end.")},
-    {"_mpi_cuda_support", f_mpi_cuda_support, METH_NOARGS,
-     CPY_SIG("_mpi_cuda_support($module, /)", "cudyn_mpi_cuda_support as a dict.")},
-    {NULL, NULL, 0, NULL},
-};
-
 int cpy_nccl_init(PyObject *module)
 {
     PyObject *names = PyDict_New();
@@ -760,9 +686,7 @@ int cpy_nccl_init(PyObject *module)
         Py_XDECREF(names);
         return -1;
     }
-    if (PyType_Ready(&Comm_Type) < 0 || PyModule_AddFunctions(module, nccl_functions) < 0 ||
-        PyModule_AddStringConstant(module, "_nccl_dtypes", CUDYN_NCCL_DTYPES) < 0 ||
-        PyModule_AddIntConstant(module, "_NCCL_ID_BYTES", CUDYN_NCCL_ID_BYTES) < 0)
+    if (PyType_Ready(&Comm_Type) < 0 || cpy_nccl_functions_init(module) < 0)
         return -1;
     Py_INCREF(&Comm_Type);
     if (PyModule_AddObject(module, "_NcclCommunicator", (PyObject *)&Comm_Type) < 0) {

@@ -72,33 +72,28 @@ static const struct scalar_type *scalar_type_of(PyObject *obj)
 
 /* ---------------------------------------------------------------- numbers */
 /* An int for an integer-like code (bool, integers, pointers, texture and
- * surface objects), range-checked against its size and signedness. */
+ * surface objects), range-checked against its size and signedness: a
+ * value in range goes straight in, any other through the module's one
+ * checked conversion (cpy_integer), which takes a 64-bit unsigned one
+ * above 2**63-1 and refuses the rest as InvalidArgument, never
+ * OverflowError. */
 static int pack_int(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
 {
-    int overflow = 0;
+    int overflow = 0, is_signed = f->kind == CUDYN_ARG_SIGNED, bits = 8 * f->size;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
     if (v == -1 && PyErr_Occurred())
         return -1;
-    int is_signed = f->kind == CUDYN_ARG_SIGNED, bits = 8 * f->size;
-    if (overflow > 0 && !is_signed && f->kind != CUDYN_ARG_BOOL && bits == 64) {
-        unsigned long long u = PyLong_AsUnsignedLongLong(obj);
-        if (u == (unsigned long long)-1 && PyErr_Occurred())
+    unsigned long long hi = f->kind == CUDYN_ARG_BOOL ? 1
+                            : is_signed            ? (~0ULL >> (65 - bits))
+                                                   : (~0ULL >> (64 - bits));
+    long long lo = is_signed ? -(long long)hi - 1 : 0;
+    if (overflow || v < lo || (v > 0 && (unsigned long long)v > hi)) {
+        char what[80];
+        unsigned long long u;
+        snprintf(what, sizeof what, "the int does not fit the kernel's parameter ('%c'), which", code);
+        if (cpy_integer(obj, what, lo, hi, &u) < 0)
             return -1;
-        memcpy(buf, &u, 8);
-        return 0;
-    }
-    long long lo = 0, hi = INT64_MAX; /* 64-bit unsigned above INT64_MAX: just above */
-    if (f->kind == CUDYN_ARG_BOOL) {
-        hi = 1;
-    } else if (is_signed) {
-        hi = bits < 64 ? (1LL << (bits - 1)) - 1 : INT64_MAX;
-        lo = -hi - 1;
-    } else if (bits < 64) {
-        hi = (1LL << bits) - 1;
-    }
-    if (overflow || v < lo || v > hi) {
-        cpy_invalid("the int %R does not fit the kernel's parameter ('%c')", obj, code);
-        return -1;
+        v = (long long)u; /* a 64-bit unsigned value above 2**63-1 */
     }
     switch (f->size) {
     case 1: { int8_t x = (int8_t)v; memcpy(buf, &x, 1); break; }

@@ -78,7 +78,7 @@ static PyObject *format_text(PyObject *fmt)
 static int translate_format(PyObject *fmt, char *out, int *n)
 {
     PyObject *s = format_text(fmt);
-    const char *text = s ? PyUnicode_AsUTF8(s) : NULL;
+    const char *text = s ? cpy_utf8(s, "prepare: the format") : NULL; /* a NUL would end it early */
     int k = 0, rc = text ? 0 : -1;
     for (const char *p = text; rc == 0 && *p; p++) {
         char c = *p;

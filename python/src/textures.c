@@ -110,8 +110,10 @@ static void arr_dealloc(ArrayObject *o)
 
 static int arr_view(ArrayObject *o, PyObject *host, Py_buffer *v, int writable, const char *what)
 {
-    if (PyObject_GetBuffer(host, v, (writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) | PyBUF_C_CONTIGUOUS) < 0) {
-        PyErr_Clear();
+    int rc = cpy_host_buffer(host, v, (writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) | PyBUF_C_CONTIGUOUS, what);
+    if (rc == -1)
+        return -1;
+    if (rc < 0) {
         cpy_invalid("%s: the host array must be C-contiguous%s", what, writable ? " and writable" : "");
         return -1;
     }

@@ -181,6 +181,84 @@ PyObject *cpy_device_dtype(PyObject *obj, const char *what)
     return NULL;
 }
 
+/* Whether a buffer's struct-module format holds Python objects ('O'
+ * outside the ":name:" of a field). */
+static int format_holds_objects(const char *format)
+{
+    for (const char *p = format; p && *p; p++) {
+        if (*p == ':') {
+            p = strchr(p + 1, ':');
+            if (!p)
+                return 0;
+        } else if (*p == 'O') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cpy_host_buffer(PyObject *obj, Py_buffer *view, int flags, const char *what)
+{
+    PyObject *dtype = PyObject_GetAttrString(obj, "dtype"), *held;
+    if (dtype) {
+        held = cpy_device_dtype(dtype, what); /* an object array's bytes are pointers */
+        Py_DECREF(dtype);
+        if (!held)
+            return -1;
+        Py_DECREF(held);
+    } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear(); /* a buffer without a dtype: its format tells */
+    } else {
+        return -1;
+    }
+    if (PyObject_GetBuffer(obj, view, flags | PyBUF_FORMAT) == 0) {
+        if (!format_holds_objects(view->format))
+            return 0;
+        PyErr_Format(PyExc_TypeError, "%s: the host buffer holds Python objects (format '%s'), whose bytes are "
+                     "pointers: device memory holds numbers, bool, complex and records of them", what, view->format);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    PyErr_Clear(); /* no format to give (numpy's dates): the dtype rule has spoken */
+    if (PyObject_GetBuffer(obj, view, flags) == 0)
+        return 0;
+    PyErr_Clear();
+    return -2;
+}
+
+const char *cpy_utf8(PyObject *obj, const char *what)
+{
+    Py_ssize_t n;
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+    if (s && (size_t)n != strlen(s)) {
+        cpy_invalid("%s must not hold a NUL character (C would end the text there), not %R", what, obj);
+        return NULL;
+    }
+    return s;
+}
+
+PyObject *cpy_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    Py_INCREF(self);
+    return self;
+}
+
+int cpy_refuse_in_use(const char *who, Py_ssize_t count)
+{
+    if (count == 0)
+        return 0;
+    cpy_invalid("%s: it is in use (%zd: a copy, a launch or a collective running in another thread, a call kept "
+                "in a cudyn.nccl group not yet ended, a DLPack tensor its consumer has not released); call it after "
+                "they end, or let the object go with its last reference",
+                who, count);
+    return -1;
+}
+
 int cpy_current_device(void)
 {
     int dev = 0;
@@ -244,11 +322,9 @@ static long long now_ns(void)
 #define SPIN_NS 2000000LL
 #define SLICE_NS 1000000LL
 
-/* Polls query() until it is not NOT_READY; its status, or -1 with a
- * Python exception (a signal handler's) set. */
-static int poll_wait(int (*query)(void *), void *handle)
+int cpy_poll(int (*query)(void *), void *handle, double seconds)
 {
-    long long start = now_ns();
+    long long start = now_ns(), budget = seconds < 0 ? -1 : (long long)(seconds * 1e9);
     long sleep_ns = 20000;
     for (;;) {
         int st;
@@ -266,7 +342,7 @@ static int poll_wait(int (*query)(void *), void *handle)
             st = query(handle);
         }
         Py_END_ALLOW_THREADS
-        if (st != CUDYN_ERROR_NOT_READY)
+        if (st != CUDYN_ERROR_NOT_READY || (budget >= 0 && now_ns() - start >= budget))
             return st;
         if (PyErr_CheckSignals() < 0)
             return -1;
@@ -278,7 +354,7 @@ static int query_event(void *e) { return cudyn_event_query((cudyn_event)e); }
 
 int cpy_wait_stream(cudyn_stream stream)
 {
-    int st = poll_wait(query_stream, stream);
+    int st = cpy_poll(query_stream, stream, -1);
     if (st < 0)
         return -1;
     if (st == CUDYN_OK) /* and report what the stream's work left (an execution error) */
@@ -292,7 +368,7 @@ int cpy_wait_stream(cudyn_stream stream)
 
 int cpy_wait_event(cudyn_event event)
 {
-    int st = poll_wait(query_event, event);
+    int st = cpy_poll(query_event, event, -1);
     if (st < 0)
         return -1;
     if (st == CUDYN_OK)
@@ -307,7 +383,7 @@ int cpy_wait_event(cudyn_event event)
 int cpy_wait_context(void)
 {
     /* the default stream first (interruptible), then the rest of the context */
-    int st = poll_wait(query_stream, NULL);
+    int st = cpy_poll(query_stream, NULL, -1);
     if (st < 0)
         return -1;
     if (st == CUDYN_OK)

@@ -249,15 +249,16 @@ def test_bad_buffers(comms, nccl):
             c.all_reduce(on(0, np.zeros(8, dtype)))
     with pytest.raises(TypeError, match="recvbuf's dtype float64 differs from sendbuf's float32"):
         c.all_reduce(x, on(0, np.zeros(8)))
-    with pytest.raises(cudyn.InvalidArgument, match="recvbuf holds 4 elements, fewer than the 8"):
+    # what a buffer must hold is the library's rule, against its allocation
+    with pytest.raises(cudyn.InvalidArgument, match="argument 'recv': 32 bytes .* run past the end of its allocation"):
         c.all_reduce(x, on(0, np.zeros(4, np.float32)))
-    with pytest.raises(cudyn.InvalidArgument, match="recvbuf holds 8 elements, fewer than the 16"):
+    with pytest.raises(cudyn.InvalidArgument, match="cudyn_nccl_all_gather: argument 'recv': 64 bytes"):
         c.all_gather(x, on(0, np.zeros(8, np.float32)))
-    with pytest.raises(cudyn.InvalidArgument, match="not a whole block for each of the 2 ranks"):
-        c.reduce_scatter(on(0, np.zeros(7, np.float32)), x)
+    with pytest.raises(cudyn.InvalidArgument, match="cudyn_nccl_reduce_scatter: argument 'send': 64 bytes"):
+        c.reduce_scatter(on(0, np.zeros(15, np.float32)), x)  # 8 for each of the 2 ranks
     with pytest.raises(cudyn.InvalidArgument, match="must be contiguous"):
         c.all_reduce(on(0, np.zeros((4, 4), np.float32))[:, 1])
-    with pytest.raises(cudyn.InvalidArgument, match="lives on device 1, the communicator's is device 0"):
+    with pytest.raises(cudyn.InvalidArgument, match="'send' .* lives on device 1, the communicator's is device 0"):
         c.all_reduce(on(1, np.zeros(8, np.float32)))
     with pytest.raises(cudyn.InvalidArgument, match="op must be one of 'SUM' 'PROD' 'MAX' 'MIN' 'AVG'"):
         c.all_reduce(x, op="mean")
@@ -591,10 +592,19 @@ xs = []
 for c in cs:
     with cudyn.Device(c.device):
         xs.append(cudyn.gpuarray.to_gpu(np.arange(1 << 20, dtype=np.float32) * (c.rank + 1)))
+held = []
 with nccl.group():
     for c in cs:
         c.all_reduce(xs[c.rank])
-ok = True
+    for attempt in (cs[0].destroy, cs[0].abort, xs[0].base.free):  # the group holds them until its end
+        try:
+            attempt()
+            held.append("accepted")
+        except cudyn.InvalidArgument as e:
+            held.append("in use" in str(e))
+ok = held == [True, True, True]
+if not ok:
+    print("inside the group:", held)
 for c in cs:
     with cudyn.Device(c.device):
         c.wait(timeout=60)

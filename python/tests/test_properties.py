@@ -1,6 +1,7 @@
 """Properties of the array layer, with hypothesis: shapes, strides, dtypes,
-views, slices and reshapes of device arrays, and the __cuda_array_interface__
-dicts and DLPack capsules a producer may hand to cudyn.  Where the mock
+views, slices and reshapes of device arrays, the __cuda_array_interface__
+dicts and DLPack capsules a producer may hand to cudyn, and NCCL's
+communicators and groups on the mock NCCL (at the end).  Where the mock
 driver computes (copies, get/set, memset, views, float32 fill and
 arithmetic) the result is compared with numpy's; everywhere else a bad
 input must raise a clean exception (cudyn.Error, TypeError, ValueError) and
@@ -622,3 +623,160 @@ def test_sourcemodule_never_splits_a_string_into_characters(text, keyword):
     make = SourceModule if keyword != "name_expressions" else cudyn.SourceModule
     with pytest.raises(TypeError, match=keyword):
         make(source, **{keyword: text})
+
+# ------------------------------------------- NCCL: communicators and groups
+# Two ranks on the mock's two devices (Communicator.for_devices), driven by
+# this thread in groups: a group of collectives computes numpy's results;
+# a call cudyn refuses inside a group fails the whole group, which starts
+# none of its calls; and while a group is open, what its calls use (their
+# Communicators and buffers) can be neither destroyed, aborted nor freed.
+
+NCCL_DTYPES = [np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint8, np.complex64)]
+NCCL_OPS = {"sum": lambda a, b: a + b, "prod": lambda a, b: a * b, "max": np.maximum, "min": np.minimum,
+            "avg": lambda a, b: (a + b) / 2}
+
+
+@pytest.fixture
+def nccl():
+    """cudyn.nccl over the mock NCCL."""
+    from conftest import MOCK_LIBNCCL
+    if not MOCK_LIBNCCL:
+        pytest.skip("MOCK_LIBNCCL not set (run through make check)")
+    import cudyn.nccl
+    return cudyn.nccl
+
+
+class NcclComms:
+    """The two communicators of one example, destroyed at its end."""
+
+    def __init__(self, nccl):
+        self.comms = nccl.Communicator.for_devices([0, 1])
+
+    def __enter__(self):
+        return self.comms
+
+    def __exit__(self, *exc):
+        for c in self.comms:
+            c.destroy()
+
+
+def on_rank(rank, host):
+    with cudyn.Device(rank):
+        return gpuarray.to_gpu(np.ascontiguousarray(host))
+
+
+def from_rank(rank, array):
+    with cudyn.Device(rank):
+        cudyn.synchronize()
+        return array.get()
+
+
+@st.composite
+def collectives(draw):
+    """A collective of both ranks: its kind, dtype, operation, root and
+    each rank's send data (small integers: every reduction is exact)."""
+    kind = draw(st.sampled_from(["all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter"]))
+    dtype = draw(st.sampled_from(NCCL_DTYPES))
+    ops = ["sum", "avg"] if dtype.kind == "c" else ["sum", "prod", "max", "min"] + (["avg"] if dtype.kind == "f" else [])
+    n = draw(st.integers(1, 6)) * (2 if kind == "reduce_scatter" else 1)
+    low = 0 if dtype.kind == "u" else -3
+    data = [draw(hnp.arrays(dtype, n, elements=st.integers(low, 3).map(lambda v, t=dtype: t.type(v))))
+            for _ in range(2)]
+    return {"kind": kind, "op": draw(st.sampled_from(ops)), "root": draw(st.integers(0, 1)), "data": data}
+
+
+def expected(c):
+    """numpy's answer for each rank's receive buffer (None: not written)."""
+    a, b = c["data"]
+    reduced = NCCL_OPS[c["op"]](a, b).astype(a.dtype)
+    if c["kind"] == "all_reduce":
+        return [reduced, reduced]
+    if c["kind"] == "broadcast":
+        return [c["data"][c["root"]]] * 2
+    if c["kind"] == "reduce":
+        return [reduced if r == c["root"] else None for r in range(2)]
+    if c["kind"] == "all_gather":
+        return [np.concatenate([a, b])] * 2
+    half = len(a) // 2
+    return [reduced[:half], reduced[half:]]
+
+
+def issue(comms, c, bufs, root=None):
+    """Both ranks' calls of collective c on bufs [(send, recv)] per rank."""
+    for r, comm in enumerate(comms):
+        send, recv = bufs[r]
+        if c["kind"] in ("all_reduce", "reduce_scatter"):
+            getattr(comm, c["kind"])(send, recv, op=c["op"])
+        elif c["kind"] == "broadcast":
+            comm.broadcast(send, recv, root=c["root"] if root is None else root)
+        elif c["kind"] == "reduce":
+            comm.reduce(send, recv, op=c["op"], root=c["root"] if root is None else root)
+        else:
+            comm.all_gather(send, recv)
+
+
+def buffers(c):
+    """Each rank's (send, recv) on its device; recv starts as 7s."""
+    n = len(c["data"][0])
+    size = {"all_gather": 2 * n, "reduce_scatter": n // 2}.get(c["kind"], n)
+    return [(on_rank(r, c["data"][r]), on_rank(r, np.full(size, 7, c["data"][r].dtype))) for r in range(2)]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(calls=st.lists(collectives(), min_size=1, max_size=3), attack_after=st.integers(0, 3))
+def test_a_group_of_collectives_is_numpys_and_holds_what_it_uses(nccl, calls, attack_after):
+    with NcclComms(nccl) as comms:
+        group_of_collectives(nccl, comms, calls, attack_after)
+
+
+def group_of_collectives(nccl, comms, calls, attack_after):
+    bufs = [buffers(c) for c in calls]
+    with nccl.group():
+        for i, c in enumerate(calls):
+            issue(comms, c, bufs[i])
+            if i == min(attack_after, len(calls) - 1):  # the group holds them until its end
+                for attempt in (comms[0].destroy, comms[1].abort, comms[0].wait, bufs[0][0][0].base.free):
+                    with pytest.raises(cudyn.InvalidArgument, match="in use"):
+                        attempt()
+    for i, c in enumerate(calls):
+        for r, want in enumerate(expected(c)):
+            got = from_rank(r, bufs[i][r][1])
+            if want is None:
+                want = np.full(got.shape, 7, got.dtype)
+            np.testing.assert_array_equal(got, want, err_msg=f"{c['kind']} {c['op']} rank {r}")
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(calls=st.lists(collectives(), min_size=1, max_size=3), data=st.data())
+def test_a_call_cudyn_refuses_fails_its_group_which_starts_none(nccl, calls, data):
+    with NcclComms(nccl) as comms:
+        refused_group(nccl, comms, calls, data)
+
+
+def refused_group(nccl, comms, calls, data):
+    bad = data.draw(st.integers(0, len(calls) - 1))
+    bad_root = data.draw(st.sampled_from([2, -1, 2**20]))
+    bufs = [buffers(c) for c in calls]
+    before = [[from_rank(r, recv) for r, (_, recv) in enumerate(b)] for b in bufs]
+    nccl.group_start()
+    for i, c in enumerate(calls):
+        if i == bad:  # a root out of range: the library refuses both ranks' call
+            refused = dict(c, kind="broadcast")
+            bufs[i] = buffers(refused)
+            before[i] = [from_rank(r, recv) for r, (_, recv) in enumerate(bufs[i])]
+            for r in range(2):
+                with pytest.raises(cudyn.InvalidArgument, match="root"):
+                    comms[r].broadcast(bufs[i][r][0], bufs[i][r][1], root=bad_root)
+        else:
+            issue(comms, c, bufs[i])
+    with pytest.raises(cudyn.InvalidArgument, match="root"):
+        nccl.group_end()
+    for i in range(len(calls)):  # nothing ran
+        for r, (_, recv) in enumerate(bufs[i]):
+            np.testing.assert_array_equal(from_rank(r, recv), before[i][r])
+    fresh = buffers(calls[0])
+    with nccl.group():  # and the next group is whole again
+        issue(comms, calls[0], fresh)
+    for r, want in enumerate(expected(calls[0])):
+        if want is not None:
+            np.testing.assert_array_equal(from_rank(r, fresh[r][1]), want)

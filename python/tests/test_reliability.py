@@ -319,3 +319,286 @@ for exc in (KeyboardInterrupt, MemoryError, Broken):
     print(exc.__name__, outcome(lambda: f(producer(exc), grid=(1,), block=(1,))))
 """)
     assert lines == [f"{name} {name}" for name in ("KeyboardInterrupt", "MemoryError", "Broken")]
+
+
+# ---------------------------------------------------------------- round five
+# The rows of the fifth audit (issue 41) that the C layers fix; each runs
+# in a child interpreter, where a crash or a hang (the child's timeout)
+# fails only this test.
+
+NCCL_CHILD = OUTCOME + """
+import ctypes, os, threading, time
+import cudyn.nccl as nccl
+mock = ctypes.CDLL(nccl.info()["path"])
+mock.mock_nccl_calls.restype, mock.mock_nccl_calls.argtypes = ctypes.c_long, [ctypes.c_char_p]
+def on(device, host):
+    with cudyn.Device(device):
+        return gpuarray.to_gpu(np.ascontiguousarray(host))
+def until(count, fn, before):
+    for _ in range(3000):
+        if mock.mock_nccl_calls(fn) > before:
+            return
+        time.sleep(0.01)
+"""
+
+
+def needs_mock_nccl():
+    from conftest import MOCK_LIBNCCL
+    if not MOCK_LIBNCCL:
+        pytest.skip("MOCK_LIBNCCL not set (run through make check)")
+
+
+def test_destroy_and_abort_inside_an_open_group_raise_and_the_group_ends_whole():
+    # row 1: the group's end handed NCCL the destroyed communicator
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+comms = nccl.Communicator.for_devices([0, 1])
+xs = [on(r, np.full(4, r + 1.0, np.float32)) for r in range(2)]
+with nccl.group():
+    for c in comms:
+        c.all_reduce(xs[c.rank])
+    print("destroy", outcome(comms[0].destroy), "abort", outcome(comms[0].abort), "wait", outcome(comms[0].wait),
+          "free", outcome(xs[1].base.free))
+    subs = [c.split(0) for c in comms]
+    print("made in the group", outcome(subs[1].destroy))
+    del subs  # the group holds them until its end
+for r in range(2):
+    with cudyn.Device(r):
+        print("value", xs[r].get().tolist())
+print("after", outcome(comms[0].destroy), outcome(comms[1].destroy), outcome(xs[1].base.free))
+""")
+    assert lines == ["destroy InvalidArgument abort InvalidArgument wait InvalidArgument free InvalidArgument",
+                     "made in the group InvalidArgument", "value [3.0, 3.0, 3.0, 3.0]",
+                     "value [3.0, 3.0, 3.0, 3.0]", "after ok ok ok"], lines
+
+
+def test_free_in_another_thread_during_a_collective_raises():
+    # row 2: the mock's all-reduce waits inside NCCL for rank 1, the GIL
+    # released; free() then came, and the collective read freed memory
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+comms = nccl.Communicator.for_devices([0, 1])
+xs = [on(r, np.full(1 << 16, r + 1.0, np.float32)) for r in range(2)]
+for _ in range(3):
+    done = []
+    before = mock.mock_nccl_calls(b"ncclAllReduce")
+    t = threading.Thread(target=lambda: done.append(outcome(lambda: comms[0].all_reduce(xs[0]))))
+    t.start()
+    until(1, b"ncclAllReduce", before)
+    print("free", outcome(xs[0].base.free), "destroy", outcome(comms[0].destroy), "abort", outcome(comms[0].abort))
+    comms[1].all_reduce(xs[1])
+    t.join()
+    print("call", done[0])
+for r in range(2):
+    with cudyn.Device(r):
+        print("value", xs[r].get()[:2].tolist())
+""")
+    assert lines == ["free InvalidArgument destroy InvalidArgument abort InvalidArgument", "call ok"] * 3 + \
+        ["value [12.0, 12.0]", "value [12.0, 12.0]"], lines
+
+
+def test_free_in_another_thread_during_a_launch_with_in_out_raises():
+    # row 3: the mock holds the In buffer's copy 1 s inside the driver;
+    # free() of a device argument then was accepted and the kernel got the
+    # freed address
+    from test_module import SAXPY
+    lines = child_lines(OUTCOME + """
+import ctypes, os, threading, time
+calls = ctypes.CDLL(os.environ["CUDYN_LIBCUDA"]).mock_calls
+calls.restype, calls.argtypes = ctypes.c_long, [ctypes.c_char_p]
+saxpy = cudyn.SourceModule('''%s''').get_function("saxpy")
+xs, ys = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
+y = gpuarray.to_gpu(ys)
+out = np.zeros(64, np.float32)
+before = calls(b"cuMemcpyHtoDAsync_v2")
+launch = []
+t = threading.Thread(target=lambda: launch.append(outcome(lambda: saxpy(
+    np.float32(2), cudyn.In(xs), y, cudyn.Out(out), np.uint64(64), grid=(1,), block=(64,)))))
+t.start()
+for _ in range(1000):
+    if calls(b"cuMemcpyHtoDAsync_v2") > before:
+        break
+    time.sleep(0.01)
+print("free", outcome(y.base.free))
+t.join()
+print("launch", launch[0], (out == 2 * xs + ys).all())
+print("after", outcome(y.base.free))
+""" % SAXPY, extra={"MOCK_CUDA_HANG": "cuMemcpyHtoDAsync_v2:1"})
+    assert lines == ["free InvalidArgument", "launch ok True", "after ok"], lines
+
+
+def test_host_buffers_of_python_objects_are_refused():
+    # row 4: memcpy_dtoh (and pycuda.driver.from_device) wrote device bytes
+    # over an object array's pointers
+    lines = child_lines(OUTCOME + """
+import ctypes
+m = cudyn.DeviceMemory(64)
+cudyn.memset_d8(m, 0xff, 64)
+f = cudyn.SourceModule('__global__ void k(float *x) {}').get_function("k")
+record = [("a", "<f8"), ("p", object)]
+for name, call in (
+        ("memcpy_dtoh", lambda: cudyn.memcpy_dtoh(np.empty(4, object), m)),
+        ("memcpy_dtoh record", lambda: cudyn.memcpy_dtoh(np.empty(2, record), m)),
+        ("memcpy_dtoh memoryview", lambda: cudyn.memcpy_dtoh(memoryview(np.empty(4, object)), m)),
+        ("get memoryview", lambda: gpuarray.to_gpu(np.zeros(4)).get(memoryview(np.empty(4, object)))),
+        ("set memoryview", lambda: gpuarray.to_gpu(np.zeros(4)).set(memoryview(np.empty(4, object)))),
+        ("memcpy_dtoh ctypes", lambda: cudyn.memcpy_dtoh((ctypes.py_object * 4)(), m)),
+        ("memcpy_htod", lambda: cudyn.memcpy_htod(m, np.array([1, "a", None, 2.0], object))),
+        ("from_device", lambda: cudyn.from_device(m, (4,), object)),
+        ("Out", lambda: f(cudyn.Out(np.empty(4, object)), grid=(1,), block=(1,)))):
+    print(name, outcome(call))
+import cudyn.pycuda.driver as drv
+print("pycuda from_device", outcome(lambda: drv.from_device(m, (4,), object)))
+host = np.zeros(8, np.float64)
+cudyn.memcpy_dtoh(host, m)
+print("numbers", outcome(lambda: cudyn.memcpy_dtoh(host, m)))
+""")
+    assert lines == [f"{name} TypeError" for name in (
+        "memcpy_dtoh", "memcpy_dtoh record", "memcpy_dtoh memoryview", "get memoryview", "set memoryview",
+        "memcpy_dtoh ctypes", "memcpy_htod",
+        "from_device", "Out", "pycuda from_device")] + ["numbers ok"], lines
+
+
+def test_messages_that_are_not_utf8_keep_the_exception():
+    # row 5: a message holding a path of another encoding raised
+    # UnicodeDecodeError, losing status, origin and hint
+    lines = child_lines("""
+import cudyn, cudyn.nccl as nccl
+try:
+    nccl.get_unique_id()
+except cudyn.Error as e:
+    print(type(e).__name__, e.status_name, e.origin, "\\\\xff" in e.message, "\\\\xff" in str(e), bool(e.hint))
+info = nccl.info()
+print(info["status_name"], "\\\\xff" in info["trace"], "\\\\xff" in cudyn.last_error()["message"])
+""", extra={"CUDYN_LIBNCCL": "/nonexistent/\udcff\udcfe/libnccl.so.2"})
+    assert lines == ["Error CUDYN_ERROR_NCCL_NOT_FOUND loader True True True", "CUDYN_ERROR_NCCL_NOT_FOUND True True"]
+
+
+def test_a_wait_with_a_timeout_answers_ctrl_c():
+    # row 6: wait(timeout=60) sat in the library for the whole timeout; the
+    # child's own timeout (30 s) fails this test if Ctrl-C is not answered
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+import signal
+[c] = nccl.Communicator.for_devices([0])
+c.all_reduce(on(0, np.ones(4, np.float32)))  # never finishes (MOCK_NCCL_ASYNC_ERROR), no error either
+for timeout in (60, None):
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    print(timeout, outcome(lambda: c.wait(timeout=timeout)), outcome(c.check))
+c.abort()
+c.destroy()
+""", extra={"MOCK_NCCL_ASYNC_ERROR": "1:-1"})
+    assert lines == ["60 KeyboardInterrupt ok", "None KeyboardInterrupt ok"], lines
+
+
+def test_a_forked_child_leaves_the_parents_communicator_alone():
+    # row 7: destroy() and the dealloc in a fork child called ncclCommDestroy
+    # on the parent's communicator
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+import gc
+a, b = nccl.Communicator.for_devices([0]) + nccl.Communicator.for_devices([1])
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    before = mock.mock_nccl_calls(b"ncclCommDestroy")
+    result = outcome(a.destroy)
+    del b
+    gc.collect()
+    os.write(write, f"{result} {mock.mock_nccl_calls(b'ncclCommDestroy') - before}".encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+print("child", os.read(read, 100).decode())
+print("parent", outcome(a.destroy), outcome(b.destroy), mock.mock_nccl_live_comms())
+""")
+    assert lines == ["child ForkedError 0", "parent ok ok 0"], lines
+
+
+def test_nccl_and_prepared_integers_raise_invalid_argument_naming_them():
+    # row 13: OverflowError left for NCCL's root and peer and the ints of
+    # (prepared) calls
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+[c] = nccl.Communicator.for_devices([0])
+x = on(0, np.zeros(4, np.float32))
+f = cudyn.SourceModule('__global__ void k(unsigned long long a, int b) {}').get_function("k")
+p = f.prepare("Qi")
+for name, call in (("root", lambda: c.broadcast(x, root=2**40)), ("root", lambda: c.reduce(x, root=-2**70)),
+                   ("peer", lambda: c.send(x, 2**64)), ("peer", lambda: c.recv(x, -2**63 - 1)),
+                   ("('Q')", lambda: p((1,), (1,), 2**70, 1)), ("('i')", lambda: p((1,), (1,), 1, 2**31)),
+                   ("('Q')", lambda: f.prepared_call((1,), (1,), -1, 1)),
+                   ("fits no integer", lambda: f(2**70, 1, grid=(1,), block=(1,)))):
+    try:
+        call()
+        print(name, "accepted")
+    except Exception as e:
+        print(name, type(e).__name__, name in str(e))
+c.destroy()
+""")
+    assert all(line.endswith(" InvalidArgument True") for line in lines) and len(lines) == 8, lines
+
+
+def test_strings_with_a_nul_are_refused_not_cut():
+    # row 14: prepare() formats, SourceModule options, NCCL op names and
+    # nccl.has were cut at an embedded NUL
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+[c] = nccl.Communicator.for_devices([0])
+x = on(0, np.zeros(4, np.float32))
+f = cudyn.SourceModule('__global__ void k(int a, float *b) {}').get_function("k")
+for name, call in (("prepare", lambda: f.prepare("iP\\0q")),
+                   ("options", lambda: cudyn.SourceModule('__global__ void j() {}', options=["-DX=1\\0-DY=2"])),
+                   ("include_dirs", lambda: cudyn.SourceModule('__global__ void j() {}', include_dirs=["/tmp\\0/x"])),
+                   ("op", lambda: c.all_reduce(x, op="sum\\0max")),
+                   ("has", lambda: nccl.has("AllReduce\\0Nothing"))):
+    try:
+        call()
+        print(name, "accepted")
+    except cudyn.InvalidArgument as e:
+        print(name, "InvalidArgument", "NUL" in str(e))
+c.destroy()
+""")
+    assert lines == [f"{name} InvalidArgument True" for name in ("prepare", "options", "include_dirs", "op", "has")]
+
+
+def test_a_made_up_stream_is_refused_before_nccl():
+    # the finding beside the rows: NCCL calls took stream=12345 unchecked
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+[c] = nccl.Communicator.for_devices([0])
+x = on(0, np.zeros(4, np.float32))
+before = mock.mock_nccl_calls(b"ncclAllReduce")
+for call in (lambda: c.all_reduce(x, stream=12345), lambda: cudyn.Stream.from_handle(12345).synchronize()):
+    try:
+        call()
+        print("accepted")
+    except cudyn.Error as e:
+        print(e.status_name)
+print(mock.mock_nccl_calls(b"ncclAllReduce") - before)
+c.destroy()
+""")
+    assert lines == ["CUDYN_ERROR_INVALID_HANDLE", "CUDYN_ERROR_INVALID_HANDLE", "0"], lines
+
+
+@pytest.mark.parametrize("variable, call", [
+    ("CUDYN_LIBCUDA", "cudyn.device_count()"),
+    ("CUDYN_LIBNVRTC", "cudyn.SourceModule('__global__ void k() {}')"),
+    ("CUDYN_LIBNCCL", "cudyn.nccl.get_unique_id()"),
+    ("CUDYN_LIBNVML", "cudyn.cpu_affinity(0)"),
+])
+def test_a_fifo_named_as_a_library_is_refused_never_waited_on(tmp_path, variable, call):
+    # row 17: dlopen of a FIFO waited for a writer forever; the child's
+    # timeout (30 s) fails this test if it still does
+    import os
+    fifo = tmp_path / "library.so"
+    os.mkfifo(fifo)
+    p = run_python(f"""
+import cudyn, cudyn.nccl
+try:
+    {call}
+    print("accepted")
+except cudyn.Error as e:
+    print(e.status_name, "is a FIFO, not a regular file" in str(e))
+""", extra={variable: str(fifo)}, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split()[-1] == "True", p.stdout
