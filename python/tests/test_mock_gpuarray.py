@@ -67,9 +67,10 @@ def test_a_scalar_times_an_array(n, dtype):
     same(ga.to_gpu(x) * 2, x * 2)
 
 
-@pytest.mark.xfail(strict=True, reason="python/cudyn/_ops.py: the fast-path table keeps the plan of a one-element "
-                   "array, which _codegen reads as a scalar (p[0]), for arrays of any length (a GPU gives the same)")
 def test_a_one_element_arrays_plan_serves_it_alone():
+    # the fast-path table keeps plans without shapes: a one-element array's
+    # plan read it as a scalar (p[0]) and then gave a five-element array
+    # element 0 five times, here and on a GPU
     one, five = np.array([3.0]), np.arange(5.0)
     same(ga.to_gpu(one) * 7, one * 7)
     same(ga.to_gpu(five) * 7, five * 7)   # [0 0 0 0 0]: element 0, five times
