@@ -480,6 +480,9 @@ def test_a_wait_with_a_timeout_answers_ctrl_c():
     needs_mock_nccl()
     lines = child_lines(NCCL_CHILD + """
 import signal
+# Python answers SIGINT only where it was not ignored at start (a background
+# job of a script, such as CI's, starts with it ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 [c] = nccl.Communicator.for_devices([0])
 c.all_reduce(on(0, np.ones(4, np.float32)))  # never finishes (MOCK_NCCL_ASYNC_ERROR), no error either
 for timeout in (60, None):
