@@ -623,3 +623,94 @@ def test_event_flags_are_cudyns_constants():
     assert drv.event_flags.BLOCKING_SYNC == cudyn.EVENT_BLOCKING_SYNC
     assert drv.event_flags.DISABLE_TIMING == cudyn.EVENT_DISABLE_TIMING
     drv.Event(drv.event_flags.DISABLE_TIMING).record()
+
+
+# ------------------------------------------------------------ issue 43: kernels written for nvcc
+
+REAL_NVRTC = pytest.mark.skipif(os.environ.get("CUDYN_PYTEST_REAL_NVRTC") != "1", reason="no real NVRTC installed")
+
+
+def test_nvcc_names_option_is_cudyn_hs():
+    # the option the PyCUDA layer asks nvcc's predefined names with is the
+    # one include/cudyn.h defines (CUDYN_OPTION_NVCC_NAMES)
+    import re
+
+    from cudyn import _codegen
+    from conftest import SRCDIR
+    header = open(os.path.join(SRCDIR, "include", "cudyn.h")).read()
+    name = re.search(r'#define CUDYN_NVCC_NAMES_HEADER "([^"]+)"', header).group(1)
+    prefix = re.search(r'#define CUDYN_OPTION_NVCC_NAMES "([^"]+)" CUDYN_NVCC_NAMES_HEADER', header).group(1)
+    assert _codegen.NVCC_NAMES == prefix + name
+
+
+def test_the_layers_texts_compile_with_nvccs_names_and_pycudas_headers():
+    # on the mock NVRTC (which emulates --pre-include and in-memory
+    # headers): what a PyCUDA text gets, and that a plain compile gets none of it
+    import cudyn
+    from cudyn import _codegen, _complex
+    from cudyn.pycuda.compiler import SourceModule
+    mod = SourceModule("#include <pycuda-helpers.hpp>\n__global__ void k(float *x, uint n) { }")
+    assert mod.get_function("k").param_count == 2
+    assert SourceModule("__global__ void k(float *x) { }", options=[_codegen.NVCC_NAMES, "-DX=1"])
+    assert set(_complex.PYCUDA_HEADERS) == {"pycuda-complex.hpp", "pycuda-helpers.hpp"}
+    with pytest.raises(cudyn.CompileError, match="pycuda-helpers.hpp"):  # cudyn's own compile: NVRTC's names only
+        cudyn.SourceModule("#include <pycuda-helpers.hpp>\n__global__ void k(float *x) { }")
+    a = _codegen.function('extern "C" __global__ void k(float *x) { }', "k")
+    b = _codegen.function('extern "C" __global__ void k(float *x) { }', "k", nvcc=True)
+    assert a.module is not b.module  # compiled apart: one text, two compiles
+
+
+@REAL_NVRTC
+def test_nvcc_era_texts_compile_with_the_real_nvrtc():
+    # issue 43's findings, compiled by the toolkit's NVRTC and loaded by the
+    # mock driver (which then refuses to run them): <math.h> and uint in a
+    # SourceModule, <pycuda-complex.hpp> inside its extern "C", in an
+    # ElementwiseKernel's preamble, a ReductionKernel's and a scan's
+    p = run_python(r"""
+        import numpy as np, cudyn
+        from cudyn import gpuarray as ga
+        from cudyn.scan import InclusiveScanKernel
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.elementwise import ElementwiseKernel
+        from cudyn.pycuda.reduction import ReductionKernel
+        c = ga.to_gpu(np.arange(6, dtype=np.complex64))
+        f = ga.to_gpu(np.arange(6, dtype=np.float32))
+        u = ga.to_gpu(np.arange(6, dtype=np.uint32))
+        nvcc_era = '''
+        #include <math.h>
+        #include <stdint.h>
+        #include <pycuda-complex.hpp>
+        #include <pycuda-helpers.hpp>
+        __global__ void k(float *x, uint n, pycuda::complex<float> *z, fp_tex_cdouble *unused)
+        {
+            uint i = threadIdx.x;
+            if (i < n) x[i] = M_PI + INFINITY + INT_MAX + (int32_t)n + pycuda::abs(pycuda::exp(z[i]))
+                              + pycuda::polar(1.0f, 2.0f).real();
+        }'''
+        cases = {
+            "SourceModule": lambda: SourceModule(nvcc_era).get_function("k"),
+            "ElementwiseKernel": lambda: ElementwiseKernel(
+                "pycuda::complex<float> *z, float *y", "z[i] = pycuda::exp(z[i]) * (float)M_PI; y[i] = (uint)i",
+                "elw", preamble="#include <math.h>\n#include <pycuda-complex.hpp>\n")(c, f),
+            "ReductionKernel": lambda: ReductionKernel(np.float32, "0", "a + b", "x[i] * (ushort)M_E",
+                                                       "const float *x", preamble="#include <cmath>\n")(f),
+            "scan": lambda: InclusiveScanKernel(np.uint32, "cudyn_max_u(a, b)",
+                                                preamble="#include <stdlib.h>\n__device__ uint cudyn_max_u(uint a,"
+                                                " uint b) { return a > b ? a : b; }")(u),
+        }
+        for name, run in cases.items():
+            try:
+                run()
+                print(name, "ok")
+            except cudyn.CompileError as e:
+                print("compile error:", name, e.log)
+            except cudyn.Error as e:
+                print(name, "ok" if "emulate" in str(e) or "801" in str(e) else e)
+        try:
+            cudyn.SourceModule("__global__ void k(uint n) { }")  # cudyn's own: NVRTC's names only
+        except cudyn.CompileError as e:
+            print("plain:", '"uint" is undefined' in e.log)
+        """, extra={"CUDYN_LIBNVRTC": None}, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == ["SourceModule ok", "ElementwiseKernel ok", "ReductionKernel ok", "scan ok",
+                                     "plain: True"], p.stdout

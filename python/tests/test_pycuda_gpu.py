@@ -441,3 +441,35 @@ def test_kernel_times_are_the_kernels(real_gpu):
         assert done.get()[0] == 1
         print("kernel times: at least", least, "s each")
     ''')
+
+
+# ------------------------------------------------------------ issue 43: kernels written for nvcc, CDP, cuRAND
+
+def test_nvcc_era_kernels_compute_what_nvcc_would(real_gpu):
+    # <math.h>'s macros, uint and <pycuda-complex.hpp> inside SourceModule's
+    # extern "C"; an ElementwiseKernel preamble that includes them
+    on_gpu('''
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.elementwise import ElementwiseKernel
+        mod = SourceModule("""
+        #include <math.h>
+        #include <pycuda-complex.hpp>
+        __global__ void k(float *x, pycuda::complex<float> *z, uint n)
+        {
+            uint i = threadIdx.x;
+            if (i < n) {
+                x[i] = (float)M_PI * i + (INT_MAX > 0 ? 1.0f : 0.0f) + (isinf(INFINITY) ? 10.0f : 0.0f);
+                z[i] = pycuda::exp(pycuda::complex<float>(0, (float)M_PI_2 * i)) * pycuda::polar(2.0f);
+            }
+        }""")
+        x, z = ga.zeros(8, np.float32), ga.zeros(8, np.complex64)
+        mod.get_function("k")(x, z, np.uint32(8), block=(8, 1, 1))
+        same(x, (np.float32(np.pi) * np.arange(8) + 11).astype(np.float32), 1e-6, "math.h in SourceModule")
+        same(z, (2 * np.exp(1j * np.pi / 2 * np.arange(8))).astype(np.complex64), 1e-5, "pycuda::exp")
+        scale = ElementwiseKernel("float *y, const float *x", "y[i] = fabsf(x[i]) * (float)M_SQRT2 + (uint)1",
+                                  "scale", preamble="#include <math.h>\\n#include <pycuda-complex.hpp>\\n")
+        h = rand(1000, np.float32) - 0.5
+        y = ga.empty(1000, np.float32)
+        scale(y, ga.to_gpu(h))
+        same(y, np.abs(h) * np.float32(np.sqrt(2)) + 1, 1e-6, "preamble with <math.h>")
+    ''')

@@ -1,22 +1,27 @@
 """pycuda.compiler over cudyn: SourceModule compiles with NVRTC through
-cudyn's kernel cache, for the current device.
+cudyn's kernel cache, for the current device, as nvcc would: with nvcc's
+predefined names (``uint``, ``M_PI``, ``INT_MAX``, ``malloc`` ...), the C
+library's headers (``#include <math.h>``, cudyn's, in memory) and
+PyCUDA's (``#include <pycuda-complex.hpp>`` finds cudyn's complex type,
+``pycuda::complex<float>``, inside the default ``extern "C"`` too).
 
-What needs nvcc (its path, keep=, cache_dir=, arch=/code=, linking with
-DynamicSourceModule / DynamicModule, compile() to a CUBIN) raises
-:class:`cudyn.pycuda.Unsupported` naming what cudyn offers instead.
-``#include <pycuda-complex.hpp>`` finds cudyn's complex type
-(``pycuda::complex<float>``)."""
+What needs nvcc (its path, keep=, cache_dir=, arch=/code=, compile() to a
+CUBIN) raises :class:`cudyn.pycuda.Unsupported` naming what cudyn offers
+instead."""
 
 import cudyn
-from cudyn import _complex
+from cudyn import _codegen, _complex
 
 from . import Unsupported
 from .driver import Module
 
 DEFAULT_NVCC_FLAGS = []
 
-# headers PyCUDA's kernels include, given to NVRTC in memory
-_HEADERS = {"pycuda-complex.hpp": _complex.SOURCE}
+
+def _nvcc_options(options):
+    """NVRTC's options for a text written for nvcc: nvcc's predefined names first."""
+    options = list(cudyn._texts(options, "options", "['--fmad=false']"))
+    return options if _codegen.NVCC_NAMES in options else [_codegen.NVCC_NAMES] + options
 
 
 def _refuse(what, why):
@@ -43,8 +48,8 @@ class SourceModule(Module):
         if arch is not None or code is not None:
             _refuse("arch=/code=", "cudyn compiles for the current device; for images for several architectures"
                     " use the cudyn-cc tool and cudyn.pycuda.driver.module_from_file")
-        module = cudyn.SourceModule(source, options=options, no_extern_c=no_extern_c, include_dirs=include_dirs,
-                                    headers=_HEADERS)
+        module = cudyn.SourceModule(source, options=_nvcc_options(options), no_extern_c=no_extern_c,
+                                    include_dirs=include_dirs, headers=_complex.PYCUDA_HEADERS)
         super().__init__(module)
         self.code = source
 
