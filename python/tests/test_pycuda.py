@@ -288,15 +288,15 @@ def test_refusals_name_the_replacement(drv):
         (lambda: compiler.SourceModule(SCALE, cache_dir="/tmp/x"), "CUDYN_CACHE_DIR"),
         (lambda: compiler.SourceModule(SCALE, arch="sm_90"), "cudyn-cc"),
         (lambda: compiler.SourceModule(SCALE, nvcc="/usr/bin/nvcc"), "NVRTC"),
-        (lambda: compiler.DynamicSourceModule(SCALE), "nvcc"),
-        (lambda: compiler.DynamicModule(), "cudadevrt"),
+        (lambda: compiler.DynamicSourceModule(SCALE, nvcc="/usr/bin/nvcc"), "NVRTC"),
+        (lambda: compiler.DynamicModule(arch="sm_90"), "cudyn-cc"),
         (lambda: compiler.compile(SCALE), "cudyn-cc"),
         (lambda: compiler.get_nvcc_version(), "NVRTC"),
         (lambda: tools.dtype_to_ctype(np.float32, with_fp_tex_hack=True), "texture references"),
         (lambda: curandom.XORWOWRandomNumberGenerator(), "cuRAND"),
         (lambda: drv.register_host_memory(np.zeros(4)), "pagelocked_empty"),
         (lambda: drv.Context.set_cache_config(0), "primary context"),
-        (lambda: drv.module_from_buffer(b"x", options=[("a", 1)]), "cudyn-cc"),
+        (lambda: drv.module_from_buffer(b"x", options=[(drv.jit_option.WALL_TIME, 1)]), "MAX_REGISTERS"),
     ]
     for call, named in cases:
         with pytest.raises(Unsupported) as info:
@@ -714,3 +714,219 @@ def test_nvcc_era_texts_compile_with_the_real_nvrtc():
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.splitlines() == ["SourceModule ok", "ElementwiseKernel ok", "ReductionKernel ok", "scan ok",
                                      "plain: True"], p.stdout
+
+
+# ------------------------------------------------------------ issue 43: DynamicModule, drv.Linker
+
+def test_jit_options_become_the_linkers():
+    import cudyn.pycuda.driver as drv
+    from cudyn.pycuda import Unsupported
+    o = drv.jit_option
+    assert drv._link_options([(o.MAX_REGISTERS, 32), (o.OPTIMIZATION_LEVEL, 3), (o.GENERATE_DEBUG_INFO, 1),
+                              (o.GENERATE_LINE_INFO, 0), (o.LOG_VERBOSE, 1)], log_verbose=True) == \
+        ["-maxrregcount=32", "-O3", "-g", "-verbose"]
+    assert drv._link_options({o.MAX_REGISTERS: 64}) == ["-maxrregcount=64"] and drv._link_options(None) == []
+    for option, named in ((o.WALL_TIME, "WALL_TIME"), (o.TARGET, "current device"), (99, "not one of CUDA's")):
+        with pytest.raises(Unsupported, match=named):
+            drv.Linker(options=[(option, 1)])
+
+
+def test_dynamic_module_links_with_the_drivers_linker_on_the_mock(tmp_path):
+    # the mock's linker joins PTX and refuses libraries (it cannot emulate
+    # them); nvJitLink, where installed, is kept away for the driver's
+    from test_link import CALLEE_PTX, CALLER_PTX  # noqa: F401 (the child imports them)
+    toolkit = tmp_path / "toolkit"
+    (toolkit / "include").mkdir(parents=True)
+    (toolkit / "include" / "cuda_runtime.h").write_text("")
+    (toolkit / "lib64").mkdir()
+    (toolkit / "lib64" / "libcudadevrt.a").write_bytes(b"!<arch>\n")
+    (tmp_path / "libmine.a").write_bytes(b"!<arch>\n")
+    code = """
+        import sys, cudyn, cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import DynamicModule
+        from test_link import CALLEE_PTX, CALLER_PTX
+        seen = []
+        mod = DynamicModule(link_options=[(drv.jit_option.MAX_REGISTERS, 32)], log_verbose=True,
+                            message_handler=lambda *a: seen.append(a))
+        try:
+            mod.get_function("k")
+        except drv.LogicError as e:
+            print("before link:", "link()" in str(e))
+        linked = mod.add_data(CALLER_PTX, drv.jit_input_type.PTX, "caller.ptx").add_data(
+            CALLEE_PTX.encode(), drv.jit_input_type.PTX).link()
+        print(linked is mod, mod.get_function("k").param_count, mod.linker, [(ok, "linked" in info, error)
+                                                                            for ok, info, error in seen])
+        try:
+            mod.add_stdlib("cudadevrt")
+        except drv.LogicError as e:
+            print("after link:", "already" in str(e))
+        broken, seen[:] = DynamicModule(message_handler=lambda *a: seen.append(a)), []
+        try:
+            broken.add_data(CALLER_PTX, drv.jit_input_type.PTX).link()
+        except cudyn.Error as e:
+            print(e.status_name, [(ok, info, "twice" in error) for ok, info, error in seen])
+        for lib, kwargs in (("cudadevrt", {}), ("mine", {"cuda_libdir": sys.argv[1]}), ("nothing", {})):
+            try:
+                DynamicModule(**kwargs).add_stdlib(lib)
+            except FileNotFoundError as e:
+                print(lib, "not found:", "libnothing.a" in str(e), "looked in" in str(e))
+            except cudyn.Error as e:  # the mock refuses a library: it was found and given to the linker
+                print(lib, "found:", e.status_name)
+        mod = drv.module_from_buffer(CALLER_PTX.replace(".extern", "// ").encode(),
+                                     options=[(drv.jit_option.OPTIMIZATION_LEVEL, 2)])
+        print(mod.get_function("k").param_count)
+        """
+    env = {"CUDYN_LIBNVJITLINK": "/nonexistent/libnvJitLink.so.13", "CUDYN_TOOLKIT": str(toolkit),
+           "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")])}
+    p = run_python(code, extra=env, args=[str(tmp_path)])
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == [
+        "before link: True", "True 1 None [(True, True, '')]", "after link: True",
+        "CUDYN_ERROR_LINK [(False, '', True)]", "cudadevrt found: CUDYN_ERROR_NOT_SUPPORTED",
+        "mine found: CUDYN_ERROR_NOT_SUPPORTED", "nothing not found: True True", "1"], p.stdout
+
+
+def test_add_stdlib_says_where_cudyn_looked():
+    p = run_python("""
+        from cudyn.pycuda.compiler import DynamicModule
+        try:
+            DynamicModule().add_stdlib("cudadevrt")
+        except FileNotFoundError as e:
+            print(e)
+        """, extra={"CUDYN_TOOLKIT": "none", "CUDYN_LIBNVJITLINK": "/nonexistent/libnvJitLink.so.13"})
+    assert p.returncode == 0, p.stderr
+    assert "libcudadevrt.a was not found (dynamic parallelism needs it)" in p.stdout
+    assert "CUDYN_TOOLKIT=none" in p.stdout and "install the CUDA toolkit" in p.stdout
+
+
+def test_pycudas_headers_are_written_into_a_linked_source():
+    from cudyn import _complex
+    from cudyn.pycuda.compiler import _rdc_options, _with_pycuda_headers
+    source = 'extern "C" {\n#include <pycuda-helpers.hpp>\n  # include "pycuda-complex.hpp"\n__global__ void k();\n}\n'
+    text = _with_pycuda_headers(source, "mine.cu")
+    assert "#include <pycuda" not in text and "include \"pycuda" not in text
+    assert text.count(_complex.SOURCE) == 2  # the helpers' own include and the one here (a guard keeps one)
+    assert text.count("typedef int2 fp_tex_double;") == 1
+    assert '#line 3 "mine.cu"' in text and '#line 4 "mine.cu"' in text and '#line 1 "pycuda-complex.hpp"' in text
+    assert text.splitlines()[-2] == "__global__ void k();" and _with_pycuda_headers("int x;", "a.cu") == "int x;"
+    assert _rdc_options(["-rdc=true", "-lcudadevrt", "-DX=1"], ["/opt/inc"]) == \
+        ["--pre-include=cudyn/nvcc.h", "-DX=1", "-I/opt/inc"]
+    with pytest.raises(TypeError, match="DynamicModule.add_source: nvcc_options is a list"):
+        _rdc_options("-rdc=true", [])
+
+
+@REAL_NVRTC
+def test_dynamic_modules_link_with_the_real_nvrtc_nvjitlink_and_cudadevrt():
+    # what PyCUDA's test_recursive_launch and test_jit_link_module do,
+    # compiled by the toolkit's NVRTC, linked by its nvJitLink with its
+    # libcudadevrt.a, and loaded by the mock driver (which cannot run them:
+    # test_pycuda_gpu.py does)
+    from test_pycuda_gpu import JIT_INNER, JIT_OUTER, RECURSIVE
+    p = run_python(r"""
+        import sys, cudyn
+        t = cudyn.toolkit_info()
+        if t["nvjitlink_status"] != "CUDYN_OK" or not t["cudadevrt"]:
+            print("skip"); raise SystemExit(0)
+        from cudyn.pycuda.compiler import DEFAULT_NVCC_FLAGS, DynamicModule, DynamicSourceModule
+        RECURSIVE, JIT_OUTER, JIT_INNER = sys.argv[1:]
+        mod = DynamicSourceModule(RECURSIVE, keep=True)
+        print(mod.get_function("parent").name, mod.get_function("doubled_minus").name, mod.linker)
+        mod = DynamicModule()
+        for source in (JIT_OUTER, JIT_INNER):
+            mod.add_source(source, nvcc_options=["-rdc=true", "-lcudadevrt", *DEFAULT_NVCC_FLAGS])
+        print(mod.add_stdlib("cudadevrt").link().get_function("launcher").name, mod.get_function("ping").name)
+        complex_cdp = DynamicSourceModule('#include <pycuda-complex.hpp>\n'
+                                          '__global__ void child(pycuda::complex<float> *z) { z[0] = pycuda::exp(z[0]); }\n'
+                                          '__global__ void parent(pycuda::complex<float> *z, uint n) { child<<<1, 1>>>(z); }\n')
+        print(complex_cdp.get_function("parent").name)
+        try:
+            DynamicSourceModule("#include <pycuda-helpers.hpp>\n\n__global__ void k(float *x) { undefined_name; }\n")
+        except cudyn.CompileError as e:
+            print(e.stderr.splitlines()[0])
+        """, extra={"CUDYN_LIBNVRTC": None}, args=[RECURSIVE, JIT_OUTER, JIT_INNER], timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    if p.stdout.strip() != "skip":
+        assert p.stdout.splitlines() == ["parent doubled_minus None", "launcher ping", "parent",
+                                         'kernel.ptx(4): error: identifier "undefined_name" is undefined'], p.stdout
+
+
+# ------------------------------------------------------------ issue 43: the names PyCUDA programs reach first
+
+def test_drivers_enums_have_cudas_values():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    assert (drv.func_cache.PREFER_L1, drv.shared_config.EIGHT_BYTE_BANK_SIZE, drv.limit.STACK_SIZE,
+            drv.limit.DEV_RUNTIME_PENDING_LAUNCH_COUNT, drv.jit_option.GENERATE_LINE_INFO,
+            drv.jit_target.COMPUTE_90, drv.jit_fallback.PREFER_BINARY) == (2, 2, 0, 4, 13, 90, 1)
+    assert drv.jit_input_type.PTX == cudyn.LINK_PTX and drv.jit_input_type.LIBRARY == cudyn.LINK_LIBRARY
+    header = os.path.join(os.environ.get("CUDA_HOME") or "/usr/local/cuda", "include", "cuda.h")
+    if not os.path.isfile(header):
+        return
+    import re
+    values = {m.group(1): int(m.group(2), 0) for m in re.finditer(r"\b(CU_\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)",
+                                                                   open(header).read())}
+    for enum, prefix in ((drv.func_cache, "CU_FUNC_CACHE_"), (drv.shared_config, "CU_SHARED_MEM_CONFIG_"),
+                         (drv.limit, "CU_LIMIT_"), (drv.jit_option, "CU_JIT_")):
+        for member in enum:
+            assert values[prefix + member.name] == member.value, (enum, member)
+
+
+def test_context_and_function_settings_are_refused_with_the_reason(drv):
+    from cudyn.pycuda import Unsupported
+    from cudyn.pycuda.compiler import SourceModule
+    f = SourceModule(SCALE).get_function("scale")
+    cases = [(lambda: drv.Context.set_limit(drv.limit.STACK_SIZE, 1 << 14), "driver's defaults"),
+             (lambda: drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE), "driver's defaults"),
+             (lambda: drv.Context.set_cache_config(drv.func_cache.PREFER_L1), "cache preference"),
+             (lambda: drv.Context.get_cache_config(), "cache preference"),
+             (lambda: drv.Context.set_shared_config(drv.shared_config.FOUR_BYTE_BANK_SIZE), "4 bytes"),
+             (lambda: drv.Context.get_shared_config(), "4 bytes"),
+             (lambda: f.set_cache_config(drv.func_cache.PREFER_SHARED), "driver's default"),
+             (lambda: f.set_shared_config(drv.shared_config.DEFAULT_BANK_SIZE), "4 bytes"),
+             (lambda: f.set_attribute(drv.function_attribute.MAX_THREADS_PER_BLOCK, 1), "48 KiB")]
+    for call, why in cases:
+        with pytest.raises(Unsupported, match=why):
+            call()
+
+
+def test_compile_errors_carry_the_log_as_stderr():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    from cudyn.pycuda.compiler import SourceModule
+    with pytest.raises(drv.CompileError) as info:
+        SourceModule("#include <no_such_header.h>\n__global__ void k() { }")
+    assert info.value.stderr == info.value.log and "no_such_header.h" in info.value.stderr
+    assert cudyn.CompileError("by hand").stderr is None
+
+
+def test_too_few_arguments_name_what_the_call_gave(drv):
+    import cudyn
+    from cudyn.pycuda.compiler import SourceModule
+    f = SourceModule(SCALE).get_function("scale")
+    for args, given in (((np.float32(1),), "1 given (float32)"), ((drv.Out(np.zeros(4, np.float32)),), "(Out)"),
+                        ((), "0 given (none)"), ((np.float32(1), drv.mem_alloc(4), np.uint64(1), 2), "4 given")):
+        with pytest.raises(cudyn.LaunchArgumentError) as info:
+            f(*args, block=(1, 1, 1))
+        assert str(info.value).startswith("scale takes 3 arguments, ") and given in str(info.value)
+        assert '">"' not in str(info.value) and info.value.status_name == "CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS"
+        assert isinstance(info.value, TypeError) and info.value.message == str(info.value)
+
+
+def test_linear_combination_kernel():
+    from cudyn.pycuda import Unsupported, gpuarray
+    from cudyn.pycuda.elementwise import get_elwise_module, get_linear_combination_kernel
+    from cudyn.pycuda.tools import ScalarArg, VectorArg
+    summands = ((False, np.float32, np.float32), (False, np.float64, np.float32))  # the mock: no pycuda::complex
+    kernel, texrefs = get_linear_combination_kernel(summands, np.float64)
+    assert texrefs == [] and kernel.param_count == 6 and kernel.name == "linear_combination"
+    assert get_linear_combination_kernel(summands, np.float64)[0] is kernel  # per device, once
+    with pytest.raises(Unsupported, match="texture reference"):
+        get_linear_combination_kernel(((True, np.float32, np.float32),), np.float32)
+    args = [ScalarArg(np.float32, "a0"), VectorArg(np.float32, "x0"), VectorArg(np.float32, "z"),
+            ScalarArg(np.uintp, "n")]
+    assert "".join(a.struct_char for a in args) == "fPPQ"
+    code = get_elwise_module(args, "z[i] = a0 * x0[i]", "lc", preamble="// mine").code
+    assert "extern \"C\" __global__ void lc(float a0, float *x0, float *z, unsigned long long n)" in code
+    assert "// mine" in code and "z[i] = a0 * x0[i];" in code and "total_threads" in code
+    x = gpuarray.zeros(1000, np.float32)
+    assert x._grid[0] >= 1 and x._grid[1] == 1 and x._block == (256, 1, 1)

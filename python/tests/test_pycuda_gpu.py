@@ -39,6 +39,43 @@ def same(got, want, rtol=2e-6, what=""):
 """
 
 
+# relocatable sources for DynamicModule, as PyCUDA's DynamicSourceModule
+# and DynamicModule take them (each wrapped in extern "C"): a kernel that
+# launches another one of its source, and one that launches a kernel of
+# another source (test_pycuda.py compiles and links them without a GPU)
+RECURSIVE = """
+__device__ long plus_one(long v) { return v + 1; }
+__global__ void doubled_minus(long *a, const long *b, long *d)
+{
+    int k = threadIdx.x;
+    a[k] *= 2;
+    d[k] = a[k] - b[k];
+}
+__global__ void parent(long *a, const long *b, long *c, long *d)
+{
+    int k = threadIdx.x;
+    c[k] = plus_one(a[k]) + b[k];
+    __syncthreads();  /* every c[k] has read its a[k] before the child doubles it */
+    if (k == 0)
+        doubled_minus<<<1, blockDim.x>>>(a, b, d);
+}
+"""
+JIT_OUTER = """#include <cstdio>
+extern __global__ void ping(int *hits);
+__global__ void launcher(int *hits)
+{
+    printf("launcher block %d\\n", (int)blockIdx.x);
+    ping<<<2, 1>>>(hits);
+}
+"""
+JIT_INNER = """#include <cstdio>
+__global__ void ping(int *hits)
+{
+    atomicAdd(hits, 1);
+}
+"""
+
+
 def on_gpu(code, timeout=600):
     p = run_python(PRELUDE + textwrap.dedent(code) + "\nprint('done')\n", mock=False, timeout=timeout)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-6000:]
@@ -472,4 +509,59 @@ def test_nvcc_era_kernels_compute_what_nvcc_would(real_gpu):
         y = ga.empty(1000, np.float32)
         scale(y, ga.to_gpu(h))
         same(y, np.abs(h) * np.float32(np.sqrt(2)) + 1, 1e-6, "preamble with <math.h>")
+    ''')
+
+
+def test_dynamic_parallelism_through_dynamic_modules(real_gpu):
+    # what PyCUDA's test_recursive_launch and test_jit_link_module do: a
+    # kernel that launches one of its own source, and one that launches a
+    # kernel of another source, linked with the toolkit's libcudadevrt.a
+    on_gpu(f"""
+        import cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import DynamicModule, DynamicSourceModule
+        if not cudyn.toolkit_info()["cudadevrt"]:
+            print("no libcudadevrt.a: skipped")
+        else:
+            a, b = np.arange(64, dtype=np.int64), np.arange(64, dtype=np.int64) * 3 + 1
+            da, db, dc, dd = ga.to_gpu(a), ga.to_gpu(b), ga.zeros(64, np.int64), ga.zeros(64, np.int64)
+            mod = DynamicSourceModule({RECURSIVE!r}, keep=True)
+            mod.get_function("parent")(da, db, dc, dd, grid=(1, 1), block=(64, 1, 1))
+            same(dc, a + 1 + b, 0, "parent's own work")
+            same(da, 2 * a, 0, "the child's")
+            same(dd, 2 * a - b, 0, "the child's")
+            hits = ga.zeros(1, np.int32)
+            seen = []
+            jit = DynamicModule(message_handler=lambda *args: seen.append(args))
+            jit.add_source({JIT_OUTER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+            jit.add_source({JIT_INNER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+            jit.add_stdlib("cudadevrt").link()
+            jit.get_function("launcher")(hits, grid=(2, 1), block=(1, 1, 1))
+            cudyn.synchronize()
+            same(hits, np.array([4], np.int32), 0, "two launchers, two pings each")
+            assert seen and seen[0][0] is True, seen
+            print("CDP through", jit.module.device, "ok")
+    """)
+
+
+def test_linear_combination_and_jit_options(real_gpu):
+    on_gpu('''
+        import cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.elementwise import get_linear_combination_kernel
+        kernel, texrefs = get_linear_combination_kernel(((False, np.float32, np.float32),
+                                                         (False, np.complex64, np.complex64)), np.complex64)
+        x, y = rand(5000, np.float32), rand(5000, np.complex64)
+        dx, dy, z = ga.to_gpu(x), ga.to_gpu(y), ga.empty(5000, np.complex64)
+        kernel.prepared_call(dx._grid, dx._block, np.float32(2), dx.gpudata, np.complex64(1 - 2j), dy.gpudata,
+                             z.gpudata, dx.mem_size)
+        same(z, 2 * x + np.complex64(1 - 2j) * y, 1e-6, "linear combination")
+        ptx = cudyn.SourceModule('extern "C" __global__ void k(float *x) { x[threadIdx.x] += 1; }',
+                                 options=["-arch=compute_75"], no_extern_c=True).ptx
+        seen = []
+        mod = drv.module_from_buffer(ptx.encode(), options=[(drv.jit_option.MAX_REGISTERS, 32)],
+                                     message_handler=lambda *args: seen.append(args))
+        v = ga.zeros(32, np.float32)
+        mod.get_function("k")(v, block=(32, 1, 1))
+        same(v, np.ones(32, np.float32), 0, "PTX through the linker with JIT options")
+        assert seen[0][0] is True and mod.get_function("k").num_regs <= 32
     ''')
