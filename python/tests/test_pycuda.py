@@ -2,8 +2,12 @@
 pycuda aliases, python3 -m cudyn.pycuda, devices, the context stack (across
 threads too), memory and copies, Function's prepared calls, the tools (the
 memory pool, the dtype table, the test helpers), gpuarray's PyCUDA
-signatures, and every refusal (texture references, nvcc, cuRAND).  What
-needs kernels the mock cannot run is in test_pycuda_gpu.py."""
+signatures, and every refusal (texture references, nvcc, the primary
+context's settings, cuRAND without its headers); kernels written for
+nvcc, DynamicModule and cuRAND's generators as far as the mock and, where
+the toolkit is installed, the real NVRTC and nvJitLink reach (compiled,
+linked, loaded; their plans and texts).  What needs kernels the mock
+cannot run is in test_pycuda_gpu.py."""
 
 import ctypes
 import os
@@ -273,7 +277,7 @@ def test_vector_types_pass_by_value(drv, mock_lib):
 
 def test_refusals_name_the_replacement(drv):
     import cudyn
-    from cudyn.pycuda import Unsupported, compiler, curandom, gpuarray, tools
+    from cudyn.pycuda import Unsupported, compiler, gpuarray, tools
     mod = compiler.SourceModule(SCALE)
     cases = [
         (lambda: mod.get_texref("tex"), "texture objects"),
@@ -293,7 +297,6 @@ def test_refusals_name_the_replacement(drv):
         (lambda: compiler.compile(SCALE), "cudyn-cc"),
         (lambda: compiler.get_nvcc_version(), "NVRTC"),
         (lambda: tools.dtype_to_ctype(np.float32, with_fp_tex_hack=True), "texture references"),
-        (lambda: curandom.XORWOWRandomNumberGenerator(), "cuRAND"),
         (lambda: drv.register_host_memory(np.zeros(4)), "pagelocked_empty"),
         (lambda: drv.Context.set_cache_config(0), "primary context"),
         (lambda: drv.module_from_buffer(b"x", options=[(drv.jit_option.WALL_TIME, 1)]), "MAX_REGISTERS"),
@@ -309,7 +312,6 @@ def test_refusals_name_the_replacement(drv):
         with pytest.raises(cudyn.InvalidArgument, match="pass a texture object"):
             call()
     mod.get_function("scale").prepare("fPQ", texrefs=[])  # PyCUDA's default
-    assert curandom.get_curand_version() is None
     # cache_dir=False and keep=False are what PyCUDA's own tests pass: accepted
     compiler.SourceModule(SCALE, cache_dir=False, keep=False)
 
@@ -835,9 +837,10 @@ def test_dynamic_modules_link_with_the_real_nvrtc_nvjitlink_and_cudadevrt():
         for source in (JIT_OUTER, JIT_INNER):
             mod.add_source(source, nvcc_options=["-rdc=true", "-lcudadevrt", *DEFAULT_NVCC_FLAGS])
         print(mod.add_stdlib("cudadevrt").link().get_function("launcher").name, mod.get_function("ping").name)
-        complex_cdp = DynamicSourceModule('#include <pycuda-complex.hpp>\n'
-                                          '__global__ void child(pycuda::complex<float> *z) { z[0] = pycuda::exp(z[0]); }\n'
-                                          '__global__ void parent(pycuda::complex<float> *z, uint n) { child<<<1, 1>>>(z); }\n')
+        complex_cdp = DynamicSourceModule(
+            '#include <pycuda-complex.hpp>\n'
+            '__global__ void child(pycuda::complex<float> *z) { z[0] = pycuda::exp(z[0]); }\n'
+            '__global__ void parent(pycuda::complex<float> *z, uint n) { child<<<1, 1>>>(z); }\n')
         print(complex_cdp.get_function("parent").name)
         try:
             DynamicSourceModule("#include <pycuda-helpers.hpp>\n\n__global__ void k(float *x) { undefined_name; }\n")
@@ -930,3 +933,121 @@ def test_linear_combination_kernel():
     assert "// mine" in code and "z[i] = a0 * x0[i];" in code and "total_threads" in code
     x = gpuarray.zeros(1000, np.float32)
     assert x._grid[0] >= 1 and x._grid[1] == 1 and x._block == (256, 1, 1)
+
+
+# ------------------------------------------------------------ issue 43: cuRAND's device API
+
+GENERATORS = ("XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator", "Philox4_32_10RandomNumberGenerator",
+              "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
+              "ScrambledSobol64RandomNumberGenerator")
+
+
+def test_curand_without_its_headers_is_refused_saying_what_to_install():
+    p = run_python("""
+        import sys, cudyn.curandom, cudyn.pycuda.curandom as curandom
+        from cudyn.pycuda import Unsupported
+        print(curandom.get_curand_version())
+        for name in sys.argv[1:]:
+            assert getattr(curandom, name) is getattr(cudyn.curandom, name), name
+            try:
+                getattr(curandom, name)()
+            except Unsupported as e:
+                print(name, all(w in str(e) for w in ("curand_kernel.h", "CUDA toolkit", "nvidia-curand-cu13",
+                                                      "CUDYN_TOOLKIT=none")))
+        """, extra={"CUDYN_TOOLKIT": "none"}, args=GENERATORS)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["None"] + [f"{name} True" for name in GENERATORS]
+
+
+def test_curand_version_and_sobols_tables_need_curands_files(tmp_path):
+    # a toolkit with cuRAND's headers and no host library: the version is
+    # its curand.h's, the Sobol tables are refused naming libcurand.so
+    include = tmp_path / "include"
+    include.mkdir()
+    for name in ("cuda_runtime.h", "curand_kernel.h"):
+        (include / name).write_text("")
+    (include / "curand.h").write_text("#define CURAND_VER_MAJOR 10\n#define CURAND_VER_MINOR 3\n"
+                                      "#define CURAND_VER_PATCH 7\n")
+    p = run_python("""
+        from cudyn import curandom
+        from cudyn.pycuda import Unsupported
+        print(curandom.get_curand_version())
+        for make in (lambda: curandom.generate_direction_vectors(4), lambda: curandom.generate_scramble_constants64(4)):
+            try:
+                make()
+            except Unsupported as e:
+                print("refused:", "libcurand.so" in str(e), "dir_vector=" in str(e), "not computed" in str(e))
+        """, extra={"CUDYN_TOOLKIT": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["(10, 3, 7)", "refused: True True True", "refused: True True True"]
+
+
+def test_curand_draw_plans():
+    from cudyn.curandom import _draw_kernel
+    plans = [(("uniform", np.float32, 10, True, 32), ("uniform_float", 10)),
+             (("uniform", np.uint32, 10, False, 32), ("uniform_int", 10)),
+             (("uniform", np.int64, 10, False, 64), ("uniform_long", 10)),
+             (("normal", np.float64, 10, True, 32), ("normal_double2", 5)),   # Box-Muller pairs
+             (("normal", np.float64, 11, True, 32), ("normal_double", 11)),   # odd: one at a time
+             (("normal", np.float32, 10, False, 32), ("normal_float", 10)),   # Sobol: no pairs
+             (("log_normal", np.float32, 4, True, 32), ("log_normal_float2", 2)),
+             (("poisson", np.uint32, 7, True, 32), ("poisson", 7)),
+             (("poisson", np.float64, 7, True, 32, True), ("poisson_inplace_double", 7))]
+    for args, plan in plans:
+        assert _draw_kernel(*args) == plan, args
+    for args in (("uniform", np.int64, 10, False, 32), ("normal", np.int32, 10, True, 32),
+                 ("poisson", np.float32, 10, True, 32), ("uniform", np.complex64, 10, True, 64)):
+        with pytest.raises(NotImplementedError):
+            _draw_kernel(*args)
+
+
+def test_curand_sources():
+    from cudyn import curandom
+    sources = {name: getattr(curandom, name)._plan() for name in GENERATORS}
+    xorwow, names = sources["XORWOWRandomNumberGenerator"]
+    assert "typedef curandStateXORWOW cudyn_state;" in xorwow and "#include <curand_kernel.h>" in xorwow
+    assert "curand_init((unsigned int)seeds[g], g, offset, &s)" in xorwow and "uniform_long" not in names
+    assert {"init", "normal_float2", "skip_ahead_sequence_array", "poisson_inplace_int"} <= set(names)
+    sobol32, names = sources["Sobol32RandomNumberGenerator"]
+    assert "curand_init(vectors[g], (unsigned int)offset, &s)" in sobol32 and "curandDirectionVectors32_t" in sobol32
+    assert "unsigned int distance" in sobol32 and "normal_float2" not in names and "skip_ahead_sequence" not in names
+    scrambled64, names = sources["ScrambledSobol64RandomNumberGenerator"]
+    assert "curand_init(vectors[g], scramble[g], (unsigned long long)offset, &s)" in scrambled64
+    assert "uniform_long" in names and "const unsigned long long *scramble" in scrambled64
+    assert "skip_ahead_subsequence" in sources["MRG32k3aRandomNumberGenerator"][1]
+    assert "curandStatePhilox4_32_10_t" in sources["Philox4_32_10RandomNumberGenerator"][0]
+    for source, names in sources.values():
+        for name in names:
+            assert f"void cudyn_curand_{name}(" in source, name
+
+
+@REAL_NVRTC
+def test_curand_generators_compile_with_the_real_nvrtc_and_sobols_tables_come_from_libcurand():
+    # every generator's kernels compiled by the toolkit's NVRTC with its
+    # curand_kernel.h (the mock driver loads them; making a generator runs
+    # its init kernel, which test_pycuda_gpu.py does), and the direction
+    # vectors and scramble constants from its libcurand.so
+    p = run_python("""
+        import sys, numpy as np, cudyn
+        from cudyn import curandom
+        if curandom.get_curand_version() is None:
+            print("skip"); raise SystemExit(0)
+        for name in sys.argv[1:]:
+            source, kernels = getattr(curandom, name)._plan()
+            module = cudyn.Module.from_source(source, no_extern_c=True)
+            print(name, all(module.get_function("cudyn_curand_" + k).name for k in kernels))
+        if curandom._host_library() is None:
+            print("no libcurand"); raise SystemExit(0)
+        v = curandom.generate_direction_vectors(20001).get()
+        print(v.shape, v.dtype, (v[0] == 2 ** (31 - np.arange(32))).all(), (v[20000] == v[0]).all(),
+              (v[1] != v[0]).any())
+        v = curandom.generate_direction_vectors(3, curandom.direction_vector_set.SCRAMBLED_VECTOR_64).get()
+        s = curandom.generate_scramble_constants32(20001).get()
+        print(v.shape, v.dtype, s.shape, s.dtype, s[20000] == s[0])
+        """, extra={"CUDYN_LIBNVRTC": None}, args=GENERATORS, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    if p.stdout.strip() != "skip":
+        lines = p.stdout.splitlines()
+        assert lines[:7] == [f"{name} True" for name in GENERATORS], p.stdout
+        assert lines[7:] in (["no libcurand"], ["(20001, 32) uint32 True True True",
+                                                "(3, 64) uint64 (20001,) uint32 True"]), p.stdout

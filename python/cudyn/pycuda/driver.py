@@ -164,7 +164,7 @@ class jit_option(enum.IntEnum):  # noqa: N801
 
 jit_target = enum.IntEnum("jit_target", [(f"COMPUTE_{cc}", cc) for cc in (
     50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121)])
-jit_target.__doc__ = "CUjit_target: COMPUTE_50 = 50 ... (jit_option.TARGET's values; refused: cudyn links for the device)"
+jit_target.__doc__ = "CUjit_target: COMPUTE_50 = 50 ... (jit_option.TARGET's; refused: cudyn links for the device)"
 
 
 class jit_fallback(enum.IntEnum):  # noqa: N801
