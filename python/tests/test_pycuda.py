@@ -667,12 +667,14 @@ def test_nvcc_era_texts_compile_with_the_real_nvrtc():
     # issue 43's findings, compiled by the toolkit's NVRTC and loaded by the
     # mock driver (which then refuses to run them): <math.h> and uint in a
     # SourceModule, <pycuda-complex.hpp> inside its extern "C", in an
-    # ElementwiseKernel's preamble, a ReductionKernel's and a scan's
+    # ElementwiseKernel's preamble, a ReductionKernel's, a scan's and
+    # characterize.sizeof's
     p = run_python(r"""
         import numpy as np, cudyn
         from cudyn import gpuarray as ga
         from cudyn.scan import InclusiveScanKernel
         from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.characterize import sizeof
         from cudyn.pycuda.elementwise import ElementwiseKernel
         from cudyn.pycuda.reduction import ReductionKernel
         c = ga.to_gpu(np.arange(6, dtype=np.complex64))
@@ -699,6 +701,7 @@ def test_nvcc_era_texts_compile_with_the_real_nvrtc():
             "scan": lambda: InclusiveScanKernel(np.uint32, "cudyn_max_u(a, b)",
                                                 preamble="#include <stdlib.h>\n__device__ uint cudyn_max_u(uint a,"
                                                 " uint b) { return a > b ? a : b; }")(u),
+            "sizeof": lambda: sizeof("fp_tex_cdouble", "#include <pycuda-helpers.hpp>"),
         }
         for name, run in cases.items():
             try:
@@ -715,7 +718,7 @@ def test_nvcc_era_texts_compile_with_the_real_nvrtc():
         """, extra={"CUDYN_LIBNVRTC": None}, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.splitlines() == ["SourceModule ok", "ElementwiseKernel ok", "ReductionKernel ok", "scan ok",
-                                     "plain: True"], p.stdout
+                                     "sizeof ok", "plain: True"], p.stdout
 
 
 # ------------------------------------------------------------ issue 43: DynamicModule, drv.Linker
