@@ -865,6 +865,7 @@ def test_drivers_enums_have_cudas_values():
             drv.limit.DEV_RUNTIME_PENDING_LAUNCH_COUNT, drv.jit_option.GENERATE_LINE_INFO,
             drv.jit_target.COMPUTE_90, drv.jit_fallback.PREFER_BINARY) == (2, 2, 0, 4, 13, 90, 1)
     assert drv.jit_input_type.PTX == cudyn.LINK_PTX and drv.jit_input_type.LIBRARY == cudyn.LINK_LIBRARY
+    assert drv.mem_host_register_flags.READ_ONLY == 8
     header = os.path.join(os.environ.get("CUDA_HOME") or "/usr/local/cuda", "include", "cuda.h")
     if not os.path.isfile(header):
         return
@@ -889,7 +890,9 @@ def test_context_and_function_settings_are_refused_with_the_reason(drv):
              (lambda: drv.Context.get_shared_config(), "4 bytes"),
              (lambda: f.set_cache_config(drv.func_cache.PREFER_SHARED), "driver's default"),
              (lambda: f.set_shared_config(drv.shared_config.DEFAULT_BANK_SIZE), "4 bytes"),
-             (lambda: f.set_attribute(drv.function_attribute.MAX_THREADS_PER_BLOCK, 1), "48 KiB")]
+             (lambda: f.set_attribute(drv.function_attribute.MAX_THREADS_PER_BLOCK, 1), "48 KiB"),
+             (lambda: drv.register_host_memory(np.zeros(4), drv.mem_host_register_flags.DEVICEMAP),
+              "pagelocked_empty")]
     for call, why in cases:
         with pytest.raises(Unsupported, match=why):
             call()

@@ -117,6 +117,11 @@ class host_alloc_flags:  # noqa: N801
     PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
 
 
+class mem_host_register_flags:  # noqa: N801
+    """cuMemHostRegister's flags (register_host_memory's, which is refused)."""
+    PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY = 1, 2, 4, 8
+
+
 class mem_attach_flags:  # noqa: N801
     """cuMemAllocManaged's flags."""
     GLOBAL, HOST, SINGLE = 1, 2, 4

@@ -80,6 +80,13 @@ class host_alloc_flags:
     DEVICEMAP: int
     WRITECOMBINED: int
 
+class mem_host_register_flags:
+    """cuMemHostRegister's flags (register_host_memory's, which is refused)."""
+    PORTABLE: int
+    DEVICEMAP: int
+    IOMEMORY: int
+    READ_ONLY: int
+
 class mem_attach_flags:
     """cuMemAllocManaged's flags."""
     GLOBAL: int
