@@ -78,6 +78,20 @@ __global__ void ping(int *hits)
 """
 
 
+def needs_toolkit(what):
+    """Skips unless cudyn finds the toolkit's ``what`` ("cudadevrt": libcudadevrt.a, "curand": curand_kernel.h)."""
+    p = run_python("""
+        import sys, cudyn
+        if sys.argv[1] == "cudadevrt":
+            print(bool(cudyn.toolkit_info()["cudadevrt"]))
+        else:
+            from cudyn import curandom
+            print(curandom.get_curand_version() is not None)
+        """, mock=False, args=[what])
+    if p.stdout.strip() != "True":
+        pytest.skip(f"cudyn finds no {what} of a CUDA toolkit here ({p.stdout.strip() or p.stderr[-200:]})")
+
+
 def on_gpu(code, timeout=600):
     p = run_python(PRELUDE + textwrap.dedent(code) + "\nprint('done')\n", mock=False, timeout=timeout)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-6000:]
@@ -518,30 +532,28 @@ def test_dynamic_parallelism_through_dynamic_modules(real_gpu):
     # what PyCUDA's test_recursive_launch and test_jit_link_module do: a
     # kernel that launches one of its own source, and one that launches a
     # kernel of another source, linked with the toolkit's libcudadevrt.a
+    needs_toolkit("cudadevrt")
     on_gpu(f"""
         import cudyn.pycuda.driver as drv
         from cudyn.pycuda.compiler import DynamicModule, DynamicSourceModule
-        if not cudyn.toolkit_info()["cudadevrt"]:
-            print("no libcudadevrt.a: skipped")
-        else:
-            a, b = np.arange(64, dtype=np.int64), np.arange(64, dtype=np.int64) * 3 + 1
-            da, db, dc, dd = ga.to_gpu(a), ga.to_gpu(b), ga.zeros(64, np.int64), ga.zeros(64, np.int64)
-            mod = DynamicSourceModule({RECURSIVE!r}, keep=True)
-            mod.get_function("parent")(da, db, dc, dd, grid=(1, 1), block=(64, 1, 1))
-            same(dc, a + 1 + b, 0, "parent's own work")
-            same(da, 2 * a, 0, "the child's")
-            same(dd, 2 * a - b, 0, "the child's")
-            hits = ga.zeros(1, np.int32)
-            seen = []
-            jit = DynamicModule(message_handler=lambda *args: seen.append(args))
-            jit.add_source({JIT_OUTER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
-            jit.add_source({JIT_INNER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
-            jit.add_stdlib("cudadevrt").link()
-            jit.get_function("launcher")(hits, grid=(2, 1), block=(1, 1, 1))
-            cudyn.synchronize()
-            same(hits, np.array([4], np.int32), 0, "two launchers, two pings each")
-            assert seen and seen[0][0] is True, seen
-            print("CDP through", jit.module.device, "ok")
+        a, b = np.arange(64, dtype=np.int64), np.arange(64, dtype=np.int64) * 3 + 1
+        da, db, dc, dd = ga.to_gpu(a), ga.to_gpu(b), ga.zeros(64, np.int64), ga.zeros(64, np.int64)
+        mod = DynamicSourceModule({RECURSIVE!r}, keep=True)
+        mod.get_function("parent")(da, db, dc, dd, grid=(1, 1), block=(64, 1, 1))
+        same(dc, a + 1 + b, 0, "parent's own work")
+        same(da, 2 * a, 0, "the child's")
+        same(dd, 2 * a - b, 0, "the child's")
+        hits = ga.zeros(1, np.int32)
+        seen = []
+        jit = DynamicModule(message_handler=lambda *args: seen.append(args))
+        jit.add_source({JIT_OUTER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+        jit.add_source({JIT_INNER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+        jit.add_stdlib("cudadevrt").link()
+        jit.get_function("launcher")(hits, grid=(2, 1), block=(1, 1, 1))
+        cudyn.synchronize()
+        same(hits, np.array([4], np.int32), 0, "two launchers, two pings each")
+        assert seen and seen[0][0] is True, seen
+        print("CDP through", jit.module.device, "ok")
     """)
 
 
@@ -571,10 +583,6 @@ def test_linear_combination_and_jit_options(real_gpu):
 
 CURAND_PRELUDE = """
 from cudyn.pycuda import curandom
-if curandom.get_curand_version() is None:
-    print("no curand_kernel.h: skipped")
-    print("done")
-    raise SystemExit(0)
 n = 1 << 20
 
 def poisson_in_place(gen, tolerance):
@@ -590,6 +598,7 @@ def poisson_in_place(gen, tolerance):
 def test_curand_pseudo_random_generators(real_gpu):
     # what PyCUDA's test_curand_wrappers does, with statistics: every draw
     # of XORWOW, MRG32k3a and Philox, and skip-ahead against drawing
+    needs_toolkit("curand")
     on_gpu(CURAND_PRELUDE + textwrap.dedent("""
         for kind in ("XORWOW", "MRG32k3a", "Philox4_32_10"):
             gen = getattr(curandom, kind + "RandomNumberGenerator")()
@@ -630,6 +639,7 @@ def test_curand_pseudo_random_generators(real_gpu):
 def test_curand_sobol_generators(real_gpu):
     # Sobol's first 8 draws of each dimension fall one in each eighth of
     # (0, 1], scrambled or not; the other draws as PyCUDA's test makes them
+    needs_toolkit("curand")
     on_gpu(CURAND_PRELUDE + textwrap.dedent("""
         for kind in ("Sobol32", "ScrambledSobol32", "Sobol64", "ScrambledSobol64"):
             gen = getattr(curandom, kind + "RandomNumberGenerator")()
