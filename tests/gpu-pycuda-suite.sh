@@ -5,7 +5,8 @@
 # passed / failed / skipped / out-of-scope counts, the share of in-scope
 # items that pass, and each failure with its one-line reason.  Out of
 # scope are the items tests/pycuda-suite-scope.txt lists (texture and
-# surface references, cuRAND, nvcc, OpenCL), whatever their outcome.
+# surface references, a module PyCUDA needs that cudyn does not), whatever
+# their outcome.
 #
 #   PYCUDA_TESTS=DIR tests/gpu-pycuda-suite.sh     (from a build directory, or
 #                                                   with cudyn installed)

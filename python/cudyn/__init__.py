@@ -56,6 +56,14 @@ from . import _info  # noqa: E402
 from ._memory import (from_device, from_device_like, mem_alloc, mem_alloc_like, mem_get_info,  # noqa: E402
                       pagelocked_empty, pagelocked_zeros, to_device)
 
+
+def _compile_log(error):
+    """The compile log (NVRTC's or the linker's), or None: PyCUDA's CompileError.stderr, which its programs read."""
+    return getattr(error, "log", None)
+
+
+CompileError.stderr = property(_compile_log)  # noqa: F405 (from the extension)
+
 # Names the C extension defines, listed so that `from cudyn import *` and
 # help() show them even where the extension lacks one (older builds).
 _C_NAMES = (
@@ -269,10 +277,10 @@ def SourceModule(source, options=None, no_extern_c=False, name_expressions=(), h
                                      include_dirs=_texts(include_dirs, "include_dirs", "['/opt/include']"), **kwargs)
 
 
-def _texts(value, what, example):
+def _texts(value, what, example, who="SourceModule"):
     """A list of strings as a tuple; one string is refused, never split into its characters."""
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"SourceModule: {what} is a list of strings, e.g. {example}, not one string")
+        raise TypeError(f"{who}: {what} is a list of strings, e.g. {example}, not one string")
     return tuple(value or ())
 
 

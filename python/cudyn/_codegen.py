@@ -43,7 +43,7 @@ _VECTOR_TYPES = {16: "uint4", 8: "uint2", 4: "unsigned int", 2: "unsigned short"
 
 _device_current = _cudyn.device_current
 _lock = threading.Lock()
-_loaded = Bounded(512)    # (device, source) -> {kernel name: Function, "": Module}
+_loaded = Bounded(512)    # (device, source, nvcc) -> {kernel name: Function, "": Module}
 _maps = Bounded(2048)     # (body, operands, scalars, ndim, preamble, hint, device) -> prepared kernel
 _plans = Bounded(4096)    # run_map's plans, by body and the operands' layouts
 _sm_blocks: dict = {}     # device -> the most blocks a grid-stride loop takes (8 per multiprocessor)
@@ -64,13 +64,24 @@ def digest(text):
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def function(source, name):
+# What a kernel text written for nvcc (PyCUDA's texts: ElementwiseKernel,
+# ReductionKernel, the scans, SourceModule) is compiled with: nvcc's
+# predefined names (cudyn.h's CUDYN_OPTION_NVCC_NAMES: uint, M_PI, INT_MAX,
+# malloc, std::sqrt ...) and PyCUDA's headers in memory.
+NVCC_NAMES = "--pre-include=cudyn/nvcc.h"
+_NVCC_OPTIONS = (NVCC_NAMES,)
+
+
+def function(source, name, nvcc=False):
     """The kernel ``name`` of ``source`` (extern "C" kernels) on the calling
-    thread's device: compiled through the cache once, loaded once per device."""
-    key = (_device_current(), source)
+    thread's device: compiled through the cache once, loaded once per device;
+    ``nvcc=True`` for a text written for nvcc (see NVCC_NAMES)."""
+    key = (_device_current(), source, nvcc)
     functions = _loaded.get(key)
     if functions is None:
-        module = _cudyn.Module.from_source(source, no_extern_c=True, name="cudyn_generated.cu")
+        module = _cudyn.Module.from_source(source, no_extern_c=True, name="cudyn_generated.cu",
+                                           options=_NVCC_OPTIONS if nvcc else None,
+                                           headers=_complex.PYCUDA_HEADERS if nvcc else None)
         with _lock:
             functions = _loaded.get(key) or _loaded.put(key, {"": module})
     f = functions.get(name)

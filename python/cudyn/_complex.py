@@ -7,12 +7,23 @@ real numbers, comparisons, and the functions numpy gives complex numbers
 (abs, exp, log, log10, sqrt, sin ... tanh, pow) follow numpy's formulas:
 division is Smith's algorithm with numpy's answer for a zero divisor,
 sqrt is Kahan's.  ``pycuda::complex<T>`` names the same type, for kernels
-written for PyCUDA.
+written for PyCUDA, and ``pycuda::`` has its functions (``pycuda::exp(z)``,
+``pycuda::polar(r, theta)``).
+
+The text is C++ in an ``extern "C++"`` block: PyCUDA's SourceModule wraps
+a kernel's whole source in ``extern "C"``, where a template may not be
+declared, and ``#include <pycuda-complex.hpp>`` inside it must still work.
+
+PYCUDA_HEADERS are the headers PyCUDA's kernels include, as cudyn gives
+them to NVRTC in memory: ``pycuda-complex.hpp`` (this type) and
+``pycuda-helpers.hpp`` (this type and the ``fp_tex_*`` names PyCUDA's
+header has under CUDA 12, where its texture-reference functions are gone).
 """
 
 SOURCE = r"""
 #ifndef CUDYN_COMPLEX_DEFINED
 #define CUDYN_COMPLEX_DEFINED
+extern "C++" {
 template <typename T> struct cudyn_same { typedef T type; };
 
 template <typename T> struct __align__(2 * sizeof(T)) cudyn_complex {
@@ -117,6 +128,30 @@ template <typename T> __device__ CUDYN_C pow(CUDYN_R z, const CUDYN_C &w) { retu
 #undef CUDYN_C
 #undef CUDYN_R
 
-namespace pycuda { template <typename T> using complex = cudyn_complex<T>; }
+namespace pycuda {
+template <typename T> using complex = cudyn_complex<T>;
+using ::real; using ::imag; using ::conj; using ::abs; using ::arg; using ::norm; using ::exp; using ::log;
+using ::log10; using ::sqrt; using ::sin; using ::cos; using ::tan; using ::sinh; using ::cosh; using ::tanh;
+using ::pow;
+template <typename T> __device__ cudyn_complex<T> polar(const T &r, const T &theta = T())
+{ return cudyn_complex<T>(r * cos(theta), r * sin(theta)); }
+}
+} /* extern "C++" */
 #endif
 """
+
+HELPERS = r"""
+#ifndef CUDYN_PYCUDA_HELPERS_DEFINED
+#define CUDYN_PYCUDA_HELPERS_DEFINED
+#include <pycuda-complex.hpp>
+extern "C++" {
+/* the texel types PyCUDA read doubles and complex numbers through */
+typedef float fp_tex_float;
+typedef int2 fp_tex_double;
+typedef uint2 fp_tex_cfloat;
+typedef int4 fp_tex_cdouble;
+}
+#endif
+"""
+
+PYCUDA_HEADERS = {"pycuda-complex.hpp": SOURCE, "pycuda-helpers.hpp": HELPERS}

@@ -72,6 +72,10 @@ class OutOfMemory(Error, MemoryError):
 
 class CompileError(Error):
     """A kernel failed to compile; `log` is NVRTC's log."""
+    log: str | None
+    @property
+    def stderr(self) -> str | None:
+        """The compile log (PyCUDA's name for it), set by the package (cudyn/__init__.py)."""
 
 class LaunchError(Error):
     """A kernel launch or its execution failed."""

@@ -61,17 +61,18 @@ extern "C" __global__ void {name}_stage2(const {t} *cudyn_in, {t} *cudyn_out, un
     return text, _codegen.argument_codes(parsed), parsed
 
 
-_prepared = Bounded(512)  # (text, device) -> (stage1, stage2)
+_prepared = Bounded(512)  # (text, device, nvcc) -> (stage1, stage2)
 _texts = Bounded(512)     # reduce()'s arguments -> (text, name, codes)
 
 
-def kernels(text, name, codes):
-    """The two stages, prepared, on the calling thread's device."""
-    key = (text, _codegen._device_current())
+def kernels(text, name, codes, nvcc=False):
+    """The two stages, prepared, on the calling thread's device (``nvcc``:
+    _codegen.function's, for ReductionKernel's texts)."""
+    key = (text, _codegen._device_current(), nvcc)
     stages = _prepared.get(key)
     if stages is None:
-        stages = _prepared.put(key, (_codegen.function(text, f"{name}_stage1").prepare(codes + "pQ"),
-                                     _codegen.function(text, f"{name}_stage2").prepare("ppI")))
+        stages = _prepared.put(key, (_codegen.function(text, f"{name}_stage1", nvcc).prepare(codes + "pQ"),
+                                     _codegen.function(text, f"{name}_stage2", nvcc).prepare("ppI")))
     return stages
 
 

@@ -18,7 +18,11 @@ The kernels are CUDA C++ written around the texts as they are (any C
 types: numbers, ``pycuda::complex<float>``, registered structs; the
 preamble with #include lines; loop_prep and after_loop), by the Python
 layer's one generator (_codegen, _reduce), compiled once through cudyn's
-cache and kept per device.  The texts are code, as in PyCUDA: for
+cache and kept per device.  The texts are written for nvcc, and compile
+as nvcc would compile them: with its predefined names (``uint``,
+``M_PI``, ``INT_MAX`` ...), the C library's headers (``#include
+<math.h>``) and PyCUDA's (``#include <pycuda-complex.hpp>``,
+``<pycuda-helpers.hpp>``).  The texts are code, as in PyCUDA: for
 formulas from untrusted users, cudyn.Elementwise and cudyn.Reduction (the
 C library's expression kernels) confine each text to its place.
 """
@@ -101,7 +105,8 @@ class ElementwiseKernel:
         device = _cudyn.device_current()
         prepared = self._prepared.get(device)
         if prepared is None:
-            prepared = self._prepared[device] = _codegen.function(self.source, self.name).prepare(self._codes)
+            prepared = self._prepared[device] = _codegen.function(self.source, self.name,
+                                                                  nvcc=True).prepare(self._codes)
         return prepared
 
     def __call__(self, *args, range=None, slice=None, stream=None):  # noqa: A002 (PyCUDA's keywords)
@@ -168,5 +173,5 @@ class ReductionKernel:
                 _result.new_array((), self.dtype_out, None, stream)
         elif out.size != 1 or out.dtype != self.dtype_out:
             raise ValueError(f"ReductionKernel: out must be one element of {self.dtype_out}")
-        stages = _reduce.kernels(self.source, self._name, self._codes)
+        stages = _reduce.kernels(self.source, self._name, self._codes, nvcc=True)
         return _reduce.run(stages, self.dtype_out, n, values, out, stream)

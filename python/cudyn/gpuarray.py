@@ -36,7 +36,7 @@ from . import _cudyn
 np = _requires.numpy("cudyn.gpuarray")  # arrays need numpy: an ImportError that says so
 
 # they need numpy too, asked for above
-from . import _ops, _result, _strided, _views  # noqa: E402
+from . import _codegen, _ops, _result, _strided, _views  # noqa: E402
 from ._dtypes import register_dtype  # noqa: E402,F401 (kernels know a struct dtype by the name registered)
 from ._errors import Unsupported  # noqa: E402
 from ._gather import concatenate, multi_put, multi_take, multi_take_put, stack, take  # noqa: E402,F401
@@ -159,6 +159,16 @@ class GPUArray(_DeviceArray):
     def mem_size(self):
         """The number of elements (PyCUDA's name)."""
         return self.size
+
+    @property
+    def _grid(self):
+        """PyCUDA's grid for a grid-stride kernel over the elements (its programs launch with it)."""
+        return (_codegen.grid_for(self.size), 1)
+
+    @property
+    def _block(self):
+        """PyCUDA's block for a grid-stride kernel over the elements."""
+        return (_codegen.BLOCK, 1, 1)
 
     @property
     def __cuda_array_interface__(self):

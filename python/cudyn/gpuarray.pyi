@@ -48,6 +48,12 @@ class GPUArray(DeviceArray):
     @property
     def mem_size(self) -> int:
         """The number of elements (PyCUDA's name)."""
+    @property
+    def _grid(self) -> tuple[int, int]:
+        """PyCUDA's grid for a grid-stride kernel over the elements."""
+    @property
+    def _block(self) -> tuple[int, int, int]:
+        """PyCUDA's block for a grid-stride kernel over the elements."""
     def __bool__(self) -> bool: ...
     __hash__: None  # type: ignore[assignment]
     def __add__(self, other: _Operand) -> GPUArray: ...

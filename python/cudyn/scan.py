@@ -130,10 +130,11 @@ class _ScanKernel:
         device = _codegen._device_current()
         stages = self._stages.get(device)
         if stages is None:
-            f = _codegen.function
-            stages = self._stages[device] = (f(self.source, self.name + "_totals").prepare("ppQQ"),
-                                             f(self.source, self.name + "_scan_totals").prepare("pQ"),
-                                             f(self.source, self.name + "_apply").prepare("pppQQi"))
+            def f(name):  # the texts are PyCUDA's, written for nvcc
+                return _codegen.function(self.source, name, nvcc=True)
+            stages = self._stages[device] = (f(self.name + "_totals").prepare("ppQQ"),
+                                             f(self.name + "_scan_totals").prepare("pQ"),
+                                             f(self.name + "_apply").prepare("pppQQi"))
         return stages
 
     def __call__(self, input_ary, output_ary=None, allocator=None, stream=None, queue=None):

@@ -2,8 +2,12 @@
 pycuda aliases, python3 -m cudyn.pycuda, devices, the context stack (across
 threads too), memory and copies, Function's prepared calls, the tools (the
 memory pool, the dtype table, the test helpers), gpuarray's PyCUDA
-signatures, and every refusal (texture references, nvcc, cuRAND).  What
-needs kernels the mock cannot run is in test_pycuda_gpu.py."""
+signatures, and every refusal (texture references, nvcc, the primary
+context's settings, cuRAND without its headers); kernels written for
+nvcc, DynamicModule and cuRAND's generators as far as the mock and, where
+the toolkit is installed, the real NVRTC and nvJitLink reach (compiled,
+linked, loaded; their plans and texts).  What needs kernels the mock
+cannot run is in test_pycuda_gpu.py."""
 
 import ctypes
 import os
@@ -273,7 +277,7 @@ def test_vector_types_pass_by_value(drv, mock_lib):
 
 def test_refusals_name_the_replacement(drv):
     import cudyn
-    from cudyn.pycuda import Unsupported, compiler, curandom, gpuarray, tools
+    from cudyn.pycuda import Unsupported, compiler, gpuarray, tools
     mod = compiler.SourceModule(SCALE)
     cases = [
         (lambda: mod.get_texref("tex"), "texture objects"),
@@ -288,15 +292,14 @@ def test_refusals_name_the_replacement(drv):
         (lambda: compiler.SourceModule(SCALE, cache_dir="/tmp/x"), "CUDYN_CACHE_DIR"),
         (lambda: compiler.SourceModule(SCALE, arch="sm_90"), "cudyn-cc"),
         (lambda: compiler.SourceModule(SCALE, nvcc="/usr/bin/nvcc"), "NVRTC"),
-        (lambda: compiler.DynamicSourceModule(SCALE), "nvcc"),
-        (lambda: compiler.DynamicModule(), "cudadevrt"),
+        (lambda: compiler.DynamicSourceModule(SCALE, nvcc="/usr/bin/nvcc"), "NVRTC"),
+        (lambda: compiler.DynamicModule(arch="sm_90"), "cudyn-cc"),
         (lambda: compiler.compile(SCALE), "cudyn-cc"),
         (lambda: compiler.get_nvcc_version(), "NVRTC"),
         (lambda: tools.dtype_to_ctype(np.float32, with_fp_tex_hack=True), "texture references"),
-        (lambda: curandom.XORWOWRandomNumberGenerator(), "cuRAND"),
         (lambda: drv.register_host_memory(np.zeros(4)), "pagelocked_empty"),
         (lambda: drv.Context.set_cache_config(0), "primary context"),
-        (lambda: drv.module_from_buffer(b"x", options=[("a", 1)]), "cudyn-cc"),
+        (lambda: drv.module_from_buffer(b"x", options=[(drv.jit_option.WALL_TIME, 1)]), "MAX_REGISTERS"),
     ]
     for call, named in cases:
         with pytest.raises(Unsupported) as info:
@@ -309,7 +312,6 @@ def test_refusals_name_the_replacement(drv):
         with pytest.raises(cudyn.InvalidArgument, match="pass a texture object"):
             call()
     mod.get_function("scale").prepare("fPQ", texrefs=[])  # PyCUDA's default
-    assert curandom.get_curand_version() is None
     # cache_dir=False and keep=False are what PyCUDA's own tests pass: accepted
     compiler.SourceModule(SCALE, cache_dir=False, keep=False)
 
@@ -623,3 +625,435 @@ def test_event_flags_are_cudyns_constants():
     assert drv.event_flags.BLOCKING_SYNC == cudyn.EVENT_BLOCKING_SYNC
     assert drv.event_flags.DISABLE_TIMING == cudyn.EVENT_DISABLE_TIMING
     drv.Event(drv.event_flags.DISABLE_TIMING).record()
+
+
+# ------------------------------------------------------------ issue 43: kernels written for nvcc
+
+REAL_NVRTC = pytest.mark.skipif(os.environ.get("CUDYN_PYTEST_REAL_NVRTC") != "1", reason="no real NVRTC installed")
+
+
+def test_nvcc_names_option_is_cudyn_hs():
+    # the option the PyCUDA layer asks nvcc's predefined names with is the
+    # one include/cudyn.h defines (CUDYN_OPTION_NVCC_NAMES)
+    import re
+
+    from cudyn import _codegen
+    from conftest import SRCDIR
+    header = open(os.path.join(SRCDIR, "include", "cudyn.h")).read()
+    name = re.search(r'#define CUDYN_NVCC_NAMES_HEADER "([^"]+)"', header).group(1)
+    prefix = re.search(r'#define CUDYN_OPTION_NVCC_NAMES "([^"]+)" CUDYN_NVCC_NAMES_HEADER', header).group(1)
+    assert _codegen.NVCC_NAMES == prefix + name
+
+
+def test_the_layers_texts_compile_with_nvccs_names_and_pycudas_headers():
+    # on the mock NVRTC (which emulates --pre-include and in-memory
+    # headers): what a PyCUDA text gets, and that a plain compile gets none of it
+    import cudyn
+    from cudyn import _codegen, _complex
+    from cudyn.pycuda.compiler import SourceModule
+    mod = SourceModule("#include <pycuda-helpers.hpp>\n__global__ void k(float *x, uint n) { }")
+    assert mod.get_function("k").param_count == 2
+    assert SourceModule("__global__ void k(float *x) { }", options=[_codegen.NVCC_NAMES, "-DX=1"])
+    assert set(_complex.PYCUDA_HEADERS) == {"pycuda-complex.hpp", "pycuda-helpers.hpp"}
+    with pytest.raises(cudyn.CompileError, match="pycuda-helpers.hpp"):  # cudyn's own compile: NVRTC's names only
+        cudyn.SourceModule("#include <pycuda-helpers.hpp>\n__global__ void k(float *x) { }")
+    a = _codegen.function('extern "C" __global__ void k(float *x) { }', "k")
+    b = _codegen.function('extern "C" __global__ void k(float *x) { }', "k", nvcc=True)
+    assert a.module is not b.module  # compiled apart: one text, two compiles
+
+
+@REAL_NVRTC
+def test_nvcc_era_texts_compile_with_the_real_nvrtc():
+    # issue 43's findings, compiled by the toolkit's NVRTC and loaded by the
+    # mock driver (which then refuses to run them): <math.h> and uint in a
+    # SourceModule, <pycuda-complex.hpp> inside its extern "C", in an
+    # ElementwiseKernel's preamble, a ReductionKernel's, a scan's and
+    # characterize.sizeof's
+    p = run_python(r"""
+        import numpy as np, cudyn
+        from cudyn import gpuarray as ga
+        from cudyn.scan import InclusiveScanKernel
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.characterize import sizeof
+        from cudyn.pycuda.elementwise import ElementwiseKernel
+        from cudyn.pycuda.reduction import ReductionKernel
+        c = ga.to_gpu(np.arange(6, dtype=np.complex64))
+        f = ga.to_gpu(np.arange(6, dtype=np.float32))
+        u = ga.to_gpu(np.arange(6, dtype=np.uint32))
+        nvcc_era = '''
+        #include <math.h>
+        #include <stdint.h>
+        #include <pycuda-complex.hpp>
+        #include <pycuda-helpers.hpp>
+        __global__ void k(float *x, uint n, pycuda::complex<float> *z, fp_tex_cdouble *unused)
+        {
+            uint i = threadIdx.x;
+            if (i < n) x[i] = M_PI + INFINITY + INT_MAX + (int32_t)n + pycuda::abs(pycuda::exp(z[i]))
+                              + pycuda::polar(1.0f, 2.0f).real();
+        }'''
+        cases = {
+            "SourceModule": lambda: SourceModule(nvcc_era).get_function("k"),
+            "ElementwiseKernel": lambda: ElementwiseKernel(
+                "pycuda::complex<float> *z, float *y", "z[i] = pycuda::exp(z[i]) * (float)M_PI; y[i] = (uint)i",
+                "elw", preamble="#include <math.h>\n#include <pycuda-complex.hpp>\n")(c, f),
+            "ReductionKernel": lambda: ReductionKernel(np.float32, "0", "a + b", "x[i] * (ushort)M_E",
+                                                       "const float *x", preamble="#include <cmath>\n")(f),
+            "scan": lambda: InclusiveScanKernel(np.uint32, "cudyn_max_u(a, b)",
+                                                preamble="#include <stdlib.h>\n__device__ uint cudyn_max_u(uint a,"
+                                                " uint b) { return a > b ? a : b; }")(u),
+            "sizeof": lambda: sizeof("fp_tex_cdouble", "#include <pycuda-helpers.hpp>"),
+        }
+        for name, run in cases.items():
+            try:
+                run()
+                print(name, "ok")
+            except cudyn.CompileError as e:
+                print("compile error:", name, e.log)
+            except cudyn.Error as e:
+                print(name, "ok" if "emulate" in str(e) or "801" in str(e) else e)
+        try:
+            cudyn.SourceModule("__global__ void k(uint n) { }")  # cudyn's own: NVRTC's names only
+        except cudyn.CompileError as e:
+            print("plain:", '"uint" is undefined' in e.log)
+        """, extra={"CUDYN_LIBNVRTC": None}, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == ["SourceModule ok", "ElementwiseKernel ok", "ReductionKernel ok", "scan ok",
+                                     "sizeof ok", "plain: True"], p.stdout
+
+
+# ------------------------------------------------------------ issue 43: DynamicModule, drv.Linker
+
+def test_jit_options_become_the_linkers():
+    import cudyn.pycuda.driver as drv
+    from cudyn.pycuda import Unsupported
+    o = drv.jit_option
+    assert drv._link_options([(o.MAX_REGISTERS, 32), (o.OPTIMIZATION_LEVEL, 3), (o.GENERATE_DEBUG_INFO, 1),
+                              (o.GENERATE_LINE_INFO, 0), (o.LOG_VERBOSE, 1)], log_verbose=True) == \
+        ["-maxrregcount=32", "-O3", "-g", "-verbose"]
+    assert drv._link_options({o.MAX_REGISTERS: 64}) == ["-maxrregcount=64"] and drv._link_options(None) == []
+    for option, named in ((o.WALL_TIME, "WALL_TIME"), (o.TARGET, "current device"), (99, "not one of CUDA's")):
+        with pytest.raises(Unsupported, match=named):
+            drv.Linker(options=[(option, 1)])
+
+
+def test_dynamic_module_links_with_the_drivers_linker_on_the_mock(tmp_path):
+    # the mock's linker joins PTX and refuses libraries (it cannot emulate
+    # them); nvJitLink, where installed, is kept away for the driver's
+    from test_link import CALLEE_PTX, CALLER_PTX  # noqa: F401 (the child imports them)
+    toolkit = tmp_path / "toolkit"
+    (toolkit / "include").mkdir(parents=True)
+    (toolkit / "include" / "cuda_runtime.h").write_text("")
+    (toolkit / "lib64").mkdir()
+    (toolkit / "lib64" / "libcudadevrt.a").write_bytes(b"!<arch>\n")
+    (tmp_path / "libmine.a").write_bytes(b"!<arch>\n")
+    code = """
+        import sys, cudyn, cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import DynamicModule
+        from test_link import CALLEE_PTX, CALLER_PTX
+        seen = []
+        mod = DynamicModule(link_options=[(drv.jit_option.MAX_REGISTERS, 32)], log_verbose=True,
+                            message_handler=lambda *a: seen.append(a))
+        try:
+            mod.get_function("k")
+        except drv.LogicError as e:
+            print("before link:", "link()" in str(e))
+        linked = mod.add_data(CALLER_PTX, drv.jit_input_type.PTX, "caller.ptx").add_data(
+            CALLEE_PTX.encode(), drv.jit_input_type.PTX).link()
+        print(linked is mod, mod.get_function("k").param_count, mod.linker, [(ok, "linked" in info, error)
+                                                                            for ok, info, error in seen])
+        try:
+            mod.add_stdlib("cudadevrt")
+        except drv.LogicError as e:
+            print("after link:", "already" in str(e))
+        broken, seen[:] = DynamicModule(message_handler=lambda *a: seen.append(a)), []
+        try:
+            broken.add_data(CALLER_PTX, drv.jit_input_type.PTX).link()
+        except cudyn.Error as e:
+            print(e.status_name, [(ok, info, "twice" in error) for ok, info, error in seen])
+        for lib, kwargs in (("cudadevrt", {}), ("mine", {"cuda_libdir": sys.argv[1]}), ("nothing", {})):
+            try:
+                DynamicModule(**kwargs).add_stdlib(lib)
+            except FileNotFoundError as e:
+                print(lib, "not found:", "libnothing.a" in str(e), "looked in" in str(e))
+            except cudyn.Error as e:  # the mock refuses a library: it was found and given to the linker
+                print(lib, "found:", e.status_name)
+        mod = drv.module_from_buffer(CALLER_PTX.replace(".extern", "// ").encode(),
+                                     options=[(drv.jit_option.OPTIMIZATION_LEVEL, 2)])
+        print(mod.get_function("k").param_count)
+        """
+    env = {"CUDYN_LIBNVJITLINK": "/nonexistent/libnvJitLink.so.13", "CUDYN_TOOLKIT": str(toolkit),
+           "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")])}
+    p = run_python(code, extra=env, args=[str(tmp_path)])
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == [
+        "before link: True", "True 1 None [(True, True, '')]", "after link: True",
+        "CUDYN_ERROR_LINK [(False, '', True)]", "cudadevrt found: CUDYN_ERROR_NOT_SUPPORTED",
+        "mine found: CUDYN_ERROR_NOT_SUPPORTED", "nothing not found: True True", "1"], p.stdout
+
+
+def test_add_stdlib_says_where_cudyn_looked():
+    p = run_python("""
+        from cudyn.pycuda.compiler import DynamicModule
+        try:
+            DynamicModule().add_stdlib("cudadevrt")
+        except FileNotFoundError as e:
+            print(e)
+        """, extra={"CUDYN_TOOLKIT": "none", "CUDYN_LIBNVJITLINK": "/nonexistent/libnvJitLink.so.13"})
+    assert p.returncode == 0, p.stderr
+    assert "libcudadevrt.a was not found (dynamic parallelism needs it)" in p.stdout
+    assert "CUDYN_TOOLKIT=none" in p.stdout and "install the CUDA toolkit" in p.stdout
+
+
+def test_pycudas_headers_are_written_into_a_linked_source():
+    from cudyn import _complex
+    from cudyn.pycuda.compiler import _rdc_options, _with_pycuda_headers
+    source = 'extern "C" {\n#include <pycuda-helpers.hpp>\n  # include "pycuda-complex.hpp"\n__global__ void k();\n}\n'
+    text = _with_pycuda_headers(source, "mine.cu")
+    assert "#include <pycuda" not in text and "include \"pycuda" not in text
+    assert text.count(_complex.SOURCE) == 2  # the helpers' own include and the one here (a guard keeps one)
+    assert text.count("typedef int2 fp_tex_double;") == 1
+    assert '#line 3 "mine.cu"' in text and '#line 4 "mine.cu"' in text and '#line 1 "pycuda-complex.hpp"' in text
+    assert text.splitlines()[-2] == "__global__ void k();" and _with_pycuda_headers("int x;", "a.cu") == "int x;"
+    assert _rdc_options(["-rdc=true", "-lcudadevrt", "-DX=1"], ["/opt/inc"]) == \
+        ["--pre-include=cudyn/nvcc.h", "-DX=1", "-I/opt/inc"]
+    with pytest.raises(TypeError, match="DynamicModule.add_source: nvcc_options is a list"):
+        _rdc_options("-rdc=true", [])
+
+
+@REAL_NVRTC
+def test_dynamic_modules_link_with_the_real_nvrtc_nvjitlink_and_cudadevrt():
+    # what PyCUDA's test_recursive_launch and test_jit_link_module do,
+    # compiled by the toolkit's NVRTC, linked by its nvJitLink with its
+    # libcudadevrt.a, and loaded by the mock driver (which cannot run them:
+    # test_pycuda_gpu.py does)
+    from test_pycuda_gpu import JIT_INNER, JIT_OUTER, RECURSIVE
+    p = run_python(r"""
+        import sys, cudyn
+        t = cudyn.toolkit_info()
+        if t["nvjitlink_status"] != "CUDYN_OK" or not t["cudadevrt"]:
+            print("skip"); raise SystemExit(0)
+        from cudyn.pycuda.compiler import DEFAULT_NVCC_FLAGS, DynamicModule, DynamicSourceModule
+        RECURSIVE, JIT_OUTER, JIT_INNER = sys.argv[1:]
+        mod = DynamicSourceModule(RECURSIVE, keep=True)
+        print(mod.get_function("parent").name, mod.get_function("doubled_minus").name, mod.linker)
+        mod = DynamicModule()
+        for source in (JIT_OUTER, JIT_INNER):
+            mod.add_source(source, nvcc_options=["-rdc=true", "-lcudadevrt", *DEFAULT_NVCC_FLAGS])
+        print(mod.add_stdlib("cudadevrt").link().get_function("launcher").name, mod.get_function("ping").name)
+        complex_cdp = DynamicSourceModule(
+            '#include <pycuda-complex.hpp>\n'
+            '__global__ void child(pycuda::complex<float> *z) { z[0] = pycuda::exp(z[0]); }\n'
+            '__global__ void parent(pycuda::complex<float> *z, uint n) { child<<<1, 1>>>(z); }\n')
+        print(complex_cdp.get_function("parent").name)
+        try:
+            DynamicSourceModule("#include <pycuda-helpers.hpp>\n\n__global__ void k(float *x) { undefined_name; }\n")
+        except cudyn.CompileError as e:
+            print(e.stderr.splitlines()[0])
+        """, extra={"CUDYN_LIBNVRTC": None}, args=[RECURSIVE, JIT_OUTER, JIT_INNER], timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    if p.stdout.strip() != "skip":
+        assert p.stdout.splitlines() == ["parent doubled_minus None", "launcher ping", "parent",
+                                         'kernel.ptx(4): error: identifier "undefined_name" is undefined'], p.stdout
+
+
+# ------------------------------------------------------------ issue 43: the names PyCUDA programs reach first
+
+def test_drivers_enums_have_cudas_values():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    assert (drv.func_cache.PREFER_L1, drv.shared_config.EIGHT_BYTE_BANK_SIZE, drv.limit.STACK_SIZE,
+            drv.limit.DEV_RUNTIME_PENDING_LAUNCH_COUNT, drv.jit_option.GENERATE_LINE_INFO,
+            drv.jit_target.COMPUTE_90, drv.jit_fallback.PREFER_BINARY) == (2, 2, 0, 4, 13, 90, 1)
+    assert drv.jit_input_type.PTX == cudyn.LINK_PTX and drv.jit_input_type.LIBRARY == cudyn.LINK_LIBRARY
+    assert drv.mem_host_register_flags.READ_ONLY == 8
+    header = os.path.join(os.environ.get("CUDA_HOME") or "/usr/local/cuda", "include", "cuda.h")
+    if not os.path.isfile(header):
+        return
+    import re
+    values = {m.group(1): int(m.group(2), 0) for m in re.finditer(r"\b(CU_\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)",
+                                                                   open(header).read())}
+    for enum, prefix in ((drv.func_cache, "CU_FUNC_CACHE_"), (drv.shared_config, "CU_SHARED_MEM_CONFIG_"),
+                         (drv.limit, "CU_LIMIT_"), (drv.jit_option, "CU_JIT_")):
+        for member in enum:
+            assert values[prefix + member.name] == member.value, (enum, member)
+
+
+def test_context_and_function_settings_are_refused_with_the_reason(drv):
+    from cudyn.pycuda import Unsupported
+    from cudyn.pycuda.compiler import SourceModule
+    f = SourceModule(SCALE).get_function("scale")
+    cases = [(lambda: drv.Context.set_limit(drv.limit.STACK_SIZE, 1 << 14), "driver's defaults"),
+             (lambda: drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE), "driver's defaults"),
+             (lambda: drv.Context.set_cache_config(drv.func_cache.PREFER_L1), "cache preference"),
+             (lambda: drv.Context.get_cache_config(), "cache preference"),
+             (lambda: drv.Context.set_shared_config(drv.shared_config.FOUR_BYTE_BANK_SIZE), "4 bytes"),
+             (lambda: drv.Context.get_shared_config(), "4 bytes"),
+             (lambda: f.set_cache_config(drv.func_cache.PREFER_SHARED), "driver's default"),
+             (lambda: f.set_shared_config(drv.shared_config.DEFAULT_BANK_SIZE), "4 bytes"),
+             (lambda: f.set_attribute(drv.function_attribute.MAX_THREADS_PER_BLOCK, 1), "48 KiB"),
+             (lambda: drv.register_host_memory(np.zeros(4), drv.mem_host_register_flags.DEVICEMAP),
+              "pagelocked_empty")]
+    for call, why in cases:
+        with pytest.raises(Unsupported, match=why):
+            call()
+
+
+def test_compile_errors_carry_the_log_as_stderr():
+    import cudyn
+    import cudyn.pycuda.driver as drv
+    from cudyn.pycuda.compiler import SourceModule
+    with pytest.raises(drv.CompileError) as info:
+        SourceModule("#include <no_such_header.h>\n__global__ void k() { }")
+    assert info.value.stderr == info.value.log and "no_such_header.h" in info.value.stderr
+    assert cudyn.CompileError("by hand").stderr is None
+
+
+def test_too_few_arguments_name_what_the_call_gave(drv):
+    import cudyn
+    from cudyn.pycuda.compiler import SourceModule
+    f = SourceModule(SCALE).get_function("scale")
+    for args, given in (((np.float32(1),), "1 given (float32)"), ((drv.Out(np.zeros(4, np.float32)),), "(Out)"),
+                        ((), "0 given (none)"), ((np.float32(1), drv.mem_alloc(4), np.uint64(1), 2), "4 given")):
+        with pytest.raises(cudyn.LaunchArgumentError) as info:
+            f(*args, block=(1, 1, 1))
+        assert str(info.value).startswith("scale takes 3 arguments, ") and given in str(info.value)
+        assert '">"' not in str(info.value) and info.value.status_name == "CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS"
+        assert isinstance(info.value, TypeError) and info.value.message == str(info.value)
+
+
+def test_linear_combination_kernel():
+    from cudyn.pycuda import Unsupported, gpuarray
+    from cudyn.pycuda.elementwise import get_elwise_module, get_linear_combination_kernel
+    from cudyn.pycuda.tools import ScalarArg, VectorArg
+    summands = ((False, np.float32, np.float32), (False, np.float64, np.float32))  # the mock: no pycuda::complex
+    kernel, texrefs = get_linear_combination_kernel(summands, np.float64)
+    assert texrefs == [] and kernel.param_count == 6 and kernel.name == "linear_combination"
+    assert get_linear_combination_kernel(summands, np.float64)[0] is kernel  # per device, once
+    with pytest.raises(Unsupported, match="texture reference"):
+        get_linear_combination_kernel(((True, np.float32, np.float32),), np.float32)
+    args = [ScalarArg(np.float32, "a0"), VectorArg(np.float32, "x0"), VectorArg(np.float32, "z"),
+            ScalarArg(np.uintp, "n")]
+    assert "".join(a.struct_char for a in args) == "fPPQ"
+    code = get_elwise_module(args, "z[i] = a0 * x0[i]", "lc", preamble="// mine").code
+    assert "extern \"C\" __global__ void lc(float a0, float *x0, float *z, unsigned long long n)" in code
+    assert "// mine" in code and "z[i] = a0 * x0[i];" in code and "total_threads" in code
+    x = gpuarray.zeros(1000, np.float32)
+    assert x._grid[0] >= 1 and x._grid[1] == 1 and x._block == (256, 1, 1)
+
+
+# ------------------------------------------------------------ issue 43: cuRAND's device API
+
+GENERATORS = ("XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator", "Philox4_32_10RandomNumberGenerator",
+              "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
+              "ScrambledSobol64RandomNumberGenerator")
+
+
+def test_curand_without_its_headers_is_refused_saying_what_to_install():
+    p = run_python("""
+        import sys, cudyn.curandom, cudyn.pycuda.curandom as curandom
+        from cudyn.pycuda import Unsupported
+        print(curandom.get_curand_version())
+        for name in sys.argv[1:]:
+            assert getattr(curandom, name) is getattr(cudyn.curandom, name), name
+            try:
+                getattr(curandom, name)()
+            except Unsupported as e:
+                print(name, all(w in str(e) for w in ("curand_kernel.h", "CUDA toolkit", "nvidia-curand-cu13",
+                                                      "CUDYN_TOOLKIT=none")))
+        """, extra={"CUDYN_TOOLKIT": "none"}, args=GENERATORS)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["None"] + [f"{name} True" for name in GENERATORS]
+
+
+def test_curand_version_and_sobols_tables_need_curands_files(tmp_path):
+    # a toolkit with cuRAND's headers and no host library: the version is
+    # its curand.h's, the Sobol tables are refused naming libcurand.so
+    include = tmp_path / "include"
+    include.mkdir()
+    for name in ("cuda_runtime.h", "curand_kernel.h"):
+        (include / name).write_text("")
+    (include / "curand.h").write_text("#define CURAND_VER_MAJOR 10\n#define CURAND_VER_MINOR 3\n"
+                                      "#define CURAND_VER_PATCH 7\n")
+    p = run_python("""
+        from cudyn import curandom
+        from cudyn.pycuda import Unsupported
+        print(curandom.get_curand_version())
+        for make in (lambda: curandom.generate_direction_vectors(4), lambda: curandom.generate_scramble_constants64(4)):
+            try:
+                make()
+            except Unsupported as e:
+                print("refused:", "libcurand.so" in str(e), "dir_vector=" in str(e), "not computed" in str(e))
+        """, extra={"CUDYN_TOOLKIT": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["(10, 3, 7)", "refused: True True True", "refused: True True True"]
+
+
+def test_curand_draw_plans():
+    from cudyn.curandom import _draw_kernel
+    plans = [(("uniform", np.float32, 10, True, 32), ("uniform_float", 10)),
+             (("uniform", np.uint32, 10, False, 32), ("uniform_int", 10)),
+             (("uniform", np.int64, 10, False, 64), ("uniform_long", 10)),
+             (("normal", np.float64, 10, True, 32), ("normal_double2", 5)),   # Box-Muller pairs
+             (("normal", np.float64, 11, True, 32), ("normal_double", 11)),   # odd: one at a time
+             (("normal", np.float32, 10, False, 32), ("normal_float", 10)),   # Sobol: no pairs
+             (("log_normal", np.float32, 4, True, 32), ("log_normal_float2", 2)),
+             (("poisson", np.uint32, 7, True, 32), ("poisson", 7)),
+             (("poisson", np.float64, 7, True, 32, True), ("poisson_inplace_double", 7))]
+    for args, plan in plans:
+        assert _draw_kernel(*args) == plan, args
+    for args in (("uniform", np.int64, 10, False, 32), ("normal", np.int32, 10, True, 32),
+                 ("poisson", np.float32, 10, True, 32), ("uniform", np.complex64, 10, True, 64)):
+        with pytest.raises(NotImplementedError):
+            _draw_kernel(*args)
+
+
+def test_curand_sources():
+    from cudyn import curandom
+    sources = {name: getattr(curandom, name)._plan() for name in GENERATORS}
+    xorwow, names = sources["XORWOWRandomNumberGenerator"]
+    assert "typedef curandStateXORWOW cudyn_state;" in xorwow and "#include <curand_kernel.h>" in xorwow
+    assert "curand_init((unsigned int)seeds[g], g, offset, &s)" in xorwow and "uniform_long" not in names
+    assert {"init", "normal_float2", "skip_ahead_sequence_array", "poisson_inplace_int"} <= set(names)
+    sobol32, names = sources["Sobol32RandomNumberGenerator"]
+    assert "curand_init(vectors[g], (unsigned int)offset, &s)" in sobol32 and "curandDirectionVectors32_t" in sobol32
+    assert "unsigned int distance" in sobol32 and "normal_float2" not in names and "skip_ahead_sequence" not in names
+    scrambled64, names = sources["ScrambledSobol64RandomNumberGenerator"]
+    assert "curand_init(vectors[g], scramble[g], (unsigned long long)offset, &s)" in scrambled64
+    assert "uniform_long" in names and "const unsigned long long *scramble" in scrambled64
+    assert "skip_ahead_subsequence" in sources["MRG32k3aRandomNumberGenerator"][1]
+    assert "curandStatePhilox4_32_10_t" in sources["Philox4_32_10RandomNumberGenerator"][0]
+    for source, names in sources.values():
+        for name in names:
+            assert f"void cudyn_curand_{name}(" in source, name
+
+
+@REAL_NVRTC
+def test_curand_generators_compile_with_the_real_nvrtc_and_sobols_tables_come_from_libcurand():
+    # every generator's kernels compiled by the toolkit's NVRTC with its
+    # curand_kernel.h (the mock driver loads them; making a generator runs
+    # its init kernel, which test_pycuda_gpu.py does), and the direction
+    # vectors and scramble constants from its libcurand.so
+    p = run_python("""
+        import sys, numpy as np, cudyn
+        from cudyn import curandom
+        if curandom.get_curand_version() is None:
+            print("skip"); raise SystemExit(0)
+        for name in sys.argv[1:]:
+            source, kernels = getattr(curandom, name)._plan()
+            module = cudyn.Module.from_source(source, no_extern_c=True)
+            print(name, all(module.get_function("cudyn_curand_" + k).name for k in kernels))
+        if curandom._host_library() is None:
+            print("no libcurand"); raise SystemExit(0)
+        v = curandom.generate_direction_vectors(20001).get()
+        print(v.shape, v.dtype, (v[0] == 2 ** (31 - np.arange(32))).all(), (v[20000] == v[0]).all(),
+              (v[1] != v[0]).any())
+        v = curandom.generate_direction_vectors(3, curandom.direction_vector_set.SCRAMBLED_VECTOR_64).get()
+        s = curandom.generate_scramble_constants32(20001).get()
+        print(v.shape, v.dtype, s.shape, s.dtype, s[20000] == s[0])
+        """, extra={"CUDYN_LIBNVRTC": None}, args=GENERATORS, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    if p.stdout.strip() != "skip":
+        lines = p.stdout.splitlines()
+        assert lines[:7] == [f"{name} True" for name in GENERATORS], p.stdout
+        assert lines[7:] in (["no libcurand"], ["(20001, 32) uint32 True True True",
+                                                "(3, 64) uint64 (20001,) uint32 True"]), p.stdout

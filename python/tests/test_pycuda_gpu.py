@@ -4,7 +4,9 @@ broadcasting, strided and Fortran-order operands, out= of another dtype),
 cumath, reductions of every kind, scans, curandom.rand, gathers and
 joins, copies of views, the layer's ElementwiseKernel and
 ReductionKernel, and the kernel times time_kernel=True and
-prepared_timed_call give.  Each test runs in a child interpreter on the GPU and
+prepared_timed_call give; issue 43's: kernels written for nvcc, dynamic
+parallelism through DynamicModule, the linear combination kernel, JIT
+options, cuRAND's generators.  Each test runs in a child interpreter on the GPU and
 skips without one (the mock cannot run these generated kernels)."""
 
 import textwrap
@@ -37,6 +39,57 @@ def same(got, want, rtol=2e-6, what=""):
     assert got.shape == np.shape(want), (what, got.shape, np.shape(want))
     np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12, err_msg=str(what))
 """
+
+
+# relocatable sources for DynamicModule, as PyCUDA's DynamicSourceModule
+# and DynamicModule take them (each wrapped in extern "C"): a kernel that
+# launches another one of its source, and one that launches a kernel of
+# another source (test_pycuda.py compiles and links them without a GPU)
+RECURSIVE = """
+__device__ long plus_one(long v) { return v + 1; }
+__global__ void doubled_minus(long *a, const long *b, long *d)
+{
+    int k = threadIdx.x;
+    a[k] *= 2;
+    d[k] = a[k] - b[k];
+}
+__global__ void parent(long *a, const long *b, long *c, long *d)
+{
+    int k = threadIdx.x;
+    c[k] = plus_one(a[k]) + b[k];
+    __syncthreads();  /* every c[k] has read its a[k] before the child doubles it */
+    if (k == 0)
+        doubled_minus<<<1, blockDim.x>>>(a, b, d);
+}
+"""
+JIT_OUTER = """#include <cstdio>
+extern __global__ void ping(int *hits);
+__global__ void launcher(int *hits)
+{
+    printf("launcher block %d\\n", (int)blockIdx.x);
+    ping<<<2, 1>>>(hits);
+}
+"""
+JIT_INNER = """#include <cstdio>
+__global__ void ping(int *hits)
+{
+    atomicAdd(hits, 1);
+}
+"""
+
+
+def needs_toolkit(what):
+    """Skips unless cudyn finds the toolkit's ``what`` ("cudadevrt": libcudadevrt.a, "curand": curand_kernel.h)."""
+    p = run_python("""
+        import sys, cudyn
+        if sys.argv[1] == "cudadevrt":
+            print(bool(cudyn.toolkit_info()["cudadevrt"]))
+        else:
+            from cudyn import curandom
+            print(curandom.get_curand_version() is not None)
+        """, mock=False, args=[what])
+    if p.stdout.strip() != "True":
+        pytest.skip(f"cudyn finds no {what} of a CUDA toolkit here ({p.stdout.strip() or p.stderr[-200:]})")
 
 
 def on_gpu(code, timeout=600):
@@ -441,3 +494,179 @@ def test_kernel_times_are_the_kernels(real_gpu):
         assert done.get()[0] == 1
         print("kernel times: at least", least, "s each")
     ''')
+
+
+# ------------------------------------------------------------ issue 43: kernels written for nvcc, CDP, cuRAND
+
+def test_nvcc_era_kernels_compute_what_nvcc_would(real_gpu):
+    # <math.h>'s macros, uint and <pycuda-complex.hpp> inside SourceModule's
+    # extern "C"; an ElementwiseKernel preamble that includes them
+    on_gpu('''
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.elementwise import ElementwiseKernel
+        mod = SourceModule("""
+        #include <math.h>
+        #include <pycuda-complex.hpp>
+        __global__ void k(float *x, pycuda::complex<float> *z, uint n)
+        {
+            uint i = threadIdx.x;
+            if (i < n) {
+                x[i] = (float)M_PI * i + (INT_MAX > 0 ? 1.0f : 0.0f) + (isinf(INFINITY) ? 10.0f : 0.0f);
+                z[i] = pycuda::exp(pycuda::complex<float>(0, (float)M_PI_2 * i)) * pycuda::polar(2.0f);
+            }
+        }""")
+        x, z = ga.zeros(8, np.float32), ga.zeros(8, np.complex64)
+        mod.get_function("k")(x, z, np.uint32(8), block=(8, 1, 1))
+        same(x, (np.float32(np.pi) * np.arange(8) + 11).astype(np.float32), 1e-6, "math.h in SourceModule")
+        same(z, (2 * np.exp(1j * np.pi / 2 * np.arange(8))).astype(np.complex64), 1e-5, "pycuda::exp")
+        scale = ElementwiseKernel("float *y, const float *x", "y[i] = fabsf(x[i]) * (float)M_SQRT2 + (uint)1",
+                                  "scale", preamble="#include <math.h>\\n#include <pycuda-complex.hpp>\\n")
+        h = rand(1000, np.float32) - 0.5
+        y = ga.empty(1000, np.float32)
+        scale(y, ga.to_gpu(h))
+        same(y, np.abs(h) * np.float32(np.sqrt(2)) + 1, 1e-6, "preamble with <math.h>")
+    ''')
+
+
+def test_dynamic_parallelism_through_dynamic_modules(real_gpu):
+    # what PyCUDA's test_recursive_launch and test_jit_link_module do: a
+    # kernel that launches one of its own source, and one that launches a
+    # kernel of another source, linked with the toolkit's libcudadevrt.a
+    needs_toolkit("cudadevrt")
+    on_gpu(f"""
+        import cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import DynamicModule, DynamicSourceModule
+        a, b = np.arange(64, dtype=np.int64), np.arange(64, dtype=np.int64) * 3 + 1
+        da, db, dc, dd = ga.to_gpu(a), ga.to_gpu(b), ga.zeros(64, np.int64), ga.zeros(64, np.int64)
+        mod = DynamicSourceModule({RECURSIVE!r}, keep=True)
+        mod.get_function("parent")(da, db, dc, dd, grid=(1, 1), block=(64, 1, 1))
+        same(dc, a + 1 + b, 0, "parent's own work")
+        same(da, 2 * a, 0, "the child's")
+        same(dd, 2 * a - b, 0, "the child's")
+        hits = ga.zeros(1, np.int32)
+        seen = []
+        jit = DynamicModule(message_handler=lambda *args: seen.append(args))
+        jit.add_source({JIT_OUTER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+        jit.add_source({JIT_INNER!r}, nvcc_options=["-rdc=true", "-lcudadevrt"])
+        jit.add_stdlib("cudadevrt").link()
+        jit.get_function("launcher")(hits, grid=(2, 1), block=(1, 1, 1))
+        cudyn.synchronize()
+        same(hits, np.array([4], np.int32), 0, "two launchers, two pings each")
+        assert seen and seen[0][0] is True, seen
+        print("CDP through", jit.module.device, "ok")
+    """)
+
+
+def test_linear_combination_and_jit_options(real_gpu):
+    on_gpu('''
+        import cudyn.pycuda.driver as drv
+        from cudyn.pycuda.compiler import SourceModule
+        from cudyn.pycuda.elementwise import get_linear_combination_kernel
+        kernel, texrefs = get_linear_combination_kernel(((False, np.float32, np.float32),
+                                                         (False, np.complex64, np.complex64)), np.complex64)
+        x, y = rand(5000, np.float32), rand(5000, np.complex64)
+        dx, dy, z = ga.to_gpu(x), ga.to_gpu(y), ga.empty(5000, np.complex64)
+        kernel.prepared_call(dx._grid, dx._block, np.float32(2), dx.gpudata, np.complex64(1 - 2j), dy.gpudata,
+                             z.gpudata, dx.mem_size)
+        same(z, 2 * x + np.complex64(1 - 2j) * y, 1e-6, "linear combination")
+        ptx = cudyn.SourceModule('extern "C" __global__ void k(float *x) { x[threadIdx.x] += 1; }',
+                                 options=["-arch=compute_75"], no_extern_c=True).ptx
+        seen = []
+        mod = drv.module_from_buffer(ptx.encode(), options=[(drv.jit_option.MAX_REGISTERS, 32)],
+                                     message_handler=lambda *args: seen.append(args))
+        v = ga.zeros(32, np.float32)
+        mod.get_function("k")(v, block=(32, 1, 1))
+        same(v, np.ones(32, np.float32), 0, "PTX through the linker with JIT options")
+        assert seen[0][0] is True and mod.get_function("k").num_regs <= 32
+    ''')
+
+
+CURAND_PRELUDE = """
+from cudyn.pycuda import curandom
+n = 1 << 20
+
+def poisson_in_place(gen, tolerance):
+    for dtype in (np.float32, np.float64, np.uint32):
+        a = ga.empty(n, dtype)
+        a.fill(10)
+        gen.fill_poisson(a)
+        share = (a.get() == 9).sum() / n  # Poisson(10) at 9: 0.12511
+        assert abs(share - 0.12511) < tolerance, (type(gen).__name__, dtype, share)
+"""
+
+
+def test_curand_pseudo_random_generators(real_gpu):
+    # what PyCUDA's test_curand_wrappers does, with statistics: every draw
+    # of XORWOW, MRG32k3a and Philox, and skip-ahead against drawing
+    needs_toolkit("curand")
+    on_gpu(CURAND_PRELUDE + textwrap.dedent("""
+        for kind in ("XORWOW", "MRG32k3a", "Philox4_32_10"):
+            gen = getattr(curandom, kind + "RandomNumberGenerator")()
+            for dtype in (np.float32, np.float64):
+                u = gen.gen_uniform(n, dtype).get()
+                assert u.dtype == dtype and (u > 0).all() and (u <= 1).all(), kind
+                assert abs(u.mean() - 0.5) < 3e-3 and abs(u.var() - 1 / 12) < 2e-3, (kind, dtype)
+                for size in (n, n + 1):  # Box-Muller pairs, and one at a time
+                    z = gen.gen_normal(size, dtype).get()
+                    assert abs(z.mean()) < 1e-2 and abs(z.std() - 1) < 1e-2, (kind, dtype, size, z.mean(), z.std())
+                    ln = np.log(gen.gen_log_normal(size, dtype, 0.5, 0.25).get())
+                    assert abs(ln.mean() - 0.5) < 3e-3 and abs(ln.std() - 0.25) < 3e-3, (kind, size)
+            bits = gen.gen_uniform(n, np.uint32).get()
+            assert abs(bits.mean() / 2 ** 32 - 0.5) < 3e-3 and len(np.unique(bits)) > n // 2, kind
+            p = gen.gen_poisson(n, np.uint32, 13.0).get()
+            assert abs(p.mean() - 13) < 0.05 and abs(p.var() - 13) < 0.3, (kind, p.mean(), p.var())
+            poisson_in_place(gen, 0.005)
+            gen.call_skip_ahead_sequence(2)
+            print(kind, "ok", gen.generator_count, "generators")
+        # skip-ahead moves a generator as far as drawing does
+        a = curandom.XORWOWRandomNumberGenerator(lambda k: ga.to_gpu(np.arange(k, dtype=np.int32)))
+        b = curandom.XORWOWRandomNumberGenerator(lambda k: ga.to_gpu(np.arange(k, dtype=np.int32)))
+        count = a.generator_count
+        a.gen_uniform(count * 7, np.uint32)        # 7 draws each
+        b.call_skip_ahead(7)
+        assert (a.gen_uniform(count, np.uint32).get() == b.gen_uniform(count, np.uint32).get()).all()
+        b.call_skip_ahead_array(ga.to_gpu(np.full(count, 3, np.uint64)))
+        a.gen_uniform(count * 3, np.uint32)
+        assert (a.gen_uniform(count, np.uint32).get() == b.gen_uniform(count, np.uint32).get()).all()
+        stream = cudyn.Stream()
+        on_stream = a.gen_normal(1000, np.float32, stream=stream)
+        stream.synchronize()
+        assert np.isfinite(on_stream.get()).all()
+        print("skip-ahead ok")
+    """))
+
+
+def test_curand_sobol_generators(real_gpu):
+    # Sobol's first 8 draws of each dimension fall one in each eighth of
+    # (0, 1], scrambled or not; the other draws as PyCUDA's test makes them
+    needs_toolkit("curand")
+    on_gpu(CURAND_PRELUDE + textwrap.dedent("""
+        for kind in ("Sobol32", "ScrambledSobol32", "Sobol64", "ScrambledSobol64"):
+            gen = getattr(curandom, kind + "RandomNumberGenerator")()
+            count = gen.generator_count
+            u = gen.gen_uniform(count * 8, np.float64).get().reshape(8, count)
+            assert (np.sort(np.ceil(u * 8) - 1, axis=0) == np.arange(8)[:, None]).all(), kind
+            for dtype in (np.float32, np.float64):
+                u = gen.gen_uniform(n, dtype).get()
+                assert u.dtype == dtype and (u > 0).all() and (u <= 1).all(), kind
+                for size in (n, n + 1):
+                    z = gen.gen_normal(size, dtype).get()
+                    assert np.isfinite(z).all() and abs(np.median(z)) < 0.1, (kind, size)
+                    assert abs((abs(z) < 1).mean() - 0.6827) < 0.03, (kind, size)
+                    ln = np.log(gen.gen_log_normal(size, dtype, 0.5, 0.25).get())
+                    assert abs(np.median(ln) - 0.5) < 0.03, (kind, size)
+            if gen.generator_bits == 64:
+                wide = gen.gen_uniform(n, np.uint64).get()
+                assert wide.dtype == np.uint64 and wide.max() > 2 ** 40, kind
+            assert abs(gen.gen_poisson(n, np.uint32, 13.0).get().mean() - 13) < 0.5, kind
+            poisson_in_place(gen, 0.02)
+            b = getattr(curandom, kind + "RandomNumberGenerator")()
+            b.call_skip_ahead(8 + 2 * (n // count + 1))
+            print(kind, "ok", count, "generators")
+        a, b = curandom.Sobol32RandomNumberGenerator(), curandom.Sobol32RandomNumberGenerator()
+        count = a.generator_count
+        a.gen_uniform(count * 2, np.float32)
+        b.call_skip_ahead_array(ga.to_gpu(np.full(count, 2, np.uint32)))
+        assert (a.gen_uniform(count, np.float32).get() == b.gen_uniform(count, np.float32).get()).all()
+        print("skip-ahead ok")
+    """))

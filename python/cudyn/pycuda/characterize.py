@@ -4,6 +4,8 @@ import numpy as np
 
 import cudyn
 
+from .compiler import SourceModule
+
 __all__ = ["has_double_support", "has_stack", "platform_bits", "sizeof"]
 
 
@@ -23,9 +25,11 @@ def platform_bits():
 
 
 def sizeof(type_name, preamble=""):
-    """The size in bytes of a C type, as the device compiler lays it out (one small kernel)."""
-    mod = cudyn.SourceModule(preamble + "\nextern \"C\" __global__ void cudyn_sizeof(unsigned int *out)"
-                             " { *out = sizeof(" + type_name + "); }", no_extern_c=True)
+    """The size in bytes of a C type, as the device compiler lays it out (one
+    small kernel, compiled as SourceModule compiles: the preamble may include
+    PyCUDA's headers)."""
+    mod = SourceModule(preamble + "\nextern \"C\" __global__ void cudyn_sizeof(unsigned int *out)"
+                       " { *out = sizeof(" + type_name + "); }", no_extern_c=True)
     out = np.zeros(1, np.uint32)
     mod.get_function("cudyn_sizeof")(cudyn.Out(out), grid=(1,), block=(1,))
     return int(out[0])

@@ -8,4 +8,4 @@ def has_stack() -> bool:
 def platform_bits() -> int:
     """The width of a device pointer in bits."""
 def sizeof(type_name: str, preamble: str = "") -> int:
-    """The size in bytes of a C type, as the device compiler lays it out (one small kernel)."""
+    """The size in bytes of a C type, as the device compiler lays it out (the preamble may include PyCUDA's headers)."""

@@ -1,47 +1,22 @@
-"""pycuda.curandom over cudyn: rand() from cudyn.curandom (a counter-based
-generator written for cudyn).  cuRAND's generators are not wrapped: cudyn
-links no CUDA library but the driver and NVRTC, so get_curand_version()
-is None (PyCUDA's tests skip what needs them) and making one raises
-:class:`cudyn.pycuda.Unsupported`."""
+"""pycuda.curandom over cudyn: cudyn.curandom's rand() (a counter-based
+generator written for cudyn) and cuRAND's generators through its device
+API (curand_kernel.h, found among the CUDA toolkit's headers at run time):
+XORWOW, MRG32k3a, Philox4_32_10 (cudyn's addition), Sobol32 and Sobol64
+and their scrambled kinds, with PyCUDA's methods.  Without cuRAND's
+headers get_curand_version() is None (PyCUDA's tests of the generators
+skip) and making one raises :class:`cudyn.pycuda.Unsupported` saying what
+to install; cudyn.curandom says where Sobol's direction vectors come
+from."""
 
-from cudyn.curandom import rand, seed_getter_uniform, seed_getter_unique  # noqa: F401
+from cudyn.curandom import (MRG32k3aRandomNumberGenerator, Philox4_32_10RandomNumberGenerator,  # noqa: F401
+                            ScrambledSobol32RandomNumberGenerator, ScrambledSobol64RandomNumberGenerator,
+                            Sobol32RandomNumberGenerator, Sobol64RandomNumberGenerator, XORWOWRandomNumberGenerator,
+                            direction_vector_set, generate_direction_vectors, generate_scramble_constants32,
+                            generate_scramble_constants64, get_curand_version, rand, seed_getter_uniform,
+                            seed_getter_unique)
 
-from . import Unsupported
-
-__all__ = ["rand", "get_curand_version", "seed_getter_uniform", "seed_getter_unique"]
-
-
-def get_curand_version():
-    """None: cuRAND is not wrapped (see the module's note)."""
-    return None
-
-
-class _CurandGenerator:
-    def __init__(self, *args, **kwargs):
-        raise Unsupported(f"{type(self).__name__}: cuRAND is not wrapped by cudyn (it links no CUDA library);"
-                          " use curandom.rand for uniform numbers, or CuPy's cupy.random, which takes cudyn's"
-                          " arrays through DLPack")
-
-
-class XORWOWRandomNumberGenerator(_CurandGenerator):
-    pass
-
-
-class MRG32k3aRandomNumberGenerator(_CurandGenerator):
-    pass
-
-
-class Sobol32RandomNumberGenerator(_CurandGenerator):
-    pass
-
-
-class ScrambledSobol32RandomNumberGenerator(_CurandGenerator):
-    pass
-
-
-class Sobol64RandomNumberGenerator(_CurandGenerator):
-    pass
-
-
-class ScrambledSobol64RandomNumberGenerator(_CurandGenerator):
-    pass
+__all__ = ["rand", "get_curand_version", "seed_getter_uniform", "seed_getter_unique", "direction_vector_set",
+           "generate_direction_vectors", "generate_scramble_constants32", "generate_scramble_constants64",
+           "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator", "Philox4_32_10RandomNumberGenerator",
+           "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
+           "ScrambledSobol64RandomNumberGenerator"]

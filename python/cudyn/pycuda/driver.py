@@ -14,6 +14,7 @@ go.  Texture and surface references (removed in CUDA 12) and nvcc-only
 features raise :class:`cudyn.pycuda.Unsupported` naming the replacement.
 """
 
+import enum
 import threading
 
 import numpy as np
@@ -116,6 +117,11 @@ class host_alloc_flags:  # noqa: N801
     PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
 
 
+class mem_host_register_flags:  # noqa: N801
+    """cuMemHostRegister's flags (register_host_memory's, which is refused)."""
+    PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY = 1, 2, 4, 8
+
+
 class mem_attach_flags:  # noqa: N801
     """cuMemAllocManaged's flags."""
     GLOBAL, HOST, SINGLE = 1, 2, 4
@@ -130,6 +136,56 @@ class function_attribute:  # noqa: N801
     NUM_REGS = "num_regs"
     PTX_VERSION = "ptx_version"
     BINARY_VERSION = "binary_version"
+
+
+# CUDA's enums PyCUDA names, with CUDA's values (cuda.h), for the calls
+# below that take them: what cudyn does not set is refused there, naming why.
+
+class func_cache(enum.IntEnum):  # noqa: N801
+    """CUfunc_cache: Context.set_cache_config's and Function.set_cache_config's values (refused)."""
+    PREFER_NONE, PREFER_SHARED, PREFER_L1, PREFER_EQUAL = 0, 1, 2, 3
+
+
+class shared_config(enum.IntEnum):  # noqa: N801
+    """CUsharedconfig: Context.set_shared_config's values (refused)."""
+    DEFAULT_BANK_SIZE, FOUR_BYTE_BANK_SIZE, EIGHT_BYTE_BANK_SIZE = 0, 1, 2
+
+
+class limit(enum.IntEnum):  # noqa: N801
+    """CUlimit: Context.get_limit's and set_limit's names (refused)."""
+    STACK_SIZE, PRINTF_FIFO_SIZE, MALLOC_HEAP_SIZE, DEV_RUNTIME_SYNC_DEPTH = 0, 1, 2, 3
+    DEV_RUNTIME_PENDING_LAUNCH_COUNT, MAX_L2_FETCH_GRANULARITY, PERSISTING_L2_CACHE_SIZE = 4, 5, 6
+
+
+class jit_option(enum.IntEnum):  # noqa: N801
+    """CUjit_option: the (option, value) pairs of Linker, DynamicModule's
+    link_options and module_from_buffer's options; those the linker takes
+    (MAX_REGISTERS, OPTIMIZATION_LEVEL, GENERATE_DEBUG_INFO, LOG_VERBOSE,
+    GENERATE_LINE_INFO) become its options, the others are refused."""
+    MAX_REGISTERS, THREADS_PER_BLOCK, WALL_TIME, INFO_LOG_BUFFER, INFO_LOG_BUFFER_SIZE_BYTES = 0, 1, 2, 3, 4
+    ERROR_LOG_BUFFER, ERROR_LOG_BUFFER_SIZE_BYTES, OPTIMIZATION_LEVEL, TARGET_FROM_CUCONTEXT, TARGET = 5, 6, 7, 8, 9
+    FALLBACK_STRATEGY, GENERATE_DEBUG_INFO, LOG_VERBOSE, GENERATE_LINE_INFO, CACHE_MODE = 10, 11, 12, 13, 14
+
+
+jit_target = enum.IntEnum("jit_target", [(f"COMPUTE_{cc}", cc) for cc in (
+    50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121)])
+jit_target.__doc__ = "CUjit_target: COMPUTE_50 = 50 ... (jit_option.TARGET's; refused: cudyn links for the device)"
+
+
+class jit_fallback(enum.IntEnum):  # noqa: N801
+    """CUjit_fallback: jit_option.FALLBACK_STRATEGY's values."""
+    PREFER_PTX, PREFER_BINARY = 0, 1
+
+
+class jit_input_type(enum.IntEnum):  # noqa: N801
+    """What a Linker input is: cudyn's numbers (cudyn.LINK_*), under PyCUDA's
+    names (NVVM is LTO-IR, which nvJitLink links)."""
+    CUBIN = cudyn.LINK_CUBIN
+    PTX = cudyn.LINK_PTX
+    FATBINARY = cudyn.LINK_FATBIN
+    OBJECT = cudyn.LINK_OBJECT
+    LIBRARY = cudyn.LINK_LIBRARY
+    NVVM = cudyn.LINK_LTOIR
 
 
 # ------------------------------------------------------------ devices
@@ -228,6 +284,7 @@ class Device:
 
 # ------------------------------------------------------------ contexts
 
+_DEFAULT_LIMITS = "the driver's defaults apply (a kernel gets the stack its code needs, but for recursion)"
 _stack = threading.local()  # .contexts: this thread's context stack, top last
 
 
@@ -322,24 +379,41 @@ class Context:
         return f"<cudyn.pycuda.driver.Context: primary context of device {self._ordinal}>"
 
     @staticmethod
-    def _unsupported(what):
-        raise Unsupported(f"Context.{what}: cudyn leaves context-wide settings to the application that made the"
-                          " primary context; set cache preferences per kernel with NVRTC options instead")
+    def _unsupported(what, instead):
+        raise Unsupported(f"Context.{what}: cudyn shares the device's primary context with the other libraries"
+                          f" of the process and neither reads nor changes its settings; {instead}")
 
     @staticmethod
     def set_cache_config(config):
-        """Refused: see _unsupported."""
-        Context._unsupported("set_cache_config")
+        """Refused: the primary context's settings are its maker's."""
+        Context._unsupported("set_cache_config", "the driver's default cache preference applies")
 
     @staticmethod
-    def set_limit(limit, value):
-        """Refused: see _unsupported."""
-        Context._unsupported("set_limit")
+    def get_cache_config():
+        """Refused: the primary context's settings are its maker's."""
+        Context._unsupported("get_cache_config", "the driver's default cache preference applies")
 
     @staticmethod
     def set_shared_config(config):
-        """Refused: see _unsupported."""
-        Context._unsupported("set_shared_config")
+        """Refused: the primary context's settings are its maker's."""
+        Context._unsupported("set_shared_config", "shared memory banks are 4 bytes wide on every GPU CUDA 12 and 13"
+                             " run on")
+
+    @staticmethod
+    def get_shared_config():
+        """Refused: the primary context's settings are its maker's."""
+        Context._unsupported("get_shared_config", "shared memory banks are 4 bytes wide on every GPU CUDA 12 and 13"
+                             " run on")
+
+    @staticmethod
+    def set_limit(limit, value):
+        """Refused: the primary context's limits are its maker's."""
+        Context._unsupported("set_limit", _DEFAULT_LIMITS)
+
+    @staticmethod
+    def get_limit(limit):
+        """Refused: the primary context's limits are its maker's."""
+        Context._unsupported("get_limit", _DEFAULT_LIMITS)
 
 
 # ------------------------------------------------------------ streams
@@ -506,6 +580,20 @@ def _argument(value):
     return value
 
 
+def _miscounted(error, name, count, args):
+    """The LaunchArgumentError of a call with count parameters and another
+    number of arguments, saying what the call gave (cudyn's own message
+    names the launch format made of them, which the caller never wrote)."""
+    given = ", ".join(type(a).__name__ for a in args) or "none"
+    message = (f"{name} takes {count} argument{'s' if count != 1 else ''}, {len(args)} given ({given})"
+               + (f"; {error.hint}" if error.hint else ""))
+    new = type(error)(message)
+    for field in ("status", "status_name", "origin", "native_code", "native_name", "function", "hint"):
+        setattr(new, field, getattr(error, field))
+    new.message = message
+    return new
+
+
 class Function:
     """A kernel with PyCUDA's calls: f(*args, block=, grid=, stream=,
     shared=, time_kernel=), and prepare(...) then prepared_call(grid,
@@ -528,7 +616,13 @@ class Function:
         stream = kwargs.get("stream")
         if stream is not None:  # the pools' rule: memory used on a stream is reused only after that work
             _result.mark_used(stream, args)
-        return self._function(*[_argument(a) for a in args], **kwargs)
+        try:
+            return self._function(*[_argument(a) for a in args], **kwargs)
+        except cudyn.LaunchArgumentError as e:
+            count = self._function.param_count
+            if count is None or count == len(args):
+                raise
+            raise _miscounted(e, self._function.name, count, args) from e
 
     def prepare(self, arg_types, texrefs=None, block=None, shared=None):
         """Fixes the argument types (a struct-module format such as "PiP" or a
@@ -564,6 +658,16 @@ class Function:
         raise Unsupported("Function.set_cache_config: cudyn does not set cache preferences; the driver's default"
                           " applies")
 
+    def set_shared_config(self, config):
+        """Refused: shared memory banks are 4 bytes wide on every GPU CUDA 12 and 13 run on."""
+        raise Unsupported("Function.set_shared_config: shared memory banks are 4 bytes wide on every GPU CUDA 12 and"
+                          " 13 run on")
+
+    def set_attribute(self, attribute, value):
+        """Refused: cudyn raises a kernel's dynamic shared memory limit itself when a launch needs it."""
+        raise Unsupported(f"Function.set_attribute({attribute!r}): cudyn raises a kernel's dynamic shared memory"
+                          " limit itself when a launch's shared= needs more than 48 KiB")
+
     def set_shared_size(self, nbytes):
         """Refused: dynamic shared memory is the call's shared=."""
         raise Unsupported("Function.set_shared_size: pass shared= (dynamic shared memory) to the call instead")
@@ -593,11 +697,11 @@ class Module:
 
     def get_function(self, name):
         """The kernel ``name`` as a Function."""
-        return Function(self._module.get_function(name))
+        return Function(self.module.get_function(name))
 
     def get_global(self, name):
         """(device address, size in bytes) of a __device__ or __constant__ variable."""
-        return self._module.get_global(name)
+        return self.module.get_global(name)
 
     def get_texref(self, name):
         """Refused: texture references were removed in CUDA 12."""
@@ -621,11 +725,100 @@ def module_from_file(filename):
 
 
 def module_from_buffer(buffer, options=None, message_handler=None):
-    """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory."""
-    if options:
-        raise Unsupported("module_from_buffer: JIT options are not passed through; compile with cudyn-cc or"
-                          " SourceModule's options instead")
-    return Module(cudyn.module_from_buffer(buffer))
+    """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory.  With
+    JIT options ((jit_option, value) pairs) or a message_handler, the image
+    (CUBIN, PTX or fatbin) goes through cudyn's linker, which takes the
+    options Linker takes and gives the handler its log."""
+    if not options and message_handler is None:
+        return Module(cudyn.module_from_buffer(buffer))
+    linker = Linker(message_handler, options)
+    linker.add_data(buffer, cudyn.LINK_AUTO, "module_from_buffer")
+    return linker.link_module()
+
+
+# ------------------------------------------------------------ linking (DynamicModule's)
+
+def _link_option(option, value):
+    """cudyn's linker option for a (jit_option, value) pair, or Unsupported."""
+    try:
+        option = jit_option(option)
+    except ValueError:
+        raise Unsupported(f"jit option {option!r}: not one of CUDA's jit_option values") from None
+    if option == jit_option.MAX_REGISTERS:
+        return f"-maxrregcount={int(value)}"
+    if option == jit_option.OPTIMIZATION_LEVEL:
+        return f"-O{int(value)}"
+    taken = {jit_option.GENERATE_DEBUG_INFO: "-g", jit_option.GENERATE_LINE_INFO: "-lineinfo",
+             jit_option.LOG_VERBOSE: "-verbose"}
+    if option in taken:
+        return taken[option] if value else None
+    raise Unsupported(f"jit_option.{option.name}: cudyn's linker (nvJitLink or the driver's) takes MAX_REGISTERS,"
+                      " OPTIMIZATION_LEVEL, GENERATE_DEBUG_INFO, GENERATE_LINE_INFO and LOG_VERBOSE; it links for"
+                      " the current device and keeps its own log (Linker's message_handler gets it)")
+
+
+def _link_options(options, log_verbose=False):
+    """cudyn's linker options for PyCUDA's: (jit_option, value) pairs, or a dict of them."""
+    pairs = list(options.items()) if isinstance(options, dict) else list(options or ())
+    texts = [_link_option(*pair) for pair in pairs] + (["-verbose"] if log_verbose else [])
+    return [t for i, t in enumerate(texts) if t is not None and t not in texts[:i]]
+
+
+class Linker:
+    """PyCUDA's linker, Linker(message_handler=None, options=None,
+    log_verbose=False), over cudyn.Linker: nvJitLink, else the driver's.
+    ``options`` are (jit_option, value) pairs; ``message_handler(success,
+    info_log, error_log)`` is called once the link is done or has failed.
+    Inputs are kinds of jit_input_type (or cudyn.LINK_*)."""
+
+    def __init__(self, message_handler=None, options=None, log_verbose=False):
+        self._handler = message_handler
+        self._linker = cudyn.Linker(_link_options(options, log_verbose))
+
+    @property
+    def linker(self):
+        """The cudyn.Linker underneath (None once linked)."""
+        return self._linker
+
+    def _live(self, what):
+        if self._linker is None:
+            raise LogicError(f"cudyn.pycuda.driver.Linker.{what}: it has linked already")
+        return self._linker
+
+    def _run(self, what, call):
+        """call(the cudyn.Linker); a failure goes to the message handler too."""
+        linker = self._live(what)
+        try:
+            return call(linker)
+        except cudyn.Error as e:
+            if self._handler is not None:
+                self._handler(False, "", getattr(e, "log", None) or str(e))
+            raise
+
+    def add_data(self, data, input_type, name="unknown"):
+        """Adds an input in memory (bytes-like; PTX text may be a str)."""
+        data = data.encode() if isinstance(data, str) else data
+        self._run("add_data", lambda linker: linker.add_data(data, int(input_type), name))
+
+    def add_file(self, filename, input_type):
+        """Adds a file's contents."""
+        self._run("add_file", lambda linker: linker.add_file(filename, int(input_type)))
+
+    def add_source(self, source, options=None, name="kernel.cu"):
+        """Compiles CUDA C++ as relocatable device code (cudyn.Linker.add_source) and adds it."""
+        self._run("add_source", lambda linker: linker.add_source(source, options, name))
+
+    def link_module(self):
+        """Links and loads: a Module on the current device; the linker is done."""
+        linker = self._linker
+        try:
+            module = Module(self._run("link_module", lambda linker: cudyn.module_from_buffer(linker.complete())))
+        finally:
+            self._linker = None
+        if self._handler is not None:
+            self._handler(True, linker.log, "")
+        linker.close()
+        return module
 
 
 # ------------------------------------------------------------ removed in CUDA 12, or nvcc's

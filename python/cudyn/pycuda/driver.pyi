@@ -1,5 +1,6 @@
 # Type stubs for cudyn.pycuda.driver (pycuda.driver over cudyn).
 # tests/check-stubs.sh runs mypy's stubtest against the module.
+import enum
 from typing import Any, Callable, NoReturn, Sequence
 
 import numpy as np
@@ -79,6 +80,13 @@ class host_alloc_flags:
     DEVICEMAP: int
     WRITECOMBINED: int
 
+class mem_host_register_flags:
+    """cuMemHostRegister's flags (register_host_memory's, which is refused)."""
+    PORTABLE: int
+    DEVICEMAP: int
+    IOMEMORY: int
+    READ_ONLY: int
+
 class mem_attach_flags:
     """cuMemAllocManaged's flags."""
     GLOBAL: int
@@ -94,6 +102,86 @@ class function_attribute:
     NUM_REGS: str
     PTX_VERSION: str
     BINARY_VERSION: str
+
+# CUDA's enums PyCUDA names, with CUDA's values
+class func_cache(enum.IntEnum):
+    """CUfunc_cache: Context.set_cache_config's and Function.set_cache_config's values (refused)."""
+    PREFER_NONE = 0
+    PREFER_SHARED = 1
+    PREFER_L1 = 2
+    PREFER_EQUAL = 3
+
+class shared_config(enum.IntEnum):
+    """CUsharedconfig: Context.set_shared_config's values (refused)."""
+    DEFAULT_BANK_SIZE = 0
+    FOUR_BYTE_BANK_SIZE = 1
+    EIGHT_BYTE_BANK_SIZE = 2
+
+class limit(enum.IntEnum):
+    """CUlimit: Context.get_limit's and set_limit's names (refused)."""
+    STACK_SIZE = 0
+    PRINTF_FIFO_SIZE = 1
+    MALLOC_HEAP_SIZE = 2
+    DEV_RUNTIME_SYNC_DEPTH = 3
+    DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4
+    MAX_L2_FETCH_GRANULARITY = 5
+    PERSISTING_L2_CACHE_SIZE = 6
+
+class jit_option(enum.IntEnum):
+    """CUjit_option: the (option, value) pairs of Linker, DynamicModule and module_from_buffer."""
+    MAX_REGISTERS = 0
+    THREADS_PER_BLOCK = 1
+    WALL_TIME = 2
+    INFO_LOG_BUFFER = 3
+    INFO_LOG_BUFFER_SIZE_BYTES = 4
+    ERROR_LOG_BUFFER = 5
+    ERROR_LOG_BUFFER_SIZE_BYTES = 6
+    OPTIMIZATION_LEVEL = 7
+    TARGET_FROM_CUCONTEXT = 8
+    TARGET = 9
+    FALLBACK_STRATEGY = 10
+    GENERATE_DEBUG_INFO = 11
+    LOG_VERBOSE = 12
+    GENERATE_LINE_INFO = 13
+    CACHE_MODE = 14
+
+class jit_target(enum.IntEnum):
+    """CUjit_target: COMPUTE_50 = 50 ... (cudyn links for the current device)."""
+    COMPUTE_50 = 50
+    COMPUTE_52 = 52
+    COMPUTE_53 = 53
+    COMPUTE_60 = 60
+    COMPUTE_61 = 61
+    COMPUTE_62 = 62
+    COMPUTE_70 = 70
+    COMPUTE_72 = 72
+    COMPUTE_75 = 75
+    COMPUTE_80 = 80
+    COMPUTE_86 = 86
+    COMPUTE_87 = 87
+    COMPUTE_88 = 88
+    COMPUTE_89 = 89
+    COMPUTE_90 = 90
+    COMPUTE_100 = 100
+    COMPUTE_101 = 101
+    COMPUTE_103 = 103
+    COMPUTE_110 = 110
+    COMPUTE_120 = 120
+    COMPUTE_121 = 121
+
+class jit_fallback(enum.IntEnum):
+    """CUjit_fallback: jit_option.FALLBACK_STRATEGY's values."""
+    PREFER_PTX = 0
+    PREFER_BINARY = 1
+
+class jit_input_type(enum.IntEnum):
+    """What a Linker input is: cudyn's numbers (cudyn.LINK_*) under PyCUDA's names."""
+    CUBIN = 1
+    PTX = 2
+    FATBINARY = 4
+    OBJECT = 5
+    LIBRARY = 6
+    NVVM = 3
 
 # devices and contexts
 class Device:
@@ -155,13 +243,22 @@ class Context:
         """The driver's CUDA version as an int."""
     @staticmethod
     def set_cache_config(config: object) -> NoReturn:
-        """Refused: cudyn shares the primary context."""
+        """Refused: the primary context's settings are its maker's."""
     @staticmethod
-    def set_limit(limit: object, value: object) -> NoReturn:
-        """Refused: cudyn shares the primary context."""
+    def get_cache_config() -> NoReturn:
+        """Refused: the primary context's settings are its maker's."""
     @staticmethod
     def set_shared_config(config: object) -> NoReturn:
-        """Refused: cudyn shares the primary context."""
+        """Refused: the primary context's settings are its maker's."""
+    @staticmethod
+    def get_shared_config() -> NoReturn:
+        """Refused: the primary context's settings are its maker's."""
+    @staticmethod
+    def set_limit(limit: object, value: object) -> NoReturn:
+        """Refused: the primary context's limits are its maker's."""
+    @staticmethod
+    def get_limit(limit: object) -> NoReturn:
+        """Refused: the primary context's limits are its maker's."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -250,6 +347,10 @@ class Function:
         """A kernel attribute: function_attribute.NUM_REGS ..."""
     def set_cache_config(self, config: object) -> NoReturn:
         """Refused: cudyn leaves the cache preference to the driver."""
+    def set_shared_config(self, config: object) -> NoReturn:
+        """Refused: shared memory banks are 4 bytes wide on every GPU CUDA 12 and 13 run on."""
+    def set_attribute(self, attribute: object, value: int) -> NoReturn:
+        """Refused: cudyn raises a kernel's dynamic shared memory limit itself when a launch needs it."""
     def set_shared_size(self, nbytes: int) -> NoReturn:
         """Refused: dynamic shared memory is the call's shared=."""
     def __getattr__(self, name: str) -> Any:
@@ -274,9 +375,28 @@ class Module:
 
 def module_from_file(filename: str) -> Module:
     """A module from a CUBIN, PTX, fatbin or cudyn-cc image file."""
-def module_from_buffer(buffer: bytes | bytearray | memoryview, options: None = None,
-                       message_handler: None = None) -> Module:
-    """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory."""
+_MessageHandler = Callable[[bool, str, str], object]
+_JitOptions = Sequence[tuple[int, int]] | dict[int, int] | None
+
+def module_from_buffer(buffer: bytes | bytearray | memoryview, options: _JitOptions = None,
+                       message_handler: _MessageHandler | None = None) -> Module:
+    """A module from CUBIN, PTX, fatbin or a cudyn-cc image in memory (with options: through the linker)."""
+
+class Linker:
+    """PyCUDA's linker over cudyn.Linker: nvJitLink, else the driver's."""
+    def __init__(self, message_handler: _MessageHandler | None = None, options: _JitOptions = None,
+                 log_verbose: bool = False) -> None: ...
+    @property
+    def linker(self) -> cudyn.Linker | None:
+        """The cudyn.Linker underneath (None once linked)."""
+    def add_data(self, data: bytes | bytearray | memoryview | str, input_type: int, name: str = "unknown") -> None:
+        """Adds an input in memory (bytes-like; PTX text may be a str)."""
+    def add_file(self, filename: str, input_type: int) -> None:
+        """Adds a file's contents."""
+    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu") -> None:
+        """Compiles CUDA C++ as relocatable device code (cudyn.Linker.add_source) and adds it."""
+    def link_module(self) -> Module:
+        """Links and loads: a Module on the current device; the linker is done."""
 
 # removed in CUDA 12, or nvcc's: each raises cudyn.pycuda.Unsupported saying why
 def matrix_to_texref(*args: Any, **kwargs: Any) -> NoReturn:

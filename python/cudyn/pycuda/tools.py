@@ -261,6 +261,11 @@ class VectorArg(Argument):
         """The C declaration ('float *x')."""
         return f"{dtype_to_ctype(self.dtype)} *{self.name}"
 
+    @property
+    def struct_char(self):
+        """Its character of a prepare() format: 'P'."""
+        return "P"
+
 
 class ScalarArg(Argument):
     """A value argument of a generated kernel."""
@@ -268,6 +273,11 @@ class ScalarArg(Argument):
     def declarator(self):
         """The C declaration ('float a')."""
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
+
+    @property
+    def struct_char(self):
+        """Its character of a prepare() format ('f' for float32)."""
+        return _dtypes.launch_code(self.dtype)
 
 
 def parse_c_arg(c_arg):

@@ -82,11 +82,17 @@ class VectorArg(Argument):
     """A pointer argument of a generated kernel."""
     def declarator(self) -> str:
         """The C declaration ('float *x')."""
+    @property
+    def struct_char(self) -> str:
+        """Its character of a prepare() format: 'P'."""
 
 class ScalarArg(Argument):
     """A value argument of a generated kernel."""
     def declarator(self) -> str:
         """The C declaration ('float a')."""
+    @property
+    def struct_char(self) -> str:
+        """Its character of a prepare() format ('f' for float32)."""
 
 def parse_c_arg(c_arg: str) -> VectorArg | ScalarArg:
     """A C declaration ('float *x') as a VectorArg or ScalarArg."""
