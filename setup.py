@@ -21,6 +21,12 @@ expands, and fails when they drift:
     an __init__.py), its .py and .pyi files and py.typed, as
     python/local.mk installs them.
 
+The extension is built for Python's stable ABI (abi3): the module's
+sources are written over the limited C API, compiled with Py_LIMITED_API
+for the floor pyproject.toml's requires-python names (">=3.11", as
+configure reads it too), so the one extension, _cudyn.abi3.so, loads in
+that CPython and every later one, and the wheel is tagged cp311-abi3.
+
 The library is compiled into the extension: one shared object that needs
 only the C library (libc, and libdl and libpthread where glibc kept the
 older versions of dlopen and pthread_once), with nothing of cudyn's
@@ -102,6 +108,27 @@ def version():
     return ac_init()[1]
 
 
+# ---------------------------------------------------------------- pyproject.toml
+
+def python_floor():
+    """requires-python's floor, (3, 11): the oldest CPython the module is
+    built for, whose stable ABI it uses (configure reads the same line)."""
+    m = re.search(r'^requires-python = ">=(3)\.(\d+)"\s*$', read("pyproject.toml"), re.M)
+    if not m:
+        raise SystemExit('setup.py: no requires-python = ">=3.N" line in pyproject.toml')
+    return int(m.group(1)), int(m.group(2))
+
+
+def limited_api():
+    """Py_LIMITED_API for the floor, as configure substitutes it (0x030B0000)."""
+    return "0x%02X%02X0000" % python_floor()
+
+
+def abi3_tag():
+    """The wheel's Python tag for the floor's stable ABI (cp311)."""
+    return "cp%d%d" % python_floor()
+
+
 def ac_calls(macro):
     """The first argument of every MACRO([...]) in configure.ac, as words."""
     return [m.split() for m in re.findall(r"^\s*" + macro + r"\(\[([^]]*)\]", read("configure.ac"), re.M)]
@@ -169,7 +196,7 @@ def build_lists(top_builddir="@top_builddir@"):
     as the Autotools build has them; configure's substitutions the flags
     name are empty here (setuptools adds the Python headers itself)."""
     make = MakeVariables(known={"top_srcdir": TOP, "srcdir": TOP, "top_builddir": top_builddir,
-                                "PYTHON_CPPFLAGS": ""})
+                                "PYTHON_CPPFLAGS": "", "PYTHON_LIMITED_API": limited_api()})
     return {
         "library": make.words("lib_libcudyn_la_SOURCES"),
         "library_cppflags": make.words("lib_libcudyn_la_CPPFLAGS"),
@@ -414,8 +441,11 @@ def extension():
     lists = build_lists()
     headers = [f for f in lists["library"] + lists["module"] if f.endswith(".h")]
     headers += ["include/cudyn.h", "include/cudyn/version.h.in"]
-    # relative paths: setuptools refuses absolute ones in an sdist
-    return Extension(EXTENSION, sources=[s for s in lists["module"] if s.endswith(".c")], depends=headers)
+    # relative paths: setuptools refuses absolute ones in an sdist; the
+    # module's flags define Py_LIMITED_API (python/local.mk), and
+    # py_limited_api names the file as the stable ABI's (_cudyn.abi3.so)
+    return Extension(EXTENSION, sources=[s for s in lists["module"] if s.endswith(".c")], depends=headers,
+                     py_limited_api=True)
 
 
 def main():
@@ -429,8 +459,9 @@ def main():
         cmdclass=dict({"build_ext": BuildCudyn}, **({"bdist_wheel": ManylinuxWheel} if bdist_wheel else {})),
         zip_safe=False,
         # setuptools' build/ folder in the tree would shadow the `build`
-        # module for `python3 -m build` run there next
-        options={"build": {"build_base": "_build_py"}},
+        # module for `python3 -m build` run there next; the wheel is the
+        # floor's abi3 one (cp311-abi3-...)
+        options={"build": {"build_base": "_build_py"}, "bdist_wheel": {"py_limited_api": abi3_tag()}},
     )
 
 

@@ -5,10 +5,14 @@
 # CUDYN_PYTHON (m4/cudyn_python.m4) chose the interpreter (PYTHON) and
 # whether its headers allow a module (HAVE_PYTHON_MODULE).
 #
-# The extension is a libtool module named as the interpreter names
-# extensions (-shrext $(PYTHON_EXT_SUFFIX), e.g. _cudyn.cpython-311-x86_64-
-# linux-gnu.so), linked to libcudyn.so; it needs Python.h only (no numpy
-# headers: arrays come through the buffer protocol and __array_interface__).
+# The extension is a libtool module written for Python's limited C API
+# (Py_LIMITED_API: the stable ABI of the floor configure read from
+# pyproject.toml's requires-python), so it is named as the stable ABI's
+# extensions are (-shrext $(PYTHON_EXT_SUFFIX): _cudyn.abi3.so) and loads
+# in that CPython and every later one; it is linked to libcudyn.so and
+# needs Python.h only (no numpy headers: arrays come through the buffer
+# protocol and __array_interface__).  The wheel (setup.py) compiles the
+# same module with the same Py_LIMITED_API.
 # Everything lands in $(PYTHON_SITEDIR)/cudyn; the libtool archive
 # (_cudyn.la) is not left there.
 #
@@ -58,7 +62,8 @@ cudynpython_LTLIBRARIES = python/cudyn/_cudyn.la
 python_cudyn__cudyn_la_SOURCES = $(PYTHON_MODULE_SOURCES)
 # cudyn.h (with the generated cudyn/version.h) and Python.h only (not lib/,
 # which AM_CPPFLAGS adds for the library)
-python_cudyn__cudyn_la_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
+python_cudyn__cudyn_la_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(PYTHON_CPPFLAGS) \
+	-DPy_LIMITED_API=$(PYTHON_LIMITED_API)
 python_cudyn__cudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 # the symbols of libpython come from the interpreter that loads the module
 python_cudyn__cudyn_la_LDFLAGS = -module -shared -avoid-version -shrext $(PYTHON_EXT_SUFFIX)
