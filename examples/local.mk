@@ -10,7 +10,7 @@ dist_examplescxx_DATA = examples/cxx/saxpy.cc examples/cxx/struct_args.cc exampl
 
 # built for tests/check-examples.sh
 check_PROGRAMS += examples/saxpy examples/struct_args examples/template_kernel examples/in_out examples/elementwise \
-	examples/multi_gpu examples/big_shared examples/texture examples/ipc_share
+	examples/multi_gpu examples/big_shared examples/texture examples/ipc_share examples/dynamic_parallelism
 examples_texture_LDADD = $(LDADD) -lm
 examples_ipc_share_SOURCES = examples/ipc_share.c examples/pass_fd.h
 # the C++ examples (cudyn.hpp), as C++17

@@ -135,7 +135,8 @@ extern "C" {
     X(ERROR_WRONG_CONTEXT, 36, "the module, kernel, stream or event belongs to another device's context") \
     X(ERROR_NCCL_NOT_FOUND, 37, "no usable NCCL library (libnccl.so.2, 2.7.3 or newer) was found")           \
     X(ERROR_NCCL, 38, "NCCL reported an error")                                                                \
-    X(ERROR_NCCL_REMOTE, 39, "a peer of the NCCL communicator failed (a process, a node or the network)")
+    X(ERROR_NCCL_REMOTE, 39, "a peer of the NCCL communicator failed (a process, a node or the network)")     \
+    X(ERROR_LINK, 40, "device code failed to link; see the linker's log")
 
 /*
  * What each status means for a caller, group by group:
@@ -161,6 +162,12 @@ extern "C" {
  *  - CUDYN_ERROR_NCCL_REMOTE (39): NCCL's ncclRemoteError: another rank's
  *    process, its node or the network failed; the communicator cannot be
  *    used again (cudyn_nccl_comm_wait has aborted it).
+ *  - CUDYN_ERROR_LINK (40): the device linker (nvJitLink, or the driver's)
+ *    failed on the inputs given (an undefined or doubly defined symbol,
+ *    PTX it cannot compile, inputs of mismatched architectures); its
+ *    native code is kept (origin CUDYN_ORIGIN_NVJITLINK or
+ *    CUDYN_ORIGIN_DRIVER), the message has the log's first error and
+ *    cudyn_link_log() all of it (see "Device linking").
  */
 typedef enum cudyn_status {
 #define CUDYN_STATUS_ENUM_ROW_(name, value, text) CUDYN_##name = value,
@@ -184,7 +191,8 @@ typedef enum cudyn_origin {
     CUDYN_ORIGIN_SYSTEM = 5,  /* an errno from the C library */
     /* appended in 0.2 */
     CUDYN_ORIGIN_NVML = 6,    /* an nvmlReturn_t from libnvidia-ml (cudyn_nvml_*) */
-    CUDYN_ORIGIN_NCCL = 7     /* an ncclResult_t from libnccl (cudyn_nccl_*) */
+    CUDYN_ORIGIN_NCCL = 7,    /* an ncclResult_t from libnccl (cudyn_nccl_*) */
+    CUDYN_ORIGIN_NVJITLINK = 8 /* an nvJitLinkResult from libnvJitLink (cudyn_link_*) */
 } cudyn_origin;
 
 /* Detail of the calling thread's last failure. */
@@ -268,15 +276,20 @@ typedef enum cudyn_entry_mechanism {
     X(LD_LIBRARY_PATH, "LD_LIBRARY_PATH", "a directory of LD_LIBRARY_PATH, by full path (the soname was a stub)") \
     X(WSL, "wsl", "WSL's /usr/lib/wsl/lib")                                                                    \
     X(SYSTEM_DIR, "system dir", "a fixed distribution directory such as /usr/lib64")                          \
-    X(CUDA_PATH, "CUDA_PATH", "lib64 or lib under $CUDA_PATH")                                                 \
-    X(CUDA_HOME, "CUDA_HOME", "lib64 or lib under $CUDA_HOME")                                                 \
-    X(TOOLKIT_DIR, "toolkit dir", "/usr/local/cuda/lib64 or /usr/local/cuda-X.Y/lib64, newest first")          \
+    X(CUDA_PATH, "CUDA_PATH", "the toolkit in $CUDA_PATH (a library in its lib64 or lib)")                     \
+    X(CUDA_HOME, "CUDA_HOME", "the toolkit in $CUDA_HOME (a library in its lib64 or lib)")                     \
+    X(TOOLKIT_DIR, "toolkit dir", "/usr/local/cuda or /usr/local/cuda-X.Y, newest first (a library in lib64)") \
     X(UNVERSIONED, "unversioned", "the unversioned name (libcuda.so, libnvrtc.so), tried last")               \
     /* NCCL's own steps (cudyn_nccl_info), in its search order */                                              \
     X(NCCL_ENV, "CUDYN_LIBNCCL", "the file or directory the variable names")                                  \
     X(LOADED_WHEEL, "loaded wheel", "the pip wheel, beside a library already loaded")                        \
     X(PYTHON_ENV, "python env", "the pip wheel, in a virtual or conda environment or the program's prefix")  \
-    X(PYTHON_SITE, "python site", "the pip wheel, in the user's or the system's site-packages")
+    X(PYTHON_SITE, "python site", "the pip wheel, in the user's or the system's site-packages")                \
+    /* nvJitLink's and the toolkit's own steps (cudyn_toolkit_info), in their search order */                  \
+    X(NVJITLINK_ENV, "CUDYN_LIBNVJITLINK", "the file or directory the variable names")                         \
+    X(NVRTC_DIR, "beside NVRTC", "the toolkit, or pip's NVIDIA wheels, NVRTC was loaded from")                 \
+    X(TOOLKIT_ENV, "CUDYN_TOOLKIT", "the toolkit directories the variable names")                              \
+    X(CONDA, "conda", "the conda environment of $CONDA_PREFIX (its targets/*-linux or itself)")
 
 /* What the loader found.  Strings are owned by the library and live as long
  * as the process; NULL where nothing applies. */
@@ -337,6 +350,42 @@ CUDYN_API int cudyn_loader_info(struct cudyn_loader_info *out);
  * CUDYN_LOAD_NOTHING it only describes the process as it is, for example
  * whether a kernel came from the cache without NVRTC. */
 CUDYN_API int cudyn_loader_info_ex(struct cudyn_loader_info *out, unsigned int load);
+
+/*
+ * What cudyn takes of the CUDA toolkit at run time besides NVRTC: the
+ * headers it puts on NVRTC's include path (cuda_fp16.h, curand_kernel.h,
+ * CUB, libcu++), libcudadevrt.a (dynamic parallelism) and nvJitLink (the
+ * device linker).  Strings live as long as the process; NULL where nothing
+ * was found.  Where cudyn looks: see "Sources written for nvcc" for the
+ * headers and libcudadevrt.a, "Device linking" for nvJitLink.
+ */
+struct cudyn_toolkit_info {
+    size_t size;                    /* set by the caller */
+    const char *include_path;       /* the toolkit's include directories, ':'-separated, in the order
+                                       NVRTC searches them (after the caller's -I); NULL if none */
+    const char *headers_found_by;   /* a string of CUDYN_FOUND_BY_MAP; NULL if none */
+    const char *headers_location;   /* the toolkit directory (or pip's nvidia directory) they are in */
+    const char *cudadevrt;          /* libcudadevrt.a; NULL if none */
+    const char *cudadevrt_found_by; /* a string of CUDYN_FOUND_BY_MAP */
+    const char *trace;              /* each place looked at and what it has, one a line */
+    int nvjitlink_status;           /* cudyn_status of loading nvJitLink; CUDYN_ERROR_NOT_SUPPORTED when
+                                       there is none (the driver's linker then serves) */
+    const char *nvjitlink_path;     /* the file loaded */
+    const char *nvjitlink_found_by; /* a string of CUDYN_FOUND_BY_MAP */
+    int nvjitlink_version;          /* 13000 = nvJitLink 13.0; 0 if none */
+    const char *nvjitlink_trace;    /* every place tried and what happened, one a line */
+    double nvjitlink_load_ms;       /* finding, opening and binding it */
+};
+
+/*
+ * Finds (once per process) the toolkit's headers, libcudadevrt.a and
+ * nvJitLink, and describes them.  The headers are as a compile in this
+ * process would use them now: NVRTC's own toolkit is among the places
+ * once NVRTC is loaded (cudyn_loader_info loads it).  Returns CUDYN_OK
+ * (nvJitLink's absence is in the fields), or CUDYN_ERROR_INVALID_ARGUMENT
+ * for a bad out.
+ */
+CUDYN_API int cudyn_toolkit_info(struct cudyn_toolkit_info *out);
 
 /* 1 if the loaded driver offers the entry point (base name such as
  * "cuFuncGetParamInfo", or an exact exported name such as "cuMemAlloc_v2"),
@@ -714,6 +763,36 @@ typedef struct cudyn_program cudyn_program;
 #define CUDYN_COMPILE_NO_CACHE 2u /* neither read nor write the persistent cache */
 
 /*
+ * Sources written for nvcc.  NVRTC has no C library headers; cudyn gives
+ * it, in memory, <math.h>/<cmath>, <stdint.h>/<cstdint>,
+ * <limits.h>/<climits>, <float.h>/<cfloat>, <stddef.h>/<cstddef>,
+ * <stdbool.h>, <stdlib.h>/<cstdlib>, <string.h>/<cstring>,
+ * <assert.h>/<cassert> (NDEBUG decides at each inclusion),
+ * <sys/types.h> (glibc's uint, ushort, ulong ...) and <stdio.h>/<cstdio>,
+ * each meaning in device code what the real one means there: its macros
+ * (INFINITY, NAN, HUGE_VAL, the M_* constants glibc defines, FP_*,
+ * INT_MAX, FLT_EPSILON, EXIT_SUCCESS ...), its types (the 64-bit ones are
+ * long long, as the toolkit's <cuda/std/cstdint> has them under NVRTC)
+ * and the functions device code has of it (NVRTC's own math functions,
+ * malloc and free on the device heap, memcpy, memset, printf).  A header
+ * of the same name that the caller gives in memory, or that lies in one
+ * of the caller's -I / --include-path directories, wins.  The texts are
+ * part of every cache key.
+ *
+ * A plain compile predefines nothing beyond NVRTC's own names: only what
+ * the kernel includes is seen.  nvcc gives device code more without any
+ * #include (on Linux, through the cuda_runtime.h it includes itself):
+ * <cmath>, <cstdlib>, <cstring>, <climits>, <cstddef> and <sys/types.h>,
+ * so uint, M_PI, INT_MAX, malloc and std::sqrt, but not uint32_t, FLT_MAX,
+ * assert or printf.  A compile that wants that, such as PyCUDA's
+ * SourceModule, adds the option CUDYN_OPTION_NVCC_NAMES, which
+ * pre-includes the header CUDYN_NVCC_NAMES_HEADER (in memory) bringing
+ * exactly those.
+ */
+#define CUDYN_NVCC_NAMES_HEADER "cudyn/nvcc.h"
+#define CUDYN_OPTION_NVCC_NAMES "--pre-include=" CUDYN_NVCC_NAMES_HEADER
+
+/*
  * Everything a compilation takes.  Set .size = sizeof(struct
  * cudyn_compile_args) and leave what you do not use zero
  * (struct cudyn_compile_args a = {sizeof a, src}; ...).
@@ -764,13 +843,16 @@ struct cudyn_compile_args {
  * only when the driver rejects the cached image on load (PTX too new, no
  * code for this GPU, an invalid image) and NVRTC is there to rebuild it, or
  * when CUDYN_COMPILE_REBUILD asks; the rebuilt kernel replaces the entry.
- * The toolkit headers cudyn puts on the include path (<NVRTC's
- * directory>/../include, and its cccl directory where CUDA 13+ keeps
- * libcu++, CUB and Thrust) count as part of NVRTC, and are not tracked.
- * NVRTC has no C library headers: cudyn gives it <stdio.h> and <cstdio>
- * in memory, empty (printf, their only device function, is NVRTC's
- * built-in), so kernels written for nvcc that include them for printf
- * compile; an in-memory header of the caller's of either name wins.
+ * The CUDA toolkit's headers (cuda_fp16.h, curand_kernel.h, CUB,
+ * libcu++) are found at run time (cudyn-env(7), cudyn_toolkit_info): their
+ * include directories, and include/cccl where CUDA 13+ keeps libcu++, CUB
+ * and Thrust, come after the caller's on NVRTC's include path.  They are
+ * not tracked file by file: the key holds the directories and their
+ * identities (device, inode, modification and change times), so another
+ * toolkit, or one installed again, compiles anew.  A header NVRTC cannot
+ * open makes the message say where cudyn looked for the toolkit.  The C
+ * library headers cudyn gives NVRTC in memory ("Sources written for nvcc"
+ * above) are part of the key too.
  *
  * Headers from disk are covered too: cudyn reads the source and the
  * in-memory headers for #include lines (all of them, whatever #if
@@ -867,6 +949,89 @@ CUDYN_API int cudyn_image_build(void **image, size_t *bytes, const cudyn_program
                                 int num_programs, unsigned int format);
 /* Frees an image from cudyn_compile_image or cudyn_image_build; NULL is accepted. */
 CUDYN_API void cudyn_image_free(void *image);
+
+/* ======================================================================
+ * Device linking: relocatable device code, libraries, LTO-IR, dynamic
+ * parallelism
+ * ====================================================================== */
+
+/*
+ * A kernel that calls a __device__ function of another source, or that
+ * launches kernels itself (dynamic parallelism), is compiled as
+ * relocatable device code (the option "-rdc=true" of cudyn_compile) and
+ * linked: cudyn_link_create, a cudyn_link_add_* per input, then
+ * cudyn_link_complete, whose image cudyn_module_load_image_sized loads.
+ *
+ * The linker is nvJitLink, loaded at run time as NVRTC is: CUDYN_LIBNVJITLINK
+ * (a file or directory; set but unusable is an error), a copy already
+ * loaded, libnvJitLink.so.13 and .12 by soname, NVRTC's directory (and
+ * pip's nvidia/nvjitlink/lib beside pip's NVRTC), $CUDA_PATH, $CUDA_HOME,
+ * /usr/local/cuda*, libnvJitLink.so; cudyn_toolkit_info says which.
+ * Without nvJitLink cudyn falls back on the driver's own linker (cuLink*),
+ * which links in the calling thread's context, takes no LTO-IR and fewer
+ * options (the log's first line says why it was chosen).
+ *
+ * Inputs: CUBIN (NVRTC's with -rdc=true), PTX, LTO-IR (nvJitLink only),
+ * fatbinaries, host objects and libraries (.a) of nvcc -rdc.  Each is
+ * read whole by cudyn (a file too); CUBINs and fatbinaries are checked
+ * against their length before a linker sees them
+ * (CUDYN_ERROR_INVALID_IMAGE).  A link that fails on its inputs (an
+ * undefined or twice-defined symbol, PTX it cannot compile) is
+ * CUDYN_ERROR_LINK; every failure's message ends with the first error of
+ * the linker's log, and cudyn_link_log has all of it.  A linker is used by
+ * one thread at a time; nothing is cached.
+ */
+typedef struct cudyn_linker cudyn_linker;
+
+/* What an input is: the numbers nvJitLink uses. */
+#define CUDYN_LINK_AUTO 0    /* told from its first bytes: an ELF for the GPU (CUBIN) or for the host
+                                (object), "!<arch>" (library), a fatbinary's or LTO-IR's magic, else PTX */
+#define CUDYN_LINK_CUBIN 1   /* relocatable (-rdc=true) or whole */
+#define CUDYN_LINK_PTX 2     /* text; its NUL is optional */
+#define CUDYN_LINK_LTOIR 3   /* NVRTC's or nvcc's -dlto output (nvJitLink only) */
+#define CUDYN_LINK_FATBIN 4
+#define CUDYN_LINK_OBJECT 5  /* a host object of nvcc -rdc=true -c, with its device code */
+#define CUDYN_LINK_LIBRARY 6 /* an archive (.a) of those, such as libcudadevrt.a */
+
+/* cudyn_link_create's flags (OR them). */
+#define CUDYN_LINK_DEVRT 1u          /* add libcudadevrt.a, which dynamic parallelism needs, found where
+                                        cudyn_toolkit_info says (CUDYN_ERROR_NOT_FOUND naming the places
+                                        looked in when there is none) */
+#define CUDYN_LINK_USE_DRIVER 2u     /* the driver's linker even when nvJitLink is there */
+#define CUDYN_LINK_NEED_NVJITLINK 4u /* nvJitLink or the failure of finding it: no fallback */
+
+/*
+ * A linker for device `device`'s compute capability (sm_XY), or for the
+ * -arch=sm_XY the options name (then device may be CUDYN_DEVICE_NONE,
+ * with nvJitLink).  options (at most 64) are nvJitLink's: "-O3", "-lto"
+ * (link-time optimisation of LTO-IR), "-g", "-lineinfo",
+ * "-maxrregcount=N", "-ptx" (the result is PTX, from LTO-IR), "-Xptxas=..."
+ * ...; cudyn adds -arch.  The driver's linker takes -arch=sm_XY, -O0 to
+ * -O4, -g, -lineinfo, -maxrregcount=N and -verbose, and refuses the
+ * others (CUDYN_ERROR_NOT_SUPPORTED naming the option).
+ */
+CUDYN_API int cudyn_link_create(cudyn_linker **out, int device, const char *const *options, int num_options,
+                                unsigned int flags);
+/* Adds an input of `bytes` bytes; kind is a CUDYN_LINK_* input kind (or
+ * CUDYN_LINK_AUTO); name (may be NULL) is for the log. */
+CUDYN_API int cudyn_link_add_data(cudyn_linker *linker, int kind, const void *data, size_t bytes, const char *name);
+/* Adds a regular file's contents (at most 2 GiB). */
+CUDYN_API int cudyn_link_add_file(cudyn_linker *linker, int kind, const char *path);
+/* Adds a compiled program's image (CUBIN or PTX). */
+CUDYN_API int cudyn_link_add_program(cudyn_linker *linker, const cudyn_program *prog);
+/*
+ * Links: *image and *bytes receive the linked CUBIN (PTX with -ptx),
+ * owned by the linker and valid until cudyn_link_destroy; load it with
+ * cudyn_module_load_image_sized.  A linker completes once.
+ */
+CUDYN_API int cudyn_link_complete(cudyn_linker *linker, const void **image, size_t *bytes);
+/* The linker's log so far, errors first ("" if none); valid until the next
+ * call on the linker. */
+CUDYN_API const char *cudyn_link_log(const cudyn_linker *linker);
+/* Which linker links: "nvJitLink 13.0" or "driver (CUDA 13.0)". */
+CUDYN_API const char *cudyn_link_backend(const cudyn_linker *linker);
+/* Frees the linker and its image; NULL is accepted. */
+CUDYN_API void cudyn_link_destroy(cudyn_linker *linker);
 
 /* ======================================================================
  * The kernel cache

@@ -33,6 +33,7 @@ typedef struct CUgraphNode_st *cu_graph_node;
 typedef struct CUgraphExec_st *cu_graph_exec;
 typedef struct CUarray_st *cu_array;
 typedef struct CUmemPoolHandle_st *cu_mem_pool;
+typedef struct CUlinkState_st *cu_link_state;
 typedef unsigned long long cu_texobj;       /* CUtexObject */
 typedef unsigned long long cu_surfobj;      /* CUsurfObject */
 typedef unsigned long long cu_mem_handle;   /* CUmemGenericAllocationHandle */
@@ -267,10 +268,25 @@ enum {
 
 /* CUjit_option */
 enum {
+    CU_JITOPT_MAX_REGISTERS = 0,
     CU_JITOPT_INFO_LOG_BUFFER = 3,
     CU_JITOPT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     CU_JITOPT_ERROR_LOG_BUFFER = 5,
-    CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+    CU_JITOPT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    CU_JITOPT_OPTIMIZATION_LEVEL = 7,
+    CU_JITOPT_TARGET = 9,
+    CU_JITOPT_GENERATE_DEBUG_INFO = 11,
+    CU_JITOPT_LOG_VERBOSE = 12,
+    CU_JITOPT_GENERATE_LINE_INFO = 13
+};
+
+/* CUjitInputType */
+enum {
+    CU_JITIN_CUBIN = 0,
+    CU_JITIN_PTX = 1,
+    CU_JITIN_FATBINARY = 2,
+    CU_JITIN_OBJECT = 3,
+    CU_JITIN_LIBRARY = 4
 };
 
 /* CUfunction_attribute */

@@ -184,6 +184,12 @@ DRIVER_SYMBOL(cuModuleUnload, cuModuleUnload, 2000, NOSTREAM, OPTIONAL, (cu_modu
 /* no caller in the library: cudainfo reads it through cudyn_driver_proc */
 DRIVER_SYMBOL(cuModuleGetLoadingMode, cuModuleGetLoadingMode, 11070, NOSTREAM, OPTIONAL, (cu_enum *mode))
 
+/* ---- the driver's linker: cudyn_link_* when there is no nvJitLink ---- */
+DRIVER_SYMBOL(cuLinkCreate_v2, cuLinkCreate, 6050, NOSTREAM, OPTIONAL, (unsigned int num_options, cu_enum *options, void **values, cu_link_state *state))
+DRIVER_SYMBOL(cuLinkAddData_v2, cuLinkAddData, 6050, NOSTREAM, OPTIONAL, (cu_link_state state, cu_enum type, void *data, size_t size, const char *name, unsigned int num_options, cu_enum *options, void **values))
+DRIVER_SYMBOL(cuLinkComplete, cuLinkComplete, 5050, NOSTREAM, OPTIONAL, (cu_link_state state, void **cubin, size_t *size))
+DRIVER_SYMBOL(cuLinkDestroy, cuLinkDestroy, 5050, NOSTREAM, OPTIONAL, (cu_link_state state))
+
 /* ---- kernels ---- */
 DRIVER_SYMBOL(cuFuncGetAttribute, cuFuncGetAttribute, 2020, NOSTREAM, OPTIONAL, (int *value, cu_enum attrib, cu_function fn))
 DRIVER_SYMBOL(cuFuncSetAttribute, cuFuncSetAttribute, 9000, NOSTREAM, OPTIONAL, (cu_function fn, cu_enum attrib, int value))

@@ -49,6 +49,17 @@
     "nvFatbin is part of the CUDA toolkit 12.4+ (package cuda-nvfatbin of NVIDIA's repository, next to NVRTC); "  \
     "without it, build cudyn's own multi-architecture image (CUDYN_IMAGE_CUDYN, cudyn-cc --format cudyn)"
 
+/* ---- finding nvJitLink, libcudadevrt.a and the toolkit headers; linking ---- */
+#define HINT_NVJITLINK_OVERRIDE                                                                                 \
+    "point CUDYN_LIBNVJITLINK at libnvJitLink.so.N (or its directory), or unset it to search the usual places"
+#define HINT_NO_NVJITLINK                                                                                       \
+    "nvJitLink is part of the CUDA toolkit (package cuda-nvjitlink-13-0 of NVIDIA's repository, or pip install "  \
+    "nvidia-nvjitlink); without it cudyn links with the driver's linker, which takes no LTO-IR"
+#define HINT_NO_CUDADEVRT                                                                                       \
+    "libcudadevrt.a comes with the CUDA toolkit (package cuda-cudart-dev-13-0 of NVIDIA's repository); set "      \
+    "CUDYN_TOOLKIT to a toolkit directory that has it in lib64 or lib"
+#define HINT_LINK_LOG "cudyn_link_log() has the linker's whole log"
+
 /* ---- finding and using NCCL ---- */
 #define HINT_NCCL_OVERRIDE                                                                                      \
     "point CUDYN_LIBNCCL at libnccl.so.2 (or its directory), or unset it to search the usual places"

@@ -127,6 +127,10 @@ void cudyn__copy_string(char *dst, size_t cap, const char *src);
 const char *cudyn__getenv(const char *name); /* secure_getenv where available */
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 double cudyn__now_ms(void); /* CLOCK_MONOTONIC */
+/* The `size` bytes an open file has (as fstat gave them), read whole into a
+ * malloc'd buffer with `pad` zero bytes after them; NULL with errno ENOMEM,
+ * or EIO where the file gave fewer (it shrank, or a read failed). */
+void *cudyn__read_whole(int fd, size_t size, size_t pad);
 
 /* The library's one text buffer, in two kinds.  Bounded: buf and cap given
  * (the loaders' traces), what does not fit is dropped.  Growing: all zero

@@ -8,12 +8,12 @@ lib_LTLIBRARIES = lib/libcudyn.la
 # base: util.c (the environment, debug output, the text buffer) is pure
 LIB_BASE_UTIL = lib/util.c
 LIB_BASE_SOURCES = lib/internal.h lib/cuda_abi.h lib/driver_symbols.h lib/nvrtc_symbols.h lib/nccl_abi.h \
-	lib/nccl_symbols.h lib/hints.h \
+	lib/nccl_symbols.h lib/nvjitlink_abi.h lib/nvjitlink_symbols.h lib/hints.h \
 	lib/cuda_results.h lib/nvrtc_results.h lib/dispatch.c lib/driver_log.c lib/error.c lib/status.c $(LIB_BASE_UTIL)
 # loader/: compat.c (what a forward-compat library is, the decision about it) links alone
 LIB_LOADER_COMPAT = lib/loader/compat.c lib/loader/files.c
 LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h $(LIB_LOADER_COMPAT) lib/loader/static_program.c lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c \
-	lib/loader/nccl.c lib/loader/mpi.c
+	lib/loader/nccl.c lib/loader/mpi.c lib/loader/python_sites.c lib/loader/toolkit_roots.c lib/loader/toolkit.c lib/loader/nvjitlink.c
 LIB_API_SOURCES = lib/api/api.h lib/api/context.c lib/api/interop.c lib/api/device.c lib/api/device_attributes.c \
 	lib/api/memory.c lib/api/stream.c lib/api/array.h lib/api/array.c lib/api/copy.c lib/api/texture.c \
 	lib/api/graph.c lib/api/mempool.c lib/api/managed.c lib/api/ipc_exports.c lib/api/ipc.c lib/api/vmm.c \
@@ -30,7 +30,8 @@ LIB_COMPILE_IMAGE_FORMAT = lib/compile/image.h lib/compile/image_format.c lib/co
 LIB_COMPILE_PTX_INTERFACE = lib/compile/ptx_interface.h lib/compile/ptx_interface.c
 LIB_COMPILE_SOURCES = $(LIB_COMPILE_SHA256) $(LIB_COMPILE_OPTIONS) $(LIB_COMPILE_TARGET) $(LIB_COMPILE_INCLUDES) \
 	$(LIB_COMPILE_CACHE_FORMAT) $(LIB_COMPILE_IMAGE_FORMAT) $(LIB_COMPILE_PTX_INTERFACE) lib/compile/program.h \
-	lib/compile/compile.c lib/compile/inflight.h lib/compile/inflight.c lib/compile/cache.c lib/compile/image.c
+	lib/compile/compile.c lib/compile/inflight.h lib/compile/inflight.c lib/compile/cache.c lib/compile/image.c \
+	lib/compile/link.c
 # module/: the launch-format parser is a pure function
 LIB_MODULE_FORMAT = lib/module/args.h lib/module/format_codes.h lib/module/format.c
 LIB_MODULE_SOURCES = lib/module/module.h $(LIB_MODULE_FORMAT) lib/module/module.c lib/module/module_source.c \

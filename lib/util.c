@@ -1,14 +1,16 @@
 /*
  * util.c - small helpers the library's files share: secure environment
  * reads, the CUDYN_DEBUG switch, bounded text buffers, names from the
- * public maps.
+ * public maps, a file read whole.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -127,6 +129,31 @@ void cudyn__copy_string(char *dst, size_t cap, const char *src)
         n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+void *cudyn__read_whole(int fd, size_t size, size_t pad)
+{
+    unsigned char *buf = malloc(size + pad ? size + pad : 1);
+    if (!buf) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != size) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    memset(buf + size, 0, pad);
+    return buf;
 }
 
 double cudyn__now_ms(void)

@@ -38,7 +38,7 @@
 PYTHON_MODULE_SOURCES = python/src/cudyn_py.h python/src/dlpack.h python/src/errors.c python/src/util.c \
 	python/src/format.c python/src/memory.c python/src/streams.c python/src/textures.c python/src/export.c \
 	python/src/array.c python/src/interop.c python/src/nccl_functions.c python/src/nccl.c python/src/host_args.c python/src/pack.c \
-	python/src/launch.c python/src/prepared.c python/src/function.c python/src/module.c \
+	python/src/launch.c python/src/prepared.c python/src/function.c python/src/module.c python/src/link.c \
 	python/src/expressions.c python/src/functions.c python/src/init.c
 
 # The pure-Python files, whatever is in the source tree (GNU make): every

@@ -359,6 +359,38 @@ if man --help 2>/dev/null | grep -q -- --warnings; then
     [ -z "$warnings" ] || { echo "FAIL: man --warnings -l man/cudainfo.1:"; printf '%s\n' "$warnings"; fail=1; }
 fi
 
+# The toolkit at run time (cudyn_toolkit_info): CUDYN_TOOLKIT's directories
+# alone, as a toolkit (include, lib64) or as pip's wheels (nvidia/*/include
+# and lib); "none"; nvJitLink absent where CUDYN_LIBNVJITLINK points nowhere.
+mkdir -p "$tmp/tk/include/cccl" "$tmp/tk/lib64" "$tmp/site/nvidia/cu13/include" "$tmp/site/nvidia/cu13/lib" \
+    "$tmp/site/nvidia/curand/include"
+touch "$tmp/tk/include/cuda_runtime.h" "$tmp/tk/lib64/libcudadevrt.a" "$tmp/site/nvidia/cu13/include/cuda_runtime.h" \
+    "$tmp/site/nvidia/cu13/lib/libcudadevrt.a"
+export CUDYN_LIBNVJITLINK=/nonexistent/libnvJitLink.so.13
+CUDYN_TOOLKIT="$tmp/tk" run_json 0 --explain
+expect_line "$(json_get "$json" .toolkit.include_path)" "$tmp/tk/include:$tmp/tk/include/cccl"
+expect_line "$(json_get "$json" .toolkit.headers_found_by)" "CUDYN_TOOLKIT"
+expect_line "$(json_get "$json" .toolkit.cudadevrt)" "$tmp/tk/lib64/libcudadevrt.a"
+expect_line "$(json_get "$json" .toolkit.nvjitlink.status)" "CUDYN_ERROR_NOT_SUPPORTED"
+expect_match "$(json_get "$json" .toolkit.nvjitlink.trace)" "CUDYN_LIBNVJITLINK"
+expect_match "$(json_get "$json" .versions)" "headers $tmp/tk/include"
+CUDYN_TOOLKIT="$tmp/site" run_json 0
+expect_line "$(json_get "$json" .toolkit.include_path)" "$tmp/site/nvidia/cu13/include:$tmp/site/nvidia/curand/include"
+expect_line "$(json_get "$json" .toolkit.headers_location)" "$tmp/site/nvidia"
+expect_line "$(json_get "$json" .toolkit.cudadevrt)" "$tmp/site/nvidia/cu13/lib/libcudadevrt.a"
+expect_line "$(json_get "$json" .toolkit.trace)" "null" # without --explain
+CUDYN_TOOLKIT=none run_json 0
+expect_line "$(json_get "$json" .toolkit.include_path)" "null"
+expect_line "$(json_get "$json" .toolkit.cudadevrt)" "null"
+expect_exit 0 env CUDYN_TOOLKIT="$tmp/tk" "$cudainfo" --explain
+expect_line "$out" "  headers: $tmp/tk/include:$tmp/tk/include/cccl [CUDYN_TOOLKIT]"
+expect_line "$out" "  libcudadevrt.a: $tmp/tk/lib64/libcudadevrt.a [CUDYN_TOOLKIT]"
+expect_line "$out" "  nvJitLink: none (CUDYN_ERROR_NOT_SUPPORTED): cudyn links with the driver's linker"
+expect_exit 0 env CUDYN_TOOLKIT=none "$cudainfo" --explain
+expect_line "$out" "  headers: none found: kernels can include cudyn's C library headers only"
+expect_line "$out" "CUDYN_TOOLKIT=none: no toolkit headers, no libcudadevrt.a"
+unset CUDYN_LIBNVJITLINK
+
 # On a machine with a GPU: what cudainfo says matches nvidia-smi.
 if have_real_driver && command -v nvidia-smi >/dev/null; then
     json=$(env -u CUDYN_LIBCUDA -u LD_LIBRARY_PATH "$cudainfo" --json)

@@ -184,6 +184,23 @@ expect_exit 0 "$cc" -o k.cubin --arch sm_80 --format cubin -Iinc --header offset
 expect_exit 0 "$cc" -o - --arch compute_90 --format ptx -I inc --header offset.h=offset.txt k.cu
 expect_match "$out" "\.entry saxpy"
 expect_exit 0 "$cc" -o k2.img --arch sm_90 -Xnvrtc --use_fast_math -D UNUSED=1 -I inc --header offset.h=offset.txt k.cu
+# a kernel written for nvcc: <math.h>'s macros, <stdint.h>'s types, and uint,
+# which nvcc gives without an #include (--nvcc-names) and <sys/types.h> gives
+cat > nvcc_era.cu <<'EOF'
+#include <math.h>
+#include <stdint.h>
+extern "C" __global__ void scale(float *x, uint n, uint64_t seed)
+{
+    uint i = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t bits = (uint32_t)(seed >> 32) ^ i;
+    if (i < n && i < UINT32_MAX)
+        x[i] = isinf(x[i]) ? NAN : x[i] * (float)M_PI + (bits & 1) + (x[i] > 1e30f ? HUGE_VALF : 0.0f);
+}
+EOF
+expect_exit 10 "$cc" -o era.img --arch sm_80 nvcc_era.cu
+expect_match "$out" 'identifier "uint" is undefined'
+expect_exit 0 "$cc" -o era.img --arch sm_80 --nvcc-names nvcc_era.cu
+expect_exit 0 "$cc" -o era.img --arch sm_80 -Xnvrtc -include -Xnvrtc sys/types.h nvcc_era.cu
 # a compile error: exit 10, NVRTC's log on stderr
 printf 'extern "C" __global__ void k() { undefined_thing; }\n' > bad.cu
 expect_exit 10 "$cc" -o bad.img --arch sm_80 bad.cu

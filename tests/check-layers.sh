@@ -22,7 +22,7 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 WINGS="base loader api compile module expr nccl"
 # python/src, bottom to top (python/README.md says what each owns)
 PYTHON_ORDER="errors util format memory streams textures export array interop nccl_functions nccl host_args pack launch
-prepared function module expressions functions init"
+prepared function module link expressions functions init"
 # "FILE NAME": FILE (wing/name, no .c) may reference NAME of a higher wing.
 # The reset fan-out: a context reset destroys the context's modules and
 # kernels, so context.c tells module.c and kernel_params.c to forget them.

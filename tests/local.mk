@@ -70,6 +70,36 @@ check_PROGRAMS += tests/test_nvrtc
 TESTS += tests/test_nvrtc
 tests_test_nvrtc_SOURCES = tests/test_nvrtc.c tests/testutil.h
 
+# the C library headers cudyn gives NVRTC, over the kernels of tests/libc
+check_PROGRAMS += tests/test_libc_headers
+TESTS += tests/test_libc_headers
+tests_test_libc_headers_SOURCES = tests/test_libc_headers.c tests/libc_kernels.h tests/testutil.h
+
+check_PROGRAMS += tests/test_gpu_libc
+TESTS += tests/test_gpu_libc
+tests_test_gpu_libc_SOURCES = tests/test_gpu_libc.c tests/libc_kernels.h tests/testutil.h
+tests_test_gpu_libc_LDADD = $(LDADD) -lm
+EXTRA_DIST += tests/libc
+
+check_PROGRAMS += tests/test_link
+TESTS += tests/test_link
+tests_test_link_SOURCES = tests/test_link.c tests/testutil.h
+
+check_PROGRAMS += tests/test_gpu_link
+TESTS += tests/test_gpu_link
+tests_test_gpu_link_SOURCES = tests/test_gpu_link.c tests/testutil.h
+
+# the corpus of real nvcc-era kernels (tests/corpus/README.md)
+check_PROGRAMS += tests/test_corpus
+TESTS += tests/test_corpus
+tests_test_corpus_SOURCES = tests/test_corpus.c tests/corpus_kernels.h tests/libc_kernels.h tests/testutil.h
+
+check_PROGRAMS += tests/test_gpu_corpus
+TESTS += tests/test_gpu_corpus
+tests_test_gpu_corpus_SOURCES = tests/test_gpu_corpus.c tests/corpus_kernels.h tests/libc_kernels.h tests/testutil.h
+tests_test_gpu_corpus_LDADD = $(LDADD) -lm
+EXTRA_DIST += tests/corpus
+
 check_PROGRAMS += tests/test_gpu
 TESTS += tests/test_gpu
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/testutil.h
@@ -246,7 +276,7 @@ CHECK_SCRIPTS_LIST = \
 	tests/check-readme.sh tests/check-install.sh tests/check-man.sh tests/check-bench-peers.sh tests/check-python.sh \
 	tests/check-layers.sh tests/check-function-length.sh tests/check-completion.sh tests/check-docs.sh tests/check-platforms.sh \
 	tests/check-compat.sh tests/check-versions.sh tests/check-driver-log.sh tests/check-loading-mode.sh \
-	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh
+	tests/check-dlopen-note.sh tests/check-nvml.sh tests/check-header-warnings.sh tests/check-libc-nvcc.sh
 TESTS += $(CHECK_SCRIPTS_LIST)
 
 EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/run-docs.sh tests/check-man.awk tests/cudyn.abi tests/mock/mock_control.h tests/mock/loaded_symbol.h \

@@ -6,11 +6,11 @@
  *   probe [preload=PATH] [init=FLAGS] info | has=NAME | proc=NAME@VER |
  *         copy | event | meminfo | calls=FN | requests | count |
  *         devices | memory | stream | compile | source | peer | graph | pool |
- *         texture | launch_ex | managed | expr | image | nccl | buffers |
+ *         texture | launch_ex | managed | expr | image | nccl | buffers | link |
  *         versions[=INCLUDE_DIR] | load-ptx=FILE | compile-error[=INCLUDE_DIR] |
  *         launch-block=THREADS
  *
- * The last fifteen are whole workflows of the public API, each stopping at its
+ * The last sixteen are whole workflows of the public API, each stopping at its
  * first failure and cleaning up what it made, as an application does; the
  * fault-injection sweep (tests/fault-sweep.sh) fails every driver and NVRTC
  * call they make in turn.
@@ -587,6 +587,35 @@ static int image(void)
     return st;
 }
 
+/* Device linking with the driver's linker (the mock's, which joins PTX):
+ * a kernel calling a function of another unit, linked, loaded and found. */
+static int link_units(void)
+{
+    static const char caller[] = ".version 7.0\n.target sm_75\n.address_size 64\n"
+                                 ".extern .func (.param .b32 func_retval0) twice(.param .b32 twice_param_0);\n"
+                                 ".visible .entry k(.param .u64 k_param_0)\n{\n\tret;\n}\n";
+    static const char callee[] = ".version 7.0\n.target sm_75\n.address_size 64\n"
+                                 ".visible .func (.param .b32 func_retval0) twice(.param .b32 twice_param_0)\n"
+                                 "{\n\tret;\n}\n";
+    cudyn_linker *l = NULL;
+    cudyn_module mod = NULL;
+    cudyn_function f = NULL;
+    const void *img = NULL;
+    size_t bytes = 0;
+    int st = cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_USE_DRIVER);
+    STEP(cudyn_link_add_data(l, CUDYN_LINK_PTX, caller, sizeof caller, "caller.ptx"));
+    STEP(cudyn_link_add_data(l, CUDYN_LINK_AUTO, callee, sizeof callee - 1, "callee.ptx"));
+    STEP(cudyn_link_complete(l, &img, &bytes));
+    STEP(cudyn_module_load_image_sized(&mod, img, bytes));
+    STEP(cudyn_module_function(&f, mod, "k"));
+    if (st == CUDYN_OK)
+        printf("link.result=%d\n", f != NULL);
+    if (mod)
+        RELEASE(cudyn_module_unload(mod));
+    cudyn_link_destroy(l);
+    return st;
+}
+
 /* NCCL (the mock's, through CUDYN_LIBNCCL): a communicator per device of
  * this process, an all-reduce of each device's values in one group,
  * waited for in bounded time, checked, and everything released. */
@@ -630,7 +659,7 @@ static const struct {
     {"compile", compile}, {"source", source}, {"peer", peer},
     {"graph", graph},     {"pool", pool},     {"texture", texture},
     {"launch_ex", launch_ex}, {"managed", managed}, {"expr", expr}, {"image", image},
-    {"nccl", nccl},
+    {"nccl", nccl},       {"link", link_units},
     {"buffers", buffers},
 };
 

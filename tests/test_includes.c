@@ -92,7 +92,11 @@ static void scan(const char *const *options, int n, struct cudyn__deps *deps)
     const char *names[] = {"mem.h"}, *sources[] = {"#include <d.h>\n"};
     char name[512];
     snprintf(name, sizeof name, "%s/src/k.cu", root);
-    struct cudyn__include_env env = {name, names, sources, 1, options, n, at("toolkit")};
+    char toolkit[2][600];
+    snprintf(toolkit[0], sizeof toolkit[0], "%s", at("toolkit"));
+    snprintf(toolkit[1], sizeof toolkit[1], "%s", at("toolkit/cccl"));
+    const char *toolkit_dirs[] = {toolkit[0], toolkit[1]};
+    struct cudyn__include_env env = {name, names, sources, 1, options, n, toolkit_dirs, 2};
     CHECK_EQ_INT(cudyn__deps_scan(main_src, &env, deps), 0);
 }
 
@@ -167,7 +171,7 @@ static void test_switches(void)
     test_write_file(root, "inc2/computed.h", "#define X <b.h>\n#include X\n");
     const char *opts[] = {"-I", at("inc2")};
     const char *names[] = {"unused.h"}, *sources[] = {""};
-    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL};
+    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, NULL, 0};
     CHECK_EQ_INT(cudyn__deps_scan("#include <computed.h>\n", &env, &d), 0);
     CHECK(strstr(d.uncacheable, "computed") != NULL);
     cudyn__deps_free(&d);
@@ -179,44 +183,67 @@ static void test_switches(void)
     cudyn__deps_free(&d);
 }
 
-/* <stdio.h> and <cstdio> are cudyn's, in memory: nothing on disk is
- * looked for or recorded; a caller's in-memory header of the name wins
- * (and is read for includes); headers cudyn does not supply are searched
- * as any other. */
+/* The C library headers are cudyn's, in memory (libc_headers.c): for
+ * each, the caller's -I directories are looked in first (a file there
+ * wins, so its absence is recorded), then cudyn's own text is read for
+ * what it includes in turn (<cmath> includes <math.h>); a caller's
+ * in-memory header of the name wins over both (and is read for
+ * includes); headers cudyn does not supply are searched as any other. */
 static void test_libc_headers(void)
 {
-    CHECK(cudyn__libc_header("stdio.h") != NULL && cudyn__libc_header("cstdio") != NULL);
-    CHECK(cudyn__libc_header("assert.h") == NULL && cudyn__libc_header("math.h") == NULL);
-    const char *opts[] = {"-I", at("inc2")};
-    struct cudyn__include_env env = {"k.cu", NULL, NULL, 0, opts, 2, NULL};
+    static const char *const supplied[] = {"math.h", "cmath", "stdint.h", "cstdint", "limits.h", "climits",
+                                           "float.h", "cfloat", "stddef.h", "cstddef", "stdbool.h", "stdlib.h",
+                                           "cstdlib", "string.h", "cstring", "assert.h", "cassert", "sys/types.h",
+                                           "stdio.h", "cstdio", CUDYN_NVCC_NAMES_HEADER};
+    for (size_t i = 0; i < sizeof supplied / sizeof supplied[0]; i++)
+        CHECK(cudyn__libc_header(supplied[i]) != NULL);
+    CHECK(cudyn__libc_header("ctype.h") == NULL && cudyn__libc_header("time.h") == NULL);
+    char inc2[600];
+    snprintf(inc2, sizeof inc2, "%s", at("inc2"));
+    const char *opts[] = {"-I", inc2};
+    struct cudyn__include_env env = {"k.cu", NULL, NULL, 0, opts, 2, NULL, 0};
     struct cudyn__deps d;
-    CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n#include <cstdio>\n#include <assert.h>\n", &env, &d), 0);
+    CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n#include <cmath>\n#include <ctype.h>\n", &env, &d), 0);
     CHECK(d.uncacheable[0] == '\0');
-    CHECK_EQ_INT(recorded(&d, at("inc2/stdio.h")), -1);
-    CHECK_EQ_INT(recorded(&d, at("inc2/cstdio")), -1);
-    CHECK_EQ_INT(recorded(&d, at("inc2/assert.h")), 0); /* not cudyn's: a file there would be used */
+    CHECK_EQ_INT(recorded(&d, at("inc2/stdio.h")), 0); /* a file there would win */
+    CHECK_EQ_INT(recorded(&d, at("inc2/cmath")), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/math.h")), 0);  /* through cudyn's <cmath> */
+    CHECK_EQ_INT(recorded(&d, at("inc2/ctype.h")), 0); /* not cudyn's: searched as any other */
+    cudyn__deps_free(&d);
+    /* a file of the name on the include path wins, and is read */
+    test_write_file(root, "inc2/stdint.h", "#include <d.h>\n");
+    CHECK_EQ_INT(cudyn__deps_scan("#include <stdint.h>\n", &env, &d), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/stdint.h")), 1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/d.h")), 1);
     cudyn__deps_free(&d);
     const char *names[] = {"stdio.h"}, *sources[] = {"#include <b.h>\n"};
-    struct cudyn__include_env mine = {"k.cu", names, sources, 1, opts, 2, NULL};
+    struct cudyn__include_env mine = {"k.cu", names, sources, 1, opts, 2, NULL, 0};
     CHECK_EQ_INT(cudyn__deps_scan("#include <stdio.h>\n", &mine, &d), 0);
     CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1); /* the caller's stdio.h was read */
+    CHECK_EQ_INT(recorded(&d, at("inc2/stdio.h")), -1);
     cudyn__deps_free(&d);
 
-    /* what NVRTC gets: the caller's headers first, then cudyn's it did not name */
+    /* what NVRTC gets: the caller's headers first, then cudyn's it did not
+     * name and has no file for on its include path (inc2/stdint.h) */
+    const size_t all = sizeof supplied / sizeof supplied[0];
     const char **all_names = NULL, **all_texts = NULL;
     int n = 0;
-    CHECK_EQ_INT(cudyn__headers_with_libc(names, sources, 1, &all_names, &all_texts, &n), 0);
-    CHECK_EQ_INT(n, 2);
-    if (n == 2) {
+    CHECK_EQ_INT(cudyn__headers_with_libc(names, sources, 1, opts, 2, &all_names, &all_texts, &n), 0);
+    CHECK_EQ_INT(n, (int)all - 1);
+    if (n == (int)all - 1) {
         CHECK(strcmp(all_names[0], "stdio.h") == 0 && all_texts[0] == sources[0]);
-        CHECK(strcmp(all_names[1], "cstdio") == 0 && all_texts[1] == cudyn__libc_header("cstdio"));
+        for (int i = 1; i < n; i++) {
+            CHECK(strcmp(all_names[i], "stdio.h") != 0 && strcmp(all_names[i], "stdint.h") != 0);
+            CHECK(all_texts[i] == cudyn__libc_header(all_names[i]));
+        }
     }
     free(all_names);
     free(all_texts);
-    CHECK_EQ_INT(cudyn__headers_with_libc(NULL, NULL, 0, &all_names, &all_texts, &n), 0);
-    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(cudyn__headers_with_libc(NULL, NULL, 0, NULL, 0, &all_names, &all_texts, &n), 0);
+    CHECK_EQ_INT(n, (int)all);
     free(all_names);
     free(all_texts);
+    remove(at("inc2/stdint.h"));
 }
 
 int main(void)

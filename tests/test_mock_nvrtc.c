@@ -247,6 +247,30 @@ static void test_includes(void)
     cudyn_program_free(p);
 }
 
+/* --pre-include reads a header before the source (cudyn's nvcc names
+ * among them: uint from <sys/types.h>); #if evaluates character
+ * constants, signed as NVRTC's char is on x86-64. */
+static void test_pre_include_and_characters(void)
+{
+    static const char src[] = "#if '\\xff' < 0 && 'a' == 97\n"
+                              "extern \"C\" __global__ void named(uint n, float *x) { x[0] = M_PI + n; }\n#endif\n";
+    const char *nvcc[] = {CUDYN_OPTION_NVCC_NAMES}, *mine[] = {"-include", "mine.h"};
+    cudyn_program *p = NULL;
+    const char *ptx = compile_ptx(&p, src, nvcc, 1);
+    CHECK_CONTAINS(ptx, ".visible .entry named(\n\t.param .u32 named_param_0,\n\t.param .u64 named_param_1\n)");
+    cudyn_program_free(p);
+    CHECK_STATUS(cudyn_compile(&p, src, "kernel.cu", 0, NULL, 0), CUDYN_ERROR_COMPILE); /* no uint without it */
+    cudyn_program_free(p);
+    const char *names[] = {"mine.h"}, *texts[] = {"typedef float uint;\n"};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = src, .name = "kernel.cu", .device = 0,
+                                   .options = mine, .num_options = 2, .header_names = names,
+                                   .header_sources = texts, .num_headers = 1};
+    CHECK_STATUS(cudyn_compile_ex(&p, &a), CUDYN_OK);
+    if (p)
+        CHECK_CONTAINS(cudyn_program_ptx(p, NULL), "\t.param .f32 named_param_0,");
+    cudyn_program_free(p);
+}
+
 static void test_errors(void)
 {
     cudyn_program *p = NULL;
@@ -555,6 +579,7 @@ int main(void)
         TEST_SKIP("MOCK_LIBNVRTC not set (run through make check)");
     setenv("CUDYN_LIBNVRTC", mock, 1);
     setenv("CUDYN_CACHE", "0", 1); /* every compile reaches the mock */
+    setenv("CUDYN_TOOLKIT", "none", 1); /* the machine's toolkit headers would change the include path */
     unsetenv("MOCK_NVRTC_VERSION");
     unsetenv("MOCK_NVRTC_ARCHS");
     unsetenv("MOCK_NVRTC_FAIL");
@@ -575,6 +600,7 @@ int main(void)
     test_saxpy();
     test_types();
     test_includes();
+    test_pre_include_and_characters();
     test_errors();
     test_fmad_and_ptxas();
     test_name_expressions();

@@ -205,6 +205,35 @@ static inline int test_may_fail_on_purpose(const char *what)
     return 1;
 }
 
+/* LTO-IR of `src` for `arch` ("-arch=sm_90") straight from NVRTC, through
+ * cudyn_nvrtc_proc (cudyn_compile keeps to loadable images): malloc'd,
+ * *bytes long; NULL when NVRTC makes none. */
+static inline unsigned char *test_ltoir_of(const char *src, const char *arch, size_t *bytes)
+{
+    typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
+    typedef int (*compile_fn)(void *, int, const char *const *);
+    typedef int (*size_fn)(void *, size_t *);
+    typedef int (*get_fn)(void *, char *);
+    typedef int (*destroy_fn)(void **);
+    create_fn create = (create_fn)cudyn_nvrtc_proc("nvrtcCreateProgram");
+    compile_fn compile = (compile_fn)cudyn_nvrtc_proc("nvrtcCompileProgram");
+    size_fn get_size = (size_fn)cudyn_nvrtc_proc("nvrtcGetLTOIRSize");
+    get_fn get = (get_fn)cudyn_nvrtc_proc("nvrtcGetLTOIR");
+    destroy_fn destroy = (destroy_fn)cudyn_nvrtc_proc("nvrtcDestroyProgram");
+    if (!create || !compile || !get_size || !get || !destroy)
+        return NULL;
+    void *prog = NULL;
+    const char *options[] = {arch, "-rdc=true", "-dlto"};
+    unsigned char *ir = NULL;
+    if (create(&prog, src, "lto.cu", 0, NULL, NULL) == 0 && compile(prog, 3, options) == 0 &&
+        get_size(prog, bytes) == 0 && *bytes > 0 && (ir = malloc(*bytes)) && get(prog, (char *)ir) != 0) {
+        free(ir);
+        ir = NULL;
+    }
+    destroy(&prog);
+    return ir;
+}
+
 /* Runs this test program again as `argv0 mode`, in a fresh process whose
  * mock driver reports CUDA `version` and is the build named by the
  * environment variable `build` (MOCK_LIBCUDA, MOCK_LIBCUDA_V11_8 or

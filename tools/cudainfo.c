@@ -47,7 +47,8 @@ static const char usage_text[] =
     "      --mpi          whether MPI moves device memory (CUDA-aware MPI) and why,\n"
     "                     and the NCCL cudyn finds for collectives\n"
     "      --require N    fail (exit 5) unless at least N devices are visible\n"
-    "      --explain      the loader's search and a diagnosis of this machine\n"
+    "      --explain      the loader's search, the toolkit's headers, libcudadevrt.a and\n"
+    "                     nvJitLink, and a diagnosis of this machine\n"
     "      --json         one JSON document (schema " SCHEMA ") on stdout\n"
     "  -q, --quiet        print nothing; only the exit code tells\n"
     "      --version      cudyn's version\n"
@@ -68,7 +69,8 @@ static const char *const env_vars[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDYN_LIBCUDA",        "CUDYN_LIBNVRTC",      "CUDYN_PTDS", "CUDYN_COMPAT",
     "CUDA_PATH",            "CUDA_HOME",         "LD_LIBRARY_PATH",      "CUDA_DISABLE_PTX_JIT", "CUDA_MODULE_LOADING",
     "CUDAINFO_NVML",        "CUDYN_DEVICE",      "CUDYN_LIBNVML",        "CUDYN_LIBNCCL",       "OMPI_MCA_opal_cuda_support",
-    "MV2_USE_CUDA",         "MPICH_GPU_SUPPORT_ENABLED", "UCX_TLS",      "NCCL_NVLS_ENABLE",
+    "MV2_USE_CUDA",         "MPICH_GPU_SUPPORT_ENABLED", "UCX_TLS",      "NCCL_NVLS_ENABLE",   "CUDYN_TOOLKIT",
+    "CUDYN_LIBNVJITLINK",   "CONDA_PREFIX",
 };
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
@@ -110,6 +112,7 @@ struct report {
     struct cudyn_loader_info loader;
     char kernel_module[64]; /* its version, "" if not loaded (read once) */
     char versions[2048];    /* cudyn_versions_line, for --explain and the JSON */
+    struct cudyn_toolkit_info toolkit; /* with --explain or --json: the toolkit's headers, libcudadevrt.a, nvJitLink */
     const char *loading_mode; /* "lazy", "eager", or NULL: the driver did not say */
     int count;
     struct device_row *rows;
@@ -568,21 +571,50 @@ static void json_diagnosis(struct json *j)
 }
 
 /* Every version a skew between them can break, as the library's errors
- * name them; the headers are the toolkit's next to NVRTC, which
- * cudyn_compile hands NVRTC. */
+ * name them; the headers are the toolkit's that cudyn_compile hands NVRTC
+ * (the first of its include path). */
 static void versions_line(struct report *r)
 {
     char include[4200] = "";
-    const char *nvrtc = r->loader.nvrtc_path;
-    const char *slash = nvrtc ? strrchr(nvrtc, '/') : NULL;
-    if (slash) {
-        snprintf(include, sizeof include, "%.*s/../include", (int)(slash - nvrtc), nvrtc);
-        if (access(include, F_OK) != 0)
-            include[0] = '\0';
-    }
+    const char *path = r->toolkit.include_path;
+    if (path)
+        snprintf(include, sizeof include, "%.*s", (int)strcspn(path, ":"), path);
     if (cudyn_versions_line(r->versions, sizeof r->versions, r->count > 0 ? 0 : -1, include[0] ? include : NULL) !=
         CUDYN_OK)
         r->versions[0] = '\0';
+}
+
+/* What the toolkit gives at run time: headers, libcudadevrt.a, nvJitLink
+ * (cudyn_toolkit_info loads nvJitLink; its absence is no failure). */
+static void toolkit(struct report *r)
+{
+    r->toolkit.size = sizeof r->toolkit;
+    if (cudyn_toolkit_info(&r->toolkit) != CUDYN_OK)
+        r->toolkit.size = 0;
+    cudyn_clear_error();
+}
+
+static void json_toolkit(struct json *j, const struct cudyn_toolkit_info *t, bool traces)
+{
+    if (!t->size)
+        return;
+    json_object_begin(j, "toolkit");
+    json_string(j, "include_path", t->include_path);
+    json_string(j, "headers_found_by", t->headers_found_by);
+    json_string(j, "headers_location", t->headers_location);
+    json_string(j, "cudadevrt", t->cudadevrt);
+    json_string(j, "cudadevrt_found_by", t->cudadevrt_found_by);
+    json_object_begin(j, "nvjitlink");
+    json_string(j, "status", cudyn_status_name(t->nvjitlink_status));
+    json_string(j, "path", t->nvjitlink_path);
+    json_string(j, "found_by", t->nvjitlink_found_by);
+    json_int(j, "version", t->nvjitlink_version);
+    if (traces)
+        json_string(j, "trace", t->nvjitlink_trace);
+    json_object_end(j);
+    if (traces)
+        json_string(j, "trace", t->trace);
+    json_object_end(j);
 }
 
 /* The module loading mode in effect, as the driver says it (11.7+):
@@ -609,6 +641,7 @@ static void write_json(const struct report *r)
     json_loader(&j, &r->loader, r->kernel_module, r->opt.explain);
     json_string(&j, "versions", r->versions[0] ? r->versions : NULL);
     json_string(&j, "module_loading", r->loading_mode);
+    json_toolkit(&j, &r->toolkit, r->opt.explain);
     json_object_begin(&j, "environment");
     for (size_t i = 0; i < N_ENV; i++)
         json_string(&j, env_vars[i], getenv(env_vars[i]));
@@ -802,6 +835,31 @@ static void print_device_nodes(void)
         printf("  /dev/nvidia*: none\n");
 }
 
+/* The toolkit's headers, libcudadevrt.a and nvJitLink, and where cudyn
+ * looked for them. */
+static void print_toolkit(const struct cudyn_toolkit_info *t)
+{
+    if (!t->size)
+        return;
+    printf("\nToolkit at run time (headers for NVRTC, libcudadevrt.a, nvJitLink):\n");
+    if (t->include_path)
+        printf("  headers: %s [%s]\n", t->include_path, t->headers_found_by);
+    else
+        printf("  headers: none found: kernels can include cudyn's C library headers only\n");
+    if (t->cudadevrt)
+        printf("  libcudadevrt.a: %s [%s]\n", t->cudadevrt, t->cudadevrt_found_by);
+    else
+        printf("  libcudadevrt.a: none found: dynamic parallelism cannot be linked\n");
+    if (t->nvjitlink_status == CUDYN_OK)
+        printf("  nvJitLink: %d.%d, %s [%s]\n", t->nvjitlink_version / 1000, t->nvjitlink_version % 1000 / 10,
+               t->nvjitlink_path, t->nvjitlink_found_by);
+    else
+        printf("  nvJitLink: none (%s): cudyn links with the driver's linker\n",
+               cudyn_status_name(t->nvjitlink_status));
+    printf("Toolkit search:\n%s", t->trace ? t->trace : "");
+    printf("Loader search (libnvJitLink):\n%s", t->nvjitlink_trace ? t->nvjitlink_trace : "");
+}
+
 /* The loader's search and what this machine shows.  The failure itself
  * (and the library's hint) is printed once, by report_failure. */
 static void print_explain(const struct report *r)
@@ -810,6 +868,7 @@ static void print_explain(const struct report *r)
     const char *kmod = r->kernel_module;
     printf("\nLoader search (libcuda):\n%s", l->driver_trace ? l->driver_trace : "");
     printf("\nLoader search (libnvrtc):\n%s", l->nvrtc_trace ? l->nvrtc_trace : "");
+    print_toolkit(&r->toolkit);
     printf("\nDiagnosis:\n");
     printf("  /proc/driver/nvidia/version: %s\n", kmod[0] ? kmod : "absent (nvidia kernel module not loaded)");
     /* a forward-compat libcuda is chosen before binding: only if newer than
@@ -919,6 +978,8 @@ static int finish(struct report *r)
     if (r->opt.explain)
         drop_self_reference(r->failure.hint);
     if (r->opt.explain || r->tool.json) {
+        if (r->failure.exit_code != EXIT_USAGE)
+            toolkit(r);
         versions_line(r);
         loading_mode(r);
     }

@@ -40,6 +40,8 @@ static const char usage_text[] =
     "  -D NAME[=VALUE]     define a macro (also -DNAME)\n"
     "  --std STD           language dialect: c++11, c++14, c++17, c++20\n"
     "  --header NAME=FILE  FILE's contents are the header #include \"NAME\" finds\n"
+    "  --nvcc-names        give device code what nvcc gives it without #include\n"
+    "                      (uint, M_PI, INT_MAX, malloc, std::sqrt ...)\n"
     "  -Xnvrtc OPTION      pass OPTION to NVRTC unchanged\n"
     "  --cache-info        show the kernel cache (directory, entries, size, limit)\n"
     "  --cache-clear       remove every entry of the kernel cache\n"
@@ -144,6 +146,7 @@ enum {
     OPT_FORMAT,
     OPT_STD,
     OPT_HEADER,
+    OPT_NVCC_NAMES,
     OPT_CACHE_INFO,
     OPT_CACHE_CLEAR
 };
@@ -177,6 +180,7 @@ static void take_option(void *options, int c, const char *arg, struct failure *f
         r->format_given = true;
         break;
     case OPT_HEADER: add_header(r, f, arg); break;
+    case OPT_NVCC_NAMES: add_option(r, f, "", CUDYN_OPTION_NVCC_NAMES); break;
     case OPT_STD: add_option(r, f, "--std=", arg); break;
     case 'I': add_option(r, f, "-I", arg); break;
     case 'D': add_option(r, f, "-D", arg); break;
@@ -229,6 +233,7 @@ static int parse_args(struct tool *t, struct request *r, int argc, char **argv, 
         {"format", required_argument, NULL, OPT_FORMAT},
         {"std", required_argument, NULL, OPT_STD},
         {"header", required_argument, NULL, OPT_HEADER},
+        {"nvcc-names", no_argument, NULL, OPT_NVCC_NAMES},
         {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
         {"cache-clear", no_argument, NULL, OPT_CACHE_CLEAR},
         {"version", no_argument, NULL, OPT_VERSION},

@@ -24,7 +24,7 @@
 #include "compile/program.h"
 #include "compile/ptx_interface.h"
 
-#define KEY_FORMAT "cudyn kernel cache key, format 2"
+#define KEY_FORMAT "cudyn kernel cache key, format 3"
 
 /* --------------------------------------------------------------- access */
 
@@ -217,8 +217,7 @@ static int cc_of(const char *api, cu_device dev, int *cc)
     return st;
 }
 
-/* A device's compute capability as major*10+minor. */
-static int device_cc(const char *api, int device, int *cc)
+int cudyn__device_cc(const char *api, int device, int *cc)
 {
     cu_device dev = 0;
     *cc = 0;
@@ -265,9 +264,11 @@ static void hash_list(struct cudyn__sha256 *h, char *const *v, int n)
         hash_text(h, v[i]);
 }
 
-/* The cache key: every input the caller controls, and the device's
- * compute capability.  Not NVRTC (a hit must not need it) nor the target
- * it would choose; a forced target is among the options. */
+/* The cache key: every input the caller controls, the device's compute
+ * capability, cudyn's own headers and the toolkit headers NVRTC gets (the
+ * directories and their identities: another toolkit, or one installed
+ * again, is a new key).  Not NVRTC (a hit must not need it) nor the
+ * target it would choose; a forced target is among the options. */
 static void compute_key(struct cudyn_program *prog)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -282,6 +283,15 @@ static void compute_key(struct cudyn_program *prog)
     for (const struct cudyn__libc_header *l = cudyn__libc_headers; l->name; l++) {
         hash_text(&h, l->name); /* cudyn's own headers: a new text is a new key */
         hash_text(&h, l->text);
+    }
+    const struct cudyn__toolkit *t = prog->toolkit;
+    hash_int(&h, t->n_include);
+    for (int i = 0; i < t->n_include; i++) {
+        hash_text(&h, t->include[i]);
+        hash_int(&h, (long long)t->identity[i].dev);
+        hash_int(&h, (long long)t->identity[i].ino);
+        hash_int(&h, t->identity[i].mtime_ns);
+        hash_int(&h, t->identity[i].ctime_ns);
     }
     hash_list(&h, in->expressions, in->num_expressions);
     hash_text(&h, in->source);
@@ -299,6 +309,7 @@ int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, int 
         return st;
     (*out)->device = a->device;
     (*out)->cc = a->device == CUDYN_DEVICE_NONE ? 0 : cc;
+    (*out)->toolkit = cudyn__toolkit();
     compute_key(*out);
     return CUDYN_OK;
 }
@@ -330,32 +341,16 @@ static int need_nvrtc(const char *api, struct cudyn_program *prog)
     return CUDYN_OK;
 }
 
-/* "<NVRTC's dir>/../include" when the toolkit's headers sit next to NVRTC,
- * so #include <cuda_fp16.h> works as it does with nvcc. */
-static bool toolkit_include_dir(char *out, size_t cap)
-{
-    const char *dir = cudyn__nvrtc_dir();
-    if (!dir)
-        return false;
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/../include/cuda_fp16.h", dir);
-    struct stat st;
-    if (stat(probe, &st) != 0)
-        return false;
-    snprintf(out, cap, "%s/../include", dir);
-    return true;
-}
-
 /* The options NVRTC gets: cudyn's target first (no option of the caller
- * can take it as a value), the caller's, then the toolkit's include
- * directories, searched after the caller's: include, and include/cccl where
- * CUDA 13+ keeps libcu++, CUB and Thrust (nvcc searches it too). */
+ * can take it as a value), the caller's, then the include directories of
+ * the toolkit loader/toolkit.c found (include, and include/cccl where CUDA
+ * 13+ keeps libcu++, CUB and Thrust: nvcc searches it too), searched
+ * after the caller's, so that #include <cuda_fp16.h> works as with nvcc. */
 struct option_list {
-    const char *v[CUDYN_MAX_OPTIONS + 3];
+    const char *v[CUDYN_MAX_OPTIONS + 1 + CUDYN_TOOLKIT_MAX_INCLUDE];
     int n;
     char arch[64];
-    char include[4200], include_cccl[4210];
-    char toolkit[4200]; /* the directory alone, "" if none */
+    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES + 2];
 };
 
 /* add_arch: cudyn names the target (the caller did not, or a rebuild
@@ -377,14 +372,9 @@ static void build_options(const struct cudyn_program *prog, bool add_arch, bool 
         for (int k = 0; k < opt.used; k++)
             o->v[o->n++] = in->options[i + k];
     }
-    o->toolkit[0] = '\0';
-    if (toolkit_include_dir(o->toolkit, sizeof o->toolkit)) {
-        snprintf(o->include, sizeof o->include, "-I%s", o->toolkit);
-        o->v[o->n++] = o->include;
-        snprintf(o->include_cccl, sizeof o->include_cccl, "-I%s/cccl", o->toolkit);
-        struct stat st;
-        if (stat(o->include_cccl + 2, &st) == 0 && S_ISDIR(st.st_mode))
-            o->v[o->n++] = o->include_cccl;
+    for (int i = 0; i < prog->toolkit->n_include; i++) {
+        snprintf(o->include[i], sizeof o->include[i], "-I%s", prog->toolkit->include[i]);
+        o->v[o->n++] = o->include[i];
     }
 }
 
@@ -512,7 +502,8 @@ static int need_name_functions(const char *api, const struct cudyn_program *prog
 }
 
 /* The directory of CUDA headers NVRTC was handed: the first -I or
- * --include-path whose directory has cuda.h, else the first one. */
+ * --include-path (the toolkit's are last) whose directory has cuda.h,
+ * else the first one. */
 static const char *headers_dir(const struct option_list *o, char *out, size_t cap)
 {
     const char *first = NULL;
@@ -538,6 +529,24 @@ static const char *headers_dir(const struct option_list *o, char *out, size_t ca
     return first;
 }
 
+/* NVRTC could not open an #include: says which headers cudyn gives and
+ * where it looked for the toolkit's.  True when it did. */
+static bool explain_missing_header(const char *log)
+{
+    static const char marker[] = "cannot open source file \"";
+    const char *name = strstr(log, marker);
+    if (!name)
+        return false;
+    name += sizeof marker - 1;
+    int len = (int)strcspn(name, "\"\n");
+    char where[900];
+    cudyn__toolkit_where(where, sizeof where);
+    cudyn__error_append("; <%.*s> is neither one of cudyn's C library headers (cudyn.h lists them) nor "
+                        "on the include path; %s",
+                        len, name, where);
+    return true;
+}
+
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -547,7 +556,7 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
     const char **names = NULL, **texts = NULL;
     int num_headers = 0;
     if (cudyn__headers_with_libc(INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
-                                 &names, &texts, &num_headers) != 0)
+                                 INPUT_LIST(in->options), in->num_options, &names, &texts, &num_headers) != 0)
         return cudyn__fail_oom(api);
     nvrtc_program p = NULL;
     nvrtc_result r = cudyn__nvrtc.nvrtcCreateProgram(&p, in->source, in->name, num_headers, texts, names);
@@ -570,10 +579,12 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
             first_error_line(prog->out.log ? prog->out.log : "", first, sizeof first);
             st = cudyn__fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
             cudyn__error_append(" (%s for %s: %s)", in->name, prog->target.name, first[0] ? first : "no log");
-            /* a skew of NVRTC, its builtins and the headers can be the cause */
-            char dir[4200], line[768];
-            cudyn__versions_line(line, sizeof line, NULL, prog->cc, headers_dir(o, dir, sizeof dir));
-            cudyn__error_append("; %s", line);
+            if (!explain_missing_header(prog->out.log ? prog->out.log : "")) {
+                /* a skew of NVRTC, its builtins and the headers can be the cause */
+                char dir[4200], line[768];
+                cudyn__versions_line(line, sizeof line, NULL, prog->cc, headers_dir(o, dir, sizeof dir));
+                cudyn__error_append("; %s", line);
+            }
         }
     }
     cudyn__nvrtc.nvrtcDestroyProgram(&p);
@@ -603,13 +614,17 @@ static int choose(const char *api, struct cudyn_program *prog, const char *overr
 
 /* What the compile reads besides its source (includes.c); a list that
  * cannot be made (out of memory) only means the result is not stored. */
-static void scan_includes(struct cudyn_program *prog, const struct option_list *o)
+static void scan_includes(struct cudyn_program *prog)
 {
     const struct cudyn__inputs *in = &prog->in;
     struct cudyn__include_env env = {
         in->name, INPUT_LIST(in->header_names), INPUT_LIST(in->header_sources), in->num_headers,
-        INPUT_LIST(in->options), in->num_options, o->toolkit[0] ? o->toolkit : NULL,
+        INPUT_LIST(in->options), in->num_options, NULL, prog->toolkit->n_include,
     };
+    const char *toolkit_dirs[CUDYN_TOOLKIT_MAX_INCLUDE];
+    for (int i = 0; i < prog->toolkit->n_include; i++)
+        toolkit_dirs[i] = prog->toolkit->include[i];
+    env.toolkit_dirs = toolkit_dirs;
     if (cudyn__deps_scan(in->source, &env, &prog->out.deps) != 0)
         snprintf(prog->out.deps.uncacheable, sizeof prog->out.deps.uncacheable, "out of memory");
 }
@@ -631,12 +646,30 @@ static void store(struct cudyn_program *prog)
         cudyn__cache_store(prog->key, &prog->out);
 }
 
-/* NVRTC, for the target chosen now (or `override`). */
-static int compile_fresh(const char *api, struct cudyn_program *prog, const char *override)
+static bool from_cache(struct cudyn_program *prog);
+
+/* Once NVRTC is loaded, the toolkit headers are those beside it where the
+ * search without NVRTC found others (loader/toolkit.c): the key follows
+ * them.  True when it changed. */
+static bool rekey_for_toolkit(struct cudyn_program *prog)
+{
+    const struct cudyn__toolkit *now = cudyn__toolkit();
+    if (cudyn__toolkit_same(now, prog->toolkit))
+        return false;
+    prog->toolkit = now;
+    compute_key(prog);
+    return true;
+}
+
+/* NVRTC, for the target chosen now (or `override`); a cache entry under
+ * the key of the toolkit beside NVRTC may still answer (may_read). */
+static int compile_fresh(const char *api, struct cudyn_program *prog, const char *override, bool may_read)
 {
     cudyn__cache_entry_free(&prog->out);
     prog->from_cache = false;
     int st = need_nvrtc(api, prog);
+    if (st == CUDYN_OK && rekey_for_toolkit(prog) && may_read && from_cache(prog))
+        return CUDYN_OK;
     bool callers = false;
     if (st == CUDYN_OK)
         st = choose(api, prog, override, &callers);
@@ -647,7 +680,7 @@ static int compile_fresh(const char *api, struct cudyn_program *prog, const char
         return cudyn__fail_oom(api);
     build_options(prog, !callers, override != NULL, o);
     if (!(prog->in.flags & CUDYN_COMPILE_NO_CACHE))
-        scan_includes(prog, o);
+        scan_includes(prog);
     cudyn__debug("compile %s for %s: NVRTC %d", prog->in.name, prog->target.name, cudyn__nvrtc_version_loaded());
     st = run_nvrtc(api, prog, o);
     free(o);
@@ -721,7 +754,7 @@ int cudyn__program_build(const char *api, struct cudyn_program *prog, const char
         return st;
     }
     /* a compile that landed between the miss and the join stored it */
-    int st = may_read && from_cache(prog) ? CUDYN_OK : compile_fresh(api, prog, override);
+    int st = may_read && from_cache(prog) ? CUDYN_OK : compile_fresh(api, prog, override, may_read);
     if (f)
         cudyn__flight_land(f, st, &prog->out);
     return st;
@@ -742,6 +775,7 @@ int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, co
     struct cudyn_program *again = *out;
     again->device = prog->device;
     again->cc = prog->cc;
+    again->toolkit = prog->toolkit;
     memcpy(again->key, prog->key, sizeof again->key);
     memcpy(again->archs, prog->archs, sizeof again->archs);
     again->n_archs = prog->n_archs;
@@ -760,7 +794,7 @@ static int compile(const char *api, cudyn_program **out, const struct cudyn_comp
 {
     struct cudyn_program *prog = NULL;
     int cc = 0;
-    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : device_cc(api, a->device, &cc);
+    int st = a->device == CUDYN_DEVICE_NONE ? CUDYN_OK : cudyn__device_cc(api, a->device, &cc);
     if (st == CUDYN_OK)
         st = cudyn__program_new(api, a, cc, &prog);
     if (st != CUDYN_OK)

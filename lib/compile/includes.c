@@ -300,22 +300,12 @@ static int read_file(const char *path, struct cudyn__dep *d, char **text, size_t
             close(fd);
         return 1;
     }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = malloc(size + 1);
-    while (buf && got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    size_t size = (size_t)st.st_size;
+    char *buf = cudyn__read_whole(fd, size, 1); /* NUL-terminated */
+    int e = errno;
     close(fd);
     if (!buf)
-        return -1;
-    if (got != size) {
-        free(buf);
-        return 1;
-    }
-    buf[size] = '\0';
+        return e == ENOMEM ? -1 : 1;
     set_identity(d, &st);
     d->present = true;
     struct cudyn__sha256 h;
@@ -386,6 +376,7 @@ struct scan {
     int n_dirs;
     bool source_dir; /* "..." searches the includer's directory */
     bool *header_queued;
+    bool libc_queued[CUDYN_LIBC_HEADERS_MAX];
     struct pending *queue;
     size_t queued, cap, next;
     const char *current_dir;
@@ -497,6 +488,14 @@ static bool try_in(struct scan *S, const char *dir, const char *name)
     return stop;
 }
 
+static const struct cudyn__libc_header *libc_header(const char *name)
+{
+    for (const struct cudyn__libc_header *h = cudyn__libc_headers; h->name; h++)
+        if (strcmp(h->name, name) == 0)
+            return h;
+    return NULL;
+}
+
 /* Resolves one include the way NVRTC does (includes.h), recording what
  * it finds and what it finds missing. */
 static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
@@ -518,8 +517,20 @@ static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
             }
             return S->oom;
         }
-    if (cudyn__libc_header(name))
-        return S->oom; /* cudyn's own, in memory: part of the key, includes nothing */
+    const struct cudyn__libc_header *libc = libc_header(name);
+    if (libc) {
+        /* a file of that name on the caller's include path wins over
+         * cudyn's own (libc_headers.h), which is part of the key */
+        for (int i = 0; i < S->n_dirs && !S->dir_is_toolkit[i]; i++)
+            if (try_in(S, S->dirs[i], name))
+                return S->oom || S->out->uncacheable[0];
+        size_t k = (size_t)(libc - cudyn__libc_headers);
+        if (!S->libc_queued[k]) { /* read for what it includes in turn */
+            S->libc_queued[k] = true;
+            enqueue(S, libc->text, strlen(libc->text), NULL, strdup(""));
+        }
+        return S->oom;
+    }
     if (name[0] == '/') {
         try_candidate(S, name);
     } else if (!(quoted && S->source_dir && try_in(S, S->current_dir, name))) {
@@ -536,16 +547,22 @@ static bool same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* Whether st is one of cudyn's toolkit include directories. */
+static bool is_toolkit_dir(const struct cudyn__include_env *env, const struct stat *st)
+{
+    for (int i = 0; i < env->num_toolkit_dirs; i++) {
+        struct stat t;
+        if (stat(env->toolkit_dirs[i], &t) == 0 && same_file(st, &t))
+            return true;
+    }
+    return false;
+}
+
 /* The include path and switches of the options. */
 static int read_options(struct scan *S)
 {
     const struct cudyn__include_env *env = S->env;
-    struct stat toolkit, cccl, st;
-    bool have_toolkit = env->toolkit_dir && stat(env->toolkit_dir, &toolkit) == 0;
-    char cccl_dir[4210] = "";
-    if (have_toolkit)
-        snprintf(cccl_dir, sizeof cccl_dir, "%s/cccl", env->toolkit_dir);
-    bool have_cccl = have_toolkit && stat(cccl_dir, &cccl) == 0;
+    struct stat st;
     S->dirs = calloc((size_t)env->num_options + 1, sizeof *S->dirs);
     S->dir_is_toolkit = calloc((size_t)env->num_options + 1, sizeof *S->dir_is_toolkit);
     S->header_queued = calloc((size_t)env->num_headers + 1, sizeof *S->header_queued);
@@ -556,9 +573,7 @@ static int read_options(struct scan *S)
         if (cudyn__option_read(env->options, env->num_options, i, &o) != 0)
             break; /* validated by the caller */
         if (o.kind == OPTION_INCLUDE_PATH) {
-            bool found = stat(o.value, &st) == 0;
-            S->dir_is_toolkit[S->n_dirs] = found && ((have_toolkit && same_file(&st, &toolkit)) ||
-                                                     (have_cccl && same_file(&st, &cccl)));
+            S->dir_is_toolkit[S->n_dirs] = stat(o.value, &st) == 0 && is_toolkit_dir(env, &st);
             S->dirs[S->n_dirs++] = o.value;
         } else if (o.kind == OPTION_NO_SOURCE_INCLUDE) {
             S->source_dir = false;

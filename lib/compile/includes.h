@@ -5,14 +5,17 @@
  * The source and the in-memory headers are read for #include lines, all of
  * them whatever #if surrounds them (over-approximating is safe), and each
  * is resolved as NVRTC resolves it:
- *  1. an in-memory header of exactly that name: the caller's, else one of
- *     the C library headers cudyn supplies (libc_headers.h);
+ *  1. an in-memory header of exactly that name: the caller's, else, for a
+ *     C library header cudyn supplies (libc_headers.h), a file of that name
+ *     in the caller's -I directories (recorded, present or not), else
+ *     cudyn's own text (read in turn for what it includes);
  *  2. for "..." includes, the including file's directory (for the source,
  *     the directory of the program's name: the working directory for
  *     "kernel.cu"), unless --no-source-include;
  *  3. the -I / --include-path directories, in order;
- *  4. cudyn's own toolkit include directories (include and include/cccl),
- *     which are part of the compiler and not tracked.
+ *  4. the toolkit's include directories cudyn found (loader/toolkit.c),
+ *     which are not tracked file by file: the cache key holds them and
+ *     their identities (compile.c).
  * Each file found is recorded (path, identity, SHA-256 of its contents) and
  * read for its own includes; each earlier candidate that did not exist is
  * recorded too, because a file appearing there would be used instead.
@@ -51,7 +54,8 @@ struct cudyn__include_env {
     int num_headers;
     const char *const *options; /* -I, -include and --no-source-include come from these */
     int num_options;
-    const char *toolkit_dir; /* cudyn's own include directory, or NULL */
+    const char *const *toolkit_dirs; /* cudyn's toolkit include directories (their cccl too) */
+    int num_toolkit_dirs;
 };
 
 /*

@@ -34,6 +34,7 @@ struct cudyn_program {
     struct cudyn__inputs in;
     int device; /* ordinal, or CUDYN_DEVICE_NONE */
     int cc;     /* the device's compute capability (90), 0 without a device */
+    const struct cudyn__toolkit *toolkit; /* the toolkit headers the key holds (loader/toolkit.c) */
     unsigned char key[CUDYN_SHA256_BYTES];
     /* NVRTC's architectures, known once NVRTC is loaded */
     int archs[CUDYN_MAX_ARCHS];
@@ -65,6 +66,9 @@ int cudyn__program_build(const char *api, struct cudyn_program *prog, const char
  * NVRTC chooses now), replacing the cache entry.  NVRTC must be loaded. */
 int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, const char *override,
                            struct cudyn_program **out);
+/* A device's compute capability as major*10+minor (compile.c; the linker
+ * asks it too). */
+int cudyn__device_cc(const char *api, int device, int *cc);
 /* The calling thread's device (its context's, made current if need be)
  * and its compute capability: three driver calls. */
 int cudyn__current_device_cc(const char *api, int *device, int *cc);

@@ -26,6 +26,9 @@
     "need none)\",\"priority\":\"recommended\",\"soname\":[" CUDYN_NVRTC_SONAMES(JSON_FIRST, JSON_NEXT) "]},"  \
     "{\"feature\":\"nvrtc-builtins\",\"description\":\"NVRTC's builtins, preloaded from NVRTC's directory\"," \
     "\"priority\":\"suggested\",\"soname\":[" CUDYN_NVRTC_BUILTINS_SONAMES(JSON_FIRST, JSON_NEXT) "]},"  \
+    "{\"feature\":\"nvjitlink\",\"description\":\"linking relocatable device code and libraries "       \
+    "(cudyn_link_*; the driver's linker serves without it)\",\"priority\":\"suggested\",\"soname\":["          \
+    CUDYN_NVJITLINK_SONAMES(JSON_FIRST, JSON_NEXT) "]},"                                                     \
     "{\"feature\":\"nvml\",\"description\":\"listing GPUs without cuInit (cudyn_nvml_device_info)\","         \
     "\"priority\":\"suggested\",\"soname\":[\"" CUDYN_NVML_SONAME "\"]},"                                    \
     "{\"feature\":\"nccl\",\"description\":\"collectives across GPUs and nodes (cudyn_nccl_*)\","              \

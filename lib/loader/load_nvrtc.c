@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +23,6 @@
 #define SONAME_ENTRY(soname) soname,
 static const char *const nvrtc_sonames[] = {CUDYN_NVRTC_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
 #undef SONAME_ENTRY
-
-/* Environment variables naming a toolkit root, and how each is reported. */
-static const struct {
-    const char *variable;
-    enum cudyn__found_by how;
-} nvrtc_env_roots[] = {{"CUDA_PATH", FOUND_BY_CUDA_PATH}, {"CUDA_HOME", FOUND_BY_CUDA_HOME}};
 
 static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
 
@@ -93,51 +86,23 @@ static bool try_nvrtc_dir(const char *dir, enum cudyn__found_by how)
     return false;
 }
 
-static int compare_versions_descending(const void *a, const void *b)
+/* A toolkit directory of toolkit.c's list: lib64 (and lib, for the
+ * variables' toolkits) tried for NVRTC. */
+static bool try_toolkit_root(const char *root, enum cudyn__found_by how, void *ctx)
 {
-    return strverscmp(*(char *const *)b, *(char *const *)a);
-}
-
-/* /usr/local/cuda-X.Y/lib64, newest version first. */
-static bool try_versioned_toolkits(void)
-{
-    DIR *d = opendir("/usr/local");
-    if (!d)
-        return false;
-    char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < N_ELEMS(names))
-        if (strncmp(e->d_name, "cuda-", 5) == 0 && (names[n] = strdup(e->d_name)))
-            n++;
-    closedir(d);
-    qsort(names, n, sizeof names[0], compare_versions_descending);
-    bool found = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!found) {
-            char dir[LOADER_PATH_BYTES];
-            snprintf(dir, sizeof dir, "/usr/local/%s/lib64", names[i]);
-            found = try_nvrtc_dir(dir, FOUND_BY_TOOLKIT_DIR);
-        }
-        free(names[i]);
+    (void)ctx;
+    for (size_t j = 0; j < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(toolkit_lib_subdirs)); j++) {
+        char dir[LOADER_PATH_BYTES + 8];
+        snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
+        if (try_nvrtc_dir(dir, how))
+            return true;
     }
-    return found;
+    return false;
 }
 
 static bool try_toolkit_roots(void)
 {
-    for (size_t i = 0; i < N_ELEMS(nvrtc_env_roots); i++) {
-        const char *root = cudyn__getenv(nvrtc_env_roots[i].variable);
-        if (!root || !root[0])
-            continue;
-        for (size_t j = 0; j < N_ELEMS(toolkit_lib_subdirs); j++) {
-            char dir[LOADER_PATH_BYTES];
-            snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
-            if (try_nvrtc_dir(dir, nvrtc_env_roots[i].how))
-                return true;
-        }
-    }
-    return try_nvrtc_dir("/usr/local/cuda/lib64", FOUND_BY_TOOLKIT_DIR) || try_versioned_toolkits();
+    return cudyn__toolkit_env_roots(try_toolkit_root, NULL) || cudyn__toolkit_fixed_roots(try_toolkit_root, NULL);
 }
 
 static int find_nvrtc(void)

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "nccl_abi.h"
+#include "nvjitlink_abi.h"
 
 /* ---- what the wings above call ---- */
 /* Fast check used by every public call; after init it is one load. */
@@ -55,6 +56,25 @@ struct cudyn__nccl_table {
 };
 extern struct cudyn__nccl_table cudyn__nccl;
 #define NCCL_HAS(name) (cudyn__nccl.name != NULL)
+
+
+/* nvjitlink.c: finds, loads and binds nvJitLink once (pthread_once), on
+ * the first link that needs it; CUDYN_OK, or the load's failure replayed
+ * to the caller (CUDYN_ERROR_NOT_SUPPORTED when there is none: the
+ * driver's linker serves instead).  cudyn__nvjitlink holds its functions,
+ * an OPTIONAL row NULL where the library lacks it (NVJITLINK_HAS). */
+int cudyn__need_nvjitlink(void);
+enum { PLAIN, VERSIONED }; /* how nvjitlink_symbols.h's rows are exported */
+#define NVJITLINK_SYMBOL(name, since, need, how, params) typedef nvjitlink_result(*cudyn__pfn_##name) params;
+#include "nvjitlink_symbols.h"
+#undef NVJITLINK_SYMBOL
+struct cudyn__nvjitlink_table {
+#define NVJITLINK_SYMBOL(name, since, need, how, params) cudyn__pfn_##name name;
+#include "nvjitlink_symbols.h"
+#undef NVJITLINK_SYMBOL
+};
+extern struct cudyn__nvjitlink_table cudyn__nvjitlink;
+#define NVJITLINK_HAS(name) (cudyn__nvjitlink.name != NULL)
 
 
 /* ---- what the loaders found ---- */
@@ -110,6 +130,10 @@ struct cudyn__nvrtc_state {
     char builtins_path[LOADER_PATH_BYTES];
     char rejected[LOADER_PATH_BYTES + 128]; /* why the last libnvrtc found was not used, "" if none */
 };
+
+/* nvjitlink.c: what its search found (it runs the search if it has not
+ * run), for cudyn_toolkit_info. */
+const struct cudyn__library *cudyn__nvjitlink_library(void);
 
 extern struct cudyn__driver_state cudyn__driver;
 extern struct cudyn__nvrtc_state cudyn__nvrtc_state;
@@ -180,6 +204,54 @@ enum cudyn__compat_verdict {
 /* The decision as a pure function of the facts; why_not gets the reason
  * for COMPAT_CANNOT_WORK. */
 enum cudyn__compat_verdict cudyn__compat_decide(const struct cudyn__compat_facts *f, char *why_not, size_t cap);
+
+/* python_sites.c: the site-packages directories pip's wheels may lie in,
+ * in three steps (see there); each calls fn(site, how, ctx) in turn until
+ * it returns true, and says so; `looking_for` ends the trace line of a
+ * prefix that had none ("no nvidia/nccl/lib/... in its python3*
+ * site-packages"). */
+typedef bool (*cudyn__place_fn)(const char *place, enum cudyn__found_by how, void *ctx);
+bool cudyn__sites_of_loaded(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace);
+/* The entries of dir whose names start with prefix, newest version first
+ * (strverscmp), at most max, each malloc'd (free them); how many. */
+size_t cudyn__names_newest_first(const char *dir, const char *prefix, char **names, size_t max);
+bool cudyn__sites_of_environments(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace, const char *looking_for);
+bool cudyn__sites_of_user_and_system(cudyn__place_fn fn, void *ctx, struct cudyn__text *trace,
+                                     const char *looking_for);
+
+/* toolkit_roots.c: the toolkit directories the searches try, fn(root, how, ctx)
+ * until it returns true: $CUDA_PATH and $CUDA_HOME; /usr/local/cuda and
+ * /usr/local/cuda-X.Y, newest first. */
+bool cudyn__toolkit_env_roots(cudyn__place_fn fn, void *ctx);
+bool cudyn__toolkit_fixed_roots(cudyn__place_fn fn, void *ctx);
+
+/* toolkit.c: the toolkit's headers and libcudadevrt.a, as found (see
+ * there).  Written once in its pthread_once, read-only after. */
+#define CUDYN_TOOLKIT_MAX_INCLUDE 32
+struct cudyn__dir_identity {
+    uint64_t dev, ino;
+    int64_t mtime_ns, ctime_ns;
+};
+struct cudyn__toolkit {
+    bool with_nvrtc; /* the search included the place NVRTC came from */
+    int n_include;   /* 0: no headers */
+    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order */
+    struct cudyn__dir_identity identity[CUDYN_TOOLKIT_MAX_INCLUDE]; /* of each, when searched */
+    char include_path[LOADER_PATH_BYTES * 2]; /* the same joined with ':', for reports */
+    enum cudyn__found_by headers_found_by;
+    char headers_where[LOADER_PATH_BYTES];
+    char cudadevrt[LOADER_PATH_BYTES]; /* libcudadevrt.a, "" if none */
+    enum cudyn__found_by cudadevrt_found_by;
+    char looked[2048]; /* the places looked at for headers, in one line */
+    char trace[8192];  /* each place looked at and what it has, one a line */
+};
+/* The search as it stands for this process: without NVRTC's place until
+ * NVRTC is loaded, with it after. */
+const struct cudyn__toolkit *cudyn__toolkit(void);
+/* Whether two answers give NVRTC the same directories, unchanged. */
+bool cudyn__toolkit_same(const struct cudyn__toolkit *a, const struct cudyn__toolkit *b);
+/* One line saying where cudyn looked and what it found, for a message. */
+void cudyn__toolkit_where(char *buf, size_t cap);
 
 /* versions.c: the line naming every version involved (see there). ptx:
  * the image's text if it is PTX, else NULL; cc: major*10+minor, 0 if

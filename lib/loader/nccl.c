@@ -10,34 +10,24 @@
  * site-packages/nvidia/nccl/lib in the site-packages of the libraries
  * already loaded, then in the Python environments named by VIRTUAL_ENV,
  * CONDA_PREFIX and the program's own prefix, the soname, and last the
- * user's and the system's site-packages.  No Python runs: site-packages
- * directories are found from paths alone.  A candidate too old, or
+ * user's and the system's site-packages (python_sites.c finds them from
+ * paths alone: no Python runs).  A candidate too old, or
  * without ncclGetVersion, is closed again (it holds no pointer of ours)
  * and named in the final message.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#if defined(__has_include)
-#if __has_include(<sys/auxv.h>)
-#include <sys/auxv.h>
-#endif
-#endif
 
 #include "hints.h"
 #include "loader/loader.h"
 #include "loader/sonames.h"
 
 #define WHEEL_LIB_DIR "nvidia/nccl/lib"
-#define MAX_SITES 16
-#define MAX_PYTHONS 32
 
 struct cudyn__nccl_table cudyn__nccl;
 
@@ -137,150 +127,30 @@ static bool try_site(const char *site, enum cudyn__found_by how)
     return try_dir(dir, how);
 }
 
-/* ---- the site-packages of the libraries already loaded ---- */
+/* ---- the pip wheel, in the site-packages python_sites.c finds ---- */
 
-struct sites {
-    char dirs[MAX_SITES][LOADER_PATH_BYTES];
-    int n;
-};
-
-/* The ".../site-packages" (or dist-packages) a loaded file lies under. */
-static int collect_site(struct dl_phdr_info *info, size_t size, void *data)
+static bool try_site_cb(const char *site, enum cudyn__found_by how, void *ctx)
 {
-    (void)size;
-    struct sites *s = data;
-    const char *name = info->dlpi_name;
-    const char *at = name ? strstr(name, "/site-packages/") : NULL;
-    if (!at && name)
-        at = strstr(name, "/dist-packages/");
-    if (!at || s->n == MAX_SITES)
-        return 0;
-    int len = (int)(at - name) + (int)strlen("/site-packages"); /* both names are 14 characters */
-    for (int i = 0; i < s->n; i++)
-        if ((int)strlen(s->dirs[i]) == len && strncmp(s->dirs[i], name, (size_t)len) == 0)
-            return 0;
-    snprintf(s->dirs[s->n++], LOADER_PATH_BYTES, "%.*s", len, name);
-    return 0;
+    (void)ctx;
+    return try_site(site, how);
 }
+
+#define NO_WHEEL_HERE "no " WHEEL_LIB_DIR "/" CUDYN_NCCL_SONAME " in its python3* site-packages"
 
 static bool try_loaded_wheels(void)
 {
-    static struct sites sites; /* under the pthread_once: one caller */
-    sites.n = 0;
-    dl_iterate_phdr(collect_site, &sites);
-    if (sites.n == 0)
-        TRACE("no loaded library lies in a site-packages directory (not a Python process)");
-    for (int i = 0; i < sites.n; i++)
-        if (try_site(sites.dirs[i], FOUND_BY_LOADED_WHEEL))
-            return true;
-    return false;
-}
-
-/* ---- Python environments, by their prefix ---- */
-
-static int compare_versions_descending(const void *a, const void *b)
-{
-    return strverscmp(*(char *const *)b, *(char *const *)a);
-}
-
-/* PREFIX/lib/python3* and PREFIX/lib64/python3*, newest first, each with
- * its site-packages and dist-packages (Debian's python3/dist-packages
- * too). */
-static bool try_prefix(const char *prefix, enum cudyn__found_by how)
-{
-    static const char *const libdirs[] = {"lib", "lib64"};
-    static const char *const sites[] = {"site-packages", "dist-packages"};
-    bool found = false;
-    bool looked = false;
-    for (size_t l = 0; l < N_ELEMS(libdirs) && !found; l++) {
-        char dir[LOADER_PATH_BYTES];
-        snprintf(dir, sizeof dir, "%s/%s", prefix, libdirs[l]);
-        DIR *d = opendir(dir);
-        if (!d)
-            continue;
-        char *names[MAX_PYTHONS];
-        size_t n = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) && n < N_ELEMS(names))
-            if (strncmp(e->d_name, "python3", 7) == 0 && (names[n] = strdup(e->d_name)))
-                n++;
-        closedir(d);
-        looked |= n > 0;
-        qsort(names, n, sizeof names[0], compare_versions_descending);
-        for (size_t i = 0; i < n; i++) {
-            for (size_t s = 0; s < N_ELEMS(sites) && !found; s++) {
-                char site[LOADER_PATH_BYTES * 2];
-                snprintf(site, sizeof site, "%s/%s/%s", dir, names[i], sites[s]);
-                found = try_site(site, how);
-            }
-            free(names[i]);
-        }
-    }
-    if (!found)
-        TRACE("%s [%s]: %s", prefix, cudyn__found_by_name(how),
-              looked ? "no " WHEEL_LIB_DIR "/" CUDYN_NCCL_SONAME " in its python3* site-packages" : "no lib/python3*");
-    return found;
-}
-
-/* Whether this process runs with more privilege than its invoker
- * (setuid, setgid, file capabilities): the kernel's AT_SECURE, which
- * secure_getenv also obeys. */
-static bool secure_execution(void)
-{
-#ifdef AT_SECURE
-    if (getauxval(AT_SECURE))
-        return true;
-#endif
-    return getuid() != geteuid() || getgid() != getegid();
-}
-
-/* The directory above the one holding this program (/usr for
- * /usr/bin/python3); none under secure execution, where the invoker may
- * have linked the program into a directory of theirs and laid a
- * libnccl.so.2 beside it, as the variables are ignored there too. */
-static bool program_prefix(char *out, size_t cap)
-{
-    if (secure_execution()) {
-        TRACE("the program's prefix [%s]: not searched under secure execution (setuid, setgid, capabilities)",
-              cudyn__found_by_name(FOUND_BY_PYTHON_ENV));
-        return false;
-    }
-    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
-    if (n <= 0)
-        return false;
-    out[n] = '\0';
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(out, '/');
-        if (!slash || slash == out)
-            return false;
-        *slash = '\0';
-    }
-    return true;
+    return cudyn__sites_of_loaded(try_site_cb, NULL, &LIB->trace);
 }
 
 static bool try_python_environments(void)
 {
-    static const char *const variables[] = {"VIRTUAL_ENV", "CONDA_PREFIX"};
-    for (size_t i = 0; i < N_ELEMS(variables); i++) {
-        const char *prefix = cudyn__getenv(variables[i]);
-        if (prefix && prefix[0] && try_prefix(prefix, FOUND_BY_PYTHON_ENV))
-            return true;
-    }
-    char prefix[LOADER_PATH_BYTES];
-    return program_prefix(prefix, sizeof prefix) && try_prefix(prefix, FOUND_BY_PYTHON_ENV);
+    return cudyn__sites_of_environments(try_site_cb, NULL, &LIB->trace, NO_WHEEL_HERE);
 }
 
 /* pip install --user, and pip run as root or the distribution's Python. */
 static bool try_python_sites(void)
 {
-    const char *home = cudyn__getenv("HOME");
-    if (home && home[0]) {
-        char prefix[LOADER_PATH_BYTES];
-        snprintf(prefix, sizeof prefix, "%s/.local", home);
-        if (try_prefix(prefix, FOUND_BY_PYTHON_SITE))
-            return true;
-    }
-    return try_prefix("/usr/local", FOUND_BY_PYTHON_SITE) || try_prefix("/usr", FOUND_BY_PYTHON_SITE);
+    return cudyn__sites_of_user_and_system(try_site_cb, NULL, &LIB->trace, NO_WHEEL_HERE);
 }
 
 /* ---- the search ---- */

@@ -1,6 +1,6 @@
 /*
  * loader/sonames.h - the libraries the loaders dlopen by soname, as data:
- * the search (load_driver.c, load_nvrtc.c) and the .note.dlopen metadata
+ * the search (load_driver.c, load_nvrtc.c, nvjitlink.c ...) and the .note.dlopen metadata
  * that tells packagers about them (dlopen_note.c) expand the same lists.
  * A list is LIST(FIRST, NEXT): FIRST names the first entry, NEXT each
  * other one, so a JSON array can be written without a trailing comma.
@@ -18,6 +18,9 @@
 #define CUDYN_NVRTC_SONAMES(FIRST, NEXT)                                                                       \
     FIRST("libnvrtc.so.13") NEXT("libnvrtc.so.12") NEXT("libnvrtc.so.11.2") NEXT("libnvrtc.so.11.1")        \
         NEXT("libnvrtc.so.11.0") NEXT("libnvrtc.so.10.2")
+
+/* nvJitLink, newest first, for cudyn_link_* (the driver's linker when none). */
+#define CUDYN_NVJITLINK_SONAMES(FIRST, NEXT) FIRST("libnvJitLink.so.13") NEXT("libnvJitLink.so.12")
 
 /* The builtins NVRTC dlopens itself (the loader preloads the one of the
  * NVRTC it found, from the same directory): one per NVRTC release of the

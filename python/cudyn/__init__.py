@@ -66,6 +66,7 @@ _C_NAMES = (
     "memcpy_dtoh", "memcpy_dtod", "memset_d8", "memset_d16", "memset_d32", "pointer_info", "DeviceMemory",
     "PinnedMemory", "DeviceArray", "from_dlpack", "asarray", "In", "Out", "InOut", "Module", "Function",
     "PreparedFunction", "Stream", "Event", "Graph", "GraphExec", "Elementwise", "Reduction", "Array", "Texture",
+    "Linker", "toolkit_info",
 )
 
 

@@ -35,7 +35,7 @@ __all__ = [
     "memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memset_d8", "memset_d16", "memset_d32", "pointer_info",
     "DeviceMemory", "PinnedMemory", "DeviceArray", "from_dlpack", "asarray", "In", "Out", "InOut", "Module",
     "Function", "PreparedFunction", "Stream", "Event", "Graph", "GraphExec", "Elementwise", "Reduction", "Array",
-    "Texture",
+    "Texture", "Linker", "toolkit_info",
     "Device", "CapturedGraph", "current_device", "SourceModule", "module_from_file", "module_from_buffer", "info",
     "pagelocked_empty", "pagelocked_zeros", "managed_empty", "ElementwiseKernel", "ReductionKernel", "gpuarray",
     "mem_alloc", "mem_alloc_like", "mem_get_info", "to_device", "from_device", "from_device_like",

@@ -1,9 +1,12 @@
-"""python3 -m cudyn [--json]: what cudainfo shows, from this module.
+"""python3 -m cudyn [--json] [--explain]: what cudainfo shows, from this module.
 
 The driver and NVRTC this interpreter's cudyn loads, how it found them,
-and one line per GPU, as ``cudainfo`` prints them; ``--json`` writes
-``cudyn.info()`` as one document (schema cudyn-info/1, in cudyn's
-share/cudyn/schema).  A Python user checks an environment without looking
+and one line per GPU, as ``cudainfo`` prints them; ``--explain`` adds, as
+``cudainfo --explain`` does, the loader's searches and what cudyn takes of
+the CUDA toolkit at run time (headers, libcudadevrt.a, nvJitLink:
+``cudyn.toolkit_info()``); ``--json`` writes ``cudyn.info()`` as one
+document (schema cudyn-info/1, in cudyn's share/cudyn/schema), with the
+toolkit too.  A Python user checks an environment without looking
 for the C tool, and sees which cudyn module answered.  The exit code is
 cudainfo's: 0 GPUs listed, 3 no driver library, 4 the driver failed to
 start, 5 no device, 7 a device could not be described.
@@ -88,6 +91,41 @@ def print_text(facts, module):
               f"{row.get('uuid_string') or '-'}")
 
 
+def print_explain(facts):
+    """The searches and the toolkit, as cudainfo --explain prints them."""
+    loader = facts.get("loader") or {}
+    print(f"\nLoader search (libcuda):\n{loader.get('driver_trace') or ''}", end="")
+    print(f"\nLoader search (libnvrtc):\n{loader.get('nvrtc_trace') or ''}", end="")
+    t = facts.get("toolkit") or {}
+    if "include_path" not in t:
+        print(f"\nToolkit at run time: not known ({t.get('error')})")
+        return
+    print("\nToolkit at run time (headers for NVRTC, libcudadevrt.a, nvJitLink):")
+    if t["include_path"]:
+        print(f"  headers: {t['include_path']} [{t['headers_found_by']}]")
+    else:
+        print("  headers: none found: kernels can include cudyn's C library headers only")
+    if t["cudadevrt"]:
+        print(f"  libcudadevrt.a: {t['cudadevrt']} [{t['cudadevrt_found_by']}]")
+    else:
+        print("  libcudadevrt.a: none found: dynamic parallelism cannot be linked")
+    if t["nvjitlink_status"] == "CUDYN_OK":
+        print(f"  nvJitLink: {version_text(t['nvjitlink_version'])}, {t['nvjitlink_path']} [{t['nvjitlink_found_by']}]")
+    else:
+        print(f"  nvJitLink: none ({t['nvjitlink_status']}): cudyn links with the driver's linker")
+    print(f"Toolkit search:\n{t['trace'] or ''}", end="")
+    print(f"Loader search (libnvJitLink):\n{t['nvjitlink_trace'] or ''}", end="")
+
+
+def toolkit_facts():
+    """cudyn.toolkit_info(), or why it could not be read."""
+    try:
+        return _cudyn.toolkit_info()
+    except _cudyn.Error as e:
+        return {"status": getattr(e, "status_name", type(e).__name__), "error": str(e),
+                "hint": getattr(e, "hint", None) or None}
+
+
 def json_value(value):
     """What json cannot write itself: bytes (a UUID) as hexadecimal."""
     if isinstance(value, (bytes, bytearray)):
@@ -99,9 +137,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description="The GPUs, driver and NVRTC this Python's cudyn finds, "
                                 "as cudainfo shows them.")
     p.add_argument("--json", action="store_true", help=f"one JSON document (schema {SCHEMA})")
+    p.add_argument("--explain", action="store_true",
+                   help="the loader's searches, and the toolkit's headers, libcudadevrt.a and nvJitLink")
     p.add_argument("--version", action="version", version=f"{PROG} {_cudyn.version()}")
     args = p.parse_args(argv)
     facts = info()
+    if args.json or args.explain:
+        facts["toolkit"] = toolkit_facts()
     module = module_facts()
     code, message, hint = outcome(facts)
     if args.json:
@@ -112,6 +154,8 @@ def main(argv=None):
         print()
     else:
         print_text(facts, module)
+        if args.explain:
+            print_explain(facts)
     if message:
         print(f"{PROG}: {message}", file=sys.stderr)
     if hint:

@@ -20,7 +20,11 @@ def version_text(v: Any) -> str:
     """A CUDA version number as text (12080 -> "12.8"; "?" when unknown)."""
 def print_text(facts: dict[str, Any], module: dict[str, Any]) -> None:
     """Prints the facts as cudainfo does."""
+def print_explain(facts: dict[str, Any]) -> None:
+    """The searches and the toolkit, as cudainfo --explain prints them."""
+def toolkit_facts() -> dict[str, Any]:
+    """cudyn.toolkit_info(), or why it could not be read."""
 def json_value(value: Any) -> Any:
     """What json cannot write itself: bytes (a UUID) as hexadecimal."""
 def main(argv: Sequence[str] | None = None) -> int:
-    """python3 -m cudyn [--json]: prints what cudainfo prints; returns cudainfo's exit code."""
+    """python3 -m cudyn [--json] [--explain]: prints what cudainfo prints; returns cudainfo's exit code."""

@@ -7,6 +7,8 @@
 # names, positional-only and keyword-only, defaults).  The constructors'
 # signatures (tp_doc) are compared with __init__/__new__ here by
 # python/tests/test_signatures.py, which stubtest of this mypy does not do.
+import os
+from collections.abc import Sequence
 from typing import Any, Callable, Protocol, final, SupportsIndex, SupportsInt, Union
 
 import numpy as np
@@ -122,6 +124,7 @@ ERROR_WRONG_CONTEXT: int
 ERROR_NCCL_NOT_FOUND: int
 ERROR_NCCL: int
 ERROR_NCCL_REMOTE: int
+ERROR_LINK: int
 # flags and modes
 STREAM_NON_BLOCKING: int
 EVENT_BLOCKING_SYNC: int
@@ -488,6 +491,37 @@ class Module:
     def device(self) -> int:
         """the device it is loaded on"""
 
+# --- link.c -----------------------------------------------------------------
+LINK_AUTO: int
+LINK_CUBIN: int
+LINK_PTX: int
+LINK_LTOIR: int
+LINK_FATBIN: int
+LINK_OBJECT: int
+LINK_LIBRARY: int
+
+@final
+class Linker:
+    """A device linker (cudyn_link_create): nvJitLink, else the driver's."""
+    def __new__(cls, options: Sequence[str] | None = None, *, device: int | None = None, devrt: bool = False,
+                driver: bool = False, need_nvjitlink: bool = False) -> Linker: ...
+    def add_data(self, data: bytes | bytearray | memoryview, kind: int = 0, name: str | None = None) -> None:
+        """Adds an input (a bytes-like object)."""
+    def add_file(self, path: str | os.PathLike[str], kind: int = 0) -> None:
+        """Adds a file's contents."""
+    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu") -> None:
+        """Compiles CUDA C++ as relocatable device code and adds it."""
+    def complete(self) -> bytes:
+        """Links: the CUBIN (PTX with -ptx) as bytes."""
+    def close(self) -> None:
+        """Frees the linker now."""
+    @property
+    def log(self) -> str:
+        """the linker's log so far, errors first"""
+    @property
+    def backend(self) -> str:
+        """which linker: 'nvJitLink 13.0' or 'driver (CUDA 13.0)'"""
+
 # --- expressions.c ----------------------------------------------------------
 class Elementwise:
     """Elementwise(params, body, name='kernel', preamble=None): cudyn_elementwise_create."""
@@ -525,6 +559,8 @@ def status_string(status: int, /) -> str:
     """status_string(n): one sentence."""
 def loader_info(load: int = 3) -> dict[str, Any]:
     """loader_info(load=3): what the loader found, as a dict."""
+def toolkit_info() -> dict[str, Any]:
+    """The toolkit's headers, libcudadevrt.a and nvJitLink cudyn found, as a dict."""
 def last_error() -> dict[str, Any] | None:
     """The calling thread's last cudyn_error as a dict, or None."""
 def device_count() -> int:

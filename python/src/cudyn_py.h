@@ -13,7 +13,7 @@
  * tests/check-layers.sh checks the order from the objects' symbols):
  *   errors < util < format < memory < streams < textures < export < array
  *   < interop < nccl_functions < nccl < host_args < pack < launch < prepared
- *   < function < module < expressions < functions < init
+ *   < function < module < link < expressions < functions < init
  * The sections below follow it. */
 #ifndef CUDYN_PY_H
 #define CUDYN_PY_H
@@ -523,6 +523,14 @@ typedef struct {
 } ModuleObject;
 extern PyTypeObject *Module_Type;
 extern const PyType_Spec Module_Spec;
+
+/* ---- link.c */
+extern PyTypeObject *Linker_Type;
+extern const PyType_Spec Linker_Spec;
+/* toolkit_info(): cudyn_toolkit_info as a dict */
+PyObject *cpy_toolkit_info(PyObject *m, PyObject *unused);
+/* the LINK_* constants */
+int cpy_link_init(PyObject *module);
 
 /* ---- expressions.c */
 extern PyTypeObject *Elementwise_Type, *Reduction_Type;

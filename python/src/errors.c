@@ -51,7 +51,7 @@ static PyObject *class_for(int status)
 static const char *const origin_names[] = {
     [CUDYN_ORIGIN_NONE] = "none",     [CUDYN_ORIGIN_LIBRARY] = "library", [CUDYN_ORIGIN_LOADER] = "loader",
     [CUDYN_ORIGIN_DRIVER] = "driver", [CUDYN_ORIGIN_NVRTC] = "nvrtc",     [CUDYN_ORIGIN_SYSTEM] = "system",
-    [CUDYN_ORIGIN_NVML] = "nvml",     [CUDYN_ORIGIN_NCCL] = "nccl",
+    [CUDYN_ORIGIN_NVML] = "nvml",     [CUDYN_ORIGIN_NCCL] = "nccl",       [CUDYN_ORIGIN_NVJITLINK] = "nvjitlink",
 };
 
 const char *cpy_origin_name(int origin)

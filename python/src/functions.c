@@ -602,6 +602,8 @@ PyMethodDef cpy_functions[] = {
     {"status_name", f_status_name, METH_O, CPY_SIG("status_name($module, status, /)", "'CUDYN_ERROR_...'.")},
     {"status_string", f_status_string, METH_O, CPY_SIG("status_string($module, status, /)", "One sentence.")},
     {"loader_info", CPY_KW(f_loader_info), f_loader_info_doc},
+    {"toolkit_info", cpy_toolkit_info, METH_NOARGS,
+     CPY_SIG("toolkit_info($module, /)", "The toolkit's headers, libcudadevrt.a and nvJitLink cudyn found, as a dict.")},
     {"last_error", f_last_error, METH_NOARGS,
      CPY_SIG("last_error($module, /)", "The calling thread's last cudyn_error as a dict, or None.")},
     {"device_count", f_device_count, METH_NOARGS, CPY_SIG("device_count($module, /)", "Number of visible devices.")},

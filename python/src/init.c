@@ -27,6 +27,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
         {&GraphExec_Type, &GraphExec_Spec, 0},       {&Elementwise_Type, &Elementwise_Spec, 0},
         {&Reduction_Type, &Reduction_Spec, 0},       {&Array_Type, &Array_Spec, 0},
         {&Texture_Type, &Texture_Spec, 0},           {&DLPackOwner_Type, &DLPackOwner_Spec, 0},
+        {&Linker_Type, &Linker_Spec, 0},
     };
     cpy_format_init();
     if (cpy_launch_init() < 0)
@@ -37,7 +38,7 @@ PyMODINIT_FUNC PyInit__cudyn(void)
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (cpy_type_new(m, types[i].type, types[i].spec, types[i].calls ? cpy_vectorcall_flag() : 0, NULL) < 0)
             goto fail;
-    if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0)
+    if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0 || cpy_link_init(m) < 0)
         goto fail;
 #define CPY_INT_(name, value)                                                                                  \
     if (PyModule_AddIntConstant(m, name, value) < 0)                                                           \

@@ -90,3 +90,18 @@ def test_exit_codes_are_cudainfo_s():
     from cudyn import __main__ as main
     for name in ("EXIT_OK", "EXIT_USAGE", "EXIT_NO_DRIVER", "EXIT_INIT_FAILED", "EXIT_NO_DEVICES", "EXIT_PARTIAL"):
         assert getattr(main, name) == table[name], name
+
+
+def test_explain_prints_the_searches_and_the_toolkit(tmp_path):
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda_runtime.h").write_text("")
+    p = run_main("--explain", extra={"CUDYN_TOOLKIT": str(tmp_path), "CUDYN_LIBNVJITLINK": "/nonexistent/libnvJitLink.so.13"})
+    assert p.returncode == 0, p.stderr
+    assert "\nLoader search (libcuda):\n" in p.stdout and "\nLoader search (libnvrtc):\n" in p.stdout
+    assert f"  headers: {tmp_path}/include [CUDYN_TOOLKIT]\n" in p.stdout
+    assert "  libcudadevrt.a: none found: dynamic parallelism cannot be linked\n" in p.stdout
+    assert "  nvJitLink: none (CUDYN_ERROR_NOT_SUPPORTED): cudyn links with the driver's linker\n" in p.stdout
+    assert "CUDYN_LIBNVJITLINK=/nonexistent/libnvJitLink.so.13" in p.stdout
+    doc = json.loads(run_main("--json", extra={"CUDYN_TOOLKIT": "none"}).stdout)
+    assert doc["toolkit"]["include_path"] is None and doc["toolkit"]["cudadevrt"] is None
+    validate(doc)

@@ -731,6 +731,11 @@ static size_t head_end(struct parser *p, size_t a)
     bool initializer = false;
     for (size_t i = a; i < p->n; i++) {
         const struct token *t = &p->t[i];
+        if (is_ident(t, "operator")) { /* its name (operator<<=) up to its "(" is no initializer */
+            while (i + 1 < p->n && !is_punct(&p->t[i + 1], "(") && !is_punct(&p->t[i + 1], ";"))
+                i++;
+            continue;
+        }
         if (is_punct(t, "(") || is_punct(t, "["))
             depth++;
         else if ((is_punct(t, ")") || is_punct(t, "]")) && depth)

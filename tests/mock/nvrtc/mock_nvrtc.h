@@ -130,6 +130,8 @@ struct mock_options {
     bool ptxas_verbose; /* --ptxas-options=-v: the log gets ptxas's report */
     const char **include_dirs;
     int n_include_dirs;
+    const char **pre_includes; /* --pre-include, in order */
+    int n_pre_includes;
     struct mock_define *defines;
     int n_defines;
 };

@@ -2,7 +2,8 @@
  * options.c - the NVRTC options the mock emulates, with NVRTC 13.0's
  * messages for bad ones.  Real options whose effect the mock cannot
  * produce (relocatable code, LTO IR, precompiled headers ...) are refused
- * loudly rather than ignored.
+ * loudly rather than ignored.  --pre-include is emulated: the header is
+ * read before the source, as if included from its first line.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@ enum option_id {
     OPT_FAST_MATH,
     OPT_FMAD,
     OPT_PTXAS,
+    OPT_PRE_INCLUDE,
     OPT_NO_EFFECT
 };
 
@@ -52,6 +54,8 @@ static const struct option_spec {
     /* ptxas's options change only the machine code, which the mock does not
      * make; -v (--verbose) adds ptxas's report to the log */
     {"--ptxas-options", "-Xptxas", OPT_PTXAS, ANY_VALUE},
+    /* a header read before the source, as if it began with #include "NAME" */
+    {"--pre-include", "-include", OPT_PRE_INCLUDE, ANY_VALUE},
     /* no effect on what the mock emits (kernel names and parameters) */
     {"--generate-line-info", "-lineinfo", OPT_NO_EFFECT, NO_VALUE},
     {"--device-as-default-execution-space", "-default-device", OPT_NO_EFFECT, NO_VALUE},
@@ -78,8 +82,6 @@ static const char *const not_emulated[] = {
     "-use-pch",
     "--optix-ir",
     "-optix-ir",
-    "--pre-include",
-    "-include",
     "--time",
     "-time",
     "--fdevice-syntax-only",
@@ -227,6 +229,10 @@ static bool apply(const struct option_spec *spec, const char *value, const int *
             p += len + (p[len] == ',');
         }
         return true;
+    case OPT_PRE_INCLUDE:
+        if (value && !(*oom = !push(&o->pre_includes, &o->n_pre_includes, sizeof *o->pre_includes)))
+            o->pre_includes[o->n_pre_includes - 1] = value;
+        return !*oom;
     case OPT_NO_EFFECT:
         return true;
     }
@@ -290,6 +296,7 @@ nvrtcResult mock_parse_options(int n, const char *const *options, const int *arc
 void mock_options_free(struct mock_options *o)
 {
     free(o->include_dirs);
+    free(o->pre_includes);
     free(o->defines);
     memset(o, 0, sizeof *o);
 }

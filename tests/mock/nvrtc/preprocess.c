@@ -325,6 +325,31 @@ static bool expr_eat(struct expr *e, const char *op)
     return true;
 }
 
+/* 'c', '\n', '\\', '\'', '\xHH' or '\ooo' (one char only); its value as a
+ * signed char. */
+static long long expr_char(struct expr *e)
+{
+    const char *p = e->p + 1;
+    long value = (unsigned char)*p;
+    if (*p == '\\') {
+        char *end = NULL;
+        p++;
+        if (*p == 'x')
+            value = strtol(p + 1, &end, 16);
+        else if (*p >= '0' && *p <= '7')
+            value = strtol(p, &end, 8);
+        else
+            value = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == '0' ? 0 : (unsigned char)*p;
+        p = end ? end - 1 : p;
+    }
+    if (!*p || p[1] != '\'') {
+        e->why = "a character constant the mock does not evaluate";
+        return 0;
+    }
+    e->p = p + 2;
+    return (signed char)(unsigned char)value;
+}
+
 static long long expr_primary(struct expr *e)
 {
     e->p = skip_space(e->p);
@@ -344,6 +369,8 @@ static long long expr_primary(struct expr *e)
         e->p = end;
         return v;
     }
+    if (*e->p == '\'') /* a character constant: a char, signed, as NVRTC has it on x86-64 */
+        return expr_char(e);
     if (!e->why)
         e->why = *e->p ? "an operator or operand the mock does not evaluate" : "a missing operand";
     return 0;
@@ -440,7 +467,8 @@ static long long expr_or(struct expr *e)
 }
 
 /* Replaces defined(X), true/false and object-like macros (recursively);
- * an unknown identifier is 0, as in C.  NULL `why`: ok. */
+ * an unknown identifier is 0, as in C; character constants are kept.
+ * NULL `why`: ok. */
 static void expand_condition(const struct mock_pp *pp, const char *in, struct mbuf *out, int depth, const char **why)
 {
     if (depth > MAX_EXPANSION_DEPTH) {
@@ -449,6 +477,14 @@ static void expand_condition(const struct mock_pp *pp, const char *in, struct mb
     }
     for (const char *p = in; *p && !*why;) {
         size_t n = ident_length(p);
+        if (!n && *p == '\'') { /* a character constant, as it is ('\xff' holds no identifier) */
+            const char *q = p + 1;
+            while (*q && *q != '\'')
+                q += *q == '\\' && q[1] ? 2 : 1;
+            mbuf_add(out, p, (size_t)(q - p) + (*q == '\''));
+            p = *q ? q + 1 : q;
+            continue;
+        }
         if (!n) {
             if (isdigit((unsigned char)*p)) /* a number with its suffix */
                 while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
@@ -842,6 +878,21 @@ static bool process_file(struct pp_state *st, int file, const char *dir, const c
     return !st->stop;
 }
 
+/* --pre-include: each header as if the source's first line included it
+ * ("..."), before the source. */
+static void pre_include(struct pp_state *st, int file, const char *dir)
+{
+    for (int i = 0; i < st->o->n_pre_includes && !st->stop; i++) {
+        struct mbuf line = {0};
+        mbuf_printf(&line, "\"%s\"", st->o->pre_includes[i]);
+        if (line.failed)
+            st->pp->out_of_memory = st->stop = true;
+        else
+            include(st, st->pp->files[file], dir, 1, line.data, line.data);
+        mbuf_free(&line);
+    }
+}
+
 bool mock_preprocess(const struct mock_source *src, const struct mock_options *o, struct mock_pp *pp,
                      struct mock_log *log)
 {
@@ -854,6 +905,8 @@ bool mock_preprocess(const struct mock_source *src, const struct mock_options *o
     if (!dir)
         pp->out_of_memory = true;
     else if (file >= 0)
+        pre_include(&st, file, dir);
+    if (dir && file >= 0 && !st.stop)
         process_file(&st, file, dir, src->text);
     free(dir);
     if (!pp->text.data && !pp->out_of_memory)

@@ -1,0 +1,235 @@
+/*
+ * loader/nvjitlink.c - finds libnvJitLink, the CUDA toolkit's device
+ * linker, and binds the functions of nvjitlink_symbols.h, once per process
+ * (pthread_once) and only when a link needs it (compile/link.c) or
+ * cudyn_toolkit_info asks: nothing else loads it.  Without it, cudyn links
+ * with the driver's own linker (cuLink*).
+ *
+ * Search order, as for NVRTC (load_nvrtc.c): CUDYN_LIBNVJITLINK (file or
+ * directory; set but unusable: an error, no fall-through), a copy already
+ * loaded, the sonames newest first (loader/sonames.h), the directory of
+ * the NVRTC that was loaded (and pip's nvidia/nvjitlink/lib beside pip's
+ * NVRTC), $CUDA_PATH and $CUDA_HOME (lib64, lib), /usr/local/cuda and
+ * /usr/local/cuda-X.Y (lib64, newest first), the unversioned name last.
+ * A candidate needs nvJitLinkCreate; one refused is closed again and
+ * named in the final message.  Its version is nvJitLinkVersion's (12.3+),
+ * else the major of its file name.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hints.h"
+#include "loader/loader.h"
+#include "loader/sonames.h"
+
+#define SONAME_ENTRY(soname) soname,
+static const char *const sonames[] = {CUDYN_NVJITLINK_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
+#undef SONAME_ENTRY
+
+#define OLDEST_MAJOR 12
+
+struct cudyn__nvjitlink_table cudyn__nvjitlink;
+
+static struct {
+    struct cudyn__library lib;
+    char rejected[LOADER_PATH_BYTES + 160]; /* why the last candidate found was not used, "" if none */
+} state;
+static pthread_once_t once_control = PTHREAD_ONCE_INIT;
+
+#define LIB (&state.lib)
+#define TRACE(...) cudyn__text_add(&LIB->trace, __VA_ARGS__)
+
+/* The major version in a file name (libnvJitLink.so.13 -> 13), or 0. */
+static int major_of_name(const char *path)
+{
+    const char *so = strstr(path, ".so.");
+    return so ? atoi(so + 4) : 0;
+}
+
+/* The library's version (13000 = 13.0): nvJitLinkVersion, else the file
+ * name's major. */
+static int version_of(void *h, const char *path)
+{
+    cudyn__pfn_nvJitLinkVersion get_version;
+    void *p = dlsym(h, "nvJitLinkVersion");
+    memcpy(&get_version, &p, sizeof p); /* object to function pointer: POSIX dlsym's documented use */
+    unsigned int major = 0, minor = 0;
+    if (get_version && get_version(&major, &minor) == NVJITLINK_OK && major > 0)
+        return (int)(major * 1000 + minor * 10);
+    return major_of_name(path) * 1000;
+}
+
+static enum candidate_result try_nvjitlink(const char *file, enum cudyn__found_by how, int extra_flags)
+{
+    double t0 = cudyn__now_ms();
+    char why[LOADER_PATH_BYTES + 64];
+    void *h = cudyn__dlopen(file, RTLD_NOW | RTLD_LOCAL | extra_flags, why, sizeof why);
+    if (!h) {
+        TRACE("%s [%s]: %s", file, cudyn__found_by_name(how), why);
+        return CANDIDATE_MISSING;
+    }
+    void *create = dlsym(h, "nvJitLinkCreate");
+    char path[LOADER_PATH_BYTES];
+    cudyn__library_path(create, file, path, sizeof path);
+    int version = create ? version_of(h, path) : 0;
+    if (!create)
+        snprintf(state.rejected, sizeof state.rejected, "%s has no nvJitLinkCreate", path);
+    else if (version / 1000 < OLDEST_MAJOR)
+        snprintf(state.rejected, sizeof state.rejected, "%s is nvJitLink %d.%d, older than 12.0, the oldest cudyn uses",
+                 path, version / 1000, version % 1000 / 10);
+    if (!create || version / 1000 < OLDEST_MAJOR) {
+        dlclose(h);
+        TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), state.rejected);
+        return CANDIDATE_UNUSABLE;
+    }
+    LIB->handle = h;
+    LIB->version = version;
+    LIB->found_by = how;
+    LIB->dlopen_ms = cudyn__now_ms() - t0;
+    cudyn__copy_string(LIB->path, sizeof LIB->path, path);
+    TRACE("%s [%s]: using %s, nvJitLink %d.%d", file, cudyn__found_by_name(how), path, version / 1000,
+          version % 1000 / 10);
+    return CANDIDATE_OK;
+}
+
+/* Every soname inside `dir` whose file exists (the trace keeps to those). */
+static bool try_dir(const char *dir, enum cudyn__found_by how)
+{
+    for (size_t i = 0; i < N_ELEMS(sonames); i++) {
+        char file[LOADER_PATH_BYTES + 32];
+        snprintf(file, sizeof file, "%s/%s", dir, sonames[i]);
+        struct stat st;
+        if (stat(file, &st) == 0 && try_nvjitlink(file, how, 0) == CANDIDATE_OK)
+            return true;
+    }
+    return false;
+}
+
+/* NVRTC's directory; for pip's nvidia/cuda_nvrtc/lib also the wheel
+ * nvidia/nvjitlink/lib beside it. */
+static bool try_beside_nvrtc(void)
+{
+    const char *dir = cudyn__nvrtc_dir();
+    if (!dir)
+        return false;
+    if (try_dir(dir, FOUND_BY_NVRTC_DIR))
+        return true;
+    const char *wheel = strstr(dir, "/nvidia/cuda_nvrtc/lib");
+    if (!wheel)
+        return false;
+    char sibling[LOADER_PATH_BYTES];
+    snprintf(sibling, sizeof sibling, "%.*s/nvidia/nvjitlink/lib", (int)(wheel - dir), dir);
+    return try_dir(sibling, FOUND_BY_NVRTC_DIR);
+}
+
+static bool try_root(const char *root, enum cudyn__found_by how, void *ctx)
+{
+    (void)ctx;
+    static const char *const subdirs[] = {"lib64", "lib"};
+    for (size_t i = 0; i < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(subdirs)); i++) {
+        char dir[LOADER_PATH_BYTES + 8];
+        snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]);
+        if (try_dir(dir, how))
+            return true;
+    }
+    return false;
+}
+
+static int find_nvjitlink(void)
+{
+    int st = cudyn__refuse_static_program(CUDYN_ERROR_NOT_SUPPORTED, "nvJitLink (libnvJitLink)");
+    if (st != CUDYN_OK)
+        return st;
+    const char *override = cudyn__getenv("CUDYN_LIBNVJITLINK");
+    if (override && override[0]) {
+        bool ok = cudyn__is_directory(override) ? try_dir(override, FOUND_BY_NVJITLINK_ENV)
+                                                : try_nvjitlink(override, FOUND_BY_NVJITLINK_ENV, 0) == CANDIDATE_OK;
+        if (ok)
+            return CUDYN_OK;
+        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVJITLINK_OVERRIDE,
+                           "CUDYN_LIBNVJITLINK=%s is not a usable nvJitLink%s%s", override, state.rejected[0] ? ": " : "",
+                           state.rejected);
+    }
+    for (size_t i = 0; i < N_ELEMS(sonames); i++)
+        if (try_nvjitlink(sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
+            return CUDYN_OK;
+    for (size_t i = 0; i < N_ELEMS(sonames); i++)
+        if (try_nvjitlink(sonames[i], FOUND_BY_SONAME, 0) == CANDIDATE_OK)
+            return CUDYN_OK;
+    if (try_beside_nvrtc() || cudyn__toolkit_env_roots(try_root, NULL) || cudyn__toolkit_fixed_roots(try_root, NULL) ||
+        try_nvjitlink("libnvJitLink.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
+        return CUDYN_OK;
+    return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVJITLINK,
+                       "nvJitLink (libnvJitLink.so.13 or .12) was not found (tried: the process, the loader's search "
+                       "path, NVRTC's directory, CUDA_PATH, CUDA_HOME, /usr/local/cuda*/lib64, libnvJitLink.so)%s%s",
+                       state.rejected[0] ? "; found but not usable: " : "", state.rejected);
+}
+
+/* Each row: __<name>_<major>_0 where versioned and the library has it,
+ * else the plain name. */
+static int bind_nvjitlink(void)
+{
+    int major = LIB->version / 1000;
+    char versioned[96];
+    void *p;
+#define NVJITLINK_SYMBOL(name, since, need, how, params)                                                       \
+    snprintf(versioned, sizeof versioned, "__%s_%d_0", #name, major);                                          \
+    p = how == VERSIONED ? dlsym(LIB->handle, versioned) : NULL;                                               \
+    if (!p)                                                                                                    \
+        p = dlsym(LIB->handle, #name);                                                                         \
+    memcpy(&cudyn__nvjitlink.name, &p, sizeof p);                                                              \
+    if (p)                                                                                                     \
+        LIB->bind.bound++;                                                                                     \
+    else if (need == REQUIRED && !LIB->bind.first_missing_required)                                            \
+        LIB->bind.first_missing_required = #name;                                                              \
+    else                                                                                                       \
+        LIB->bind.missing++;
+#include "nvjitlink_symbols.h"
+#undef NVJITLINK_SYMBOL
+    TRACE("%d functions bound, %d optional ones absent", LIB->bind.bound, LIB->bind.missing);
+    if (LIB->bind.first_missing_required)
+        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
+                           LIB->bind.first_missing_required, HINT_NO_NVJITLINK, "%s lacks %s, which cudyn needs",
+                           LIB->path, LIB->bind.first_missing_required);
+    return CUDYN_OK;
+}
+
+static void nvjitlink_once(void)
+{
+    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf,
+                                      .echo_prefix = "cudyn: nvjitlink: "};
+    cudyn_error saved_caller_error;
+    cudyn__error_save(&saved_caller_error);
+    double t0 = cudyn__now_ms();
+    LIB->status = find_nvjitlink();
+    if (LIB->status == CUDYN_OK)
+        LIB->status = bind_nvjitlink();
+    LIB->load_ms = cudyn__now_ms() - t0;
+    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
+    if (LIB->status != CUDYN_OK) {
+        memset(&cudyn__nvjitlink, 0, sizeof cudyn__nvjitlink);
+        cudyn__error_save(&LIB->error);
+        TRACE("nvJitLink not usable: %s", LIB->error.message);
+    }
+    cudyn__error_restore(&saved_caller_error);
+    atomic_store_explicit(&LIB->done, true, memory_order_release);
+}
+
+int cudyn__need_nvjitlink(void)
+{
+    pthread_once(&once_control, nvjitlink_once);
+    if (LIB->status != CUDYN_OK)
+        cudyn__error_restore(&LIB->error);
+    return LIB->status;
+}
+
+const struct cudyn__library *cudyn__nvjitlink_library(void)
+{
+    pthread_once(&once_control, nvjitlink_once);
+    return LIB;
+}

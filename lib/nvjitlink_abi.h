@@ -1,0 +1,55 @@
+/*
+ * nvjitlink_abi.h - the few nvJitLink types and constants cudyn uses,
+ * declared here (no nvJitLink.h is needed to build), as CUDA 12 and 13's
+ * nvJitLink.h define them.  Names are cudyn's own (nvjitlink_result ...),
+ * so that this header and a real nvJitLink.h can meet in one translation
+ * unit.
+ *
+ * nvJitLink exports each function under its plain name and, from the
+ * header's inline wrappers, as __<name>_<major>_0 ("__nvJitLinkCreate_13_0"):
+ * the loader binds the second for the library's major version when it has
+ * it, so that a call keeps the ABI of the major it was written for.
+ */
+#ifndef CUDYN_NVJITLINK_ABI_H
+#define CUDYN_NVJITLINK_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nvJitLink *nvjitlink_handle; /* nvJitLinkHandle */
+typedef unsigned int nvjitlink_result;
+typedef unsigned int nvjitlink_input_type;
+
+#define NVJITLINK_OK 0
+
+/* nvJitLinkResult: X(name, value, the cudyn status it becomes).  A link
+ * that fails on its inputs is CUDYN_ERROR_LINK, with the log. */
+#define NVJITLINK_RESULT_MAP(X)                                                                                \
+    X(NVJITLINK_ERROR_UNRECOGNIZED_OPTION, 1, CUDYN_ERROR_INVALID_ARGUMENT)                                    \
+    X(NVJITLINK_ERROR_MISSING_ARCH, 2, CUDYN_ERROR_INVALID_ARGUMENT)                                           \
+    X(NVJITLINK_ERROR_INVALID_INPUT, 3, CUDYN_ERROR_INVALID_IMAGE)                                             \
+    X(NVJITLINK_ERROR_PTX_COMPILE, 4, CUDYN_ERROR_LINK)                                                        \
+    X(NVJITLINK_ERROR_NVVM_COMPILE, 5, CUDYN_ERROR_LINK)                                                       \
+    X(NVJITLINK_ERROR_INTERNAL, 6, CUDYN_ERROR_LINK)                                                           \
+    X(NVJITLINK_ERROR_THREADPOOL, 7, CUDYN_ERROR_SYSTEM)                                                       \
+    X(NVJITLINK_ERROR_UNRECOGNIZED_INPUT, 8, CUDYN_ERROR_INVALID_IMAGE)                                        \
+    X(NVJITLINK_ERROR_FINALIZE, 9, CUDYN_ERROR_LINK)                                                           \
+    X(NVJITLINK_ERROR_NULL_INPUT, 10, CUDYN_ERROR_INVALID_ARGUMENT)                                            \
+    X(NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS, 11, CUDYN_ERROR_INVALID_ARGUMENT)                                  \
+    X(NVJITLINK_ERROR_INCORRECT_INPUT_TYPE, 12, CUDYN_ERROR_INVALID_IMAGE)                                     \
+    X(NVJITLINK_ERROR_ARCH_MISMATCH, 13, CUDYN_ERROR_LINK)                                                     \
+    X(NVJITLINK_ERROR_OUTDATED_LIBRARY, 14, CUDYN_ERROR_LINK)                                                  \
+    X(NVJITLINK_ERROR_MISSING_FATBIN, 15, CUDYN_ERROR_INVALID_IMAGE)                                           \
+    X(NVJITLINK_ERROR_UNRECOGNIZED_ARCH, 16, CUDYN_ERROR_INVALID_ARGUMENT)                                     \
+    X(NVJITLINK_ERROR_UNSUPPORTED_ARCH, 17, CUDYN_ERROR_UNSUPPORTED_ARCH)                                      \
+    X(NVJITLINK_ERROR_LTO_NOT_ENABLED, 18, CUDYN_ERROR_INVALID_ARGUMENT)
+
+/* nvJitLinkInputType: cudyn_link_input's values are the same numbers. */
+#define NVJITLINK_INPUT_CUBIN 1
+#define NVJITLINK_INPUT_PTX 2
+#define NVJITLINK_INPUT_LTOIR 3
+#define NVJITLINK_INPUT_FATBIN 4
+#define NVJITLINK_INPUT_OBJECT 5
+#define NVJITLINK_INPUT_LIBRARY 6
+
+#endif

@@ -1,0 +1,5 @@
+#include <cfloat>
+#include "harness.cuh"
+VALUES_BEGIN
+#include "float.values"
+VALUES_END

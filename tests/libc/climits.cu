@@ -1,0 +1,5 @@
+#include <climits>
+#include "harness.cuh"
+VALUES_BEGIN
+#include "limits.values"
+VALUES_END

@@ -1,0 +1,6 @@
+#include <cmath>
+#include "harness.cuh"
+VALUES_BEGIN
+#include "math.values"
+#include "cmath.values"
+VALUES_END

@@ -1,0 +1,5 @@
+struct pair_for_offsetof {
+    char first;
+    double second;
+    short third;
+};

@@ -1,0 +1,5 @@
+#include <stdbool.h>
+#include "harness.cuh"
+VALUES_BEGIN
+#include "stdbool.values"
+VALUES_END

@@ -1,0 +1,5 @@
+#include <stdint.h>
+#include "harness.cuh"
+VALUES_BEGIN
+#include "stdint.values"
+VALUES_END

@@ -1,0 +1,6 @@
+#include <string.h>
+#include "harness.cuh"
+#include "copy.cuh"
+VALUES_BEGIN
+#include "string.values"
+VALUES_END
