@@ -130,14 +130,15 @@ static int out_of_range(PyObject *n, const char *what, long long min, unsigned l
 
 int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long long max, unsigned long long *out)
 {
-    if (!PyIndex_Check(obj)) {
+    PyObject *n = obj;
+    if (PyLong_CheckExact(obj)) /* the common case, without the calls that find it an integer */
+        Py_INCREF(n);
+    else if (!PyIndex_Check(obj)) {
         PyObject *type = cpy_type_name(obj);
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %V", what, type, "?");
         Py_XDECREF(type);
         return -1;
-    }
-    PyObject *n = PyNumber_Index(obj);
-    if (!n)
+    } else if (!(n = PyNumber_Index(obj)))
         return -1;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
@@ -366,26 +367,62 @@ static int dim(PyObject *o, unsigned int *out, const char *what)
     return 0;
 }
 
+/* The tuples of exact ints cpy_dim3 read last, and what they said.  A
+ * launch loop passes the same grid and block tuples call after call, and
+ * such a tuple is immutable: the same object says the same again, so a
+ * pointer comparison answers (under the limited API a tuple's items are
+ * read through function calls, which cost a launch some 10 %).  Each is
+ * held, so that its address cannot come back as another tuple.  The GIL
+ * guards them, as held_dtypes. */
+static struct {
+    PyObject *tuple;
+    cudyn_dim3 dim;
+} dims_seen[4];
+static unsigned next_dims;
+
+/* a tuple's or list's 1 to 3 ints; *exact: all of them Python ints */
+static int dims_of(PyObject *obj, int tuple, cudyn_dim3 *out, const char *what, int *exact)
+{
+    Py_ssize_t n = tuple ? PyTuple_Size(obj) : PyList_Size(obj);
+    if (n < 1 || n > 3) {
+        cpy_invalid("%s: 1 to 3 dimensions, not %zd", what, n);
+        return -1;
+    }
+    unsigned int *d[3] = {&out->x, &out->y, &out->z};
+    *exact = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = tuple ? PyTuple_GetItem(obj, i) : PyList_GetItem(obj, i); /* a list may shrink */
+        Py_XINCREF(item);
+        int rc = item ? dim(item, d[i], what) : -1;
+        *exact &= item && PyLong_CheckExact(item);
+        Py_XDECREF(item);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what)
 {
     out->x = out->y = out->z = 1;
     if (PyLong_CheckExact(obj))
         return dim(obj, &out->x, what);
-    int tuple = PyTuple_Check(obj);
-    if (tuple || PyList_Check(obj)) {
-        Py_ssize_t n = tuple ? PyTuple_Size(obj) : PyList_Size(obj);
-        if (n < 1 || n > 3) {
-            cpy_invalid("%s: 1 to 3 dimensions, not %zd", what, n);
-            return -1;
+    int tuple = PyTuple_CheckExact(obj), exact;
+    for (size_t i = 0; tuple && i < sizeof dims_seen / sizeof dims_seen[0]; i++)
+        if (dims_seen[i].tuple == obj) {
+            *out = dims_seen[i].dim;
+            return 0;
         }
-        unsigned int *d[3] = {&out->x, &out->y, &out->z};
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *item = tuple ? PyTuple_GetItem(obj, i) : PyList_GetItem(obj, i); /* a list may shrink */
-            Py_XINCREF(item);
-            int rc = item ? dim(item, d[i], what) : -1;
-            Py_XDECREF(item);
-            if (rc < 0)
-                return -1;
+    if (tuple || PyTuple_Check(obj) || PyList_Check(obj)) {
+        if (dims_of(obj, tuple || PyTuple_Check(obj), out, what, &exact) < 0)
+            return -1;
+        if (tuple && exact) {
+            unsigned slot = next_dims++ % (sizeof dims_seen / sizeof dims_seen[0]);
+            PyObject *old = dims_seen[slot].tuple;
+            Py_INCREF(obj);
+            dims_seen[slot].tuple = obj;
+            dims_seen[slot].dim = *out;
+            Py_XDECREF(old);
         }
         return 0;
     }
