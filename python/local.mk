@@ -150,15 +150,17 @@ EXTRA_DIST += tests/check-wheel-lists.sh
 # mypy's stubtest, and mypy --strict on examples/python with them
 TESTS += tests/check-stubs.sh
 EXTRA_DIST += tests/check-stubs.sh
-# the wheel's platform tag: check-wheel.py's reading of the symbol table,
-# against extensions built to meet manylinux_2_17 and to miss it
+# the wheel's platform and Python tags: check-wheel.py's reading of the symbol table,
+# against extensions built to meet manylinux_2_17 and the stable ABI and to
+# miss them, and the module's own imports against the stable ABI
 TESTS += tests/check-wheel-tag.sh
 EXTRA_DIST += tests/check-wheel-tag.sh
 # the package index, Debian and RPM say the same of the package
 TESTS += tests/check-package-metadata.sh
 EXTRA_DIST += tests/check-package-metadata.sh packaging/check-metadata.py
 # python/manylinux_glibc.c: the wheel's only (setup.py compiles it)
-EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packaging/pypi.md python/manylinux_glibc.c
+EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packaging/stable-abi.txt packaging/pypi.md \
+	python/manylinux_glibc.c
 
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its
