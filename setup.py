@@ -26,6 +26,12 @@ sources are written over the limited C API, compiled with Py_LIMITED_API
 for the floor pyproject.toml's requires-python names (">=3.11", as
 configure reads it too), so the one extension, _cudyn.abi3.so, loads in
 that CPython and every later one, and the wheel is tagged cp311-abi3.
+With CUDYN_VERSION_SPECIFIC=1 in the environment the same sources build
+the version-specific module instead, over the building CPython's full C
+API (no Py_LIMITED_API; _cudyn.cpython-311-x86_64-linux-gnu.so, a
+cp311-cp311 wheel): the one the package index serves to CPython 3.11,
+whose limited API has no vectorcall (python/README.md, "Types under the
+limited API", says why and what it costs).
 
 The library is compiled into the extension: one shared object that needs
 only the C library (libc, and libdl and libpthread where glibc kept the
@@ -127,6 +133,12 @@ def limited_api():
 def abi3_tag():
     """The wheel's Python tag for the floor's stable ABI (cp311)."""
     return "cp%d%d" % python_floor()
+
+
+def version_specific():
+    """Whether this build makes the version-specific module (the building
+    CPython's full C API) in place of the abi3 one."""
+    return os.environ.get("CUDYN_VERSION_SPECIFIC", "") not in ("", "0")
 
 
 def ac_calls(macro):
@@ -379,6 +391,8 @@ class BuildCudyn(build_ext):
                                    include_dirs=[generated] + lib_dirs, extra_postargs=flags, depends=ext.depends,
                                    debug=self.debug)
         mod_dirs, mod_macros = split_cppflags(lists["module_cppflags"])
+        if version_specific():
+            mod_macros = [m for m in mod_macros if m[0] != "Py_LIMITED_API"]
         ext.include_dirs = mod_dirs
         ext.define_macros = mod_macros
         ext.extra_compile_args = flags
@@ -445,7 +459,7 @@ def extension():
     # module's flags define Py_LIMITED_API (python/local.mk), and
     # py_limited_api names the file as the stable ABI's (_cudyn.abi3.so)
     return Extension(EXTENSION, sources=[s for s in lists["module"] if s.endswith(".c")], depends=headers,
-                     py_limited_api=True)
+                     py_limited_api=not version_specific())
 
 
 def main():
@@ -459,9 +473,11 @@ def main():
         cmdclass=dict({"build_ext": BuildCudyn}, **({"bdist_wheel": ManylinuxWheel} if bdist_wheel else {})),
         zip_safe=False,
         # setuptools' build/ folder in the tree would shadow the `build`
-        # module for `python3 -m build` run there next; the wheel is the
-        # floor's abi3 one (cp311-abi3-...)
-        options={"build": {"build_base": "_build_py"}, "bdist_wheel": {"py_limited_api": abi3_tag()}},
+        # module for `python3 -m build` run there next (the version-specific
+        # build's objects, compiled otherwise, go apart); the wheel is the
+        # floor's abi3 one (cp311-abi3-...) or the version-specific one
+        options={"build": {"build_base": "_build_py" + ("/version-specific" if version_specific() else "")},
+                 "bdist_wheel": {} if version_specific() else {"py_limited_api": abi3_tag()}},
     )
 
 
