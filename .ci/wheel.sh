@@ -171,6 +171,18 @@ suite() {
     suite_tally=$(grep -E '^[0-9]+ passed|^=+ .*passed' "$log" | tail -n 1 | tr -d '=')
 }
 
+# installed_checks PYTHON LABEL: no_numpy's checks where PYTHON has no
+# numpy, and the suite where it has numpy and pytest
+installed_checks() {
+    if ! "$1" -c 'import numpy' 2>/dev/null; then
+        no_numpy "$1" && note "$2, no numpy: ok"
+    fi
+    if "$1" -c 'import numpy, pytest' 2>/dev/null; then
+        suite "$1"
+        note "$2, pytest: $suite_tally"
+    fi
+}
+
 step "installed into a fresh virtual environment (with Debian's numpy and pytest)"
 if venv "$python" "$out/venv" --system-site-packages &&
         "$out/venv/bin/python" -m pip install --ignore-installed --no-deps "$wheel" > "$out/pip.log" 2>&1; then
@@ -233,11 +245,7 @@ for p in $candidates; do
     others=$((others + 1))
     if venv "$p" "$out/cpython-$v" && "$out/cpython-$v/bin/python" -m pip install "$wheel" > "$out/pip.log" 2>&1; then
         echo "CPython $v ($p): $(basename "$wheel") installed"
-        no_numpy "$out/cpython-$v/bin/python" && note "CPython $v: the abi3 wheel, no numpy, launches: ok"
-        if "$out/cpython-$v/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-            suite "$out/cpython-$v/bin/python"
-            note "CPython $v pytest: $suite_tally"
-        fi
+        installed_checks "$out/cpython-$v/bin/python" "CPython $v: the abi3 wheel"
     else
         tail -30 "$out/pip.log"
         fail "pip install of the abi3 wheel with CPython $v ($p)"
@@ -293,11 +301,7 @@ else
             "$out/path/bin/python" -m pip install /usr/share/python-wheels/wheel-*.whl > "$out/pip.log" 2>&1 &&
             "$out/path/bin/python" -m pip install --no-build-isolation "$tarball" >> "$out/pip.log" 2>&1; then
         echo "pip install --no-build-isolation $(basename "$tarball") with Python $pyv ($path_python): installed"
-        no_numpy "$out/path/bin/python" && note "PATH python3 $pyv: pip install of the tarball, no numpy: ok"
-        if "$out/path/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-            suite "$out/path/bin/python"
-            note "PATH python3 pytest: $suite_tally"
-        fi
+        installed_checks "$out/path/bin/python" "PATH python3 $pyv: pip install of the tarball"
     else
         tail -30 "$out/pip.log"
         fail "pip install of $(basename "$tarball") with $path_python"
