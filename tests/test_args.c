@@ -218,6 +218,27 @@ static void test_lookup_again(void)
     CHECK_STATUS(cudyn_launchf(saxpy, one, one, 0, NULL, "fpppz", 2.0, d, d, d, (size_t)0), CUDYN_OK);
 }
 
+/* Many kernels loaded at once are each checked: the table of what kernels
+ * take has room for them (a kernel that found no slot near its home went
+ * unchecked; with the old 512 slots some of 1000 did). */
+static void test_many_kernels_checked(void)
+{
+    enum { N = 1000 };
+    static cudyn_module mods[N];
+    int unchecked = 0;
+    cudyn_devptr d = 0;
+    for (int i = 0; i < N; i++) {
+        cudyn_function f = NULL;
+        CHECK_STATUS(cudyn_module_load_image(&mods[i], image), CUDYN_OK);
+        CHECK_STATUS(cudyn_module_function(&f, mods[i], "saxpy"), CUDYN_OK);
+        if (cudyn_launchf(f, one, one, 0, NULL, "fpp", 2.0, d, d) != CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
+            unchecked++;
+    }
+    CHECK_EQ_INT(unchecked, 0);
+    for (int i = 0; i < N; i++)
+        CHECK_STATUS(cudyn_module_unload(mods[i]), CUDYN_OK);
+}
+
 /* The per-thread memo of cudyn_launchf never outlives what it remembers:
  * a format buffer rewritten in place, another kernel, or a kernel whose
  * module went away are checked afresh. */
@@ -566,6 +587,7 @@ int main(int argc, char **argv)
     test_malformed();
     test_parameter_check();
     test_lookup_again();
+    test_many_kernels_checked();
     test_launchf_memo();
     test_in_out();
     test_in_out_async();

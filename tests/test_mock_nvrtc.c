@@ -183,6 +183,31 @@ static void test_types(void)
     cudyn_program_free(p);
 }
 
+/* After the entries, each kernel's definition as written, one comment
+ * line per line (comments and directives gone), which the mock driver's
+ * host evaluator reads; none for a kernel that names a macro, whose text
+ * would not be what NVRTC compiles. */
+static void test_sources(void)
+{
+    static const char src[] = "#define TWO 2.0f\n"
+                              "extern \"C\" __global__ void plain(float *x, float a)\n"
+                              "{\n"
+                              "#pragma unroll\n"
+                              "    x[0] = a; /* the first */\n"
+                              "}\n"
+                              "extern \"C\" __global__ void named(float *x) { x[0] = TWO; }\n";
+    cudyn_program *p;
+    const char *ptx = compile_ptx(&p, src, NULL, 0);
+    CHECK_CONTAINS(ptx, "\n.visible .entry named(\n\t.param .u64 named_param_0\n)\n{\n\tret;\n}\n\n"
+                        "// mock-nvrtc source plain\n"
+                        "//>extern \"C\" __global__ void plain(float *x, float a)\n"
+                        "//>{\n"
+                        "//>    x[0] = a;  \n" /* the comment: a space */
+                        "//>}\n");
+    CHECK(ptx && !strstr(ptx, "source named"));
+    cudyn_program_free(p);
+}
+
 static void test_includes(void)
 {
     /* in memory, through the raw API (cudyn passes no headers itself) */
@@ -599,6 +624,7 @@ int main(void)
 
     test_saxpy();
     test_types();
+    test_sources();
     test_includes();
     test_pre_include_and_characters();
     test_errors();

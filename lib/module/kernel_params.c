@@ -24,8 +24,13 @@
 
 #include "module/kernel_params.h"
 
-#define SLOTS 512
-#define PROBES 8
+/* A program may hold thousands of kernels (gpuarray keeps hundreds of
+ * generated ones); a kernel that finds no free slot near its home goes
+ * unchecked, so the table is large and the hash spreads handles well.
+ * The pages of slots never used are never touched. */
+#define SLOT_BITS 12
+#define SLOTS (1u << SLOT_BITS)
+#define PROBES 32
 
 struct slot {
     atomic_uint seq;
@@ -47,9 +52,11 @@ unsigned int cudyn__kernel_epoch(void)
     return atomic_load_explicit(&epoch, memory_order_acquire);
 }
 
+/* Fibonacci hashing: the driver's handles are heap addresses a fixed
+ * stride apart, whose low bits alone would crowd a few homes. */
 static size_t home(cudyn_function f)
 {
-    return ((uintptr_t)f >> 4) % SLOTS;
+    return (size_t)(((uint64_t)(uintptr_t)f * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - SLOT_BITS));
 }
 
 /* ---------------------------------------------------------- writers */

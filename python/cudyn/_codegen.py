@@ -305,7 +305,10 @@ def _operand(name, a, writable, shape, memory_order):
         if not a.is_contiguous:
             raise ValueError(f"cudyn.gpuarray: {name} must be C-contiguous here; make a contiguous copy first")
         return (name, ctype(a.dtype), RAW, True, a.itemsize), None
-    if a.size == 1 and not writable:
+    # an input of one element that broadcasts is read once for all; one of
+    # the loop's own shape is a flat operand like any other, so that the
+    # plan (which the fast path keeps without the shape) serves every length
+    if a.size == 1 and not writable and a.shape != shape:
         return (name, ctype(a.dtype), SCALAR, False, a.itemsize), None
     if (a.shape == shape and a.is_contiguous) or (memory_order and a.shape == shape):
         return (name, ctype(a.dtype), FLAT, bool(writable), a.itemsize), None

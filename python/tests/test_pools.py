@@ -54,8 +54,9 @@ def test_an_array_used_on_another_stream_is_never_pooled(ga, mock_lib):
     assert ga.pool_info() == (0, 0) and mock_memory_in_use(mock_lib) == in_use - x.nbytes
     z = x.copy()
     view = z[::2]
-    with pytest.raises(cudyn.Error, match="cannot emulate"):
-        _ops.assign(view, 0.0, stream=s)  # a view used on s: the array that owns its memory is shared
+    _ops.assign(view, 0.0, stream=s)      # a view used on s: the array that owns its memory is shared
+    s.synchronize()
+    assert (z.get()[::2] == 0).all() and (z.get()[1::2] == np.arange(1, 1024, 2)).all()
     del view, z
     assert ga.pool_info() == (0, 0)
 
@@ -128,10 +129,9 @@ def test_caches_keyed_by_shape_are_bounded(ga, monkeypatch):
     x = ga.to_gpu(np.arange(64, dtype=np.float32))
     for n in range(1, 30):
         view = x[:n * 2:2]
-        with pytest.raises(cudyn.Error, match="cannot emulate"):
-            view + 1
-        with pytest.raises(cudyn.Error, match="cannot emulate"):
-            _codegen.run_map("z = 0", [("z", x[:n], True)], [], (n,))
+        assert ((view + 1).get() == view.get() + 1).all()
+        _codegen.run_map("z = 0", [("z", x[:n], True)], [], (n,))
+        assert not x[:n].get().any()
     assert len(_ops._plans) <= 6 and len(_ops._flat) <= 6 and len(_codegen._plans) <= 6
 
 

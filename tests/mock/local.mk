@@ -21,7 +21,8 @@ tests_mock_nvml_old_libnvidia_ml_la_LDFLAGS = $(tests_mock_nvml_libnvidia_ml_la_
 MOCK_SOURCES = tests/mock/mock.h tests/mock/mock_core.c tests/mock/mock_device.c tests/mock/mock_context.c \
 	tests/mock/mock_memory.c tests/mock/mock_stream.c tests/mock/mock_module.c tests/mock/mock_link.c tests/mock/mock_launch.c \
 	tests/mock/mock_array.c tests/mock/mock_texture.c tests/mock/mock_graph.c tests/mock/mock_pool.c \
-	tests/mock/mock_ipc.c tests/mock/mock_elementwise.c tests/mock/calls.h tests/mock/kernel_facts.h
+	tests/mock/mock_ipc.c tests/mock/mock_elementwise.c tests/mock/mock_eval.h tests/mock/mock_eval.c \
+	tests/mock/mock_expr.c tests/mock/calls.h tests/mock/kernel_facts.h
 MOCK_LDFLAGS = -rpath /nowhere -version-info 1:0:0 -no-undefined
 if !SANITIZER
 MOCK_LDFLAGS += -Wl,--no-undefined

@@ -48,9 +48,13 @@
  * (unified addressing: one address space for every device and pinned host
  * memory).  Kernels run on the host when the mock has a host version of
  * them (mock_launch.c lists them, matched by exact name: extern "C" names,
- * or C++ lowered names checked against the real NVRTC); any other kernel
- * can be looked up but not launched: 801, and once per function the line
- * "mock libcuda: cannot emulate kernel 'NAME'; run this test on a real GPU".
+ * or C++ lowered names checked against the real NVRTC), or when the host
+ * evaluator recognises them: the map kernels python/cudyn writes, known by
+ * the shape of the source the mock NVRTC carries in its PTX (mock_eval.c,
+ * mock_expr.c).  Any other kernel can be looked up but not launched: 801,
+ * and once per function the line "mock libcuda: cannot emulate kernel
+ * 'NAME' (WHY); run this test on a real GPU", WHY the evaluator's reason
+ * where the kernel's source was there to read.
  * Parameters come from the PTX (also the PTX that the mock NVRTC's CUBINs
  * carry after a bare ELF header); a real CUBIN's are unknown.
  *
@@ -489,7 +493,21 @@ struct CUfunc_st {
     size_t param_offset[MOCK_MAX_PARAMS], param_size[MOCK_MAX_PARAMS];
     int attributes[MOCK_FUNC_ATTRIBUTES]; /* what cuFuncGetAttribute answers */
     int warned;                           /* "cannot emulate" was printed */
+    struct mock_eval *eval;               /* the host evaluator's reading of it, from its first launch */
 };
+
+/* mock_eval.c: the host evaluator of the map kernels python/cudyn writes,
+ * which it recognises by the shape of the source the mock NVRTC carries in
+ * its PTX (kernel_facts.h), never by name.  mock_eval_of: fn's evaluator
+ * (read at its first launch, kept in fn->eval), or NULL and why not in
+ * why (empty when fn's image carries no source); mock_eval_run runs a
+ * launch of a function it took. */
+struct mock_eval;
+const struct mock_eval *mock_eval_of(struct CUfunc_st *fn, char *why, size_t cap) MOCK_INTERNAL;
+cu_result mock_eval_run(const struct launch *l) MOCK_INTERNAL;
+void mock_eval_free(struct mock_eval *e) MOCK_INTERNAL;
+/* The PTX text of a module's image (NULL for a real CUBIN). */
+const char *module_text(const struct CUmod_st *mod) MOCK_INTERNAL;
 
 /* The live function `fn`, or NULL if it is not one (any more). */
 struct CUfunc_st *function_live(cu_function fn) MOCK_INTERNAL;

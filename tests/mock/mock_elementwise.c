@@ -6,8 +6,8 @@
  * order it does it, so results match a GPU's up to the compiler's choice
  * of fused multiply-adds.  Another text with the same name would be a
  * different kernel: the names are the examples' own.  The kernels the
- * Python layer writes (python/cudyn) are not here: their plans are tested
- * on the host (python/tests/test_dtype_rules.py) and their values on a GPU.
+ * Python layer writes (python/cudyn) are not here: the host evaluator
+ * (mock_eval.c) runs its map kernels, known by their source's shape.
  *
  *   cudyn_elementwise_create(&k, "float a, const float *x, float *y",
  *                            "y[i] = a * x[i] + y[i]", "saxpy", NULL)

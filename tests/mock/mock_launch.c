@@ -8,7 +8,10 @@
  * as the PTX declares them; when the PTX is known its parameter sizes must
  * be the ones the host version reads, else the mock refuses the launch.
  * Kernels are matched by exact name: extern "C" names, and for templates
- * the lowered names the real NVRTC (CUDA 13.0) gave for them.  Threads run
+ * the lowered names the real NVRTC (CUDA 13.0) gave for them.  Any other
+ * kernel the mock NVRTC compiled goes to the host evaluator (mock_eval.c),
+ * which runs the map kernels python/cudyn writes, known by the shape of
+ * their source, and refuses everything else.  Threads run
  * one after the other: where the threads of a launch race on the same
  * element (more than one block or thread along y or z of a kernel indexed
  * by x alone) the result is that of one such order.
@@ -352,6 +355,10 @@ static const struct host_version {
     {"cudyn_reduce_dot_vec", run_cudyn_reduce_dot_vec, 6, {8, 8, 8, 8, 8, 8}, 0},
 };
 
+/* The kernels the host evaluator runs (mock_eval.c), whatever their
+ * names: their parameters are checked against the PTX there. */
+static const struct host_version evaluated = {"", NULL, ANY_PARAMS, {0}, 0};
+
 /* The host version of fn if the mock has one that reads what fn's PTX
  * declares (when the PTX is known); kernels of one name with different
  * parameters (in_out.c's multiply_them and PyCUDA's) are told apart by them. */
@@ -375,15 +382,17 @@ static const struct host_version *host_version_of(const struct CUfunc_st *fn)
 }
 
 /* The mock never pretends to have run a kernel: it refuses, saying why on
- * stderr (once per kernel) and in its driver log (every time). */
-static cu_result cannot_emulate(struct CUfunc_st *fn)
+ * stderr (once per kernel) and in its driver log (every time); `why` is
+ * the host evaluator's reason, where it read the kernel's source. */
+static cu_result cannot_emulate(struct CUfunc_st *fn, const char *why)
 {
     pthread_mutex_lock(&mock.lock);
     int first = !fn->warned;
     fn->warned = 1;
     pthread_mutex_unlock(&mock.lock);
-    char line[320];
-    snprintf(line, sizeof line, "mock libcuda: cannot emulate kernel '%.200s'; run this test on a real GPU", fn->name);
+    char line[560];
+    snprintf(line, sizeof line, "mock libcuda: cannot emulate kernel '%.200s'%s%.300s%s; run this test on a real GPU",
+             fn->name, *why ? " (" : "", why, *why ? ")" : "");
     if (first)
         fprintf(stderr, "%s\n", line);
     mock_log(line); /* the driver's log: cudyn appends it to the failed launch's message */
@@ -463,8 +472,11 @@ static cu_result validate(const struct request *rq, struct CUfunc_st **fn_out, c
                                    (unsigned long long)mock_multiprocessors(ctx->device))
         return CU_ERR_COOPERATIVE_LAUNCH_TOO_LARGE;
     const struct host_version *k = host_version_of(f);
+    char why[300] = "";
+    if (!k && mock_eval_of(f, why, sizeof why))
+        k = &evaluated;
     if (!k || rq->extra || (!rq->params && k->n_params > 0))
-        return cannot_emulate(f); /* extra: packed parameters are not emulated */
+        return cannot_emulate(f, why); /* extra: packed parameters are not emulated */
     if (k->cooperative && !rq->cooperative)
         return mock_refuse("kernel '%s' without a cooperative launch (its grid sync would hang or race on a GPU)",
                            f->name);
@@ -473,12 +485,15 @@ static cu_result validate(const struct request *rq, struct CUfunc_st **fn_out, c
     return CU_OK;
 }
 
-static void run(const struct CUfunc_st *f, const struct host_version *k, const struct request *rq)
+static cu_result run(const struct CUfunc_st *f, const struct host_version *k, const struct request *rq)
 {
     struct launch l = {f, rq->params, {rq->grid[0], rq->grid[1], rq->grid[2]},
                        {rq->block[0], rq->block[1], rq->block[2]},
                        {rq->cluster[0], rq->cluster[1], rq->cluster[2]}, rq->cooperative, rq->shared};
+    if (k == &evaluated)
+        return mock_eval_run(&l); /* it may refuse what C++ leaves undefined */
     k->run(&l);
+    return CU_OK;
 }
 
 /* The launch as a graph records it, with the parameter sizes its PTX (or,
@@ -519,8 +534,7 @@ static cu_result submit(struct request *rq, cu_stream s)
         return r;
     if (stream_capturing(s))
         return record(f, k, rq, s);
-    run(f, k, rq);
-    return CU_OK;
+    return run(f, k, rq);
 }
 
 cu_result kernel_replay(const struct mock_op *op)
@@ -533,9 +547,7 @@ cu_result kernel_replay(const struct mock_op *op)
     struct CUfunc_st *f = NULL;
     const struct host_version *k = NULL;
     cu_result r = validate(&rq, &f, &k);
-    if (!r)
-        run(f, k, &rq);
-    return r;
+    return r ? r : run(f, k, &rq);
 }
 
 static cu_result launch(cu_function fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,

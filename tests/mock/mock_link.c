@@ -29,7 +29,13 @@ struct CUlinkState_st {
     char *info_log, *error_log; /* the caller's buffers, or NULL */
     size_t info_cap, error_cap;
     unsigned char *cubin; /* cuLinkComplete's result, owned here */
+    struct CUlinkState_st *next;
 };
+
+/* The live link states, as a driver keeps them: one whose cuLinkDestroy
+ * failed (an injected fault) stays here, reachable, as a module whose
+ * unload failed stays in the module list. */
+static struct CUlinkState_st *links;
 
 static void log_to(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void log_to(char *buf, size_t cap, const char *fmt, ...)
@@ -66,6 +72,10 @@ cu_result cuLinkCreate_v2(unsigned int n, cu_enum *options, void **values, cu_li
         s->info_log[0] = '\0';
     if (s->error_log && s->error_cap)
         s->error_log[0] = '\0';
+    pthread_mutex_lock(&mock.lock);
+    s->next = links;
+    links = s;
+    pthread_mutex_unlock(&mock.lock);
     *state = s;
     return CU_OK;
 }
@@ -189,10 +199,14 @@ cu_result cuLinkComplete(cu_link_state state, void **cubin, size_t *size)
 cu_result cuLinkDestroy(cu_link_state state)
 {
     ENTER("cuLinkDestroy");
-    if (!state)
+    struct CUlinkState_st *found = NULL;
+    pthread_mutex_lock(&mock.lock);
+    MOCK_LIST_UNLINK_IF(struct CUlinkState_st, links, x, !found && x == state, found = x);
+    pthread_mutex_unlock(&mock.lock);
+    if (!found)
         return CU_ERR_INVALID_HANDLE;
-    free(state->text);
-    free(state->cubin);
-    free(state);
+    free(found->text);
+    free(found->cubin);
+    free(found);
     return CU_OK;
 }

@@ -59,9 +59,15 @@ struct CUctx_st *function_context_locked(const struct CUfunc_st *fn)
     return fn->module->ctx;
 }
 
+const char *module_text(const struct CUmod_st *mod)
+{
+    return mod->text;
+}
+
 static void module_free(struct CUmod_st *mod)
 {
     for (int i = 0; i < mod->n_functions; i++) {
+        mock_eval_free(mod->functions[i]->eval);
         free(mod->functions[i]->name);
         free(mod->functions[i]);
     }

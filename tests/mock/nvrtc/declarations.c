@@ -3,7 +3,9 @@
  * PTX needs and nothing more: every extern "C" __global__ kernel with its
  * parameters, the structs and typedefs those parameters use, and the
  * __device__ / __constant__ variables name expressions may point at.
- * Function bodies are skipped (only their braces are counted).
+ * Function bodies are skipped (only their braces are counted); a kernel's
+ * definition is kept as text, which the PTX carries for the mock driver's
+ * host evaluator (tests/mock/mock_eval.c).
  *
  * Parameters are passed as NVRTC 13.0 passes them (checked with it):
  * float .f32, double .f64, bool and char types .u8, short .u16, int and
@@ -619,6 +621,21 @@ static bool parse_param(struct parser *p, size_t a, size_t b, struct mock_param 
     return false;
 }
 
+/* A kernel's definition, tokens [a, next), as written (comments and
+ * directives removed) into *out; NULL there when a name in it is a macro,
+ * since macros are not expanded here and the text would not be what NVRTC
+ * compiles.  False when memory ran out. */
+static bool definition_text(const struct parser *p, size_t a, size_t next, char **out)
+{
+    *out = NULL;
+    for (size_t i = a; i < next; i++)
+        if (p->t[i].kind == T_IDENT && mock_pp_defined(p->pp, p->t[i].s, p->t[i].len))
+            return true;
+    const struct token *last = &p->t[next - 1];
+    *out = strndup(p->t[a].s, (size_t)(last->s + last->len - p->t[a].s));
+    return *out != NULL;
+}
+
 /* A declaration with __global__, head [a, end); body: `end` is '{'. */
 static size_t parse_kernel(struct parser *p, size_t a, size_t end, bool body)
 {
@@ -682,8 +699,9 @@ static size_t parse_kernel(struct parser *p, size_t a, size_t end, bool body)
             error_at(p, i, message);
             return next;
         }
-    struct mock_kernel k = {token_string(name), NULL, 0, line_number(p, name->line), has_namespace(p)};
-    if (!k.name) {
+    struct mock_kernel k = {token_string(name), NULL, 0, NULL, line_number(p, name->line), has_namespace(p)};
+    if (!k.name || !definition_text(p, a, next, &k.source)) {
+        free(k.name);
         out_of_memory(p);
         return next;
     }
@@ -716,6 +734,7 @@ static size_t parse_kernel(struct parser *p, size_t a, size_t end, bool body)
             out_of_memory(p);
         free(k.name);
         free(k.params);
+        free(k.source);
         return next;
     }
     p->out->kernels = grown;
@@ -898,6 +917,7 @@ void mock_decls_free(struct mock_decls *d)
     for (int i = 0; i < d->n_kernels; i++) {
         free(d->kernels[i].name);
         free(d->kernels[i].params);
+        free(d->kernels[i].source);
     }
     free(d->kernels);
     for (int i = 0; i < d->n_variables; i++)

@@ -33,9 +33,13 @@
  * parameters typed as NVRTC types them, and a comment line
  * "// mock-nvrtc input HASH" (FNV-1a of every file the preprocessor read,
  * names and whole texts, and of the -D / -U options), so any change to the
- * input, included files too, changes the output.  For sm_XY targets also a
- * CUBIN: a 64-byte ELF64 header (e_shoff = 64 + text length, no sections)
- * followed by that text, which is what the mock driver reads.
+ * input, included files too, changes the output.  After the entries, each
+ * kernel's definition as written, in PTX comments (kernel_facts.h's
+ * MOCK_SOURCE_HEADER), from which the mock driver's host evaluator
+ * recognises the map kernels python/cudyn writes (tests/mock/mock_eval.c).
+ * For sm_XY targets also a CUBIN: a 64-byte ELF64 header (e_shoff = 64 +
+ * text length, no sections) followed by that text, which is what the mock
+ * driver reads.
  *
  * Every exported NVRTC call is counted; mock_nvrtc_calls(fn),
  * mock_nvrtc_fail_next(fn, code), mock_nvrtc_live_programs() and
@@ -432,6 +436,19 @@ static void emit_kernel(struct mbuf *ptx, const struct mock_kernel *k)
     mbuf_str(ptx, ")\n{\n\tret;\n}\n");
 }
 
+/* The kernel's definition, one comment line per line (kernel_facts.h). */
+static void emit_source(struct mbuf *ptx, const struct mock_kernel *k)
+{
+    if (!k->source)
+        return;
+    mbuf_printf(ptx, "\n%s%s\n", MOCK_SOURCE_HEADER, k->name);
+    for (const char *line = k->source; *line;) {
+        size_t n = strcspn(line, "\n");
+        mbuf_printf(ptx, "%s%.*s\n", MOCK_SOURCE_LINE, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
 /* The PTX (and for sm_ targets the CUBIN) of the declarations found. */
 static nvrtcResult build_outputs(nvrtcProgram p, const struct mock_options *o, const struct mock_pp *pp,
                                  const struct mock_decls *d)
@@ -447,6 +464,8 @@ static nvrtcResult build_outputs(nvrtcProgram p, const struct mock_options *o, c
                 (unsigned long long)hash, o->arch, o->suffix);
     for (int i = 0; i < d->n_kernels; i++)
         emit_kernel(&ptx, &d->kernels[i]);
+    for (int i = 0; i < d->n_kernels; i++)
+        emit_source(&ptx, &d->kernels[i]);
     if (ptx.failed) {
         mbuf_free(&ptx);
         return NVRTC_ERROR_OUT_OF_MEMORY;

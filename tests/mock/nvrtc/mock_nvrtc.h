@@ -202,6 +202,7 @@ struct mock_kernel {
     char *name;
     struct mock_param *params;
     int n_params;
+    char *source;      /* its definition as written, for the PTX's trailer; NULL: it names a macro */
     int line;          /* of its definition, for messages */
     bool in_namespace; /* a plain name expression does not reach it */
 };
