@@ -150,9 +150,10 @@ EXTRA_DIST += tests/check-wheel-lists.sh
 # mypy's stubtest, and mypy --strict on examples/python with them
 TESTS += tests/check-stubs.sh
 EXTRA_DIST += tests/check-stubs.sh
-# the wheel's platform and Python tags: check-wheel.py's reading of the symbol table,
-# against extensions built to meet manylinux_2_17 and the stable ABI and to
-# miss them, and the module's own imports against the stable ABI
+# the wheel's platform and Python tags: check-wheel.py's reading of the
+# symbol table, against extensions built to meet manylinux_2_17 and the
+# stable ABI and to miss them, and the module's own imports against the
+# stable ABI
 TESTS += tests/check-wheel-tag.sh
 EXTRA_DIST += tests/check-wheel-tag.sh
 # the package index, Debian and RPM say the same of the package
