@@ -21,6 +21,18 @@ expands, and fails when they drift:
     an __init__.py), its .py and .pyi files and py.typed, as
     python/local.mk installs them.
 
+The extension is built for Python's stable ABI (abi3): the module's
+sources are written over the limited C API, compiled with Py_LIMITED_API
+for the floor pyproject.toml's requires-python names (">=3.11", as
+configure reads it too), so the one extension, _cudyn.abi3.so, loads in
+that CPython and every later one, and the wheel is tagged cp311-abi3.
+With CUDYN_VERSION_SPECIFIC=1 in the environment the same sources build
+the version-specific module instead, over the building CPython's full C
+API (no Py_LIMITED_API; _cudyn.cpython-311-x86_64-linux-gnu.so, a
+cp311-cp311 wheel): the one the package index serves to CPython 3.11,
+whose limited API has no vectorcall (python/README.md, "Types under the
+limited API", says why and what it costs).
+
 The library is compiled into the extension: one shared object that needs
 only the C library (libc, and libdl and libpthread where glibc kept the
 older versions of dlopen and pthread_once), with nothing of cudyn's
@@ -102,6 +114,33 @@ def version():
     return ac_init()[1]
 
 
+# ---------------------------------------------------------------- pyproject.toml
+
+def python_floor():
+    """requires-python's floor, (3, 11): the oldest CPython the module is
+    built for, whose stable ABI it uses (configure reads the same line)."""
+    m = re.search(r'^requires-python = ">=(3)\.(\d+)"\s*$', read("pyproject.toml"), re.M)
+    if not m:
+        raise SystemExit('setup.py: no requires-python = ">=3.N" line in pyproject.toml')
+    return int(m.group(1)), int(m.group(2))
+
+
+def limited_api():
+    """Py_LIMITED_API for the floor, as configure substitutes it (0x030B0000)."""
+    return "0x%02X%02X0000" % python_floor()
+
+
+def abi3_tag():
+    """The wheel's Python tag for the floor's stable ABI (cp311)."""
+    return "cp%d%d" % python_floor()
+
+
+def version_specific():
+    """Whether this build makes the version-specific module (the building
+    CPython's full C API) in place of the abi3 one."""
+    return os.environ.get("CUDYN_VERSION_SPECIFIC", "") not in ("", "0")
+
+
 def ac_calls(macro):
     """The first argument of every MACRO([...]) in configure.ac, as words."""
     return [m.split() for m in re.findall(r"^\s*" + macro + r"\(\[([^]]*)\]", read("configure.ac"), re.M)]
@@ -169,7 +208,7 @@ def build_lists(top_builddir="@top_builddir@"):
     as the Autotools build has them; configure's substitutions the flags
     name are empty here (setuptools adds the Python headers itself)."""
     make = MakeVariables(known={"top_srcdir": TOP, "srcdir": TOP, "top_builddir": top_builddir,
-                                "PYTHON_CPPFLAGS": ""})
+                                "PYTHON_CPPFLAGS": "", "PYTHON_LIMITED_API": limited_api()})
     return {
         "library": make.words("lib_libcudyn_la_SOURCES"),
         "library_cppflags": make.words("lib_libcudyn_la_CPPFLAGS"),
@@ -352,6 +391,8 @@ class BuildCudyn(build_ext):
                                    include_dirs=[generated] + lib_dirs, extra_postargs=flags, depends=ext.depends,
                                    debug=self.debug)
         mod_dirs, mod_macros = split_cppflags(lists["module_cppflags"])
+        if version_specific():
+            mod_macros = [m for m in mod_macros if m[0] != "Py_LIMITED_API"]
         ext.include_dirs = mod_dirs
         ext.define_macros = mod_macros
         ext.extra_compile_args = flags
@@ -414,8 +455,11 @@ def extension():
     lists = build_lists()
     headers = [f for f in lists["library"] + lists["module"] if f.endswith(".h")]
     headers += ["include/cudyn.h", "include/cudyn/version.h.in"]
-    # relative paths: setuptools refuses absolute ones in an sdist
-    return Extension(EXTENSION, sources=[s for s in lists["module"] if s.endswith(".c")], depends=headers)
+    # relative paths: setuptools refuses absolute ones in an sdist; the
+    # module's flags define Py_LIMITED_API (python/local.mk), and
+    # py_limited_api names the file as the stable ABI's (_cudyn.abi3.so)
+    return Extension(EXTENSION, sources=[s for s in lists["module"] if s.endswith(".c")], depends=headers,
+                     py_limited_api=not version_specific())
 
 
 def main():
@@ -429,8 +473,11 @@ def main():
         cmdclass=dict({"build_ext": BuildCudyn}, **({"bdist_wheel": ManylinuxWheel} if bdist_wheel else {})),
         zip_safe=False,
         # setuptools' build/ folder in the tree would shadow the `build`
-        # module for `python3 -m build` run there next
-        options={"build": {"build_base": "_build_py"}},
+        # module for `python3 -m build` run there next (the version-specific
+        # build's objects, compiled otherwise, go apart); the wheel is the
+        # floor's abi3 one (cp311-abi3-...) or the version-specific one
+        options={"build": {"build_base": "_build_py" + ("/version-specific" if version_specific() else "")},
+                 "bdist_wheel": {} if version_specific() else {"py_limited_api": abi3_tag()}},
     )
 
 

@@ -1,23 +1,33 @@
 #!/bin/bash
 # The Python module as pip users get it, offline, from the release tarball:
 #  1. make dist, then python3 -m build --no-isolation from the unpacked
-#     tarball: an sdist and, from it, a wheel;
-#  2. the wheel checked as auditwheel would (packaging/check-wheel.py:
-#     NEEDED, RPATH, exports, .note.dlopen, tag, size, highest GLIBC), and
-#     it must be the manylinux_2_17 wheel (--require: setup.py tags what
-#     the symbol table proves, and python/manylinux_glibc.c keeps it there);
-#     its metadata renders on the package index (twine check);
-#  3. installed with pip --no-index into a fresh virtual environment that
-#     sees Debian's numpy and pytest (--system-site-packages), where the
-#     module's whole pytest suite runs on the mock driver against the
+#     tarball: an sdist and, from it, the abi3 wheel (cp311-abi3: the
+#     stable ABI of the floor, for every CPython from it on); and with
+#     CUDYN_VERSION_SPECIFIC=1 the version-specific wheel of Debian's
+#     CPython (cp311-cp311, the one the index serves to 3.11: setup.py);
+#  2. each wheel checked as auditwheel would (packaging/check-wheel.py:
+#     NEEDED, RPATH, exports, .note.dlopen, tags, size, highest GLIBC, and
+#     for the abi3 one its Python symbols against the floor's stable ABI),
+#     and each must be a manylinux_2_17 wheel (--require: setup.py tags
+#     what the symbol table proves, and python/manylinux_glibc.c keeps it
+#     there); their metadata renders on the package index (twine check);
+#  3. each installed with pip --no-index into a fresh virtual environment
+#     that sees Debian's numpy and pytest (--system-site-packages), where
+#     the module's whole pytest suite runs on the mock driver against the
 #     installed wheel (tests/check-python.sh with CUDYN_PYTHON_INSTALLED:
-#     the module from the environment, no libcudyn.so loaded), pip show's
-#     version, summary, licence and Python floor are those of
-#     packaging/debian and the RPM spec (packaging/check-metadata.py), and
-#     python3 -m cudyn lists the mock's GPUs and writes JSON that the
-#     installed schema accepts; the installed schemas validate the tools'
-#     documents with the stock jsonschema command (Debian's, and the PATH's
-#     where it is another version);
+#     the module from the environment, no libcudyn.so loaded); for the
+#     abi3 one, pip show's version, summary, licence and Python floor are
+#     those of packaging/debian and the RPM spec
+#     (packaging/check-metadata.py), and python3 -m cudyn lists the mock's
+#     GPUs and writes JSON that the installed schema accepts; the installed
+#     schemas validate the tools' documents with the stock jsonschema
+#     command (Debian's, and the PATH's where it is another version);
+#  3b. the abi3 wheel in every other CPython of the floor or later found
+#     here (CUDYN_WHEEL_PYTHONS, else python3.N on PATH and pyenv's
+#     versions; none on a fresh Debian 12): installed into a fresh virtual
+#     environment, the no-numpy checks of 4, a kernel launched and a
+#     prepared call through vectorcall (3.12 on), and the pytest suite
+#     where that interpreter has numpy and pytest;
 #  4. a virtual environment without numpy: import cudyn, DeviceMemory, and
 #     arrays that say they need numpy;
 #  5. the python3 on PATH, where it is another interpreter with its
@@ -42,6 +52,7 @@ top=$PWD
 out=${out:-$top/_ci/wheel}
 export LC_ALL=C.UTF-8 PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 mock="$build/tests/mock/.libs/libcuda.so.1"
+mock_nvrtc="$build/tests/mock/nvrtc/.libs/libnvrtc.so.13"
 # Debian's interpreter, with python3-build, -setuptools, -wheel, -venv, numpy
 # and pytest (the python3 on PATH may be another: step 5)
 python=/usr/bin/python3
@@ -65,26 +76,40 @@ if ! (cd "$out/src/cudyn-$version" && "$python" -m build --no-isolation --outdir
     fail "python3 -m build --no-isolation"
     exit 1
 fi
-wheel=$(ls "$out"/dist/cudyn-"$version"-*.whl)
+# the version-specific wheel, from the same tree (setup.py builds it apart)
+if ! (cd "$out/src/cudyn-$version" && CUDYN_VERSION_SPECIFIC=1 "$python" -m build --no-isolation --wheel \
+        --outdir "$out/dist" .) > "$out/build-version-specific.log" 2>&1; then
+    tail -40 "$out/build-version-specific.log"
+    fail "CUDYN_VERSION_SPECIFIC=1 python3 -m build --no-isolation --wheel"
+    exit 1
+fi
+wheel=$(ls "$out"/dist/cudyn-"$version"-cp3*-abi3-*.whl)
+specific_wheel=$(ls "$out"/dist/cudyn-"$version"-cp3*-cp3*-*.whl)
 sdist="$out/dist/cudyn-$version.tar.gz"
 echo "built: $(cd "$out/dist" && ls)"
+[ -f "$wheel" ] || fail "no abi3 wheel (cp3X-abi3) was built"
+[ -f "$specific_wheel" ] || fail "no version-specific wheel (cp3X-cp3X) was built"
 tar -tzf "$sdist" > "$out/sdist.txt" && grep -q "^cudyn-$version/PKG-INFO$" "$out/sdist.txt" || fail "the sdist has no PKG-INFO"
 
-step "the wheel, as auditwheel would check it"
-# the oldest glibc the wheel is to run on (python/manylinux_glibc.c)
+step "the wheels, as auditwheel would check them"
+# the oldest glibc the wheels are to run on (python/manylinux_glibc.c)
 manylinux=manylinux_2_17
-"$python" "$top/packaging/check-wheel.py" "$wheel" --library "$build/lib/.libs/libcudyn.so.1" --require "$manylinux" |
-    tee "$out/check-wheel.log"
-[ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py --require $manylinux"
+for w in "$wheel" "$specific_wheel"; do
+    log="$out/check-$(basename "$w" .whl).log"
+    "$python" "$top/packaging/check-wheel.py" "$w" --library "$build/lib/.libs/libcudyn.so.1" --require "$manylinux" |
+        tee "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || fail "packaging/check-wheel.py --require $manylinux $(basename "$w")"
+    note "$(sed -n 's/^wheel: \(.*\): [0-9]* bytes (\(.*\))$/\1 \2/p' "$log"), NEEDED $(sed -n 's/^NEEDED: //p' "$log"), \
+$(sed -n 's/^highest GLIBC version: \([^,]*\),.*/\1 at most/p' "$log"), $(sed -n 's/.*; \([0-9]*\) Python symbols imported$/\1/p' \
+        "$log") Python symbols"
+done
 if command -v twine > /dev/null; then
     # the long description and the metadata as the package index reads them
-    twine --no-color check --strict "$wheel" "$sdist" | tee "$out/twine.log"
+    twine --no-color check --strict "$wheel" "$specific_wheel" "$sdist" | tee "$out/twine.log"
     [ "${PIPESTATUS[0]}" = 0 ] && note "twine check: passed" || fail "twine check"
 else
     fail "no twine (Debian: twine) to check the metadata the package index reads"
 fi
-note "$(sed -n 's/^wheel: \(.*\): [0-9]* bytes (\(.*\))$/\1 \2/p' "$out/check-wheel.log"), NEEDED $(sed -n 's/^NEEDED: //p' \
-    "$out/check-wheel.log"), $(sed -n 's/^highest GLIBC version: \([^,]*\),.*/\1 at most/p' "$out/check-wheel.log")"
 
 # venv PYTHON DIR [--system-site-packages]: a fresh virtual environment
 venv() {
@@ -94,7 +119,7 @@ venv() {
 # no_numpy PYTHON: import cudyn, a DeviceMemory round trip on the mock, and
 # arrays that name numpy as what they need; python3 -m cudyn works too
 no_numpy() {
-    (cd "$out/run" && CUDYN_LIBCUDA="$mock" "$1" - <<'PY'
+    (cd "$out/run" && CUDYN_LIBCUDA="$mock" CUDYN_LIBNVRTC="$mock_nvrtc" CUDYN_CACHE_DIR="$out/cache" "$1" - <<'PY'
 import sys
 import cudyn
 assert "numpy" not in sys.modules, "import cudyn imported numpy"
@@ -108,6 +133,16 @@ cudyn.memcpy_htod(memory, b"0123456789abcdef")
 back = bytearray(16)
 cudyn.memcpy_dtoh(back, memory)
 assert back == b"0123456789abcdef", back
+# a launch and a prepared call, through vectorcall where the type has it:
+# the abi3 module from 3.12 on (3.11's limited API has none), else always
+f = cudyn.SourceModule('extern "C" __global__ void empty() {}', no_extern_c=True).get_function("empty")
+f(grid=(1,), block=(1,))
+f.prepare("", grid=(1,), block=(1,))()
+cudyn.synchronize()
+abi3 = cudyn._cudyn.__file__.endswith(".abi3.so")
+vectorcall = bool(type(f).__flags__ & (1 << 11))
+assert vectorcall == (not abi3 or sys.version_info >= (3, 12)), (abi3, vectorcall)
+print(f"  a launch and a prepared call: through {'vectorcall' if vectorcall else 'tp_call'}")
 for name, use in (("cudyn.gpuarray", lambda: cudyn.gpuarray), ("cudyn.pagelocked_empty", lambda: cudyn.pagelocked_empty(4)),
                   ("cudyn.ElementwiseKernel", lambda: cudyn.ElementwiseKernel),
                   ("cudyn.DeviceArray", lambda: cudyn.DeviceArray((4,), "float32"))):
@@ -136,6 +171,18 @@ suite() {
     suite_tally=$(grep -E '^[0-9]+ passed|^=+ .*passed' "$log" | tail -n 1 | tr -d '=')
 }
 
+# installed_checks PYTHON LABEL: no_numpy's checks where PYTHON has no
+# numpy, and the suite where it has numpy and pytest
+installed_checks() {
+    if ! "$1" -c 'import numpy' 2>/dev/null; then
+        no_numpy "$1" && note "$2, no numpy: ok"
+    fi
+    if "$1" -c 'import numpy, pytest' 2>/dev/null; then
+        suite "$1"
+        note "$2, pytest: $suite_tally"
+    fi
+}
+
 step "installed into a fresh virtual environment (with Debian's numpy and pytest)"
 if venv "$python" "$out/venv" --system-site-packages &&
         "$out/venv/bin/python" -m pip install --ignore-installed --no-deps "$wheel" > "$out/pip.log" 2>&1; then
@@ -162,6 +209,49 @@ else
     cat "$out/pip.log"
     fail "pip install --no-index of the wheel"
 fi
+
+step "the version-specific wheel in a fresh virtual environment (with Debian's numpy and pytest)"
+if venv "$python" "$out/venv-specific" --system-site-packages &&
+        "$out/venv-specific/bin/python" -m pip install --ignore-installed --no-deps "$specific_wheel" \
+            > "$out/pip.log" 2>&1; then
+    suite "$out/venv-specific/bin/python"
+    echo "pytest: $suite_tally"
+    note "pytest on the installed version-specific wheel: $suite_tally"
+else
+    cat "$out/pip.log"
+    fail "pip install --no-index of the version-specific wheel"
+fi
+
+step "the abi3 wheel in the other CPythons here (the floor and later)"
+# CUDYN_WHEEL_PYTHONS, else python3.N on PATH and pyenv's versions: one
+# interpreter per version that runs, Debian's own done above
+floor=$(sed -n 's/^requires-python = ">=3\.\([0-9]*\)"$/\1/p' "$top/pyproject.toml")
+candidates=${CUDYN_WHEEL_PYTHONS:-$(for n in $(seq "$floor" 30); do command -v "python3.$n"; done
+    command -v pyenv > /dev/null && ls "$(pyenv root)"/versions/*/bin/python3 2>/dev/null)}
+# cpython_version PYTHON: its X.Y where it is a CPython of the floor or later that runs
+cpython_version() {
+    "$1" - "$floor" 2>/dev/null <<'PY'
+import sys
+if sys.implementation.name == "cpython" and sys.version_info >= (3, int(sys.argv[1])):
+    print("%d.%d" % sys.version_info[:2])
+PY
+}
+seen=" $(cpython_version "$python") "
+others=0
+for p in $candidates; do
+    v=$(cpython_version "$p")
+    case "$v$seen" in " "*|*" $v "*) continue ;; esac
+    seen="$seen$v "
+    others=$((others + 1))
+    if venv "$p" "$out/cpython-$v" && "$out/cpython-$v/bin/python" -m pip install "$wheel" > "$out/pip.log" 2>&1; then
+        echo "CPython $v ($p): $(basename "$wheel") installed"
+        installed_checks "$out/cpython-$v/bin/python" "CPython $v: the abi3 wheel"
+    else
+        tail -30 "$out/pip.log"
+        fail "pip install of the abi3 wheel with CPython $v ($p)"
+    fi
+done
+[ $others -gt 0 ] || { echo "no other CPython of 3.$floor or later here"; note "no other CPython here"; }
 
 step "the installed schemas, with the stock jsonschema command"
 make -s -C "$build" install DESTDIR="$out/stage" > "$out/install.log" 2>&1 || { tail "$out/install.log"; fail "make install"; }
@@ -211,11 +301,7 @@ else
             "$out/path/bin/python" -m pip install /usr/share/python-wheels/wheel-*.whl > "$out/pip.log" 2>&1 &&
             "$out/path/bin/python" -m pip install --no-build-isolation "$tarball" >> "$out/pip.log" 2>&1; then
         echo "pip install --no-build-isolation $(basename "$tarball") with Python $pyv ($path_python): installed"
-        no_numpy "$out/path/bin/python" && note "PATH python3 $pyv: pip install of the tarball, no numpy: ok"
-        if "$out/path/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-            suite "$out/path/bin/python"
-            note "PATH python3 pytest: $suite_tally"
-        fi
+        installed_checks "$out/path/bin/python" "PATH python3 $pyv: pip install of the tarball"
     else
         tail -30 "$out/pip.log"
         fail "pip install of $(basename "$tarball") with $path_python"

@@ -28,7 +28,7 @@ bench_saxpy_direct_SOURCES = bench/saxpy_direct.c
 bench_saxpy_direct_LDADD =
 bench_cudyn_saxpy_SOURCES = $(tools_cudyn_saxpy_SOURCES)
 CLEANFILES += bench/peers_c$(EXEEXT) bench/saxpy_direct$(EXEEXT) bench/cudyn-saxpy$(EXEEXT)
-EXTRA_DIST += bench/peers.py bench/peers_saxpy.py bench/peers_nccl.py
+EXTRA_DIST += bench/peers.py bench/peers_saxpy.py bench/peers_nccl.py bench/python_builds.py
 BENCH_PEERS_FLAGS =
 CUDYN_SAXPY = ./bench/cudyn-saxpy$(EXEEXT)
 # The Python module's rows take this build's module, staged as for make

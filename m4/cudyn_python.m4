@@ -22,13 +22,21 @@
 # configure says which it took and why it passed each earlier one over;
 # docs/python.md states the same rule.
 #
-# Substitutes PYTHON, PYTHON_CPPFLAGS, PYTHON_EXT_SUFFIX (the extension
-# module's file name suffix, e.g. .cpython-311-x86_64-linux-gnu.so) and
-# PYTHON_SITEDIR (in terms of ${prefix}, so `make install prefix=...` and
-# distcheck move it; for a virtual environment's interpreter and no
-# --prefix, the environment's own site-packages, so that `make install`
-# puts the module where that interpreter imports it); conditional
-# HAVE_PYTHON_MODULE.
+# The module is written for Python's limited C API (the stable ABI): one
+# build loads in the floor's CPython and every later one.  The floor is
+# pyproject.toml's requires-python (">=3.11": the buffer protocol joined
+# the limited API in 3.11), read from there: an interpreter below it is
+# passed over, and the module is compiled with Py_LIMITED_API set to it.
+#
+# Substitutes PYTHON, PYTHON_CPPFLAGS, PYTHON_LIMITED_API (the floor as
+# Py_LIMITED_API's hex, 0x030B0000), PYTHON_EXT_SUFFIX (the extension
+# module's file name suffix: .abi3.so, the stable ABI's, which every
+# CPython of the floor and later loads; checked against the interpreter's
+# importlib.machinery.EXTENSION_SUFFIXES) and PYTHON_SITEDIR (in terms of
+# ${prefix}, so `make install prefix=...` and distcheck move it; for a
+# virtual environment's interpreter and no --prefix, the environment's own
+# site-packages, so that `make install` puts the module where that
+# interpreter imports it); conditional HAVE_PYTHON_MODULE.
 AC_DEFUN([CUDYN_PYTHON], [
 AC_ARG_VAR([PYTHON], [the Python 3 interpreter the Python module is built for and make bench-peers runs with])
 AC_ARG_WITH([python],
@@ -42,10 +50,18 @@ AC_ARG_WITH([python-sitedir],
 
 AS_CASE([$with_python], [yes|no|check], [], [PYTHON=$with_python; with_python=yes])
 
+dnl the floor: pyproject.toml's requires-python, as 3.11 and as Py_LIMITED_API's hex
+AC_MSG_CHECKING([for the Python floor (pyproject.toml's requires-python)])
+cudyn_python_floor=`sed -n 's/^requires-python = ">=\(3\.[[0-9]]*\)"$/\1/p' "$srcdir/pyproject.toml"`
+AS_IF([test -z "$cudyn_python_floor"],
+  [AC_MSG_ERROR([no requires-python = ">=3.N" line in $srcdir/pyproject.toml])])
+PYTHON_LIMITED_API=`printf '0x%02X%02X0000' ${cudyn_python_floor%%.*} ${cudyn_python_floor#*.}`
+AC_MSG_RESULT([$cudyn_python_floor (the module's limited API: Py_LIMITED_API=$PYTHON_LIMITED_API)])
+
 dnl cudyn_python_probe PY: "VERSION INCLUDE_DIR HAS_HEADERS HAS_TEST_MODULES" or nothing
 cudyn_python_probe() {
   "$[]1" -c 'import sys, sysconfig, os.path
-if sys.version_info < (3, 8): sys.exit(1)
+if sys.version_info < tuple(int(p) for p in sys.argv[[1]].split(".")): sys.exit(1)
 inc = sysconfig.get_paths()[["include"]]
 def has(m):
     try:
@@ -55,7 +71,7 @@ def has(m):
         return "no"
 print("%d.%d" % sys.version_info[[:2]], inc,
       "yes" if os.path.isfile(os.path.join(inc, "Python.h")) else "no",
-      "yes" if has("numpy") == has("pytest") == "yes" else "no")' 2>/dev/null
+      "yes" if has("numpy") == has("pytest") == "yes" else "no")' "$cudyn_python_floor" 2>/dev/null
 }
 
 AC_MSG_CHECKING([for a Python with its headers])
@@ -81,7 +97,7 @@ for cudyn_py in $cudyn_python_candidates; do
   cudyn_facts=`cudyn_python_probe "$cudyn_py"`
   AS_IF([test -z "$cudyn_facts"], [
     cudyn_python_passed="$cudyn_python_passed
-$cudyn_py: not a Python 3.8 or later that runs"
+$cudyn_py: not a Python $cudyn_python_floor or later that runs"
     continue])
   test -n "$cudyn_python_any" || cudyn_python_any="$cudyn_py $cudyn_facts"
   set dummy $cudyn_facts
@@ -120,10 +136,10 @@ AS_IF([test $[]# = 6], [
     AS_CASE([$cudyn_line], ["$PYTHON: "*], [break], [""], [], [AC_MSG_NOTICE([passed over $cudyn_line])])
   done
 ], [
-  AC_MSG_RESULT([none (no Python 3.8 or later)])
+  AC_MSG_RESULT([none (no Python $cudyn_python_floor or later)])
 ])
 AS_IF([test "x$with_python" = xyes && test $have_python_module = no],
-  [AC_MSG_ERROR([--with-python: no Python 3.8 or later with its headers (Python.h) among: $cudyn_python_candidates (Debian: apt-get install python3-dev)])])
+  [AC_MSG_ERROR([--with-python: no Python $cudyn_python_floor or later with its headers (Python.h) among: $cudyn_python_candidates (Debian: apt-get install python3-dev)])])
 
 dnl the module is a shared object: a static-only build has no libcudyn.so to link it to
 AS_IF([test $have_python_module = yes && test "x$enable_shared" = xno], [
@@ -133,8 +149,10 @@ AS_IF([test $have_python_module = yes && test "x$enable_shared" = xno], [
 ])
 
 AS_IF([test $have_python_module = yes], [
-  AC_MSG_CHECKING([for the Python extension module suffix])
-  PYTHON_EXT_SUFFIX=`"$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX") or ".so")'`
+  AC_MSG_CHECKING([for the stable ABI's extension module suffix])
+  PYTHON_EXT_SUFFIX=`"$PYTHON" -c 'import importlib.machinery as m; print(".abi3.so" if ".abi3.so" in m.EXTENSION_SUFFIXES else "")'`
+  AS_IF([test -z "$PYTHON_EXT_SUFFIX"],
+    [AC_MSG_ERROR([$PYTHON loads no stable-ABI module (.abi3.so is not among its importlib.machinery.EXTENSION_SUFFIXES)])])
   AC_MSG_RESULT([$PYTHON_EXT_SUFFIX])
   AC_MSG_CHECKING([where the Python module is installed])
   AS_IF([test -n "$with_python_sitedir"], [PYTHON_SITEDIR=$with_python_sitedir], [
@@ -172,6 +190,7 @@ print(path.replace("@PREFIX@", "${prefix}"))' "$cudyn_prefix" "$cudyn_prefix_giv
 ])
 AC_SUBST([PYTHON])
 AC_SUBST([PYTHON_CPPFLAGS])
+AC_SUBST([PYTHON_LIMITED_API])
 AC_SUBST([PYTHON_EXT_SUFFIX])
 AC_SUBST([PYTHON_SITEDIR])
 AM_CONDITIONAL([HAVE_PYTHON_MODULE], [test $have_python_module = yes])

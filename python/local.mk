@@ -5,10 +5,14 @@
 # CUDYN_PYTHON (m4/cudyn_python.m4) chose the interpreter (PYTHON) and
 # whether its headers allow a module (HAVE_PYTHON_MODULE).
 #
-# The extension is a libtool module named as the interpreter names
-# extensions (-shrext $(PYTHON_EXT_SUFFIX), e.g. _cudyn.cpython-311-x86_64-
-# linux-gnu.so), linked to libcudyn.so; it needs Python.h only (no numpy
-# headers: arrays come through the buffer protocol and __array_interface__).
+# The extension is a libtool module written for Python's limited C API
+# (Py_LIMITED_API: the stable ABI of the floor configure read from
+# pyproject.toml's requires-python), so it is named as the stable ABI's
+# extensions are (-shrext $(PYTHON_EXT_SUFFIX): _cudyn.abi3.so) and loads
+# in that CPython and every later one; it is linked to libcudyn.so and
+# needs Python.h only (no numpy headers: arrays come through the buffer
+# protocol and __array_interface__).  The wheel (setup.py) compiles the
+# same module with the same Py_LIMITED_API.
 # Everything lands in $(PYTHON_SITEDIR)/cudyn; the libtool archive
 # (_cudyn.la) is not left there.
 #
@@ -58,7 +62,8 @@ cudynpython_LTLIBRARIES = python/cudyn/_cudyn.la
 python_cudyn__cudyn_la_SOURCES = $(PYTHON_MODULE_SOURCES)
 # cudyn.h (with the generated cudyn/version.h) and Python.h only (not lib/,
 # which AM_CPPFLAGS adds for the library)
-python_cudyn__cudyn_la_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
+python_cudyn__cudyn_la_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(PYTHON_CPPFLAGS) \
+	-DPy_LIMITED_API=$(PYTHON_LIMITED_API)
 python_cudyn__cudyn_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
 # the symbols of libpython come from the interpreter that loads the module
 python_cudyn__cudyn_la_LDFLAGS = -module -shared -avoid-version -shrext $(PYTHON_EXT_SUFFIX)
@@ -145,15 +150,18 @@ EXTRA_DIST += tests/check-wheel-lists.sh
 # mypy's stubtest, and mypy --strict on examples/python with them
 TESTS += tests/check-stubs.sh
 EXTRA_DIST += tests/check-stubs.sh
-# the wheel's platform tag: check-wheel.py's reading of the symbol table,
-# against extensions built to meet manylinux_2_17 and to miss it
+# the wheel's platform and Python tags: check-wheel.py's reading of the
+# symbol table, against extensions built to meet manylinux_2_17 and the
+# stable ABI and to miss them, and the module's own imports against the
+# stable ABI
 TESTS += tests/check-wheel-tag.sh
 EXTRA_DIST += tests/check-wheel-tag.sh
 # the package index, Debian and RPM say the same of the package
 TESTS += tests/check-package-metadata.sh
 EXTRA_DIST += tests/check-package-metadata.sh packaging/check-metadata.py
 # python/manylinux_glibc.c: the wheel's only (setup.py compiles it)
-EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packaging/pypi.md python/manylinux_glibc.c
+EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packaging/stable-abi.txt packaging/pypi.md \
+	python/manylinux_glibc.c
 
 # the libtool archive is of no use to the interpreter: Makefile.am's
 # install-data-hook removes it (make uninstall removes the extension by its

@@ -88,7 +88,7 @@ PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py
         Py_DECREF(dtype);
         return NULL;
     }
-    DeviceArrayObject *a = (DeviceArrayObject *)type->tp_alloc(type, 0);
+    DeviceArrayObject *a = (DeviceArrayObject *)PyType_GenericAlloc(type, 0);
     if (!a) {
         Py_DECREF(dtype);
         return NULL;
@@ -147,25 +147,25 @@ static int int_ptr(PyObject *obj, cudyn_devptr *out, const char *what)
 static int cai_ref(PyObject *cai, struct cpy_device_ref *r, const char *what)
 {
     PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
-    if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+    if (!data || !PyTuple_Check(data) || PyTuple_Size(data) != 2) {
         cpy_invalid("%s: its __cuda_array_interface__ has no data (pointer, readonly)", what);
         return -1;
     }
-    r->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
-    return r->readonly < 0 ? -1 : int_ptr(PyTuple_GET_ITEM(data, 0), &r->ptr, what);
+    r->readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+    return r->readonly < 0 ? -1 : int_ptr(PyTuple_GetItem(data, 0), &r->ptr, what);
 }
 
 int cpy_device_ref(PyObject *obj, struct cpy_device_ref *r, const char *what)
 {
     r->memory = NULL;
     r->readonly = 0;
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type)) {
+    if (PyObject_TypeCheck(obj, DeviceArray_Type)) {
         DeviceArrayObject *a = (DeviceArrayObject *)obj;
         r->memory = a->memory;
         r->readonly = a->readonly;
         return cpy_array_ptr(a, &r->ptr);
     }
-    if (PyObject_TypeCheck(obj, &DeviceMemory_Type)) {
+    if (PyObject_TypeCheck(obj, DeviceMemory_Type)) {
         DeviceMemoryObject *m = (DeviceMemoryObject *)obj;
         if (m->freed) {
             cpy_invalid("%s: the DeviceMemory was freed", what);
@@ -186,14 +186,14 @@ int cpy_device_ref(PyObject *obj, struct cpy_device_ref *r, const char *what)
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1; /* the producer's own exception (KeyboardInterrupt, MemoryError ...) */
     PyErr_Clear();
-    if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__")) {
-        cpy_type_error("%s: a host array (%.100s) was given where device memory is needed: copy it to the device "
-                    "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel",
-                    what, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyErr_Format(PyExc_TypeError, "%s: %.100s is not device memory (a DeviceArray, a DeviceMemory, an int "
-                 "address or an object with __cuda_array_interface__)", what, Py_TYPE(obj)->tp_name);
+    PyObject *type = cpy_type_name(obj);
+    if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__"))
+        cpy_type_error("%s: a host array (%V) was given where device memory is needed: copy it to the device "
+                       "first (cudyn.gpuarray.to_gpu), or pass cudyn.In/Out/InOut to a kernel", what, type, "?");
+    else
+        PyErr_Format(PyExc_TypeError, "%s: %V is not device memory (a DeviceArray, a DeviceMemory, an int "
+                     "address or an object with __cuda_array_interface__)", what, type, "?");
+    Py_XDECREF(type);
     return -1;
 }
 
@@ -238,8 +238,10 @@ int cpy_array_attach(DeviceArrayObject *a, DeviceMemoryObject *m, const char *wh
                     (long long)(a->ptr - m->ptr) + (long long)low, m->nbytes);
         return -1;
     }
-    Py_INCREF(m);
-    Py_XSETREF(a->memory, m);
+    DeviceMemoryObject *old = a->memory;
+    Py_INCREF((PyObject *)m);
+    a->memory = m;
+    Py_XDECREF((PyObject *)old);
     a->device = m->device;
     return 0;
 }
@@ -251,21 +253,22 @@ static int parse_shape(PyObject *obj, Py_ssize_t *shape, int *ndim, const char *
         *ndim = 1;
         return cpy_ssize(obj, &shape[0], what, min);
     }
-    PyObject *seq = PySequence_Fast(obj, "");
+    PyObject *seq = PySequence_Tuple(obj);
     if (!seq) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of ints, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
+        PyObject *type = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of ints, not %V", what, type, "?");
+        Py_XDECREF(type);
         return -1;
     }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t n = PyTuple_Size(seq);
     if (n > CPY_MAX_DIMS) {
         Py_DECREF(seq);
         cpy_invalid("%s: %zd dimensions (at most %d)", what, n, CPY_MAX_DIMS);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++)
-        if (cpy_ssize(PySequence_Fast_GET_ITEM(seq, i), &shape[i], what, min) < 0) {
+        if (cpy_ssize(PyTuple_GetItem(seq, i), &shape[i], what, min) < 0) {
             Py_DECREF(seq);
             return -1;
         }
@@ -286,9 +289,10 @@ static void keep_owner(DeviceArrayObject *a, PyObject *owner, PyObject *fallback
  * must lie inside), which it keeps alive; 0 or -1 */
 static int view_memory(DeviceArrayObject *a, PyObject *memory, Py_ssize_t offset, PyObject *owner)
 {
-    if (!PyObject_TypeCheck(memory, &DeviceMemory_Type)) {
-        PyErr_Format(PyExc_TypeError, "DeviceArray: memory must be a DeviceMemory, not %.100s",
-                     Py_TYPE(memory)->tp_name);
+    if (!PyObject_TypeCheck(memory, DeviceMemory_Type)) {
+        PyObject *type = cpy_type_name(memory);
+        PyErr_Format(PyExc_TypeError, "DeviceArray: memory must be a DeviceMemory, not %V", type, "?");
+        Py_XDECREF(type);
         return -1;
     }
     DeviceMemoryObject *m = (DeviceMemoryObject *)memory;
@@ -312,7 +316,7 @@ static int view_address(DeviceArrayObject *a, PyObject *ptr_obj, Py_ssize_t offs
         return -1;
     if (!r.memory && owner != Py_None && owner != ptr_obj) {
         struct cpy_device_ref o;
-        if (PyObject_TypeCheck(owner, &DeviceArray_Type) || PyObject_TypeCheck(owner, &DeviceMemory_Type)) {
+        if (PyObject_TypeCheck(owner, DeviceArray_Type) || PyObject_TypeCheck(owner, DeviceMemory_Type)) {
             if (cpy_device_ref(owner, &o, "DeviceArray: owner") < 0)
                 return -1;
             r.memory = o.memory;
@@ -413,15 +417,36 @@ static PyObject *da_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)a;
 }
 
+/* The garbage collector's: an array's owner and stream may be any object,
+ * which may hold the array (a producer keeping its consumer's view); the
+ * heap type is visited too, as every instance holds it. */
+static int da_traverse(DeviceArrayObject *a, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE((PyObject *)a));
+    Py_VISIT(a->dtype);
+    Py_VISIT(a->owner);
+    Py_VISIT(a->memory);
+    Py_VISIT(a->stream);
+    return 0;
+}
+
+static int da_clear(DeviceArrayObject *a)
+{
+    Py_CLEAR(a->owner);
+    Py_CLEAR(a->stream);
+    return 0;
+}
+
 static void da_dealloc(DeviceArrayObject *a)
 {
+    PyObject_GC_UnTrack(a);
     if (a->weakrefs)
         PyObject_ClearWeakRefs((PyObject *)a);
     Py_XDECREF(a->dtype);
     Py_XDECREF(a->owner);
-    Py_XDECREF(a->memory);
+    Py_XDECREF((PyObject *)a->memory);
     Py_XDECREF(a->stream);
-    Py_TYPE(a)->tp_free((PyObject *)a);
+    cpy_free(a);
 }
 
 static PyObject *tuple_of(int n, const Py_ssize_t *v)
@@ -433,7 +458,7 @@ static PyObject *tuple_of(int n, const Py_ssize_t *v)
             Py_CLEAR(t);
             break;
         }
-        PyTuple_SET_ITEM(t, i, x);
+        PyTuple_SetItem(t, i, x);
     }
     return t;
 }
@@ -488,7 +513,7 @@ static Py_ssize_t da_len(DeviceArrayObject *a)
  * size and item size, writable if `writable` */
 static int host_view(DeviceArrayObject *a, PyObject *host, Py_buffer *view, int writable, const char *what)
 {
-    if (PyObject_TypeCheck(host, &DeviceArray_Type)) {
+    if (PyObject_TypeCheck(host, DeviceArray_Type)) {
         cpy_invalid("%s: a DeviceArray where a host array is needed", what);
         return -1;
     }
@@ -497,9 +522,11 @@ static int host_view(DeviceArrayObject *a, PyObject *host, Py_buffer *view, int 
     int rc = cpy_host_buffer(host, view, PyBUF_RECORDS_RO, what);
     if (rc == -2)
         rc = cpy_host_buffer(host, view, PyBUF_FULL_RO, what);
-    if (rc == -2)
-        PyErr_Format(PyExc_TypeError, "%s: %.100s is not a host array (no buffer protocol)", what,
-                     Py_TYPE(host)->tp_name);
+    if (rc == -2) {
+        PyObject *type = cpy_type_name(host);
+        PyErr_Format(PyExc_TypeError, "%s: %V is not a host array (no buffer protocol)", what, type, "?");
+        Py_XDECREF(type);
+    }
     if (rc < 0)
         return -1;
     PyObject *hd = PyObject_GetAttrString(host, "dtype"); /* without one, its sizes are compared below */
@@ -621,12 +648,12 @@ static PyObject *da_set(DeviceArrayObject *a, PyObject *args, PyObject *kwds)
 
 static PyObject *da_repr(DeviceArrayObject *a)
 {
-    PyObject *shape = da_shape(a, NULL);
-    if (!shape)
-        return NULL;
-    PyObject *r = PyUnicode_FromFormat("<%s shape=%R dtype=%S at %p on device %d>", Py_TYPE(a)->tp_name, shape,
-                                       a->dtype, (void *)(uintptr_t)a->ptr, a->device);
-    Py_DECREF(shape);
+    PyObject *shape = da_shape(a, NULL), *type = shape ? cpy_type_name((PyObject *)a) : NULL;
+    PyObject *r = shape ? PyUnicode_FromFormat("<%V shape=%R dtype=%S at %p on device %d>", type, "DeviceArray",
+                                               shape, a->dtype, (void *)(uintptr_t)a->ptr, a->device)
+                        : NULL;
+    Py_XDECREF(shape);
+    Py_XDECREF(type);
     return r;
 }
 
@@ -639,6 +666,7 @@ static PyMemberDef da_members[] = {
     {"is_contiguous", T_BOOL, offsetof(DeviceArrayObject, contiguous), READONLY, "True if C-contiguous"},
     {"readonly", T_BOOL, offsetof(DeviceArrayObject, readonly), READONLY, "True if its producer said read-only"},
     {"stream", T_OBJECT, offsetof(DeviceArrayObject, stream), READONLY, "the stream it was made for, or None"},
+    CPY_WEAKLIST(DeviceArrayObject),
     {NULL},
 };
 static PyGetSetDef da_getset[] = {
@@ -660,19 +688,20 @@ static PyMethodDef da_methods[] = {
      CPY_SIG("__dlpack_device__($self, /)", "(device type, device id)")},
     {NULL},
 };
-static PySequenceMethods da_seq = {.sq_length = (lenfunc)da_len};
-
-PyTypeObject DeviceArray_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.DeviceArray",
-    .tp_basicsize = sizeof(DeviceArrayObject),
-    .tp_dealloc = (destructor)da_dealloc,
-    .tp_repr = (reprfunc)da_repr,
-    .tp_as_sequence = &da_seq,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = da_doc,
-    .tp_weaklistoffset = offsetof(DeviceArrayObject, weakrefs),
-    .tp_methods = da_methods,
-    .tp_members = da_members,
-    .tp_getset = da_getset,
-    .tp_new = da_new,
+/* Python subclasses it (gpuarray.GPUArray, with a __dict__ of its own) */
+static PyType_Slot da_slots[] = {
+    {Py_tp_doc, (void *)da_doc},
+    {Py_tp_new, (void *)da_new},
+    {Py_tp_dealloc, (void *)da_dealloc},
+    {Py_tp_traverse, (void *)da_traverse},
+    {Py_tp_clear, (void *)da_clear},
+    {Py_tp_repr, (void *)da_repr},
+    {Py_tp_methods, da_methods},
+    {Py_tp_members, da_members},
+    {Py_tp_getset, da_getset},
+    {Py_sq_length, (void *)da_len},
+    {0, NULL},
 };
+PyTypeObject *DeviceArray_Type;
+const PyType_Spec DeviceArray_Spec = {"cudyn.DeviceArray", sizeof(DeviceArrayObject), 0,
+                                      CPY_TPFLAGS | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, da_slots};

@@ -1,7 +1,12 @@
 /* cudyn_py.h - what the files of the extension cudyn._cudyn share.
- * Written over cudyn.h alone (never lib/ internals), C11, CPython >= 3.8.
- * Nothing here loads the driver at import: every cudyn call that does is
- * made by a function or method the user calls.
+ * Written over cudyn.h alone (never lib/ internals), C11, and over
+ * Python's limited C API: the build defines Py_LIMITED_API as the
+ * version pyproject.toml's requires-python names (3.11, where the buffer
+ * protocol joined the limited API), so that one build, the abi3 module,
+ * loads in that CPython and every later one (python/README.md, "Types
+ * under the limited API").  Nothing here loads the driver at import:
+ * every cudyn call that does is made by a function or method the user
+ * calls.
  *
  * The files stand in an order, bottom to top, and a file calls only into
  * the files below it (python/README.md says what each owns;
@@ -17,6 +22,8 @@
 #include <Python.h>
 #include <structmember.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cudyn.h>
 
 /* the most dimensions a DeviceArray has (numpy's limit) */
@@ -33,6 +40,44 @@
 #define CPY_SIG(signature, text) signature "\n--\n\n" text
 /* a method table's function and flags for one that takes keywords */
 #define CPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+
+/* ---- the module's types: heap types, made from a PyType_Spec at import
+ * (util.c cpy_type_new; init.c's list), so that no type object's layout is
+ * compiled in.  Every type is immutable, as a static type was (attributes
+ * cannot be set on it: a __call__ set from Python would bypass the
+ * vectorcall slot); one without a constructor cannot be instantiated from
+ * Python. */
+#define CPY_TPFLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE)
+#define CPY_TPFLAGS_NO_NEW (CPY_TPFLAGS | Py_TPFLAGS_DISALLOW_INSTANTIATION)
+/* a member that says where an instance keeps its weak references */
+#define CPY_WEAKLIST(type) {"__weaklistoffset__", T_PYSSIZET, offsetof(type, weakrefs), READONLY, NULL}
+/* The end of every type's deallocator: the instance's memory goes back
+ * through its type's tp_free (GC or not), then the reference to its type
+ * that every instance of a heap type holds. */
+static inline void cpy_free(void *self)
+{
+    PyTypeObject *type = Py_TYPE((PyObject *)self);
+    freefunc free_slot = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_slot(self);
+    Py_DECREF(type);
+}
+
+/* ---- calls: the vectorcall protocol (PEP 590), whose pieces 3.11's
+ * limited API lacks and 3.12's stable ABI has (the same values it always
+ * had): a Function's or PreparedFunction's call comes through its
+ * vectorcall slot where the type has the flag (cpy_vectorcall_flag), and
+ * through tp_call with a tuple and a dict otherwise (cpy_call_vector),
+ * both into the one vectorcall function. */
+typedef PyObject *(*cpy_vectorcallfunc)(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                        PyObject *kwnames);
+#define CPY_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
+#define CPY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+static inline Py_ssize_t cpy_nargs(size_t nargsf)
+{
+    return (Py_ssize_t)(nargsf & ~CPY_VECTORCALL_ARGUMENTS_OFFSET);
+}
+/* the member that says where an instance keeps its vectorcall function */
+#define CPY_VECTORCALL(type) {"__vectorcalloffset__", T_PYSSIZET, offsetof(type, vectorcall), READONLY, NULL}
 
 /* ---- errors.c */
 /* Raises the exception for `status` from the calling thread's cudyn_error;
@@ -57,9 +102,32 @@ int cpy_invalid_pending(void);
 /* Raises LaunchArgumentError (an Error and a TypeError): a wrong kind of
  * argument, such as a host array where device memory is needed. */
 PyObject *cpy_type_error(const char *fmt, ...);
+/* The name of obj's type for a message, as CPython's own messages give it
+ * (the limited API hides tp_name): "module.qualname", the qualname alone
+ * for a builtin ("float", "numpy.ndarray", "cudyn.DeviceArray").  A new
+ * reference, or NULL with no exception set (a message takes it as %V with
+ * a fallback: "%V", name, "?"); an exception already set stays. */
+PyObject *cpy_type_name(PyObject *obj);
 int cpy_errors_init(PyObject *module);
 
 /* ---- util.c: conversions that name none of the module's types */
+/* The heap type of spec, with `flags` added to the spec's, made at import
+ * into *type (a reference kept for the module's lifetime) and added to the
+ * module as `name` (NULL: the last part of the spec's name).  0 or -1. */
+int cpy_type_new(PyObject *module, PyTypeObject **type, const PyType_Spec *spec, unsigned long flags,
+                 const char *name);
+/* The vectorcall flag for the types whose calls have a vectorcall
+ * function (Function, PreparedFunction), or 0 where the call goes through
+ * tp_call (cudyn_py.h, "calls") */
+unsigned long cpy_vectorcall_flag(void);
+/* tp_call of a type whose call is `call`, a vectorcall function: the
+ * tuple's items and the dict's values as its vector, the dict's keys as
+ * its kwnames. */
+PyObject *cpy_call_vector(cpy_vectorcallfunc call, PyObject *self, PyObject *args, PyObject *kwargs);
+/* obj's items as a tuple (a tuple itself, a list or any iterable), or
+ * NULL with a TypeError saying `message` where obj is not iterable (what
+ * PySequence_Fast did, whose item macros the limited API lacks) */
+PyObject *cpy_tuple(PyObject *obj, const char *message);
 /* A dim3 from an int or a tuple/list of 1 to 3 ints, each >= 1. */
 int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what);
 /* The one polling wait: query(handle) with the GIL released until it is
@@ -178,8 +246,8 @@ typedef struct {
     Py_ssize_t in_use; /* the lifetime rule's holds (cpy_hold): free() refuses while any */
     PyObject *weakrefs;
 } DeviceMemoryObject;
-extern PyTypeObject DeviceMemory_Type;
-extern PyTypeObject PinnedMemory_Type;
+extern PyTypeObject *DeviceMemory_Type, *PinnedMemory_Type;
+extern const PyType_Spec DeviceMemory_Spec, PinnedMemory_Spec;
 /* a new DeviceMemory of nbytes on the current device */
 PyObject *cpy_device_memory_new(size_t nbytes, int managed);
 /* cpy_hold of a DeviceMemory: taken before a copy, a launch with In/Out
@@ -202,7 +270,8 @@ typedef struct {
     int owned;
     PyObject *weakrefs;
 } EventObject;
-extern PyTypeObject Stream_Type, Event_Type, Graph_Type, GraphExec_Type;
+extern PyTypeObject *Stream_Type, *Event_Type, *Graph_Type, *GraphExec_Type;
+extern const PyType_Spec Stream_Spec, Event_Spec, Graph_Spec, GraphExec_Spec;
 /* A stream from None (the default), a Stream, an int (a CUstream), or an
  * object with .handle / .cuda_stream / .ptr (PyTorch, CuPy). */
 int cpy_stream(PyObject *obj, cudyn_stream *out);
@@ -213,7 +282,8 @@ typedef struct {
     cudyn_texture tex;
     PyObject *array;
 } TextureObject;
-extern PyTypeObject Array_Type, Texture_Type;
+extern PyTypeObject *Array_Type, *Texture_Type;
+extern const PyType_Spec Array_Spec, Texture_Spec;
 
 /* ---- the DeviceArray's layout, which export.c and array.c share */
 typedef struct {
@@ -261,14 +331,15 @@ struct DLManagedTensor;
 PyObject *cpy_exported_array(const struct DLManagedTensor *m);
 
 /* ---- array.c */
-extern PyTypeObject DeviceArray_Type;
+extern PyTypeObject *DeviceArray_Type;
+extern const PyType_Spec DeviceArray_Spec;
 /* The DeviceMemory behind obj (a DeviceArray's, or obj itself), NULL where
  * there is none or it is unknown (an int, another library's array). */
 static inline DeviceMemoryObject *cpy_memory_of(PyObject *obj)
 {
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type))
+    if (PyObject_TypeCheck(obj, DeviceArray_Type))
         return ((DeviceArrayObject *)obj)->memory;
-    return PyObject_TypeCheck(obj, &DeviceMemory_Type) ? (DeviceMemoryObject *)obj : NULL;
+    return PyObject_TypeCheck(obj, DeviceMemory_Type) ? (DeviceMemoryObject *)obj : NULL;
 }
 /* a new DeviceArray (or subclass `type`) viewing ptr with the owner kept alive */
 PyObject *cpy_array_new(PyTypeObject *type, cudyn_devptr ptr, int ndim, const Py_ssize_t *shape,
@@ -298,7 +369,8 @@ int cpy_array_attach(DeviceArrayObject *a, DeviceMemoryObject *m, const char *wh
 /* ---- interop.c: other libraries' arrays as DeviceArrays */
 PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *cpy_asarray(PyObject *self, PyObject *obj);
-extern PyTypeObject DLPackOwner_Type;
+extern PyTypeObject *DLPackOwner_Type;
+extern const PyType_Spec DLPackOwner_Spec;
 
 /* ---- nccl_functions.c: cudyn.nccl's module functions (_nccl_*: unique
  * id, info, has, groups, MPI's CUDA support) and the calling thread's
@@ -325,7 +397,11 @@ typedef struct {
     PyObject *array;
     char code; /* its launch-format character (kind CUDYN_ARG_IN, _OUT or _INOUT) */
 } HostArgObject;
-extern PyTypeObject In_Type, Out_Type, InOut_Type;
+extern PyTypeObject *In_Type, *Out_Type, *InOut_Type;
+extern const PyType_Spec In_Spec, Out_Spec, InOut_Spec;
+/* "cudyn.In", "cudyn.Out" or "cudyn.InOut": the type of a host argument's
+ * launch-format character (kind CUDYN_ARG_IN, _OUT or _INOUT) */
+const char *cpy_host_arg_name(char code);
 
 /* ---- pack.c: Python objects as kernel arguments, and back */
 /* Packs `obj` for the launch format `code` into buf (at least 16 bytes,
@@ -347,12 +423,6 @@ const char *cpy_candidates(PyObject *obj, char *one);
 PyObject *cpy_unpack(char code, const void *value);
 
 /* ---- launch.c: launching a kernel with arguments packed by pack.c */
-/* the type flag of callables with a vectorcall slot (Function, PreparedFunction) */
-#if PY_VERSION_HEX >= 0x03090000
-#define CPY_HAVE_VECTORCALL Py_TPFLAGS_HAVE_VECTORCALL
-#else
-#define CPY_HAVE_VECTORCALL _Py_TPFLAGS_HAVE_VECTORCALL
-#endif
 /* A prepared launch format (PreparedFunction's, and the last one
  * Function.prepare() recorded on its Function): n < 0 before prepare() */
 struct cpy_signature {
@@ -364,7 +434,7 @@ struct cpy_signature {
  * launch them) */
 typedef struct {
     PyObject_HEAD
-    vectorcallfunc vectorcall;
+    cpy_vectorcallfunc vectorcall;
     cudyn_function f;
     PyObject *module; /* the Module it comes from, kept alive */
     int device;       /* its module's device */
@@ -424,7 +494,8 @@ PyObject *cpy_pack_and_launch(FunctionObject *fn, const char *codes, int host_ar
 int cpy_launch_init(void);
 
 /* ---- prepared.c */
-extern PyTypeObject PreparedFunction_Type;
+extern PyTypeObject *PreparedFunction_Type;
+extern const PyType_Spec PreparedFunction_Spec;
 /* Function.prepare(arg_types, texrefs=None, *, grid=, block=, shared=,
  * stream=): a PreparedFunction, its format also recorded on fn */
 PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds);
@@ -437,7 +508,8 @@ PyObject *cpy_prepared_call(FunctionObject *fn, struct cpy_signature *sig, enum 
                             PyObject *const *args, Py_ssize_t n, PyObject *kwnames);
 
 /* ---- function.c */
-extern PyTypeObject Function_Type;
+extern PyTypeObject *Function_Type;
+extern const PyType_Spec Function_Spec;
 /* a Function for kernel f of `module` (loaded on `device`) */
 PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const char *name);
 
@@ -449,17 +521,20 @@ typedef struct {
     int device;
     PyObject *weakrefs;
 } ModuleObject;
-extern PyTypeObject Module_Type;
+extern PyTypeObject *Module_Type;
+extern const PyType_Spec Module_Spec;
 
 /* ---- link.c */
-extern PyTypeObject Linker_Type;
+extern PyTypeObject *Linker_Type;
+extern const PyType_Spec Linker_Spec;
 /* toolkit_info(): cudyn_toolkit_info as a dict */
 PyObject *cpy_toolkit_info(PyObject *m, PyObject *unused);
 /* the LINK_* constants */
 int cpy_link_init(PyObject *module);
 
 /* ---- expressions.c */
-extern PyTypeObject Elementwise_Type, Reduction_Type;
+extern PyTypeObject *Elementwise_Type, *Reduction_Type;
+extern const PyType_Spec Elementwise_Spec, Reduction_Spec;
 
 /* ---- functions.c */
 extern PyMethodDef cpy_functions[];

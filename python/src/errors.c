@@ -140,7 +140,8 @@ static PyObject *raise_ours(PyObject *cls, int status, const char *fmt, va_list 
         return NULL;
     /* an object's str() may hold lone surrogates: escaped, never lost */
     PyObject *bytes = PyUnicode_AsEncodedString(msg, "utf-8", "backslashreplace");
-    snprintf(err.message, sizeof err.message, "%s", bytes ? PyBytes_AS_STRING(bytes) : "");
+    const char *text = bytes ? PyBytes_AsString(bytes) : NULL;
+    snprintf(err.message, sizeof err.message, "%s", text ? text : "");
     Py_XDECREF(bytes);
     Py_DECREF(msg);
     PyErr_Clear();
@@ -178,6 +179,25 @@ PyObject *cpy_type_error(const char *fmt, ...)
     PyObject *r = raise_ours(LaunchArgumentError, CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, fmt, ap);
     va_end(ap);
     return r;
+}
+
+PyObject *cpy_type_name(PyObject *obj)
+{
+    PyObject *type = (PyObject *)Py_TYPE(obj), *saved_type, *saved_value, *saved_tb;
+    PyErr_Fetch(&saved_type, &saved_value, &saved_tb);
+    PyObject *module = PyObject_GetAttrString(type, "__module__");
+    PyObject *qualname = PyType_GetQualName(Py_TYPE(obj)), *name = NULL;
+    if (qualname && module && PyUnicode_Check(module) && PyUnicode_CompareWithASCIIString(module, "builtins") != 0)
+        name = PyUnicode_FromFormat("%U.%U", module, qualname);
+    else if (qualname) {
+        name = qualname;
+        Py_INCREF(name);
+    }
+    Py_XDECREF(module);
+    Py_XDECREF(qualname);
+    PyErr_Clear();
+    PyErr_Restore(saved_type, saved_value, saved_tb);
+    return name;
 }
 
 /* Error.__str__ is the message (args[0]); the attributes default to None

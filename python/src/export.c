@@ -5,10 +5,12 @@
  * reverse (other libraries' arrays as DeviceArrays). */
 #include "cudyn_py.h"
 #include "dlpack.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* an exported tensor: the managed tensor, its shape and strides, and the
- * array it keeps alive */
+ * array it keeps alive (malloc's: a consumer may delete it on any thread,
+ * before it takes the GIL) */
 typedef struct {
     DLManagedTensor managed;
     int64_t shape[CPY_MAX_DIMS];
@@ -24,7 +26,7 @@ static void export_deleter(DLManagedTensor *m)
     if (e->array)
         cpy_memory_release(cpy_array_memory((DeviceArrayObject *)e->array));
     Py_XDECREF(e->array);
-    PyMem_RawFree(e);
+    free(e);
     PyGILState_Release(g);
 }
 
@@ -50,7 +52,7 @@ static int dl_dtype(PyObject *dtype, DLDataType *out)
 {
     PyObject *k = PyObject_GetAttrString(dtype, "kind"), *s = PyObject_GetAttrString(dtype, "itemsize"),
              *native = PyObject_GetAttrString(dtype, "isnative");
-    const char *kind = k ? PyUnicode_AsUTF8(k) : NULL;
+    const char *kind = k ? PyUnicode_AsUTF8AndSize(k, NULL) : NULL;
     long size = s ? PyLong_AsLong(s) : -1;
     int rc = 0;
     if (!kind || size < 0 || !native)
@@ -149,12 +151,12 @@ PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kw
     cudyn_devptr p;
     if (cpy_array_ptr(self, &p) < 0 || order_for_consumer(self, stream) < 0)
         return NULL;
-    Export *e = PyMem_RawCalloc(1, sizeof *e);
+    Export *e = calloc(1, sizeof *e);
     if (!e)
         return PyErr_NoMemory();
     DLTensor *t = &e->managed.dl_tensor;
     if (dl_dtype(self->dtype, &t->dtype) < 0) {
-        PyMem_RawFree(e);
+        free(e);
         return NULL;
     }
     t->data = (void *)(uintptr_t)p;
@@ -168,7 +170,7 @@ PyObject *cpy_array_dlpack(DeviceArrayObject *self, PyObject *args, PyObject *kw
     t->shape = e->shape;
     t->strides = e->strides;
     t->byte_offset = 0;
-    Py_INCREF(self);
+    Py_INCREF((PyObject *)self);
     e->array = (PyObject *)self;
     if (cpy_array_memory(self)) /* the lifetime rule: free() waits for the consumer's deleter */
         cpy_memory_hold(cpy_array_memory(self));
@@ -191,10 +193,10 @@ PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure)
     if (!shape)
         return NULL;
     for (int i = 0; i < self->ndim; i++)
-        PyTuple_SET_ITEM(shape, i, PyLong_FromSsize_t(self->shape[i]));
+        PyTuple_SetItem(shape, i, PyLong_FromSsize_t(self->shape[i]));
     strides = PyTuple_New(self->ndim); /* always given, C order too: consumers need not work them out */
     for (int i = 0; strides && i < self->ndim; i++)
-        PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(self->strides[i]));
+        PyTuple_SetItem(strides, i, PyLong_FromSsize_t(self->strides[i]));
     typestr = PyObject_GetAttrString(self->dtype, "str");
     PyObject *stream_int = NULL;
     if (self->stream != Py_None) {
@@ -205,7 +207,7 @@ PyObject *cpy_array_cai(DeviceArrayObject *self, void *closure)
             stream = stream_int;
         }
     }
-    PyObject *d = strides && typestr && stream
+    PyObject *d = strides && typestr && !PyErr_Occurred() /* an item that could not be made, a stream */
                       ? Py_BuildValue("{s:O,s:O,s:(KO),s:O,s:i,s:O}", "shape", shape, "typestr", typestr, "data",
                                       (unsigned long long)p, self->readonly ? Py_True : Py_False, "strides", strides,
                                       "version", 3, "stream", stream)

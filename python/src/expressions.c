@@ -25,7 +25,7 @@ static int pack_args(const char *what, const char *format, PyObject *const *args
     size_t used = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         size_t size;
-        if (dev == -2 && PyObject_TypeCheck(args[i], &DeviceArray_Type) && cudyn_device_current(&dev) != CUDYN_OK)
+        if (dev == -2 && PyObject_TypeCheck(args[i], DeviceArray_Type) && cudyn_device_current(&dev) != CUDYN_OK)
             dev = -1;
         if (used + 16 > arena_size) {
             cpy_invalid("%s: too many arguments", what);
@@ -41,8 +41,10 @@ static int pack_args(const char *what, const char *format, PyObject *const *args
             memcpy(arena + used, &p, sizeof p);
             size = sizeof p;
         } else if (rc > 0) {
-            PyErr_Format(PyExc_TypeError, "%s: argument %zd (%.100s) does not suit parameter %zd ('%c')", what, i + 1,
-                         Py_TYPE(args[i])->tp_name, i + 1, format[i]);
+            PyObject *type = cpy_type_name(args[i]);
+            PyErr_Format(PyExc_TypeError, "%s: argument %zd (%V) does not suit parameter %zd ('%c')", what, i + 1, type,
+                         "?", i + 1, format[i]);
+            Py_XDECREF(type);
             return -1;
         }
         argv[i] = arena + used;
@@ -64,9 +66,9 @@ static int parse_run(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
     }
     if (cpy_size(args[0], n, "n") < 0)
         return -1;
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
     for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        PyObject *k = PyTuple_GetItem(kwnames, i), *v = args[nargs + i];
         if (PyUnicode_CompareWithASCIIString(k, "stream") == 0) {
             if (cpy_stream(v, stream) < 0)
                 return -1;
@@ -92,7 +94,7 @@ static PyObject *ew_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     CPY_NOGIL(st, cudyn_elementwise_create(&k, params, body, name, preamble));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    ExprObject *o = (ExprObject *)type->tp_alloc(type, 0);
+    ExprObject *o = (ExprObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_elementwise_free(k);
         return NULL;
@@ -106,7 +108,7 @@ static void expr_dealloc(ExprObject *o)
 {
     cudyn_elementwise_free(o->k);
     cudyn_reduction_free(o->r);
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 static PyObject *ew_launch(ExprObject *o, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -147,16 +149,17 @@ static PyMethodDef ew_methods[] = {
     {NULL},
 };
 
-PyTypeObject Elementwise_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Elementwise",
-    .tp_basicsize = sizeof(ExprObject),
-    .tp_dealloc = (destructor)expr_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = ew_doc,
-    .tp_methods = ew_methods,
-    .tp_getset = expr_getset,
-    .tp_new = ew_new,
+static PyType_Slot ew_slots[] = {
+    {Py_tp_doc, (void *)ew_doc},
+    {Py_tp_new, (void *)ew_new},
+    {Py_tp_dealloc, (void *)expr_dealloc},
+    {Py_tp_methods, ew_methods},
+    {Py_tp_getset, expr_getset},
+    {0, NULL},
 };
+PyTypeObject *Elementwise_Type;
+const PyType_Spec Elementwise_Spec = {"cudyn.Elementwise", sizeof(ExprObject), 0, CPY_TPFLAGS | Py_TPFLAGS_BASETYPE,
+                                      ew_slots};
 
 /* ---------------------------------------------------------------- Reduction */
 /* the result type's launch code: the parameter alphabet's scalar types */
@@ -177,7 +180,7 @@ static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     CPY_NOGIL(st, cudyn_reduction_create(&r, result, neutral, reduce, map, params, name, preamble));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    ExprObject *o = (ExprObject *)type->tp_alloc(type, 0);
+    ExprObject *o = (ExprObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_reduction_free(r);
         return NULL;
@@ -223,13 +226,14 @@ static PyMethodDef red_methods[] = {
     {NULL},
 };
 
-PyTypeObject Reduction_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Reduction",
-    .tp_basicsize = sizeof(ExprObject),
-    .tp_dealloc = (destructor)expr_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = red_doc,
-    .tp_methods = red_methods,
-    .tp_getset = expr_getset,
-    .tp_new = red_new,
+static PyType_Slot red_slots[] = {
+    {Py_tp_doc, (void *)red_doc},
+    {Py_tp_new, (void *)red_new},
+    {Py_tp_dealloc, (void *)expr_dealloc},
+    {Py_tp_methods, red_methods},
+    {Py_tp_getset, expr_getset},
+    {0, NULL},
 };
+PyTypeObject *Reduction_Type;
+const PyType_Spec Reduction_Spec = {"cudyn.Reduction", sizeof(ExprObject), 0, CPY_TPFLAGS | Py_TPFLAGS_BASETYPE,
+                                    red_slots};

@@ -43,7 +43,7 @@ char cpy_dtype_format_char(PyObject *dtype)
         size = PyLong_AsSsize_t(s);
         Py_DECREF(s);
     }
-    const char *kind = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+    const char *kind = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, NULL) : NULL;
     if (kind && size > 0) {
         switch (kind[0]) {
         case 'b': code = cpy_format_char(CUDYN_ARG_BOOL, (size_t)size); break;

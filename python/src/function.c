@@ -80,16 +80,17 @@ static int first_candidates(FunctionObject *fn, PyObject *const *args, Py_ssize_
         if (!cand[i])
             return -1; /* the exception a producer raised */
         if (!cand[i][0]) {
-            if (PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__")) {
-                PyErr_Clear();
-                cpy_type_error("%U: argument %zd is a host array (%.100s) where device memory is needed: copy it to "
+            int host = PyObject_CheckBuffer(args[i]) || PyObject_HasAttrString(args[i], "__array_interface__");
+            PyErr_Clear();
+            PyObject *type = cpy_type_name(args[i]);
+            if (host)
+                cpy_type_error("%U: argument %zd is a host array (%V) where device memory is needed: copy it to "
                                "the device (cudyn.gpuarray.to_gpu) or wrap it in cudyn.In/Out/InOut",
-                               fn->name, i + 1, Py_TYPE(args[i])->tp_name);
-            } else {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "%U: argument %zd: %.100s cannot be passed to a kernel", fn->name, i + 1,
-                             Py_TYPE(args[i])->tp_name);
-            }
+                               fn->name, i + 1, type, "?");
+            else
+                PyErr_Format(PyExc_TypeError, "%U: argument %zd: %V cannot be passed to a kernel", fn->name, i + 1,
+                             type, "?");
+            Py_XDECREF(type);
             return -1;
         }
         *ambiguous |= cand[i][1] != 0;
@@ -108,11 +109,13 @@ static int number_types_known(FunctionObject *fn, PyObject *const *args, Py_ssiz
         return -1;
     for (Py_ssize_t i = 0; count == -1 && i < nargs; i++)
         if (cand[i][1]) {
+            PyObject *type = cpy_type_name(args[i]);
             PyErr_Format(PyExc_TypeError,
-                         "%U: argument %zd is a Python %.20s, but the kernel's parameter types are not known (no PTX, "
+                         "%U: argument %zd is a Python %V, but the kernel's parameter types are not known (no PTX, "
                          "or a driver before CUDA 12.4): pass a numpy scalar of the parameter's type, e.g. "
                          "numpy.int32(...) or numpy.float32(...)",
-                         fn->name, i + 1, Py_TYPE(args[i])->tp_name);
+                         fn->name, i + 1, type, "?");
+            Py_XDECREF(type);
             return -1;
         }
     return 0;
@@ -202,7 +205,7 @@ static PyObject *call(FunctionObject *fn, PyObject *const *args, Py_ssize_t n, c
 static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FunctionObject *fn = (FunctionObject *)self;
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t n = cpy_nargs(nargsf);
     struct launch_opts o = CPY_LAUNCH_DEFAULTS;
     PyObject *timer;
     if ((kwnames && cpy_launch_keywords(args + n, kwnames, &o, "Function.__call__") < 0) ||
@@ -211,9 +214,15 @@ static PyObject *fn_vectorcall(PyObject *self, PyObject *const *args, size_t nar
     return cpy_timer_finish(timer, call(fn, args, n, &o), &o);
 }
 
+/* the same call through tp_call, where the type has no vectorcall flag */
+static PyObject *fn_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return cpy_call_vector(fn_vectorcall, self, args, kwargs);
+}
+
 PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const char *name)
 {
-    FunctionObject *fn = PyObject_New(FunctionObject, &Function_Type);
+    FunctionObject *fn = (FunctionObject *)PyType_GenericAlloc(Function_Type, 0);
     if (!fn)
         return NULL;
     fn->vectorcall = fn_vectorcall;
@@ -223,12 +232,7 @@ PyObject *cpy_function_new(PyObject *module, int device, cudyn_function f, const
     fn->device = device;
     fn->name = PyUnicode_FromString(name);
     fn->layout_n = -1;
-    fn->has_host_args = 0;
-    fn->layout[0] = 0;
     fn->prepared.n = -1;
-    fn->prepared.checked = 0;
-    fn->prepared.codes[0] = 0;
-    fn->weakrefs = NULL;
     if (!fn->name) {
         Py_DECREF(fn);
         return NULL;
@@ -242,7 +246,7 @@ static void fn_dealloc(FunctionObject *fn)
         PyObject_ClearWeakRefs((PyObject *)fn);
     Py_XDECREF(fn->module);
     Py_XDECREF(fn->name);
-    PyObject_Free(fn);
+    cpy_free(fn);
 }
 
 static PyObject *fn_info(FunctionObject *fn, void *which)
@@ -324,6 +328,8 @@ static PyGetSetDef fn_getset[] = {
 static PyMemberDef fn_members[] = {
     {"name", T_OBJECT, offsetof(FunctionObject, name), READONLY, "the kernel's name"},
     {"module", T_OBJECT, offsetof(FunctionObject, module), READONLY, "the Module it comes from"},
+    CPY_WEAKLIST(FunctionObject),
+    CPY_VECTORCALL(FunctionObject),
     {NULL},
 };
 static PyMethodDef fn_methods[] = {
@@ -340,21 +346,21 @@ static PyMethodDef fn_methods[] = {
     {NULL},
 };
 
-PyTypeObject Function_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Function",
-    .tp_basicsize = sizeof(FunctionObject),
-    .tp_dealloc = (destructor)fn_dealloc,
-    .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
-    .tp_repr = (reprfunc)fn_repr,
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
-    .tp_doc = "A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None, time_kernel=False) "
-              "launches it; with time_kernel=True it waits and returns the kernel's time in seconds.  Arguments: "
-              "device arrays (any __cuda_array_interface__ object), numpy scalars by their dtype, Python "
-              "ints and floats where the kernel's types are known, In/Out/InOut host arrays, structured "
-              "numpy scalars or bytes for structs by value, Textures.",
-    .tp_weaklistoffset = offsetof(FunctionObject, weakrefs),
-    .tp_methods = fn_methods,
-    .tp_members = fn_members,
-    .tp_getset = fn_getset,
+/* made with cpy_vectorcall_flag() added (init.c); no GC: the one
+ * reference it holds is to its Module, which holds none */
+static PyType_Slot fn_slots[] = {
+    {Py_tp_doc, "A kernel: f(*args, grid=(1,1,1), block=(1,1,1), shared=0, stream=None, time_kernel=False) "
+                "launches it; with time_kernel=True it waits and returns the kernel's time in seconds.  Arguments: "
+                "device arrays (any __cuda_array_interface__ object), numpy scalars by their dtype, Python "
+                "ints and floats where the kernel's types are known, In/Out/InOut host arrays, structured "
+                "numpy scalars or bytes for structs by value, Textures."},
+    {Py_tp_call, (void *)fn_tp_call},
+    {Py_tp_dealloc, (void *)fn_dealloc},
+    {Py_tp_repr, (void *)fn_repr},
+    {Py_tp_methods, fn_methods},
+    {Py_tp_members, fn_members},
+    {Py_tp_getset, fn_getset},
+    {0, NULL},
 };
+PyTypeObject *Function_Type;
+const PyType_Spec Function_Spec = {"cudyn.Function", sizeof(FunctionObject), 0, CPY_TPFLAGS_NO_NEW, fn_slots};

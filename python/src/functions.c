@@ -241,7 +241,7 @@ static PyObject *f_device_attribute(PyObject *m, PyObject *args)
         if (cpy_int(which, &attr, "device_attribute: attribute", 0, INT_MAX) < 0)
             return NULL;
     } else {
-        const char *name = PyUnicode_AsUTF8(which);
+        const char *name = PyUnicode_AsUTF8AndSize(which, NULL);
         if (!name)
             return NULL;
         for (int a = 1; a < 256 && attr < 0; a++) {
@@ -500,7 +500,7 @@ static PyObject *f_pointer_info(PyObject *m, PyObject *o)
 {
     (void)m;
     cudyn_devptr p;
-    if (PyObject_CheckBuffer(o) && !PyObject_TypeCheck(o, &DeviceArray_Type)) {
+    if (PyObject_CheckBuffer(o) && !PyObject_TypeCheck(o, DeviceArray_Type)) {
         Py_buffer v;
         if (PyObject_GetBuffer(o, &v, PyBUF_SIMPLE) < 0)
             return NULL;
@@ -586,7 +586,7 @@ static PyObject *f_format_spellings(PyObject *m, PyObject *u)
             if (!name)
                 Py_CLEAR(t);
             else
-                PyTuple_SET_ITEM(t, k, name);
+                PyTuple_SetItem(t, k, name);
         }
         char key[2] = {(char)c, 0};
         if (!t || PyDict_SetItemString(d, key, t) < 0)

@@ -11,11 +11,23 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__cudyn(void);
 PyMODINIT_FUNC PyInit__cudyn(void)
 {
-    static PyTypeObject *const types[] = {
-        &DeviceMemory_Type, &PinnedMemory_Type, &DeviceArray_Type, &In_Type, &Out_Type, &InOut_Type,
-        &Module_Type, &Function_Type, &PreparedFunction_Type, &Stream_Type, &Event_Type, &Graph_Type,
-        &GraphExec_Type, &Elementwise_Type, &Reduction_Type, &Array_Type, &Texture_Type, &DLPackOwner_Type,
-        &Linker_Type,
+    /* every type of the module, made from its spec (cudyn_py.h); a
+     * vectorcall one (calls) with cpy_vectorcall_flag() */
+    static const struct {
+        PyTypeObject **type;
+        const PyType_Spec *spec;
+        int calls;
+    } types[] = {
+        {&DeviceMemory_Type, &DeviceMemory_Spec, 0}, {&PinnedMemory_Type, &PinnedMemory_Spec, 0},
+        {&DeviceArray_Type, &DeviceArray_Spec, 0},   {&In_Type, &In_Spec, 0},
+        {&Out_Type, &Out_Spec, 0},                   {&InOut_Type, &InOut_Spec, 0},
+        {&Module_Type, &Module_Spec, 0},             {&Function_Type, &Function_Spec, 1},
+        {&PreparedFunction_Type, &PreparedFunction_Spec, 1}, {&Stream_Type, &Stream_Spec, 0},
+        {&Event_Type, &Event_Spec, 0},               {&Graph_Type, &Graph_Spec, 0},
+        {&GraphExec_Type, &GraphExec_Spec, 0},       {&Elementwise_Type, &Elementwise_Spec, 0},
+        {&Reduction_Type, &Reduction_Spec, 0},       {&Array_Type, &Array_Spec, 0},
+        {&Texture_Type, &Texture_Spec, 0},           {&DLPackOwner_Type, &DLPackOwner_Spec, 0},
+        {&Linker_Type, &Linker_Spec, 0},
     };
     cpy_format_init();
     if (cpy_launch_init() < 0)
@@ -23,16 +35,9 @@ PyMODINIT_FUNC PyInit__cudyn(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        if (PyType_Ready(types[i]) < 0)
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (cpy_type_new(m, types[i].type, types[i].spec, types[i].calls ? cpy_vectorcall_flag() : 0, NULL) < 0)
             goto fail;
-        const char *name = strrchr(types[i]->tp_name, '.') + 1;
-        Py_INCREF(types[i]);
-        if (PyModule_AddObject(m, name, (PyObject *)types[i]) < 0) {
-            Py_DECREF(types[i]);
-            goto fail;
-        }
-    }
     if (cpy_errors_init(m) < 0 || cpy_nccl_init(m) < 0 || cpy_link_init(m) < 0)
         goto fail;
 #define CPY_INT_(name, value)                                                                                  \

@@ -17,16 +17,17 @@ static void owner_dealloc(DLPackOwnerObject *o)
 {
     if (o->managed && o->managed->deleter)
         o->managed->deleter(o->managed);
-    PyObject_Free(o);
+    cpy_free(o);
 }
 
-PyTypeObject DLPackOwner_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.DLPackOwner",
-    .tp_basicsize = sizeof(DLPackOwnerObject),
-    .tp_dealloc = (destructor)owner_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Keeps a DLPack producer's tensor alive for a DeviceArray.",
+static PyType_Slot owner_slots[] = {
+    {Py_tp_doc, "Keeps a DLPack producer's tensor alive for a DeviceArray."},
+    {Py_tp_dealloc, (void *)owner_dealloc},
+    {0, NULL},
 };
+PyTypeObject *DLPackOwner_Type;
+const PyType_Spec DLPackOwner_Spec = {"cudyn.DLPackOwner", sizeof(DLPackOwnerObject), 0, CPY_TPFLAGS_NO_NEW,
+                                      owner_slots};
 
 /* a DLPack type as a numpy dtype; what has none is refused with TypeError
  * (the dtype rule: a handle or a bfloat16 is not a number numpy holds) */
@@ -133,11 +134,11 @@ static PyObject *tensor_array(DLManagedTensor *m, const Py_ssize_t *shape, const
     PyObject *ours = cpy_exported_array(m), *owner = ours;
     if (ours)
         Py_INCREF(owner);
-    else if ((owner = (PyObject *)PyObject_New(DLPackOwnerObject, &DLPackOwner_Type)))
-        ((DLPackOwnerObject *)owner)->managed = NULL;
+    else
+        owner = PyType_GenericAlloc(DLPackOwner_Type, 0); /* managed: NULL until it is ours */
     if (!owner)
         return NULL;
-    PyObject *a = cpy_array_new(&DeviceArray_Type, (cudyn_devptr)(uintptr_t)t->data + t->byte_offset, t->ndim,
+    PyObject *a = cpy_array_new(DeviceArray_Type, (cudyn_devptr)(uintptr_t)t->data + t->byte_offset, t->ndim,
                                 shape, t->strides ? strides : NULL, dtype, owner, NULL, device, 0);
     DeviceMemoryObject *memory = ours ? cpy_array_memory((DeviceArrayObject *)ours) : NULL;
     if (a && memory && cpy_array_attach((DeviceArrayObject *)a, memory, "from_dlpack") < 0)
@@ -185,37 +186,44 @@ static PyObject *from_capsule(PyObject *cap)
     return a;
 }
 
+/* A producer's __dlpack_device__(): a CUDA device's (type, id), else
+ * refused (host memory, no DLPack); 0 or -1. */
+static int producer_device(PyObject *obj, int *type, int *id)
+{
+    PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL), *name = NULL;
+    int ok = dev && PyTuple_Check(dev) && PyTuple_Size(dev) == 2;
+    if (ok)
+        ok = cpy_int(PyTuple_GetItem(dev, 0), type, "from_dlpack: __dlpack_device__()'s device type", 0,
+                     INT_MAX) == 0 &&
+             cpy_int(PyTuple_GetItem(dev, 1), id, "from_dlpack: __dlpack_device__()'s device id", 0, INT_MAX) == 0;
+    else if (!dev && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        name = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "from_dlpack: %V has no __dlpack__ / __dlpack_device__", name, "?");
+    } else if (dev) {
+        name = cpy_type_name(obj);
+        cpy_invalid("from_dlpack: %V.__dlpack_device__() gave %R, not a (device type, device id) pair", name, "?",
+                    dev);
+    }
+    Py_XDECREF(dev);
+    if (ok && *type != kDLCUDA && *type != kDLCUDAManaged) {
+        name = cpy_type_name(obj);
+        cpy_invalid("from_dlpack: %V lives in %s memory (device type %d) where device memory is needed: copy it to "
+                    "the device (cudyn.gpuarray.to_gpu)", name, "?", device_name(*type), *type);
+        ok = 0;
+    }
+    Py_XDECREF(name);
+    return ok ? 0 : -1;
+}
+
 PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj)
 {
     (void)self;
     if (PyCapsule_CheckExact(obj))
         return from_capsule(obj);
-    PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
-    if (!dev) {
-        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "from_dlpack: %.100s has no __dlpack__ / __dlpack_device__",
-                         Py_TYPE(obj)->tp_name);
-        }
-        return NULL;
-    }
     int type = -1, id = -1;
-    int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
-    if (!ok)
-        cpy_invalid("from_dlpack: %.100s.__dlpack_device__() gave %R, not a (device type, device id) pair",
-                    Py_TYPE(obj)->tp_name, dev);
-    else
-        ok = cpy_int(PyTuple_GET_ITEM(dev, 0), &type, "from_dlpack: __dlpack_device__()'s device type", 0,
-                     INT_MAX) == 0 &&
-             cpy_int(PyTuple_GET_ITEM(dev, 1), &id, "from_dlpack: __dlpack_device__()'s device id", 0,
-                     INT_MAX) == 0;
-    Py_DECREF(dev);
-    if (!ok)
+    if (producer_device(obj, &type, &id) < 0)
         return NULL;
-    if (type != kDLCUDA && type != kDLCUDAManaged)
-        return cpy_invalid("from_dlpack: %.100s lives in %s memory (device type %d) where device memory is needed: "
-                           "copy it to the device (cudyn.gpuarray.to_gpu)",
-                           Py_TYPE(obj)->tp_name, device_name(type), type);
     /* our work goes on the legacy default stream: the producer orders its own before it */
     PyObject *kw = Py_BuildValue("{s:i}", "stream", 1);
     PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
@@ -230,12 +238,13 @@ PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj)
     Py_DECREF(cap);
     if (a && ((DeviceArrayObject *)a)->owner != obj) { /* the producer stays alive too (some deleters need it) */
         DeviceArrayObject *da = (DeviceArrayObject *)a;
-        PyObject *pair = PyTuple_Pack(2, da->owner, obj);
+        PyObject *pair = PyTuple_Pack(2, da->owner, obj), *old = da->owner;
         if (!pair) {
             Py_DECREF(a);
             return NULL;
         }
-        Py_SETREF(da->owner, pair);
+        da->owner = pair;
+        Py_DECREF(old);
     }
     return a;
 }
@@ -243,17 +252,17 @@ PyObject *cpy_from_dlpack(PyObject *self, PyObject *obj)
 /* a CAI dict's shape or strides: a sequence of ints, each checked */
 static int cai_ints(PyObject *o, Py_ssize_t *out, Py_ssize_t *n, const char *what, Py_ssize_t min)
 {
-    PyObject *seq = PySequence_Fast(o, what);
+    PyObject *seq = cpy_tuple(o, what);
     if (!seq)
         return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t len = PyTuple_Size(seq);
     int rc = 0;
     if (len > CPY_MAX_DIMS || (*n >= 0 && len != *n)) {
         cpy_invalid("%s: %zd entries (%s)", what, len, *n >= 0 ? "not as many as the shape's" : "too many");
         rc = -1;
     }
     for (Py_ssize_t i = 0; rc == 0 && i < len; i++)
-        rc = cpy_ssize(PySequence_Fast_GET_ITEM(seq, i), &out[i], what, min);
+        rc = cpy_ssize(PyTuple_GetItem(seq, i), &out[i], what, min);
     Py_DECREF(seq);
     *n = len;
     return rc;
@@ -282,7 +291,7 @@ static PyObject *from_cai(PyObject *obj, PyObject *cai)
     PyObject *shape_o = PyDict_GetItemString(cai, "shape"), *typestr = PyDict_GetItemString(cai, "typestr"),
              *data = PyDict_GetItemString(cai, "data"), *strides_o = PyDict_GetItemString(cai, "strides"),
              *mask = PyDict_GetItemString(cai, "mask"), *stream = PyDict_GetItemString(cai, "stream");
-    if (!shape_o || !typestr || !data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2)
+    if (!shape_o || !typestr || !data || !PyTuple_Check(data) || PyTuple_Size(data) != 2)
         return cpy_invalid("asarray: __cuda_array_interface__ lacks shape, typestr or data (ptr, readonly)");
     if (mask && mask != Py_None)
         return cpy_invalid("asarray: masked arrays are not supported");
@@ -292,15 +301,15 @@ static PyObject *from_cai(PyObject *obj, PyObject *cai)
         (have_strides && cai_ints(strides_o, strides, &nd, "asarray: strides", PY_SSIZE_T_MIN) < 0))
         return NULL;
     unsigned long long ptr;
-    int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)), device;
-    if (readonly < 0 || cpy_integer(PyTuple_GET_ITEM(data, 0), "asarray: data pointer", 0, UINT64_MAX, &ptr) < 0)
+    int readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1)), device;
+    if (readonly < 0 || cpy_integer(PyTuple_GetItem(data, 0), "asarray: data pointer", 0, UINT64_MAX, &ptr) < 0)
         return NULL;
     PyObject *dtype = cpy_device_dtype(typestr, "asarray");
     if (!dtype)
         return NULL;
     PyObject *a = NULL;
     if (cai_wait(stream) == 0 && check_device_address(ptr, -1, &device, "asarray") == 0)
-        a = cpy_array_new(&DeviceArray_Type, ptr, (int)nd, shape, have_strides ? strides : NULL, dtype, obj, NULL,
+        a = cpy_array_new(DeviceArray_Type, ptr, (int)nd, shape, have_strides ? strides : NULL, dtype, obj, NULL,
                           device, readonly);
     Py_DECREF(dtype);
     return a;
@@ -308,7 +317,7 @@ static PyObject *from_cai(PyObject *obj, PyObject *cai)
 
 PyObject *cpy_asarray(PyObject *self, PyObject *obj)
 {
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type)) {
+    if (PyObject_TypeCheck(obj, DeviceArray_Type)) {
         Py_INCREF(obj);
         return obj;
     }
@@ -323,10 +332,12 @@ PyObject *cpy_asarray(PyObject *self, PyObject *obj)
     PyErr_Clear();
     if (PyObject_HasAttrString(obj, "__dlpack__") || PyCapsule_CheckExact(obj))
         return cpy_from_dlpack(self, obj);
+    PyObject *type = cpy_type_name(obj);
     if (PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array_interface__"))
-        return cpy_type_error("asarray: %.100s is a host array where device memory is needed: copy it to the device "
-                           "(cudyn.gpuarray.to_gpu)", Py_TYPE(obj)->tp_name);
-    PyErr_Format(PyExc_TypeError, "asarray: %.100s has neither __cuda_array_interface__ nor __dlpack__",
-                 Py_TYPE(obj)->tp_name);
+        cpy_type_error("asarray: %V is a host array where device memory is needed: copy it to the device "
+                       "(cudyn.gpuarray.to_gpu)", type, "?");
+    else
+        PyErr_Format(PyExc_TypeError, "asarray: %V has neither __cuda_array_interface__ nor __dlpack__", type, "?");
+    Py_XDECREF(type);
     return NULL;
 }

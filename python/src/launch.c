@@ -44,9 +44,9 @@ int cpy_launch_shared(PyObject *v, unsigned int *out)
 
 int cpy_launch_keywords(PyObject *const *kwvalues, PyObject *kwnames, struct launch_opts *o, const char *who)
 {
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
     for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = kwvalues[i];
+        PyObject *k = PyTuple_GetItem(kwnames, i), *v = kwvalues[i];
         if (kw_is(k, kw_grid)) {
             if (cpy_dim3(v, &o->grid, "grid") < 0)
                 return -1;
@@ -83,8 +83,8 @@ int cpy_timer_start(const struct launch_opts *o, PyObject **timer)
     *timer = NULL;
     if (o->timing == CPY_TIME_NONE)
         return 0;
-    PyObject *start = PyObject_CallObject((PyObject *)&Event_Type, NULL);
-    PyObject *end = start ? PyObject_CallObject((PyObject *)&Event_Type, NULL) : NULL;
+    PyObject *start = PyObject_CallObject((PyObject *)Event_Type, NULL);
+    PyObject *end = start ? PyObject_CallObject((PyObject *)Event_Type, NULL) : NULL;
     PyObject *pair = end ? PyTuple_Pack(2, start, end) : NULL;
     Py_XDECREF(start);
     Py_XDECREF(end);
@@ -105,8 +105,8 @@ int cpy_timer_start(const struct launch_opts *o, PyObject **timer)
 static PyObject *timer_seconds(PyObject *timer, PyObject *unused)
 {
     (void)unused;
-    cudyn_event start = ((EventObject *)PyTuple_GET_ITEM(timer, 0))->event,
-                end = ((EventObject *)PyTuple_GET_ITEM(timer, 1))->event;
+    cudyn_event start = ((EventObject *)PyTuple_GetItem(timer, 0))->event,
+                end = ((EventObject *)PyTuple_GetItem(timer, 1))->event;
     if (cpy_wait_event(end) < 0)
         return NULL;
     float ms = 0;
@@ -126,7 +126,7 @@ PyObject *cpy_timer_finish(PyObject *timer, PyObject *result, const struct launc
     }
     Py_DECREF(result);
     PyObject *r = NULL;
-    int st = cudyn_event_record(((EventObject *)PyTuple_GET_ITEM(timer, 1))->event, o->stream);
+    int st = cudyn_event_record(((EventObject *)PyTuple_GetItem(timer, 1))->event, o->stream);
     if (st != CUDYN_OK)
         cpy_raise(st);
     else if (o->timing == CPY_TIME_LATER)
@@ -177,13 +177,13 @@ static int host_views(FunctionObject *fn, const char *codes, PyObject *const *ar
             continue;
         int in = cpy_code(codes[i])->kind == CUDYN_ARG_IN;
         PyObject *host = ((HostArgObject *)args[i])->array;
-        int rc = cpy_host_buffer(host, &views[i], (in ? PyBUF_SIMPLE : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS,
-                                 Py_TYPE(args[i])->tp_name);
+        const char *type = cpy_host_arg_name(codes[i]);
+        int rc = cpy_host_buffer(host, &views[i], (in ? PyBUF_SIMPLE : PyBUF_WRITABLE) | PyBUF_C_CONTIGUOUS, type);
         if (rc == -1)
             return -1;
         if (rc < 0) {
             cpy_invalid("%U: argument %d (%s): the host array must be C-contiguous%s", fn->name, i + 1,
-                        strrchr(Py_TYPE(args[i])->tp_name, '.') + 1, in ? "" : " and writable");
+                        strrchr(type, '.') + 1, in ? "" : " and writable");
             return -1;
         }
         have[i] = 1;
@@ -297,7 +297,7 @@ PyObject *cpy_pack_and_launch(FunctionObject *fn, const char *codes, int host_ar
         size_t size = 0;
         if (host_args && is_host_arg(c)) {
             PyTypeObject *t = Py_TYPE(args[i]);
-            if ((t != &In_Type && t != &Out_Type && t != &InOut_Type) || ((HostArgObject *)args[i])->code != c) {
+            if ((t != In_Type && t != Out_Type && t != InOut_Type) || ((HostArgObject *)args[i])->code != c) {
                 cs->unsuited = i;
                 return NULL;
             }

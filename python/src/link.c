@@ -25,24 +25,26 @@ static int options_into(PyObject *seq_obj, const char **out, int first, int max,
         PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
         return -1;
     }
-    PyObject *seq = PySequence_Fast(seq_obj, what);
+    PyObject *seq = cpy_tuple(seq_obj, what);
     if (!seq || PyList_Append(keep, seq) < 0) {
         Py_XDECREF(seq);
         return -1;
     }
     Py_DECREF(seq); /* `keep` holds it */
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t n = PyTuple_Size(seq);
     if (n > max - first) {
         cpy_invalid("%s: more than %d options", what, max);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *item = PyTuple_GetItem(seq, i);
         if (!PyUnicode_Check(item)) {
-            PyErr_Format(PyExc_TypeError, "%s: item %zd is %.100s, not str", what, i, Py_TYPE(item)->tp_name);
+            PyObject *type = cpy_type_name(item);
+            PyErr_Format(PyExc_TypeError, "%s: item %zd is %V, not str", what, i, type, "?");
+            Py_XDECREF(type);
             return -1;
         }
-        if (!(out[first + i] = PyUnicode_AsUTF8(item)))
+        if (!(out[first + i] = PyUnicode_AsUTF8AndSize(item, NULL)))
             return -1;
     }
     return first + (int)n;
@@ -95,7 +97,7 @@ static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     const char *opts[MAX_LINK_OPTIONS];
     PyObject *keep = PyList_New(0);
     int n = keep ? options_into(options, opts, 0, MAX_LINK_OPTIONS, keep, "options") : -1;
-    LinkerObject *self = n < 0 ? NULL : (LinkerObject *)type->tp_alloc(type, 0);
+    LinkerObject *self = n < 0 ? NULL : (LinkerObject *)PyType_GenericAlloc(type, 0);
     if (self) {
         unsigned int flags = (devrt ? CUDYN_LINK_DEVRT : 0u) | (driver ? CUDYN_LINK_USE_DRIVER : 0u) |
                              (need ? CUDYN_LINK_NEED_NVJITLINK : 0u);
@@ -117,7 +119,7 @@ static void linker_dealloc(LinkerObject *self)
     if (self->weakrefs)
         PyObject_ClearWeakRefs((PyObject *)self);
     cudyn_link_destroy(self->linker);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    cpy_free(self);
 }
 
 /* the kind of an input: a CUDYN_LINK_* number */
@@ -166,7 +168,7 @@ static PyObject *linker_add_file(LinkerObject *self, PyObject *args, PyObject *k
         (kind_obj && input_kind(kind_obj, &kind) < 0) || !PyUnicode_FSConverter(path_obj, &bytes))
         return NULL;
     int st;
-    const char *path = PyBytes_AS_STRING(bytes);
+    const char *path = PyBytes_AsString(bytes);
     CPY_NOGIL(st, cudyn_link_add_file(self->linker, kind, path));
     Py_DECREF(bytes);
     if (st != CUDYN_OK)
@@ -260,17 +262,21 @@ static PyGetSetDef linker_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-PyTypeObject Linker_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn._cudyn.Linker",
-    .tp_basicsize = sizeof(LinkerObject),
-    .tp_dealloc = (destructor)linker_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = linker_doc,
-    .tp_weaklistoffset = offsetof(LinkerObject, weakrefs),
-    .tp_methods = linker_methods,
-    .tp_getset = linker_getset,
-    .tp_new = linker_new,
+static PyMemberDef linker_members[] = {
+    CPY_WEAKLIST(LinkerObject),
+    {NULL},
 };
+static PyType_Slot linker_slots[] = {
+    {Py_tp_doc, (void *)linker_doc},
+    {Py_tp_new, (void *)linker_new},
+    {Py_tp_dealloc, (void *)linker_dealloc},
+    {Py_tp_methods, linker_methods},
+    {Py_tp_members, linker_members},
+    {Py_tp_getset, linker_getset},
+    {0, NULL},
+};
+PyTypeObject *Linker_Type;
+const PyType_Spec Linker_Spec = {"cudyn._cudyn.Linker", sizeof(LinkerObject), 0, CPY_TPFLAGS, linker_slots};
 
 /* ---- toolkit_info() */
 

@@ -33,7 +33,7 @@ PyObject *cpy_device_memory_new(size_t nbytes, int managed)
         CPY_NOGIL(st, cudyn_mem_alloc(&p, nbytes));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    DeviceMemoryObject *m = PyObject_New(DeviceMemoryObject, &DeviceMemory_Type);
+    DeviceMemoryObject *m = (DeviceMemoryObject *)PyType_GenericAlloc(DeviceMemory_Type, 0);
     if (!m) {
         cudyn_mem_free(p);
         return NULL;
@@ -42,9 +42,6 @@ PyObject *cpy_device_memory_new(size_t nbytes, int managed)
     m->nbytes = nbytes;
     m->device = device;
     m->managed = managed;
-    m->freed = 0;
-    m->in_use = 0;
-    m->weakrefs = NULL;
     return (PyObject *)m;
 }
 
@@ -86,7 +83,7 @@ static void dm_dealloc(DeviceMemoryObject *m)
             cudyn_clear_error(); /* a forked child, a reset device: nothing to do */
         PyErr_Restore(t, v, tb);
     }
-    Py_TYPE(m)->tp_free((PyObject *)m);
+    cpy_free(m);
 }
 
 /* The lifetime rule's holds of a DeviceMemory (cudyn_py.h, cpy_hold). */
@@ -143,6 +140,7 @@ static PyMemberDef dm_members[] = {
     {"device", T_INT, offsetof(DeviceMemoryObject, device), READONLY, "the device (ordinal) it lives on"},
     {"managed", T_BOOL, offsetof(DeviceMemoryObject, managed), READONLY, "True for managed (unified) memory"},
     {"freed", T_BOOL, offsetof(DeviceMemoryObject, freed), READONLY, "True once free() was called"},
+    CPY_WEAKLIST(DeviceMemoryObject),
     {NULL},
 };
 static PyGetSetDef dm_getset[] = {
@@ -159,22 +157,20 @@ static PyMethodDef dm_methods[] = {
     {"__exit__", (PyCFunction)dm_exit, METH_VARARGS, CPY_SIG("__exit__($self, /, *exc_info)", "free().")},
     {NULL},
 };
-static PyNumberMethods dm_number = {.nb_int = (unaryfunc)dm_int, .nb_index = (unaryfunc)dm_int};
-
-PyTypeObject DeviceMemory_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.DeviceMemory",
-    .tp_basicsize = sizeof(DeviceMemoryObject),
-    .tp_dealloc = (destructor)dm_dealloc,
-    .tp_repr = (reprfunc)dm_repr,
-    .tp_as_number = &dm_number,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = dm_doc,
-    .tp_weaklistoffset = offsetof(DeviceMemoryObject, weakrefs),
-    .tp_methods = dm_methods,
-    .tp_members = dm_members,
-    .tp_getset = dm_getset,
-    .tp_new = dm_new,
+static PyType_Slot dm_slots[] = {
+    {Py_tp_doc, (void *)dm_doc},
+    {Py_tp_new, (void *)dm_new},
+    {Py_tp_dealloc, (void *)dm_dealloc},
+    {Py_tp_repr, (void *)dm_repr},
+    {Py_tp_methods, dm_methods},
+    {Py_tp_members, dm_members},
+    {Py_tp_getset, dm_getset},
+    {Py_nb_int, (void *)dm_int},
+    {Py_nb_index, (void *)dm_int},
+    {0, NULL},
 };
+PyTypeObject *DeviceMemory_Type;
+const PyType_Spec DeviceMemory_Spec = {"cudyn.DeviceMemory", sizeof(DeviceMemoryObject), 0, CPY_TPFLAGS, dm_slots};
 
 /* ---------------------------------------------------------------- pinned */
 typedef struct {
@@ -202,7 +198,7 @@ static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     CPY_NOGIL(st, cudyn_host_alloc(&p, nbytes));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    PinnedObject *o = (PinnedObject *)type->tp_alloc(type, 0);
+    PinnedObject *o = (PinnedObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_host_free(p);
         return NULL;
@@ -218,7 +214,7 @@ static void pm_dealloc(PinnedObject *o)
         PyObject_ClearWeakRefs((PyObject *)o);
     if (o->p && cudyn_host_free(o->p) != CUDYN_OK)
         cudyn_clear_error();
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 static int pm_getbuffer(PinnedObject *o, Py_buffer *view, int flags)
@@ -243,10 +239,9 @@ static PyObject *pm_address(PinnedObject *o, void *c)
 
 static Py_ssize_t pm_len(PinnedObject *o) { return o->nbytes; }
 
-static PyBufferProcs pm_buffer = {(getbufferproc)pm_getbuffer, (releasebufferproc)pm_releasebuffer};
-static PySequenceMethods pm_seq = {.sq_length = (lenfunc)pm_len};
 static PyMemberDef pm_members[] = {
     {"nbytes", T_PYSSIZET, offsetof(PinnedObject, nbytes), READONLY, "size in bytes"},
+    CPY_WEAKLIST(PinnedObject),
     {NULL},
 };
 static PyGetSetDef pm_getset[] = {
@@ -254,16 +249,18 @@ static PyGetSetDef pm_getset[] = {
     {NULL},
 };
 
-PyTypeObject PinnedMemory_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.PinnedMemory",
-    .tp_basicsize = sizeof(PinnedObject),
-    .tp_dealloc = (destructor)pm_dealloc,
-    .tp_as_sequence = &pm_seq,
-    .tp_as_buffer = &pm_buffer,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = pm_doc,
-    .tp_weaklistoffset = offsetof(PinnedObject, weakrefs),
-    .tp_members = pm_members,
-    .tp_getset = pm_getset,
-    .tp_new = pm_new,
+/* the buffer protocol's slots are in the limited API from 3.11 */
+static PyType_Slot pm_slots[] = {
+    {Py_tp_doc, (void *)pm_doc},
+    {Py_tp_new, (void *)pm_new},
+    {Py_tp_dealloc, (void *)pm_dealloc},
+    {Py_tp_members, pm_members},
+    {Py_tp_getset, pm_getset},
+    {Py_sq_length, (void *)pm_len},
+    {Py_bf_getbuffer, (void *)pm_getbuffer},
+    {Py_bf_releasebuffer, (void *)pm_releasebuffer},
+    {0, NULL},
 };
+PyTypeObject *PinnedMemory_Type;
+const PyType_Spec PinnedMemory_Spec = {"cudyn.PinnedMemory", sizeof(PinnedObject), 0,
+                                       CPY_TPFLAGS | Py_TPFLAGS_BASETYPE, pm_slots};

@@ -17,10 +17,10 @@ static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *kee
         PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
         return -1;
     }
-    PyObject *seq = PySequence_Fast(seq_obj, what);
+    PyObject *seq = cpy_tuple(seq_obj, what);
     if (!seq)
         return -1;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t k = PyTuple_Size(seq);
     const char **arr = PyMem_Calloc((size_t)k + 1, sizeof *arr);
     if (!arr) {
         Py_DECREF(seq);
@@ -30,7 +30,7 @@ static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *kee
     for (Py_ssize_t i = 0; i < k; i++) {
         char item_what[96];
         snprintf(item_what, sizeof item_what, "%s: item %zd", what, i);
-        if (!(arr[i] = cpy_utf8(PySequence_Fast_GET_ITEM(seq, i), item_what))) { /* a NUL would cut the option */
+        if (!(arr[i] = cpy_utf8(PyTuple_GetItem(seq, i), item_what))) { /* a NUL would cut the option */
             PyMem_Free(arr);
             Py_DECREF(seq);
             return -1;
@@ -45,13 +45,9 @@ static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *kee
 
 static ModuleObject *module_alloc(void)
 {
-    ModuleObject *m = PyObject_New(ModuleObject, &Module_Type);
-    if (m) {
-        m->mod = NULL;
-        m->prog = NULL;
+    ModuleObject *m = (ModuleObject *)PyType_GenericAlloc(Module_Type, 0);
+    if (m)
         m->device = -1;
-        m->weakrefs = NULL;
-    }
     return m;
 }
 
@@ -363,7 +359,7 @@ static void mod_dealloc(ModuleObject *m)
     if (m->mod && cudyn_module_unload(m->mod) != CUDYN_OK)
         cudyn_clear_error();
     cudyn_program_free(m->prog);
-    PyObject_Free(m);
+    cpy_free(m);
 }
 
 /* a name as C reads it: one with a NUL inside would be cut there */
@@ -471,17 +467,18 @@ static PyGetSetDef mod_getset[] = {
 };
 static PyMemberDef mod_members[] = {
     {"device", T_INT, offsetof(ModuleObject, device), READONLY, "the device it is loaded on"},
+    CPY_WEAKLIST(ModuleObject),
     {NULL},
 };
 
-PyTypeObject Module_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Module",
-    .tp_basicsize = sizeof(ModuleObject),
-    .tp_dealloc = (destructor)mod_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Loaded kernels: Module.from_source / from_image / from_file.",
-    .tp_weaklistoffset = offsetof(ModuleObject, weakrefs),
-    .tp_methods = mod_methods,
-    .tp_members = mod_members,
-    .tp_getset = mod_getset,
+/* made by its class methods alone */
+static PyType_Slot mod_slots[] = {
+    {Py_tp_doc, "Loaded kernels: Module.from_source / from_image / from_file."},
+    {Py_tp_dealloc, (void *)mod_dealloc},
+    {Py_tp_methods, mod_methods},
+    {Py_tp_members, mod_members},
+    {Py_tp_getset, mod_getset},
+    {0, NULL},
 };
+PyTypeObject *Module_Type;
+const PyType_Spec Module_Spec = {"cudyn.Module", sizeof(ModuleObject), 0, CPY_TPFLAGS_NO_NEW, mod_slots};

@@ -26,7 +26,7 @@ typedef struct {
     PyObject *weakrefs;
 } CommObject;
 
-static PyTypeObject Comm_Type;
+static PyTypeObject *Comm_Type;
 
 /* ---------------------------------------------------------- arguments */
 
@@ -429,7 +429,7 @@ static PyObject *comm_destroy(CommObject *self, PyObject *unused)
 static PyObject *comm_exit(CommObject *self, PyObject *args)
 {
     int st;
-    if (PyTuple_GET_SIZE(args) > 0 && PyTuple_GET_ITEM(args, 0) != Py_None) {
+    if (PyTuple_Size(args) > 0 && PyTuple_GetItem(args, 0) != Py_None) {
         if (self->comm) /* one aborted before refuses: destroyed anyway */
             abort_now(self, "Communicator.__exit__");
         destroy(self, "Communicator.__exit__");
@@ -448,7 +448,7 @@ static PyObject *comm_exit(CommObject *self, PyObject *args)
  * holds it until its end, when NCCL has made it. */
 static PyObject *comm_wrap(PyTypeObject *type, cudyn_nccl_comm comm)
 {
-    CommObject *self = (CommObject *)type->tp_alloc(type, 0);
+    CommObject *self = (CommObject *)PyType_GenericAlloc(type, 0);
     if (!self) {
         cudyn_nccl_comm_destroy(comm);
         return NULL;
@@ -467,9 +467,10 @@ static int unique_id_of(PyObject *obj, cudyn_nccl_id *id)
 {
     Py_buffer view;
     if (!PyObject_CheckBuffer(obj)) {
-        PyErr_Format(PyExc_TypeError,
-                     "Communicator: unique_id must be the %d bytes of cudyn.nccl.get_unique_id(), not %.100s",
-                     CUDYN_NCCL_ID_BYTES, Py_TYPE(obj)->tp_name);
+        PyObject *type = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "Communicator: unique_id must be the %d bytes of cudyn.nccl.get_unique_id(), "
+                     "not %V", CUDYN_NCCL_ID_BYTES, type, "?");
+        Py_XDECREF(type);
         return -1;
     }
     if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0)
@@ -514,11 +515,11 @@ static int *device_list(PyObject *devices, int *n)
     const char *who = "Communicator.for_devices";
     PyObject *seq = NULL;
     if (PyLong_Check(devices) ? int_of(devices, n, who, "devices") < 0
-                              : !(seq = PySequence_Fast(devices, "Communicator.for_devices: devices must be a "
-                                                                 "sequence of device ordinals, or a count")))
+                              : !(seq = cpy_tuple(devices, "Communicator.for_devices: devices must be a sequence "
+                                                           "of device ordinals, or a count")))
         return NULL;
     if (seq)
-        *n = PySequence_Fast_GET_SIZE(seq) > INT_MAX ? INT_MAX : (int)PySequence_Fast_GET_SIZE(seq);
+        *n = PyTuple_Size(seq) > INT_MAX ? INT_MAX : (int)PyTuple_Size(seq);
     int *ordinals = *n >= 1 ? PyMem_New(int, (size_t)*n) : NULL;
     if (*n < 1)
         cpy_invalid("%s: at least one device, not %d", who, *n);
@@ -527,7 +528,7 @@ static int *device_list(PyObject *devices, int *n)
     for (int i = 0; ordinals && i < *n; i++) {
         if (!seq)
             ordinals[i] = i;
-        else if (int_of(PySequence_Fast_GET_ITEM(seq, i), &ordinals[i], who, "a device") < 0) {
+        else if (int_of(PyTuple_GetItem(seq, i), &ordinals[i], who, "a device") < 0) {
             PyMem_Free(ordinals);
             ordinals = NULL;
         }
@@ -554,7 +555,7 @@ static PyObject *comm_for_devices(PyObject *cls, PyObject *devices)
             if (!list)
                 cudyn_nccl_comm_destroy(comms[i]);
             else if (c)
-                PyList_SET_ITEM(list, i, c);
+                PyList_SetItem(list, i, c);
             else
                 Py_CLEAR(list);
         }
@@ -587,7 +588,7 @@ static PyObject *comm_split(CommObject *self, PyObject *args, PyObject *kwds)
         return cpy_raise(st);
     if (!out)
         Py_RETURN_NONE;
-    return comm_wrap(Py_TYPE(self), out);
+    return comm_wrap(Py_TYPE((PyObject *)self), out);
 }
 
 /* Going away destroys it (after its queued work, as NCCL does); nothing
@@ -603,7 +604,7 @@ static void comm_dealloc(CommObject *self)
         cudyn_clear_error(); /* a forked child's: the communicator was the parent's */
     }
     PyErr_Restore(t, v, tb);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    cpy_free(self);
 }
 
 static PyObject *comm_repr(CommObject *self)
@@ -659,19 +660,21 @@ static PyGetSetDef comm_getset[] = {
      (void *)offsetof(CommObject, device)},
     {NULL, NULL, NULL, NULL, NULL},
 };
-
-static PyTypeObject Comm_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.nccl.Communicator",
-    .tp_basicsize = sizeof(CommObject),
-    .tp_dealloc = (destructor)comm_dealloc,
-    .tp_repr = (reprfunc)comm_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = comm_doc,
-    .tp_weaklistoffset = offsetof(CommObject, weakrefs),
-    .tp_methods = comm_methods,
-    .tp_getset = comm_getset,
-    .tp_new = comm_new,
+static PyMemberDef comm_members[] = {
+    CPY_WEAKLIST(CommObject),
+    {NULL},
 };
+static PyType_Slot comm_slots[] = {
+    {Py_tp_doc, (void *)comm_doc},
+    {Py_tp_new, (void *)comm_new},
+    {Py_tp_dealloc, (void *)comm_dealloc},
+    {Py_tp_repr, (void *)comm_repr},
+    {Py_tp_methods, comm_methods},
+    {Py_tp_members, comm_members},
+    {Py_tp_getset, comm_getset},
+    {0, NULL},
+};
+static const PyType_Spec comm_spec = {"cudyn.nccl.Communicator", sizeof(CommObject), 0, CPY_TPFLAGS, comm_slots};
 
 int cpy_nccl_init(PyObject *module)
 {
@@ -686,12 +689,7 @@ int cpy_nccl_init(PyObject *module)
         Py_XDECREF(names);
         return -1;
     }
-    if (PyType_Ready(&Comm_Type) < 0 || cpy_nccl_functions_init(module) < 0)
+    if (cpy_type_new(module, &Comm_Type, &comm_spec, 0, "_NcclCommunicator") < 0)
         return -1;
-    Py_INCREF(&Comm_Type);
-    if (PyModule_AddObject(module, "_NcclCommunicator", (PyObject *)&Comm_Type) < 0) {
-        Py_DECREF(&Comm_Type);
-        return -1;
-    }
-    return 0;
+    return cpy_nccl_functions_init(module);
 }

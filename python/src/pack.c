@@ -6,6 +6,7 @@
  * DeviceMemory are pointers, Textures texture objects, bytes and
  * structured scalars structs by value. */
 #include "cudyn_py.h"
+#include <math.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- numpy scalars
@@ -65,7 +66,7 @@ static const struct scalar_type *scalar_type_of(PyObject *obj)
         PyBuffer_Release(&view);
     }
     PyErr_Clear();
-    Py_INCREF(t); /* kept for the table's lifetime */
+    Py_INCREF((PyObject *)t); /* kept for the table's lifetime */
     scalar_types[n_scalar_types] = (struct scalar_type){t, code, fast};
     return &scalar_types[n_scalar_types++];
 }
@@ -104,6 +105,55 @@ static int pack_int(char code, const struct cpy_format_code *f, PyObject *obj, v
     return 0;
 }
 
+/* ---------------------------------------------------------------- binary16
+ * IEEE 754 binary16 (__half, numpy's float16) from and to a double, as
+ * CPython's struct module's 'e' does it (PyFloat_Pack2 and _Unpack2,
+ * which the limited API lacks): rounded to nearest, ties to even; a
+ * finite value that rounds past the largest half (65504) is refused with
+ * OverflowError; an infinity stays one, a NaN is the quiet NaN of its
+ * sign. */
+static int half_from_double(double d, uint16_t *out)
+{
+    uint16_t sign = signbit(d) ? 0x8000 : 0;
+    double a = fabs(d);
+    if (isnan(d) || isinf(d) || a == 0) {
+        *out = sign | (isnan(d) ? 0x7e00 : isinf(d) ? 0x7c00 : 0);
+        return 0;
+    }
+    int e;
+    frexp(a, &e); /* a in [2**(e-1), 2**e) */
+    /* the distance between halves there: 2**(e-11), or 2**-24 below 2**-14 (the subnormals) */
+    int step = e - 11 < -24 ? -24 : e - 11;
+    double x = ldexp(a, -step), units = floor(x), rest = x - units; /* exact: a power of two apart */
+    if (rest > 0.5 || (rest == 0.5 && fmod(units, 2) == 1))
+        units++;
+    /* units * 2**step: a subnormal's mantissa below 1024, else 1024 .. 2048 */
+    if (units < 1024) {
+        *out = sign | (uint16_t)units;
+        return 0;
+    }
+    if (units == 2048) { /* rounded up into the next power of two */
+        units = 1024;
+        step++;
+    }
+    int biased = step + 25; /* the exponent of units * 2**step, as binary16 stores it */
+    if (biased >= 31) {
+        PyErr_SetString(PyExc_OverflowError, "float too large to pack with e format");
+        return -1;
+    }
+    *out = sign | (uint16_t)(biased << 10) | (uint16_t)(units - 1024);
+    return 0;
+}
+
+static double half_to_double(uint16_t h)
+{
+    int biased = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double v = biased == 0 ? ldexp(mantissa, -24)
+               : biased == 31 ? (mantissa ? NAN : INFINITY)
+                              : ldexp(mantissa + 1024, biased - 25);
+    return h & 0x8000 ? -v : v;
+}
+
 /* A double as a binary16, binary32 or binary64 of the code's size */
 static int pack_double(const struct cpy_format_code *f, double d, void *buf)
 {
@@ -113,12 +163,10 @@ static int pack_double(const struct cpy_format_code *f, double d, void *buf)
     } else if (f->size == 8)
         memcpy(buf, &d, 8);
     else {
-#if PY_VERSION_HEX >= 0x030B0000
-        if (PyFloat_Pack2(d, (char *)buf, 1) < 0)
-#else
-        if (_PyFloat_Pack2(d, (unsigned char *)buf, 1) < 0)
-#endif
+        uint16_t h;
+        if (half_from_double(d, &h) < 0)
             return -1;
+        memcpy(buf, &h, 2);
     }
     return 0;
 }
@@ -162,15 +210,14 @@ static int pack_numpy(char code, const struct cpy_format_code *f, const struct s
  * (numpy arrays have both) */
 static int stands_for_integer(PyObject *obj, int pointer)
 {
-    PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
-    return nb && (nb->nb_index || (pointer && nb->nb_int)) && !PyFloat_Check(obj) && !PyComplex_Check(obj) &&
-           !PyObject_CheckBuffer(obj);
+    return (PyIndex_Check(obj) || (pointer && PyType_GetSlot(Py_TYPE(obj), Py_nb_int))) && !PyFloat_Check(obj) &&
+           !PyComplex_Check(obj) && !PyObject_CheckBuffer(obj);
 }
 
 /* Such an object, or a numpy integer, as the code's integer, range-checked */
 static int pack_integer_like(char code, const struct cpy_format_code *f, PyObject *obj, void *buf)
 {
-    PyObject *v = Py_TYPE(obj)->tp_as_number->nb_index ? PyNumber_Index(obj) : PyNumber_Long(obj);
+    PyObject *v = PyIndex_Check(obj) ? PyNumber_Index(obj) : PyNumber_Long(obj);
     if (!v)
         return -1;
     int rc = pack_int(code, f, v, buf);
@@ -191,13 +238,14 @@ static int pack_number(char code, const struct cpy_format_code *f, PyObject *obj
         return d == -1.0 && PyErr_Occurred() ? -1 : pack_double(f, d, buf);
     }
     if (t == &PyFloat_Type)
-        return f->kind == CUDYN_ARG_FLOAT ? pack_double(f, PyFloat_AS_DOUBLE(obj), buf) : 1;
+        return f->kind == CUDYN_ARG_FLOAT ? pack_double(f, PyFloat_AsDouble(obj), buf) : 1;
     if (t == &PyComplex_Type) {
         if (f->kind != CUDYN_ARG_COMPLEX)
             return 1;
-        Py_complex c = PyComplex_AsCComplex(obj);
         struct cpy_format_code part = {(unsigned char)(f->size / 2), CUDYN_ARG_FLOAT};
-        return pack_double(&part, c.real, buf) < 0 ? -1 : pack_double(&part, c.imag, (char *)buf + part.size);
+        return pack_double(&part, PyComplex_RealAsDouble(obj), buf) < 0
+                   ? -1
+                   : pack_double(&part, PyComplex_ImagAsDouble(obj), (char *)buf + part.size);
     }
     const struct scalar_type *st = scalar_type_of(obj);
     if (st)
@@ -230,7 +278,7 @@ static int pack_pointer(char code, const struct cpy_format_code *f, PyObject *ob
 {
     PyTypeObject *t = Py_TYPE(obj);
     cudyn_devptr p = 0;
-    if (t == &DeviceArray_Type || PyObject_TypeCheck(obj, &DeviceArray_Type)) {
+    if (t == DeviceArray_Type || PyObject_TypeCheck(obj, DeviceArray_Type)) {
         DeviceArrayObject *a = (DeviceArrayObject *)obj;
         if (current_device >= 0 && a->device != current_device && a->device >= 0) {
             cpy_invalid("an array of device %d was given to a kernel on device %d (copy it, or use the kernel "
@@ -240,12 +288,12 @@ static int pack_pointer(char code, const struct cpy_format_code *f, PyObject *ob
         if (cpy_array_ptr(a, &p) < 0)
             return -1;
     } else if (obj != Py_None) {
-        const struct scalar_type *st = PyLong_CheckExact(obj) || t == &DeviceMemory_Type ? NULL : scalar_type_of(obj);
+        const struct scalar_type *st = PyLong_CheckExact(obj) || t == DeviceMemory_Type ? NULL : scalar_type_of(obj);
         if (st) {
             cudyn_arg_kind k = cpy_code(st->code)->kind;
             return k == CUDYN_ARG_SIGNED || k == CUDYN_ARG_UNSIGNED ? pack_integer_like(code, f, obj, buf) : 1;
         }
-        if (!PyLong_CheckExact(obj) && t != &DeviceMemory_Type) {
+        if (!PyLong_CheckExact(obj) && t != DeviceMemory_Type) {
             int cai = offers_cai(obj);
             if (cai < 0)
                 return -1;
@@ -261,27 +309,28 @@ static int pack_pointer(char code, const struct cpy_format_code *f, PyObject *ob
 
 void cpy_unsuited(char code, PyObject *obj, PyObject *who)
 {
-    const char *type = Py_TYPE(obj)->tp_name;
-    if (cpy_code(code)->kind != CUDYN_ARG_POINTER) {
-        cpy_type_error("%U (%.100s) does not suit the prepared format's '%c'", who, type, code);
-        return;
-    }
-    if (!PyFloat_Check(obj) && !PyComplex_Check(obj) && !scalar_type_of(obj)) {
+    if (cpy_code(code)->kind == CUDYN_ARG_POINTER && !PyFloat_Check(obj) && !PyComplex_Check(obj) &&
+        !scalar_type_of(obj)) {
         cudyn_devptr ignored;
-        const char *what = PyUnicode_AsUTF8(who);
+        const char *what = PyUnicode_AsUTF8AndSize(who, NULL);
         if (!what || cpy_devptr(obj, &ignored, what) < 0)
             return; /* cudyn's reason: a host array, or not device memory */
     }
     PyErr_Clear();
-    cpy_type_error("%U: a %.100s is not a device address ('%c' takes a device array, a DeviceMemory, an int or "
-                   "numpy integer, or an object with __cuda_array_interface__ or __int__)", who, type, code);
+    PyObject *type = cpy_type_name(obj);
+    if (cpy_code(code)->kind != CUDYN_ARG_POINTER)
+        cpy_type_error("%U (%V) does not suit the prepared format's '%c'", who, type, "?", code);
+    else
+        cpy_type_error("%U: a %V is not a device address ('%c' takes a device array, a DeviceMemory, an int or "
+                       "numpy integer, or an object with __cuda_array_interface__ or __int__)", who, type, "?", code);
+    Py_XDECREF(type);
 }
 
 /* A struct by value: the bytes of a buffer (bytes, a structured numpy
  * scalar ...), 1 to 4096 of them */
 static int pack_struct(PyObject *obj, void *buf, size_t *size)
 {
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type) || PyLong_Check(obj) || PyFloat_Check(obj))
+    if (PyObject_TypeCheck(obj, DeviceArray_Type) || PyLong_Check(obj) || PyFloat_Check(obj))
         return 1;
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) {
@@ -315,7 +364,7 @@ int cpy_pack(char code, PyObject *obj, void *buf, size_t *size, int current_devi
         return 1; /* host buffers: the launch's (launch.c) */
     case CUDYN_ARG_TEXTURE:
     case CUDYN_ARG_SURFACE:
-        if (PyObject_TypeCheck(obj, &Texture_Type)) {
+        if (PyObject_TypeCheck(obj, Texture_Type)) {
             memcpy(buf, &((TextureObject *)obj)->tex, sizeof(cudyn_texture));
             return 0;
         }
@@ -339,11 +388,11 @@ const char *cpy_candidates(PyObject *obj, char *one)
         return cpy_float_codes;
     if (t == &PyComplex_Type)
         return cpy_complex_codes;
-    if (PyObject_TypeCheck(obj, &DeviceArray_Type) || t == &DeviceMemory_Type || obj == Py_None)
+    if (PyObject_TypeCheck(obj, DeviceArray_Type) || t == DeviceMemory_Type || obj == Py_None)
         one[0] = cpy_format_char(CUDYN_ARG_POINTER, 0);
-    else if (t == &In_Type || t == &Out_Type || t == &InOut_Type)
+    else if (t == In_Type || t == Out_Type || t == InOut_Type)
         one[0] = ((HostArgObject *)obj)->code;
-    else if (PyObject_TypeCheck(obj, &Texture_Type))
+    else if (PyObject_TypeCheck(obj, Texture_Type))
         one[0] = cpy_format_char(CUDYN_ARG_TEXTURE, 0);
     else {
         const struct scalar_type *st = scalar_type_of(obj);
@@ -375,11 +424,9 @@ PyObject *cpy_unpack(char code, const void *v)
             memcpy(&x, v, 8);
             return PyFloat_FromDouble(x);
         }
-#if PY_VERSION_HEX >= 0x030B0000
-        return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
-#else
-        return PyFloat_FromDouble(_PyFloat_Unpack2((const unsigned char *)v, 1));
-#endif
+        uint16_t h;
+        memcpy(&h, v, 2);
+        return PyFloat_FromDouble(half_to_double(h));
     }
     /* an integer of 1, 2, 4 or 8 bytes */
     long long x;

@@ -13,7 +13,7 @@
 
 typedef struct {
     PyObject_HEAD
-    vectorcallfunc vectorcall;
+    cpy_vectorcallfunc vectorcall;
     FunctionObject *fn;
     struct cpy_signature sig;
     /* grid and block given to prepare(): a call takes only the kernel's
@@ -40,7 +40,8 @@ static PyObject *item_text(PyObject *item)
     Py_XDECREF(dt);
     if (ch && PyUnicode_CompareWithASCIIString(ch, "V") == 0) {
         char code[2] = {cpy_format_char(CUDYN_ARG_STRUCT, 0), 0};
-        Py_SETREF(ch, PyUnicode_FromString(code));
+        Py_DECREF(ch);
+        ch = PyUnicode_FromString(code);
     }
     return ch;
 }
@@ -53,13 +54,13 @@ static PyObject *format_text(PyObject *fmt)
         Py_INCREF(fmt);
         return fmt;
     }
-    PyObject *seq = PySequence_Fast(fmt, "prepare: the format must be a str or a sequence of dtypes");
+    PyObject *seq = cpy_tuple(fmt, "prepare: the format must be a str or a sequence of dtypes");
     if (!seq)
         return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t k = PyTuple_Size(seq);
     PyObject *s = PyUnicode_FromString("");
     for (Py_ssize_t i = 0; s && i < k; i++) {
-        PyObject *ch = item_text(PySequence_Fast_GET_ITEM(seq, i));
+        PyObject *ch = item_text(PyTuple_GetItem(seq, i));
         if (!ch) {
             Py_CLEAR(s);
             break;
@@ -175,16 +176,13 @@ PyObject *cpy_prepare(FunctionObject *fn, PyObject *args, PyObject *kwds)
     for (size_t i = 0; i < sizeof given / sizeof *given; i++)
         if (*given[i] == Py_None) /* None: not given, as the signature says */
             *given[i] = NULL;
-    PreparedObject *p = PyObject_New(PreparedObject, &PreparedFunction_Type);
+    PreparedObject *p = (PreparedObject *)PyType_GenericAlloc(PreparedFunction_Type, 0);
     if (!p)
         return NULL;
     p->vectorcall = prepared_vectorcall;
-    Py_INCREF(fn);
+    Py_INCREF((PyObject *)fn);
     p->fn = fn;
-    p->bound = 0;
-    p->sig.checked = 0;
     p->opts = (struct launch_opts)CPY_LAUNCH_DEFAULTS;
-    p->stream = NULL;
     if (bind_launch(p, grid, block, shared, stream) < 0 || translate_format(fmt, p->sig.codes, &p->sig.n) < 0 ||
         format_accepted(fn, p->sig.codes) < 0) {
         Py_DECREF(p);
@@ -262,14 +260,20 @@ static PyObject *prepared_vectorcall(PyObject *self, PyObject *const *args, size
 {
     PreparedObject *p = (PreparedObject *)self;
     if (!p->bound)
-        return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_CALL, args, PyVectorcall_NARGS(nargsf), kwnames);
-    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+        return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_CALL, args, cpy_nargs(nargsf), kwnames);
+    if (kwnames && PyTuple_Size(kwnames)) {
         PyErr_Format(PyExc_TypeError, "%U: this prepared call has its grid and block bound by prepare(): it takes "
                      "only the kernel's arguments (prepared_call(grid, block, ...) launches with others)",
                      p->fn->name);
         return NULL;
     }
-    return prepared_launch(p->fn, &p->sig, args, PyVectorcall_NARGS(nargsf), &p->opts);
+    return prepared_launch(p->fn, &p->sig, args, cpy_nargs(nargsf), &p->opts);
+}
+
+/* the same call through tp_call, where the type has no vectorcall flag */
+static PyObject *prepared_tp_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return cpy_call_vector(prepared_vectorcall, self, args, kwargs);
 }
 
 static PyObject *prepared_call(PreparedObject *p, PyObject *const *args, Py_ssize_t n, PyObject *kwnames)
@@ -287,11 +291,28 @@ static PyObject *prepared_timed_call(PreparedObject *p, PyObject *const *args, P
     return cpy_prepared_call(p->fn, &p->sig, CPY_PREPARED_TIMED_CALL, args, n, kwnames);
 }
 
+/* The garbage collector's: the bound stream may be any object that names
+ * a stream (and every instance holds its heap type). */
+static int prepared_traverse(PreparedObject *p, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE((PyObject *)p));
+    Py_VISIT(p->fn);
+    Py_VISIT(p->stream);
+    return 0;
+}
+
+static int prepared_clear(PreparedObject *p)
+{
+    Py_CLEAR(p->stream);
+    return 0;
+}
+
 static void prepared_dealloc(PreparedObject *p)
 {
-    Py_XDECREF(p->fn);
+    PyObject_GC_UnTrack(p);
+    Py_XDECREF((PyObject *)p->fn);
     Py_XDECREF(p->stream);
-    PyObject_Free(p);
+    cpy_free(p);
 }
 
 static PyObject *prepared_format(PreparedObject *p, void *c)
@@ -330,19 +351,23 @@ static PyGetSetDef prepared_getset[] = {
 };
 static PyMemberDef prepared_members[] = {
     {"function", T_OBJECT, offsetof(PreparedObject, fn), READONLY, "the Function"},
+    CPY_VECTORCALL(PreparedObject),
     {NULL},
 };
 
-PyTypeObject PreparedFunction_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.PreparedFunction",
-    .tp_basicsize = sizeof(PreparedObject),
-    .tp_dealloc = (destructor)prepared_dealloc,
-    .tp_vectorcall_offset = offsetof(PreparedObject, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | CPY_HAVE_VECTORCALL,
-    .tp_doc = "A kernel with a fixed, checked argument format: p(grid, block, *args, shared=0, stream=None), or "
-              "p(*args) when prepare() bound grid= and block= (and shared=, stream=).",
-    .tp_methods = prepared_methods,
-    .tp_members = prepared_members,
-    .tp_getset = prepared_getset,
+/* made with cpy_vectorcall_flag() added (init.c) */
+static PyType_Slot prepared_slots[] = {
+    {Py_tp_doc, "A kernel with a fixed, checked argument format: p(grid, block, *args, shared=0, stream=None), or "
+                "p(*args) when prepare() bound grid= and block= (and shared=, stream=)."},
+    {Py_tp_call, (void *)prepared_tp_call},
+    {Py_tp_dealloc, (void *)prepared_dealloc},
+    {Py_tp_traverse, (void *)prepared_traverse},
+    {Py_tp_clear, (void *)prepared_clear},
+    {Py_tp_methods, prepared_methods},
+    {Py_tp_members, prepared_members},
+    {Py_tp_getset, prepared_getset},
+    {0, NULL},
 };
+PyTypeObject *PreparedFunction_Type;
+const PyType_Spec PreparedFunction_Spec = {"cudyn.PreparedFunction", sizeof(PreparedObject), 0,
+                                           CPY_TPFLAGS_NO_NEW | Py_TPFLAGS_HAVE_GC, prepared_slots};

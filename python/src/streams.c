@@ -10,7 +10,7 @@ int cpy_stream(PyObject *obj, cudyn_stream *out)
         *out = NULL;
         return 0;
     }
-    if (PyObject_TypeCheck(obj, &Stream_Type)) {
+    if (PyObject_TypeCheck(obj, Stream_Type)) {
         *out = ((StreamObject *)obj)->stream;
         return 0;
     }
@@ -29,8 +29,10 @@ int cpy_stream(PyObject *obj, cudyn_stream *out)
         }
     }
     if (!v) {
-        PyErr_Format(PyExc_TypeError, "stream must be None, a cudyn.Stream or a CUstream handle (int), not %.100s",
-                     Py_TYPE(obj)->tp_name);
+        PyObject *type = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "stream must be None, a cudyn.Stream or a CUstream handle (int), not %V",
+                     type, "?");
+        Py_XDECREF(type);
         return -1;
     }
     unsigned long long h;
@@ -55,7 +57,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     int st = cudyn_stream_create(&s, flags);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    StreamObject *o = (StreamObject *)type->tp_alloc(type, 0);
+    StreamObject *o = (StreamObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_stream_destroy(s);
         return NULL;
@@ -70,7 +72,7 @@ static PyObject *stream_from_handle(PyObject *cls, PyObject *h)
     unsigned long long v;
     if (cpy_integer(h, "Stream.from_handle: handle", 0, UINTPTR_MAX, &v) < 0)
         return NULL;
-    StreamObject *o = (StreamObject *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    StreamObject *o = (StreamObject *)PyType_GenericAlloc((PyTypeObject *)cls, 0);
     if (!o)
         return NULL;
     o->stream = cudyn_stream_from_native((void *)(uintptr_t)v);
@@ -84,7 +86,7 @@ static void stream_dealloc(StreamObject *o)
         PyObject_ClearWeakRefs((PyObject *)o);
     if (o->owned && o->stream && cudyn_stream_destroy(o->stream) != CUDYN_OK)
         cudyn_clear_error();
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 static PyObject *stream_synchronize(StreamObject *o, PyObject *u)
@@ -108,7 +110,7 @@ static PyObject *stream_query(StreamObject *o, PyObject *u)
 
 static PyObject *stream_wait_event(StreamObject *o, PyObject *e)
 {
-    if (!PyObject_TypeCheck(e, &Event_Type)) {
+    if (!PyObject_TypeCheck(e, Event_Type)) {
         PyErr_SetString(PyExc_TypeError, "wait_event takes a cudyn.Event");
         return NULL;
     }
@@ -150,7 +152,7 @@ static PyObject *stream_end_capture(StreamObject *o, PyObject *u)
     int st = cudyn_stream_end_capture(o->stream, &g);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    GraphObject *go = PyObject_New(GraphObject, &Graph_Type);
+    GraphObject *go = (GraphObject *)PyType_GenericAlloc(Graph_Type, 0);
     if (!go) {
         cudyn_graph_destroy(g);
         return NULL;
@@ -195,18 +197,22 @@ static PyGetSetDef stream_getset[] = {
     {"handle", (getter)stream_handle, NULL, "the native CUstream (int)", NULL},
     {NULL},
 };
-
-PyTypeObject Stream_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Stream",
-    .tp_basicsize = sizeof(StreamObject),
-    .tp_dealloc = (destructor)stream_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = stream_doc,
-    .tp_weaklistoffset = offsetof(StreamObject, weakrefs),
-    .tp_methods = stream_methods,
-    .tp_getset = stream_getset,
-    .tp_new = stream_new,
+static PyMemberDef stream_members[] = {
+    CPY_WEAKLIST(StreamObject),
+    {NULL},
 };
+static PyType_Slot stream_slots[] = {
+    {Py_tp_doc, (void *)stream_doc},
+    {Py_tp_new, (void *)stream_new},
+    {Py_tp_dealloc, (void *)stream_dealloc},
+    {Py_tp_methods, stream_methods},
+    {Py_tp_members, stream_members},
+    {Py_tp_getset, stream_getset},
+    {0, NULL},
+};
+PyTypeObject *Stream_Type;
+const PyType_Spec Stream_Spec = {"cudyn.Stream", sizeof(StreamObject), 0, CPY_TPFLAGS | Py_TPFLAGS_BASETYPE,
+                                 stream_slots};
 
 /* ---------------------------------------------------------------- Event */
 PyDoc_STRVAR(event_doc, CPY_SIG("Event(flags=0)", "A CUDA event (flags 1: blocking sync, 2: no timing)."));
@@ -220,7 +226,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     int st = cudyn_event_create(&e, flags);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    EventObject *o = (EventObject *)type->tp_alloc(type, 0);
+    EventObject *o = (EventObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_event_destroy(e);
         return NULL;
@@ -236,7 +242,7 @@ static void event_dealloc(EventObject *o)
         PyObject_ClearWeakRefs((PyObject *)o);
     if (o->owned && o->event && cudyn_event_destroy(o->event) != CUDYN_OK)
         cudyn_clear_error();
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 PyDoc_STRVAR(event_record_doc, CPY_SIG("record($self, /, stream=None)", "Records the event; returns it."));
@@ -250,7 +256,7 @@ static PyObject *event_record(EventObject *o, PyObject *args, PyObject *kwds)
     int st = cudyn_event_record(o->event, s);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    Py_INCREF(o);
+    Py_INCREF((PyObject *)o);
     return (PyObject *)o;
 }
 
@@ -259,7 +265,7 @@ static PyObject *event_synchronize(EventObject *o, PyObject *u)
     (void)u;
     if (cpy_wait_event(o->event) < 0)
         return NULL;
-    Py_INCREF(o);
+    Py_INCREF((PyObject *)o);
     return (PyObject *)o;
 }
 
@@ -285,7 +291,7 @@ static PyObject *elapsed(cudyn_event start, cudyn_event end)
 
 static int as_event(PyObject *e, cudyn_event *out)
 {
-    if (!PyObject_TypeCheck(e, &Event_Type)) {
+    if (!PyObject_TypeCheck(e, Event_Type)) {
         PyErr_SetString(PyExc_TypeError, "an Event is needed");
         return -1;
     }
@@ -326,25 +332,29 @@ static PyGetSetDef event_getset[] = {
     {"handle", (getter)event_handle, NULL, "the native CUevent (int)", NULL},
     {NULL},
 };
-
-PyTypeObject Event_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Event",
-    .tp_basicsize = sizeof(EventObject),
-    .tp_dealloc = (destructor)event_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = event_doc,
-    .tp_weaklistoffset = offsetof(EventObject, weakrefs),
-    .tp_methods = event_methods,
-    .tp_getset = event_getset,
-    .tp_new = event_new,
+static PyMemberDef event_members[] = {
+    CPY_WEAKLIST(EventObject),
+    {NULL},
 };
+static PyType_Slot event_slots[] = {
+    {Py_tp_doc, (void *)event_doc},
+    {Py_tp_new, (void *)event_new},
+    {Py_tp_dealloc, (void *)event_dealloc},
+    {Py_tp_methods, event_methods},
+    {Py_tp_members, event_members},
+    {Py_tp_getset, event_getset},
+    {0, NULL},
+};
+PyTypeObject *Event_Type;
+const PyType_Spec Event_Spec = {"cudyn.Event", sizeof(EventObject), 0, CPY_TPFLAGS | Py_TPFLAGS_BASETYPE,
+                                event_slots};
 
 /* ---------------------------------------------------------------- graphs */
 static void graph_dealloc(GraphObject *g)
 {
     if (g->graph && cudyn_graph_destroy(g->graph) != CUDYN_OK)
         cudyn_clear_error();
-    PyObject_Free(g);
+    cpy_free(g);
 }
 
 PyDoc_STRVAR(graph_instantiate_doc, CPY_SIG("instantiate($self, /, flags=0)", "A launchable GraphExec."));
@@ -358,7 +368,7 @@ static PyObject *graph_instantiate(GraphObject *g, PyObject *args, PyObject *kwd
     int st = cudyn_graph_instantiate(&e, g->graph, flags);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    GraphExecObject *o = PyObject_New(GraphExecObject, &GraphExec_Type);
+    GraphExecObject *o = (GraphExecObject *)PyType_GenericAlloc(GraphExec_Type, 0);
     if (!o) {
         cudyn_graph_exec_destroy(e);
         return NULL;
@@ -373,20 +383,20 @@ static PyMethodDef graph_methods[] = {
     {NULL},
 };
 
-PyTypeObject Graph_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Graph",
-    .tp_basicsize = sizeof(GraphObject),
-    .tp_dealloc = (destructor)graph_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Captured work (Stream.end_capture); instantiate() to launch it.",
-    .tp_methods = graph_methods,
+static PyType_Slot graph_slots[] = {
+    {Py_tp_doc, "Captured work (Stream.end_capture); instantiate() to launch it."},
+    {Py_tp_dealloc, (void *)graph_dealloc},
+    {Py_tp_methods, graph_methods},
+    {0, NULL},
 };
+PyTypeObject *Graph_Type;
+const PyType_Spec Graph_Spec = {"cudyn.Graph", sizeof(GraphObject), 0, CPY_TPFLAGS_NO_NEW, graph_slots};
 
 static void exec_dealloc(GraphExecObject *e)
 {
     if (e->exec && cudyn_graph_exec_destroy(e->exec) != CUDYN_OK)
         cudyn_clear_error();
-    PyObject_Free(e);
+    cpy_free(e);
 }
 
 PyDoc_STRVAR(exec_launch_doc, CPY_SIG("launch($self, /, stream=None)", "Runs the whole graph."));
@@ -405,7 +415,7 @@ static PyObject *exec_launch(GraphExecObject *e, PyObject *args, PyObject *kwds)
 
 static PyObject *exec_update(GraphExecObject *e, PyObject *g)
 {
-    if (!PyObject_TypeCheck(g, &Graph_Type)) {
+    if (!PyObject_TypeCheck(g, Graph_Type)) {
         PyErr_SetString(PyExc_TypeError, "update takes a Graph");
         return NULL;
     }
@@ -422,11 +432,11 @@ static PyMethodDef exec_methods[] = {
     {NULL},
 };
 
-PyTypeObject GraphExec_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.GraphExec",
-    .tp_basicsize = sizeof(GraphExecObject),
-    .tp_dealloc = (destructor)exec_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "An instantiated graph: launch(stream=None).",
-    .tp_methods = exec_methods,
+static PyType_Slot exec_slots[] = {
+    {Py_tp_doc, "An instantiated graph: launch(stream=None)."},
+    {Py_tp_dealloc, (void *)exec_dealloc},
+    {Py_tp_methods, exec_methods},
+    {0, NULL},
 };
+PyTypeObject *GraphExec_Type;
+const PyType_Spec GraphExec_Spec = {"cudyn.GraphExec", sizeof(GraphExecObject), 0, CPY_TPFLAGS_NO_NEW, exec_slots};

@@ -19,7 +19,7 @@ static int array_format(PyObject *obj, int *format, size_t *elem)
     } else {
         PyObject *dt = cpy_dtype(obj), *ch = dt ? PyObject_GetAttrString(dt, "char") : NULL;
         Py_XDECREF(dt);
-        const char *c = ch ? PyUnicode_AsUTF8(ch) : NULL;
+        const char *c = ch ? PyUnicode_AsUTF8AndSize(ch, NULL) : NULL;
         if (!c) {
             Py_XDECREF(ch);
             return -1;
@@ -69,12 +69,12 @@ static PyObject *arr_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (cpy_size(shape, &dims[0], "Array: shape") < 0)
             return NULL;
     } else {
-        PyObject *seq = PySequence_Fast(shape, "Array: shape must be an int or a tuple of 1 to 3 ints");
+        PyObject *seq = cpy_tuple(shape, "Array: shape must be an int or a tuple of 1 to 3 ints");
         if (!seq)
             return NULL;
-        nd = PySequence_Fast_GET_SIZE(seq);
+        nd = PyTuple_Size(seq);
         for (Py_ssize_t i = 0; i < nd && i < 3; i++)
-            if (cpy_size(PySequence_Fast_GET_ITEM(seq, i), &dims[i], "Array: shape") < 0) {
+            if (cpy_size(PyTuple_GetItem(seq, i), &dims[i], "Array: shape") < 0) {
                 Py_DECREF(seq);
                 return NULL;
             }
@@ -90,7 +90,7 @@ static PyObject *arr_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     int st = cudyn_array_create(&a, &d);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    ArrayObject *o = (ArrayObject *)type->tp_alloc(type, 0);
+    ArrayObject *o = (ArrayObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_array_destroy(a);
         return NULL;
@@ -105,7 +105,7 @@ static void arr_dealloc(ArrayObject *o)
 {
     if (o->array && cudyn_array_destroy(o->array) != CUDYN_OK)
         cudyn_clear_error();
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 static int arr_view(ArrayObject *o, PyObject *host, Py_buffer *v, int writable, const char *what)
@@ -169,30 +169,30 @@ static PyMemberDef arr_members[] = {
     {NULL},
 };
 
-PyTypeObject Array_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Array",
-    .tp_basicsize = sizeof(ArrayObject),
-    .tp_dealloc = (destructor)arr_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = arr_doc,
-    .tp_methods = arr_methods,
-    .tp_members = arr_members,
-    .tp_new = arr_new,
+static PyType_Slot arr_slots[] = {
+    {Py_tp_doc, (void *)arr_doc},
+    {Py_tp_new, (void *)arr_new},
+    {Py_tp_dealloc, (void *)arr_dealloc},
+    {Py_tp_methods, arr_methods},
+    {Py_tp_members, arr_members},
+    {0, NULL},
 };
+PyTypeObject *Array_Type;
+const PyType_Spec Array_Spec = {"cudyn.Array", sizeof(ArrayObject), 0, CPY_TPFLAGS, arr_slots};
 
 /* address_mode=(x, y, z): one CUDYN_ADDRESS_* per dimension, the ones
  * not given staying CUDYN_ADDRESS_WRAP (0) as in the C descriptor */
 static int address_modes(PyObject *address, int modes[3])
 {
-    PyObject *seq = PySequence_Fast(address, "Texture: address_mode must be an int or a tuple of 1 to 3 ints");
+    PyObject *seq = cpy_tuple(address, "Texture: address_mode must be an int or a tuple of 1 to 3 ints");
     if (!seq)
         return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t n = PyTuple_Size(seq);
     int rc = n >= 1 && n <= 3 ? 0 : -1;
     if (rc < 0)
         cpy_invalid("Texture: address_mode takes 1 to 3 modes, not %zd", n);
     for (Py_ssize_t i = 0; rc == 0 && i < n; i++)
-        rc = cpy_int(PySequence_Fast_GET_ITEM(seq, i), &modes[i], "Texture: address_mode", INT_MIN, INT_MAX);
+        rc = cpy_int(PyTuple_GetItem(seq, i), &modes[i], "Texture: address_mode", INT_MIN, INT_MAX);
     Py_DECREF(seq);
     return rc;
 }
@@ -207,7 +207,7 @@ static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                          NULL};
     PyObject *array, *filter_obj = NULL, *address = NULL, *read_obj = NULL, *border = NULL;
     int filter = CUDYN_FILTER_POINT, normalized = 0, read_mode = CUDYN_READ_ELEMENT_TYPE;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOpOO:Texture", kw, &Array_Type, &array, &filter_obj, &address,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOpOO:Texture", kw, Array_Type, &array, &filter_obj, &address,
                                      &normalized, &read_obj, &border) ||
         (filter_obj && cpy_int(filter_obj, &filter, "Texture: filter_mode", INT_MIN, INT_MAX) < 0) ||
         (read_obj && cpy_int(read_obj, &read_mode, "Texture: read_mode", INT_MIN, INT_MAX) < 0))
@@ -223,12 +223,12 @@ static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (border && border != Py_None) {
-        PyObject *seq = PySequence_Fast(border, "Texture: border_color must be a tuple of 1 to 4 floats");
+        PyObject *seq = cpy_tuple(border, "Texture: border_color must be a tuple of 1 to 4 floats");
         if (!seq)
             return NULL;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        Py_ssize_t n = PyTuple_Size(seq);
         for (Py_ssize_t i = 0; i < n && i < 4; i++)
-            d.border_color[i] = (float)PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            d.border_color[i] = (float)PyFloat_AsDouble(PyTuple_GetItem(seq, i));
         Py_DECREF(seq);
         if (!PyErr_Occurred() && (n < 1 || n > 4))
             return cpy_invalid("Texture: border_color takes 1 to 4 values, not %zd", n);
@@ -239,7 +239,7 @@ static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     int st = cudyn_texture_create(&t, &d);
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    TextureObject *o = (TextureObject *)type->tp_alloc(type, 0);
+    TextureObject *o = (TextureObject *)PyType_GenericAlloc(type, 0);
     if (!o) {
         cudyn_texture_destroy(t);
         return NULL;
@@ -255,24 +255,25 @@ static void tex_dealloc(TextureObject *o)
     if (o->tex && cudyn_texture_destroy(o->tex) != CUDYN_OK)
         cudyn_clear_error();
     Py_XDECREF(o->array);
-    Py_TYPE(o)->tp_free((PyObject *)o);
+    cpy_free(o);
 }
 
 static PyObject *tex_int(TextureObject *o) { return PyLong_FromUnsignedLongLong(o->tex); }
-static PyNumberMethods tex_number = {.nb_int = (unaryfunc)tex_int, .nb_index = (unaryfunc)tex_int};
 static PyMemberDef tex_members[] = {
     {"handle", T_ULONGLONG, offsetof(TextureObject, tex), READONLY, "the texture object (int; np.uint64 for kernels)"},
     {"array", T_OBJECT, offsetof(TextureObject, array), READONLY, "the Array it reads"},
     {NULL},
 };
 
-PyTypeObject Texture_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cudyn.Texture",
-    .tp_basicsize = sizeof(TextureObject),
-    .tp_dealloc = (destructor)tex_dealloc,
-    .tp_as_number = &tex_number,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = tex_doc,
-    .tp_members = tex_members,
-    .tp_new = tex_new,
+/* no GC: the one reference it holds is to an Array, which holds none */
+static PyType_Slot tex_slots[] = {
+    {Py_tp_doc, (void *)tex_doc},
+    {Py_tp_new, (void *)tex_new},
+    {Py_tp_dealloc, (void *)tex_dealloc},
+    {Py_tp_members, tex_members},
+    {Py_nb_int, (void *)tex_int},
+    {Py_nb_index, (void *)tex_int},
+    {0, NULL},
 };
+PyTypeObject *Texture_Type;
+const PyType_Spec Texture_Spec = {"cudyn.Texture", sizeof(TextureObject), 0, CPY_TPFLAGS, tex_slots};

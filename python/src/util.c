@@ -1,12 +1,94 @@
-/* util.c - conversions every part uses that name none of the module's
- * types: dim3, sizes, the current device, numpy (imported lazily), and
- * waiting that answers Ctrl-C.  The conversions of device addresses
+/* util.c - what every part uses that names none of the module's types:
+ * making a heap type and calling it (the limited API's ways),
+ * conversions (dim3, sizes, the current device, numpy imported lazily),
+ * and waiting that answers Ctrl-C.  The conversions of device addresses
  * (array.c) and streams (streams.c) live with their types. */
 #include "cudyn_py.h"
 #include <limits.h>
 #include <string.h>
 #include <time.h>
 
+/* ---- types and calls under the limited API (cudyn_py.h) */
+int cpy_type_new(PyObject *module, PyTypeObject **type, const PyType_Spec *spec, unsigned long flags,
+                 const char *name)
+{
+    PyType_Spec with_flags = *spec;
+    with_flags.flags |= (unsigned int)flags;
+    PyObject *made = PyType_FromSpec(&with_flags);
+    if (!made)
+        return -1;
+    if (!name)
+        name = strrchr(spec->name, '.') + 1;
+    *type = (PyTypeObject *)made; /* the module's lifetime: never given back */
+    Py_INCREF(made);
+    if (PyModule_AddObject(module, name, made) < 0) {
+        Py_DECREF(made);
+        return -1;
+    }
+    return 0;
+}
+
+unsigned long cpy_vectorcall_flag(void)
+{
+#ifdef Py_LIMITED_API
+    return Py_Version >= 0x030C0000 ? CPY_TPFLAGS_HAVE_VECTORCALL : 0;
+#else
+    return CPY_TPFLAGS_HAVE_VECTORCALL;
+#endif
+}
+
+/* the arguments a tp_call turns into a vector without allocating */
+#define CPY_CALL_STACK 16
+
+/* cpy_call_vector with the dict's items: keys as kwnames, values after
+ * the positional ones in vector (room for them all) */
+static PyObject *call_with_keywords(cpy_vectorcallfunc call, PyObject *self, PyObject **vector, Py_ssize_t n,
+                                    PyObject *kwargs)
+{
+    Py_ssize_t nkw = PyDict_Size(kwargs), pos = 0, i = 0;
+    PyObject *kwnames = PyTuple_New(nkw), *key, *value;
+    if (!kwnames)
+        return NULL;
+    while (i < nkw && PyDict_Next(kwargs, &pos, &key, &value)) {
+        Py_INCREF(key);
+        PyTuple_SetItem(kwnames, i, key);
+        vector[n + i++] = value;
+    }
+    PyObject *r = call(self, vector, (size_t)n, kwnames);
+    Py_DECREF(kwnames);
+    return r;
+}
+
+PyObject *cpy_call_vector(cpy_vectorcallfunc call, PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t n = PyTuple_Size(args), nkw = kwargs ? PyDict_Size(kwargs) : 0;
+    PyObject *stack[CPY_CALL_STACK], **vector = stack, *r;
+    if (n < 0 || nkw < 0)
+        return NULL;
+    if (n + nkw > CPY_CALL_STACK && !(vector = PyMem_Malloc((size_t)(n + nkw) * sizeof *vector)))
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++)
+        vector[i] = PyTuple_GetItem(args, i); /* borrowed: the tuple holds them during the call */
+    if (nkw)
+        r = call_with_keywords(call, self, vector, n, kwargs);
+    else
+        r = call(self, vector, (size_t)n, NULL);
+    if (vector != stack)
+        PyMem_Free(vector);
+    return r;
+}
+
+PyObject *cpy_tuple(PyObject *obj, const char *message)
+{
+    PyObject *t = PySequence_Tuple(obj);
+    if (!t && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, message);
+    }
+    return t;
+}
+
+/* ---- conversions */
 PyObject *cpy_numpy(void)
 {
     static PyObject *numpy;
@@ -48,12 +130,15 @@ static int out_of_range(PyObject *n, const char *what, long long min, unsigned l
 
 int cpy_integer(PyObject *obj, const char *what, long long min, unsigned long long max, unsigned long long *out)
 {
-    if (!PyIndex_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(obj)->tp_name);
+    PyObject *n = obj;
+    if (PyLong_CheckExact(obj)) /* the common case, without the calls that find it an integer */
+        Py_INCREF(n);
+    else if (!PyIndex_Check(obj)) {
+        PyObject *type = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %V", what, type, "?");
+        Py_XDECREF(type);
         return -1;
-    }
-    PyObject *n = PyNumber_Index(obj);
-    if (!n)
+    } else if (!(n = PyNumber_Index(obj)))
         return -1;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
@@ -117,7 +202,7 @@ int cpy_int(PyObject *obj, int *out, const char *what, int min, int max)
 static int holdable(PyObject *dtype, int depth)
 {
     PyObject *kind = PyObject_GetAttrString(dtype, "kind");
-    const char *k = kind ? PyUnicode_AsUTF8(kind) : NULL;
+    const char *k = kind ? PyUnicode_AsUTF8AndSize(kind, NULL) : NULL;
     int ok = k && k[0] && strchr("biufc", k[0]) != NULL;
     Py_XDECREF(kind);
     if (!k)
@@ -132,12 +217,12 @@ static int holdable(PyObject *dtype, int depth)
     else if (subdtype != Py_None) {
         PyObject *base = PyTuple_Check(subdtype) ? PyTuple_GetItem(subdtype, 0) : NULL;
         ok = base ? holdable(base, depth + 1) : -1;
-    } else if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) > 0) {
+    } else if (PyTuple_Check(names) && PyTuple_Size(names) > 0) {
         ok = 1;
-        for (Py_ssize_t i = 0; ok == 1 && i < PyTuple_GET_SIZE(names); i++) {
-            PyObject *field = PyObject_GetItem(fields, PyTuple_GET_ITEM(names, i)); /* (dtype, offset[, title]) */
-            ok = field && PyTuple_Check(field) && PyTuple_GET_SIZE(field) >= 2
-                     ? holdable(PyTuple_GET_ITEM(field, 0), depth + 1)
+        for (Py_ssize_t i = 0; ok == 1 && i < PyTuple_Size(names); i++) {
+            PyObject *field = PyObject_GetItem(fields, PyTuple_GetItem(names, i)); /* (dtype, offset[, title]) */
+            ok = field && PyTuple_Check(field) && PyTuple_Size(field) >= 2
+                     ? holdable(PyTuple_GetItem(field, 0), depth + 1)
                      : -1;
             Py_XDECREF(field);
         }
@@ -166,9 +251,10 @@ PyObject *cpy_device_dtype(PyObject *obj, const char *what)
         return NULL;
     int ok = holdable(dtype, 0);
     if (ok == 1 && dtype == obj) {
-        PyObject **slot = &held_dtypes[next_held++ % (sizeof held_dtypes / sizeof held_dtypes[0])];
+        PyObject **slot = &held_dtypes[next_held++ % (sizeof held_dtypes / sizeof held_dtypes[0])], *old = *slot;
         Py_INCREF(dtype);
-        Py_XSETREF(*slot, dtype);
+        *slot = dtype;
+        Py_XDECREF(old);
     }
     if (ok == 1)
         return dtype;
@@ -230,7 +316,9 @@ const char *cpy_utf8(PyObject *obj, const char *what)
 {
     Py_ssize_t n;
     if (!PyUnicode_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(obj)->tp_name);
+        PyObject *type = cpy_type_name(obj);
+        PyErr_Format(PyExc_TypeError, "%s must be a str, not %V", what, type, "?");
+        Py_XDECREF(type);
         return NULL;
     }
     const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
@@ -279,28 +367,70 @@ static int dim(PyObject *o, unsigned int *out, const char *what)
     return 0;
 }
 
+/* The tuples of exact ints cpy_dim3 read last, and what they said.  A
+ * launch loop passes the same grid and block tuples call after call, and
+ * such a tuple is immutable: the same object says the same again, so a
+ * pointer comparison answers (under the limited API a tuple's items are
+ * read through function calls, which cost a launch some 10 %).  Each is
+ * held, so that its address cannot come back as another tuple.  The GIL
+ * guards them, as held_dtypes. */
+static struct {
+    PyObject *tuple;
+    cudyn_dim3 dim;
+} dims_seen[4];
+static unsigned next_dims;
+
+/* a tuple's or list's 1 to 3 ints; *exact: all of them Python ints */
+static int dims_of(PyObject *obj, int tuple, cudyn_dim3 *out, const char *what, int *exact)
+{
+    Py_ssize_t n = tuple ? PyTuple_Size(obj) : PyList_Size(obj);
+    if (n < 1 || n > 3) {
+        cpy_invalid("%s: 1 to 3 dimensions, not %zd", what, n);
+        return -1;
+    }
+    unsigned int *d[3] = {&out->x, &out->y, &out->z};
+    *exact = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = tuple ? PyTuple_GetItem(obj, i) : PyList_GetItem(obj, i); /* a list may shrink */
+        Py_XINCREF(item);
+        int rc = item ? dim(item, d[i], what) : -1;
+        *exact &= item && PyLong_CheckExact(item);
+        Py_XDECREF(item);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what)
 {
     out->x = out->y = out->z = 1;
     if (PyLong_CheckExact(obj))
         return dim(obj, &out->x, what);
-    if (PyTuple_Check(obj) || PyList_Check(obj)) {
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
-        PyObject **items = PySequence_Fast_ITEMS(obj);
-        if (n < 1 || n > 3) {
-            cpy_invalid("%s: 1 to 3 dimensions, not %zd", what, n);
-            return -1;
+    int tuple = PyTuple_CheckExact(obj), exact;
+    for (size_t i = 0; tuple && i < sizeof dims_seen / sizeof dims_seen[0]; i++)
+        if (dims_seen[i].tuple == obj) {
+            *out = dims_seen[i].dim;
+            return 0;
         }
-        unsigned int *d[3] = {&out->x, &out->y, &out->z};
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (dim(items[i], d[i], what) < 0)
-                return -1;
+    if (tuple || PyTuple_Check(obj) || PyList_Check(obj)) {
+        if (dims_of(obj, tuple || PyTuple_Check(obj), out, what, &exact) < 0)
+            return -1;
+        if (tuple && exact) {
+            unsigned slot = next_dims++ % (sizeof dims_seen / sizeof dims_seen[0]);
+            PyObject *old = dims_seen[slot].tuple;
+            Py_INCREF(obj);
+            dims_seen[slot].tuple = obj;
+            dims_seen[slot].dim = *out;
+            Py_XDECREF(old);
+        }
         return 0;
     }
     if (PyIndex_Check(obj))
         return dim(obj, &out->x, what);
-    PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, not %.100s", what,
-                 Py_TYPE(obj)->tp_name);
+    PyObject *type = cpy_type_name(obj);
+    PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, not %V", what, type, "?");
+    Py_XDECREF(type);
     return -1;
 }
 

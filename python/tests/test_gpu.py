@@ -128,6 +128,24 @@ def test_float16_and_complex_arguments(real_gpu):
     assert out.split() == ["1.5", "2.0", "3.0", "4.0", "-5.0"]
 
 
+def test_float16_packed_and_unpacked_by_the_module(real_gpu):
+    # Python floats packed as binary16 by the module itself (the limited API
+    # has no PyFloat_Pack2), and a __half reduction's result unpacked by it
+    out = gpu_run("""
+        import numpy as np, cudyn
+        m = cudyn.SourceModule('''
+        #include <cuda_fp16.h>
+        extern "C" __global__ void widen(__half a, __half b, float *out)
+        { out[0] = __half2float(a); out[1] = __half2float(b); }''', no_extern_c=True)
+        out = cudyn.gpuarray.zeros(2, np.float32)
+        m.get_function("widen").prepare("eeP")((1,), (1,), 0.1, -65504.0, out)
+        hsum = cudyn.Reduction("__half", "0", "a + b", "x[i]", "const __half *x", "hsum")
+        x = cudyn.gpuarray.to_gpu(np.full(64, 0.375, np.float16))
+        print(*(float(v) for v in out.get()), hsum.run(64, x))
+        """, real_gpu)
+    assert [float(v) for v in out.split()] == [0.0999755859375, -65504.0, 24.0]  # 0.1 as binary16
+
+
 def test_name_expressions_and_globals(real_gpu):
     out = gpu_run("""
         import numpy as np, cudyn
