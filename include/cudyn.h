@@ -212,6 +212,15 @@ typedef struct cudyn_error {
 } cudyn_error;
 
 /*
+ * The command a hint names where it sends the reader to a diagnosis of the
+ * machine ("...; run cudainfo --explain"): cudainfo(1), one of cudyn's
+ * tools.  A binding whose users have another command in its place may
+ * show that one instead (the Python module names "python3 -m cudyn
+ * --explain", which every installation of it has).
+ */
+#define CUDYN_EXPLAIN_COMMAND "cudainfo --explain"
+
+/*
  * Copies the calling thread's last failure into *out (up to out->size
  * bytes) and returns its status, or CUDYN_OK when this thread has had no
  * failure since it started or since cudyn_clear_error().  Successful calls

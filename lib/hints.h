@@ -7,6 +7,8 @@
 #ifndef CUDYN_HINTS_H
 #define CUDYN_HINTS_H
 
+#include "cudyn.h" /* CUDYN_EXPLAIN_COMMAND */
+
 /* ---- finding and loading the driver ---- */
 #define HINT_DRIVER_OVERRIDE                                                                                    \
     "point CUDYN_LIBCUDA at the driver's libcuda.so.1 (or its directory), or unset it to search the usual places"
@@ -14,7 +16,7 @@
     "CUDYN_LIBCUDA names the CUDA toolkit's stub; point it at the NVIDIA driver's libcuda.so.1 (often in "        \
     "/usr/lib/x86_64-linux-gnu), or unset it"
 #define HINT_NO_DRIVER                                                                                          \
-    "install the NVIDIA driver, or set CUDYN_LIBCUDA to its libcuda.so.1 (cudainfo --explain shows every place "  \
+    "install the NVIDIA driver, or set CUDYN_LIBCUDA to its libcuda.so.1 (" CUDYN_EXPLAIN_COMMAND " shows every place "  \
     "searched)"
 #define HINT_NO_DRIVER_LIBRARY                                                                                  \
     "the nvidia kernel module is loaded but its user-space library libcuda.so.1 was not found: install the "      \
@@ -123,7 +125,7 @@
 /* ---- CUresult and nvrtcResult (cuda_results.h, nvrtc_results.h) ---- */
 #define HINT_NO_DEVICE                                                                                          \
     "no GPU is visible: check CUDA_VISIBLE_DEVICES (empty or -1 hides all), that /dev/nvidia* exist and are "    \
-    "accessible, and that the nvidia kernel module is loaded (run cudainfo --explain)"
+    "accessible, and that the nvidia kernel module is loaded (run " CUDYN_EXPLAIN_COMMAND ")"
 #define HINT_OOM "free device memory or allocate less; other processes may hold memory (nvidia-smi shows them)"
 #define HINT_BUSY                                                                                               \
     "the device is in exclusive-process compute mode and used by another process, or is unavailable; check "    \
@@ -170,8 +172,8 @@
 #define HINT_JIT_DISABLED "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT?); load CUBIN instead"
 #define HINT_MPS "the MPS server could not be reached; check nvidia-cuda-mps-control"
 #define HINT_FABRIC "the system is not ready (on NVSwitch systems, check that nvidia-fabricmanager runs)"
-#define HINT_UNKNOWN "an unknown driver error; check dmesg for Xid messages and run cudainfo --explain"
-#define HINT_NOT_INIT "cuInit has not succeeded; run cudainfo --explain"
+#define HINT_UNKNOWN "an unknown driver error; check dmesg for Xid messages and run " CUDYN_EXPLAIN_COMMAND
+#define HINT_NOT_INIT "cuInit has not succeeded; run " CUDYN_EXPLAIN_COMMAND
 #define HINT_DEINIT "the driver is shutting down (the process is exiting)"
 #define HINT_OPTION "an NVRTC option is not valid for this NVRTC version (e.g. an architecture it does not know)"
 #define HINT_BUILTINS "libnvrtc-builtins could not be loaded; keep it next to libnvrtc, of the same version"

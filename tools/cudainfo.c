@@ -942,11 +942,12 @@ static void report_failure(const struct report *r)
 /* ------------------------------------------------------------------ main */
 
 /* Under --explain, the part of the library's hint that sends the reader
- * to "cudainfo --explain" (a parenthesis, or a clause such as "and run
- * cudainfo --explain") goes: that is what was just shown. */
+ * to CUDYN_EXPLAIN_COMMAND, "cudainfo --explain" (a parenthesis, or a
+ * clause such as "and run cudainfo --explain"), goes: that is what was
+ * just shown. */
 static void drop_self_reference(char *hint)
 {
-    static const char me[] = "cudainfo --explain";
+    static const char me[] = CUDYN_EXPLAIN_COMMAND;
     char *at = strstr(hint, me);
     if (!at)
         return;

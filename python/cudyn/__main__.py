@@ -55,6 +55,28 @@ def without_hint(facts):
     return message
 
 
+def without_self_reference(hint):
+    """Under --explain, the part of a hint that sends the reader to
+    ``python3 -m cudyn --explain`` (a parenthesis, or a clause such as
+    "and run ...") goes: that is what was just shown, as cudainfo drops
+    its own."""
+    me = f"{PROG} --explain"
+    if not hint or me not in hint:
+        return hint
+    at = hint.index(me)
+    end = at + len(me)
+    opening = hint.rfind("(", 0, at)
+    if opening >= 0 and ")" not in hint[opening:at] and ")" in hint[end:]:
+        start = opening - 1 if hint[opening - 1:opening] == " " else opening
+        return hint[:start] + hint[hint.index(")", end) + 1:]
+    start = at - 4 if hint[:at].endswith("run ") else at
+    for join in (" and ", "; ", ", "):
+        if hint[:start].endswith(join):
+            start -= len(join)
+            break
+    return hint[:start] + hint[end:]
+
+
 def module_facts():
     """Which cudyn answered: the package's folder and its extension."""
     return {"path": os.path.dirname(os.path.abspath(__file__)), "extension": os.path.abspath(_cudyn.__file__),
@@ -146,6 +168,8 @@ def main(argv=None):
         facts["toolkit"] = toolkit_facts()
     module = module_facts()
     code, message, hint = outcome(facts)
+    if args.explain:
+        hint = without_self_reference(hint)
     if args.json:
         doc = {"schema": SCHEMA, **facts, "module": module,
                "result": {"exit_code": code, "status": "ok" if code == EXIT_OK else "error", "message": message,

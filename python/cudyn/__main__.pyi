@@ -14,6 +14,8 @@ def outcome(facts: dict[str, Any]) -> tuple[int, str | None, str | None]:
     """(exit code, message, hint) as cudainfo decides them from the same facts."""
 def without_hint(facts: dict[str, Any]) -> str:
     """The error's message without the hint its text ends with."""
+def without_self_reference(hint: str | None) -> str | None:
+    """The hint without the part that sends the reader to this command's --explain."""
 def module_facts() -> dict[str, str]:
     """Which cudyn answered: the package's folder and its extension."""
 def version_text(v: Any) -> str:

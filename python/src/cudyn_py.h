@@ -80,8 +80,11 @@ static inline Py_ssize_t cpy_nargs(size_t nargsf)
 #define CPY_VECTORCALL(type) {"__vectorcalloffset__", T_PYSSIZET, offsetof(type, vectorcall), READONLY, NULL}
 
 /* ---- errors.c */
-/* Raises the exception for `status` from the calling thread's cudyn_error;
- * returns NULL. */
+/* What the module's exceptions name where the library's hints name
+ * CUDYN_EXPLAIN_COMMAND (python/cudyn/__main__.py is that command). */
+#define CPY_EXPLAIN_COMMAND "python3 -m cudyn --explain"
+/* Raises the exception for `status` from the calling thread's cudyn_error
+ * (its message and hint naming CPY_EXPLAIN_COMMAND); returns NULL. */
 PyObject *cpy_raise(int status);
 /* None for CUDYN_OK, else cpy_raise(status). */
 PyObject *cpy_result(int status);

@@ -69,9 +69,26 @@ PyObject *cpy_text(const char *s)
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "backslashreplace");
 }
 
+/* A message or hint of the library, for a Python user: where it sends the
+ * reader to cudainfo (CUDYN_EXPLAIN_COMMAND), which a wheel does not
+ * install, it names the module's own command, which every installation
+ * of the module has. */
+static PyObject *text_for_python(const char *s)
+{
+    PyObject *text = cpy_text(s);
+    if (!text || !s || !strstr(s, CUDYN_EXPLAIN_COMMAND))
+        return text;
+    PyObject *from = PyUnicode_FromString(CUDYN_EXPLAIN_COMMAND), *to = PyUnicode_FromString(CPY_EXPLAIN_COMMAND);
+    PyObject *named = from && to ? PyUnicode_Replace(text, from, to, -1) : NULL;
+    Py_XDECREF(from);
+    Py_XDECREF(to);
+    Py_DECREF(text);
+    return named;
+}
+
 static int set_str(PyObject *e, const char *name, const char *value)
 {
-    PyObject *v = cpy_text(value);
+    PyObject *v = text_for_python(value);
     if (!v)
         return -1;
     int rc = PyObject_SetAttrString(e, name, v);
@@ -92,7 +109,7 @@ static int set_int(PyObject *e, const char *name, long value)
 /* raises cls with the fields of err */
 static PyObject *raise_error(PyObject *cls, const cudyn_error *err)
 {
-    PyObject *text = cpy_text(err->message);
+    PyObject *text = text_for_python(err->message);
     PyObject *e = text ? PyObject_CallFunctionObjArgs(cls, text, NULL) : NULL;
     Py_XDECREF(text);
     if (!e)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import SRCDIR, child_env
+from conftest import SRCDIR, child_env, run_python
 
 pytestmark = pytest.mark.mock
 SCHEMA = os.path.join(os.environ.get("top_builddir", ""), "tools", "schema", "bundled", "cudyn-info-1.schema.json")
@@ -81,6 +81,30 @@ def test_driver_that_cannot_start(fail, code):
     doc = json.loads(p.stdout)
     assert doc["result"]["exit_code"] == code and doc["result"]["message"]
     validate(doc)
+
+
+def test_hints_name_the_module_s_own_command():
+    # a Python user may have no cudainfo (a wheel installs none): where the
+    # library's hint says "run cudainfo --explain", the module's exceptions
+    # name python3 -m cudyn --explain, and that command's --explain drops
+    # the reference to itself, as cudainfo --explain does
+    fail = {"MOCK_CUDA_FAIL": "cuInit:1:999"}
+    p = run_python("""
+        import cudyn
+        try:
+            cudyn.init()
+        except cudyn.Error as e:
+            print(e.hint)
+            print(e.message)
+        """, extra=fail)
+    hint, message = p.stdout.splitlines()
+    assert hint.endswith("run python3 -m cudyn --explain"), hint
+    assert message.endswith("; hint: " + hint) and "cudainfo" not in p.stdout, p.stdout
+    plain = run_main(extra=fail)
+    assert plain.stderr.splitlines()[-1].endswith("run python3 -m cudyn --explain"), plain.stderr
+    explained = run_main("--explain", extra=fail)
+    last = explained.stderr.splitlines()[-1]
+    assert last.startswith("python3 -m cudyn: hint: ") and "--explain" not in last, explained.stderr
 
 
 def test_exit_codes_are_cudainfo_s():
