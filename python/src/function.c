@@ -121,6 +121,30 @@ static int number_types_known(FunctionObject *fn, PyObject *const *args, Py_ssiz
     return 0;
 }
 
+/* Raises the call's count mismatch as the caller sees it: the kernel's
+ * parameter count and the arguments given, by their types ("scale takes
+ * 3 arguments, 1 given (float32)"). */
+static void miscounted(FunctionObject *fn, int count, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *names = PyList_New(0), *sep = PyUnicode_FromString(", "), *given = NULL;
+    for (Py_ssize_t i = 0; names && i < nargs; i++) {
+        PyObject *type = PyObject_Type(args[i]);
+        PyObject *name = type ? PyType_GetName((PyTypeObject *)type) : NULL;
+        Py_XDECREF(type);
+        if (!name || PyList_Append(names, name) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(name);
+    }
+    if (names && sep)
+        given = nargs ? PyUnicode_Join(sep, names) : PyUnicode_FromString("none");
+    if (given)
+        cpy_fail(CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS, "%U takes %d argument%s, %zd given (%U)", fn->name, count,
+                 count == 1 ? "" : "s", nargs, given);
+    Py_XDECREF(names);
+    Py_XDECREF(sep);
+    Py_XDECREF(given);
+}
+
 /* After a refused try: the argument whose next code to try (an int beyond
  * its code's range, or a parameter the check refused), or -1 to give up
  * with the exception set.  range_error marks ints refused for their
@@ -133,6 +157,12 @@ static int argument_to_retry(FunctionObject *fn, PyObject *const *args, Py_ssize
         idx = cs->pack_error;
     else if (cs->status == CUDYN_ERROR_INVALID_LAUNCH_ARGUMENTS)
         idx = named_parameter(&count);
+    if (idx == -2) { /* the library's message names the format made of the arguments, which nobody wrote */
+        PyErr_Clear();
+        cudyn_clear_error();
+        miscounted(fn, count, args, nargs);
+        return -1;
+    }
     if (idx < 0 || idx >= nargs)
         return -1;
     if (idx == cs->pack_error)

@@ -35,6 +35,19 @@ template <typename T> __global__ void scale(T a, T *x, size_t n)
 """
 
 
+def test_a_call_with_another_number_of_arguments_says_what_it_gave():
+    # the library's check names the launch format the module made of the
+    # arguments ('the format ">"'), which the caller never wrote
+    import cudyn
+    f = cudyn.SourceModule(SAXPY).get_function("saxpy")
+    for args, given in (((np.float32(1),), "1 given (float32)"), ((cudyn.Out(np.zeros(4, np.float32)),), "(Out)"),
+                        ((), "0 given (none)")):
+        with pytest.raises(cudyn.LaunchArgumentError) as info:
+            f(*args, grid=(1,), block=(1,))
+        assert str(info.value).startswith("saxpy takes 5 arguments, ") and given in str(info.value), str(info.value)
+        assert "format" not in str(info.value) and isinstance(info.value, TypeError)
+
+
 def test_source_module_facts_and_cache():
     import cudyn
     src = SAXPY + "// facts %d\n" % os.getpid()

@@ -580,20 +580,6 @@ def _argument(value):
     return value
 
 
-def _miscounted(error, name, count, args):
-    """The LaunchArgumentError of a call with count parameters and another
-    number of arguments, saying what the call gave (cudyn's own message
-    names the launch format made of them, which the caller never wrote)."""
-    given = ", ".join(type(a).__name__ for a in args) or "none"
-    message = (f"{name} takes {count} argument{'s' if count != 1 else ''}, {len(args)} given ({given})"
-               + (f"; {error.hint}" if error.hint else ""))
-    new = type(error)(message)
-    for field in ("status", "status_name", "origin", "native_code", "native_name", "function", "hint"):
-        setattr(new, field, getattr(error, field))
-    new.message = message
-    return new
-
-
 class Function:
     """A kernel with PyCUDA's calls: f(*args, block=, grid=, stream=,
     shared=, time_kernel=), and prepare(...) then prepared_call(grid,
@@ -616,13 +602,7 @@ class Function:
         stream = kwargs.get("stream")
         if stream is not None:  # the pools' rule: memory used on a stream is reused only after that work
             _result.mark_used(stream, args)
-        try:
-            return self._function(*[_argument(a) for a in args], **kwargs)
-        except cudyn.LaunchArgumentError as e:
-            count = self._function.param_count
-            if count is None or count == len(args):
-                raise
-            raise _miscounted(e, self._function.name, count, args) from e
+        return self._function(*[_argument(a) for a in args], **kwargs)
 
     def prepare(self, arg_types, texrefs=None, block=None, shared=None):
         """Fixes the argument types (a struct-module format such as "PiP" or a
