@@ -1,6 +1,6 @@
 #!/bin/bash
 # The built library exports exactly the functions of lib/libcudyn.map, all
-# at CUDYN_1.0; its soname is libcudyn.so.1; it needs only the C library
+# at CUDYN_1.0, which the Debian symbols file lists too; its soname is libcudyn.so.1; it needs only the C library
 # (and the dynamic loader, for thread-local storage; in sanitizer builds the
 # sanitizers' runtimes), no CUDA library, carries no RPATH/RUNPATH and
 # needs no static TLS.
@@ -26,6 +26,17 @@ fi
 # the header declares exactly the map's functions
 header_names=$(grep -oE '^CUDYN_API [^(]*\bcudyn_[a-z0-9_]+\(' "$top_srcdir/include/cudyn.h" | grep -oE 'cudyn_[a-z0-9_]+\($' | tr -d '(' | sort)
 [ "$header_names" = "$map_names" ] || { echo "FAIL: include/cudyn.h and lib/libcudyn.map list different functions"; fail=1; }
+# the Debian symbols file lists exactly the map's functions (dpkg-gensymbols
+# fails the package build on a new one; the RPM has none)
+symbols="$top_srcdir/packaging/debian/libcudyn1.symbols"
+if [ -r "$symbols" ]; then
+    listed=$(sed -n 's/^ \(cudyn_[a-z0-9_]*\)@CUDYN_1\.0 .*/\1/p' "$symbols" | sort)
+    [ "$listed" = "$map_names" ] || {
+        echo "FAIL: packaging/debian/libcudyn1.symbols and lib/libcudyn.map list different functions:"
+        diff <(printf '%s\n' "$map_names") <(printf '%s\n' "$listed")
+        fail=1
+    }
+fi
 # every export carries the version node
 bad=$(printf '%s\n' "$versioned" | grep -v '@@CUDYN_1\.0$' || true)
 [ -z "$bad" ] || { echo "FAIL: symbols not at @@CUDYN_1.0:"; printf '%s\n' "$bad"; fail=1; }

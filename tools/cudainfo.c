@@ -854,8 +854,7 @@ static void print_toolkit(const struct cudyn_toolkit_info *t)
         printf("  nvJitLink: %d.%d, %s [%s]\n", t->nvjitlink_version / 1000, t->nvjitlink_version % 1000 / 10,
                t->nvjitlink_path, t->nvjitlink_found_by);
     else
-        printf("  nvJitLink: none (%s): cudyn links with the driver's linker\n",
-               cudyn_status_name(t->nvjitlink_status));
+        printf("  nvJitLink: none found: cudyn links with the driver's linker\n");
     printf("Toolkit search:\n%s", t->trace ? t->trace : "");
     printf("Loader search (libnvJitLink):\n%s", t->nvjitlink_trace ? t->nvjitlink_trace : "");
 }

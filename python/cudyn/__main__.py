@@ -134,7 +134,7 @@ def print_explain(facts):
     if t["nvjitlink_status"] == "CUDYN_OK":
         print(f"  nvJitLink: {version_text(t['nvjitlink_version'])}, {t['nvjitlink_path']} [{t['nvjitlink_found_by']}]")
     else:
-        print(f"  nvJitLink: none ({t['nvjitlink_status']}): cudyn links with the driver's linker")
+        print("  nvJitLink: none found: cudyn links with the driver's linker")
     print(f"Toolkit search:\n{t['trace'] or ''}", end="")
     print(f"Loader search (libnvJitLink):\n{t['nvjitlink_trace'] or ''}", end="")
 
