@@ -13,7 +13,7 @@ LIB_BASE_SOURCES = lib/internal.h lib/cuda_abi.h lib/driver_symbols.h lib/nvrtc_
 # loader/: compat.c (what a forward-compat library is, the decision about it) links alone
 LIB_LOADER_COMPAT = lib/loader/compat.c lib/loader/files.c
 LIB_LOADER_SOURCES = lib/loader/loader.h lib/loader/sonames.h $(LIB_LOADER_COMPAT) lib/loader/static_program.c lib/loader/dlopen_note.c lib/loader/load_driver.c lib/loader/load_nvrtc.c lib/loader/loader_info.c lib/loader/nvml.c lib/loader/versions.c \
-	lib/loader/nccl.c lib/loader/mpi.c lib/loader/python_sites.c lib/loader/toolkit_roots.c lib/loader/toolkit.c lib/loader/nvjitlink.c
+	lib/loader/library.c lib/loader/nccl.c lib/loader/mpi.c lib/loader/python_sites.c lib/loader/toolkit_roots.c lib/loader/toolkit.c lib/loader/nvjitlink.c
 LIB_API_SOURCES = lib/api/api.h lib/api/context.c lib/api/interop.c lib/api/device.c lib/api/device_attributes.c \
 	lib/api/memory.c lib/api/stream.c lib/api/array.h lib/api/array.c lib/api/copy.c lib/api/texture.c \
 	lib/api/graph.c lib/api/mempool.c lib/api/managed.c lib/api/ipc_exports.c lib/api/ipc.c lib/api/vmm.c \

@@ -99,6 +99,14 @@ struct cudyn__library {
     struct cudyn__text trace;
 };
 
+/* library.c: an optional library's one load (under the caller's
+ * pthread_once): find() then bind(), the time and the outcome in lib's
+ * trace (echoed with echo_prefix under CUDYN_DEBUG), a failure kept in
+ * lib to replay and `table` (table_size bytes) cleared, the caller's last
+ * error untouched; lib->done set last. */
+void cudyn__library_load(struct cudyn__library *lib, const char *echo_prefix, const char *name, int (*find)(void),
+                         int (*bind)(void), void *table, size_t table_size);
+
 /* CUDYN_COMPAT: what to do with a forward-compatibility libcuda. */
 enum cudyn__compat_policy { COMPAT_AUTO, COMPAT_NEVER, COMPAT_REQUIRE };
 

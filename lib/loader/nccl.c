@@ -209,22 +209,7 @@ static int bind_nccl(void)
 
 static void nccl_once(void)
 {
-    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf, .echo_prefix = "cudyn: nccl: "};
-    cudyn_error saved_caller_error;
-    cudyn__error_save(&saved_caller_error);
-    double t0 = cudyn__now_ms();
-    LIB->status = find_nccl();
-    if (LIB->status == CUDYN_OK)
-        LIB->status = bind_nccl();
-    LIB->load_ms = cudyn__now_ms() - t0;
-    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
-    if (LIB->status != CUDYN_OK) {
-        memset(&cudyn__nccl, 0, sizeof cudyn__nccl);
-        cudyn__error_save(&LIB->error);
-        TRACE("NCCL not usable: %s", LIB->error.message);
-    }
-    cudyn__error_restore(&saved_caller_error);
-    atomic_store_explicit(&LIB->done, true, memory_order_release);
+    cudyn__library_load(LIB, "cudyn: nccl: ", "NCCL", find_nccl, bind_nccl, &cudyn__nccl, sizeof cudyn__nccl);
 }
 
 int cudyn__need_nccl(void)

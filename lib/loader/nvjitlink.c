@@ -201,23 +201,8 @@ static int bind_nvjitlink(void)
 
 static void nvjitlink_once(void)
 {
-    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf,
-                                      .echo_prefix = "cudyn: nvjitlink: "};
-    cudyn_error saved_caller_error;
-    cudyn__error_save(&saved_caller_error);
-    double t0 = cudyn__now_ms();
-    LIB->status = find_nvjitlink();
-    if (LIB->status == CUDYN_OK)
-        LIB->status = bind_nvjitlink();
-    LIB->load_ms = cudyn__now_ms() - t0;
-    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
-    if (LIB->status != CUDYN_OK) {
-        memset(&cudyn__nvjitlink, 0, sizeof cudyn__nvjitlink);
-        cudyn__error_save(&LIB->error);
-        TRACE("nvJitLink not usable: %s", LIB->error.message);
-    }
-    cudyn__error_restore(&saved_caller_error);
-    atomic_store_explicit(&LIB->done, true, memory_order_release);
+    cudyn__library_load(LIB, "cudyn: nvjitlink: ", "nvJitLink", find_nvjitlink, bind_nvjitlink, &cudyn__nvjitlink,
+                        sizeof cudyn__nvjitlink);
 }
 
 int cudyn__need_nvjitlink(void)
