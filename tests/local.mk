@@ -284,7 +284,7 @@ EXTRA_DIST += $(CHECK_SCRIPTS_LIST) tests/common.sh tests/run-docs.sh tests/chec
 	tests/fault-kernel.cu tests/fault-kernel.h tests/fuzz/corpus tests/check-gpu-sanitize.sh tests/gpu-fallback-checks.sh \
 	tests/header_warnings.c tests/header_warnings.cc tests/tsan-python.supp
 # PyCUDA's own test suite through cudyn.pycuda, run by hand on a GPU (not by make check)
-EXTRA_DIST += tests/gpu-pycuda-suite.sh tests/pycuda-suite-scope.txt
+EXTRA_DIST += tests/gpu-pycuda-suite.sh tests/pycuda-suite-scope.txt tests/gpu-verify.sh
 
 # the lock tests/common.sh's install_staged takes
 CLEANFILES += tests/install.lock
