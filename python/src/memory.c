@@ -66,9 +66,13 @@ static int dm_release(DeviceMemoryObject *m)
 {
     if (m->freed)
         return CUDYN_OK;
+    /* marked before the GIL goes: while the driver frees, another thread
+     * must not pack or hold the address (it did, and a launch ran on
+     * memory freed under it); and even when the free is refused the
+     * address is not ours any more to hand out */
+    m->freed = 1;
     int st;
     CPY_NOGIL(st, free_on_device(m->ptr, m->device));
-    m->freed = 1; /* even when refused: the address is not ours any more to hand out */
     return st;
 }
 

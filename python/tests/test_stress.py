@@ -187,7 +187,10 @@ def test_free_races_launches_with_in_out_buffers():
     module = cudyn.SourceModule(SAXPY, options=["--fmad=false"])
     saxpy = module.get_function("saxpy")
     a, xs = np.float32(2.5), np.arange(N, dtype=np.float32)
-    for r in range(RACE_ROUNDS):
+    # many rounds: a free() that marked the memory freed only after the
+    # driver's free (without the GIL) let a launch pack the address in
+    # between, about once in 300 rounds
+    for r in range(50 * RACE_ROUNDS):
         ys = np.full(N, float(r), np.float32)
         y = cudyn.DeviceMemory(N * 4)  # its own: not the pool's, which a free() would confuse
         cudyn.memcpy_htod(y, ys)
