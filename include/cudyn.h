@@ -1009,10 +1009,14 @@ typedef struct cudyn_linker cudyn_linker;
 #define CUDYN_LINK_USE_DRIVER 2u     /* the driver's linker even when nvJitLink is there */
 #define CUDYN_LINK_NEED_NVJITLINK 4u /* nvJitLink or the failure of finding it: no fallback */
 
+/* The most options cudyn_link_create takes. */
+#define CUDYN_LINK_MAX_OPTIONS 64
+
 /*
  * A linker for device `device`'s compute capability (sm_XY), or for the
  * -arch=sm_XY the options name (then device may be CUDYN_DEVICE_NONE,
- * with nvJitLink).  options (at most 64) are nvJitLink's: "-O3", "-lto"
+ * with nvJitLink).  options (at most CUDYN_LINK_MAX_OPTIONS) are
+ * nvJitLink's: "-O3", "-lto"
  * (link-time optimisation of LTO-IR), "-g", "-lineinfo",
  * "-maxrregcount=N", "-ptx" (the result is PTX, from LTO-IR), "-Xptxas=..."
  * ...; cudyn adds -arch.  The driver's linker takes -arch=sm_XY, -O0 to

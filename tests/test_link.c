@@ -44,7 +44,8 @@ static void test_arguments(void)
     const char *null_entry[] = {"-O3", NULL};
     CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, 2, 0), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 1, 0), CUDYN_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, 65, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, CUDYN_LINK_MAX_OPTIONS + 1, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("more than 64 (CUDYN_LINK_MAX_OPTIONS)");
     CHECK_STATUS(cudyn_link_create(&l, CUDYN_DEVICE_NONE, NULL, 0, 0), CUDYN_ERROR_INVALID_ARGUMENT);
     expect_message("-arch=sm_XX");
     CHECK_STATUS(cudyn_link_add_data(NULL, 0, caller_ptx, sizeof caller_ptx, NULL), CUDYN_ERROR_INVALID_ARGUMENT);

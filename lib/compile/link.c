@@ -27,7 +27,6 @@
 #include "compile/program.h"
 
 #define DRIVER_LOG_BYTES (64 * 1024)
-#define MAX_LINK_OPTIONS 64
 #define MAX_INPUT_BYTES ((size_t)1 << 31)
 
 enum backend { NVJITLINK, DRIVER };
@@ -224,8 +223,8 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
     l->error_log = calloc(1, DRIVER_LOG_BYTES);
     if (!l->info_log || !l->error_log)
         return cudyn__fail_oom(api);
-    cu_enum keys[MAX_LINK_OPTIONS + 8];
-    void *values[MAX_LINK_OPTIONS + 8];
+    cu_enum keys[CUDYN_LINK_MAX_OPTIONS + 8];
+    void *values[CUDYN_LINK_MAX_OPTIONS + 8];
     unsigned int count = 0;
     st = driver_options(api, options, n, l->cc, keys, values, &count, l);
     if (st != CUDYN_OK)
@@ -243,7 +242,7 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
 
 static int create_nvjitlink(const char *api, struct cudyn_linker *l, const char *const *options, int n)
 {
-    const char *v[MAX_LINK_OPTIONS + 1];
+    const char *v[CUDYN_LINK_MAX_OPTIONS + 1];
     char arch[32];
     bool has_arch = false;
     for (int i = 0; i < n; i++) {
@@ -294,8 +293,11 @@ static int add_devrt(const char *api, struct cudyn_linker *l)
 
 static int check_options(const char *api, const char *const *options, int n)
 {
-    if (n < 0 || n > MAX_LINK_OPTIONS)
-        return cudyn__fail_arg(api, "num_options", "is negative or more than 64");
+    if (n < 0 || n > CUDYN_LINK_MAX_OPTIONS) {
+        char what[64];
+        snprintf(what, sizeof what, "is negative or more than %d (CUDYN_LINK_MAX_OPTIONS)", CUDYN_LINK_MAX_OPTIONS);
+        return cudyn__fail_arg(api, "num_options", what);
+    }
     if (n > 0 && !options)
         return cudyn__fail_arg(api, "options", "must not be NULL when num_options is positive");
     for (int i = 0; i < n; i++)
