@@ -436,6 +436,14 @@ static int add_to_driver(const char *api, struct cudyn_linker *l, int kind, cons
     return r == CU_OK ? CUDYN_OK : fail_driver(l, r, "cuLinkAddData", api, true);
 }
 
+/* nvJitLink's nvJitLinkInputType of each CUDYN_LINK_* kind (nvjitlink_abi.h). */
+static const nvjitlink_input_type nvjitlink_types[] = {
+#define NVJITLINK_INPUT_ROW(kind, value) [CUDYN_LINK_##kind] = value,
+    NVJITLINK_INPUT_MAP(NVJITLINK_INPUT_ROW)
+#undef NVJITLINK_INPUT_ROW
+};
+_Static_assert(N_ELEMS(nvjitlink_types) == CUDYN_LINK_LIBRARY + 1, "a CUDYN_LINK_* kind without its row");
+
 static int check_linker(const char *api, const struct cudyn_linker *l)
 {
     if (!l)
@@ -466,7 +474,7 @@ static int add(const char *api, cudyn_linker *linker, int kind, const void *data
         st = add_to_driver(api, linker, kind, k->data, bytes, k->name);
     } else {
         nvjitlink_result r =
-            cudyn__nvjitlink.nvJitLinkAddData(linker->jl, (nvjitlink_input_type)kind, k->data, bytes, k->name);
+            cudyn__nvjitlink.nvJitLinkAddData(linker->jl, nvjitlink_types[kind], k->data, bytes, k->name);
         st = r == NVJITLINK_OK ? CUDYN_OK : fail_nvjitlink(linker, r, "nvJitLinkAddData", api);
     }
     if (st == CUDYN_OK) {
