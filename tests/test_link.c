@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cudyn.h"
+#include "mock/mock_control.h"
 #include "testutil.h"
 
 /* Two PTX units: the kernel calls twice(), which the other defines. */
@@ -118,6 +119,14 @@ static void test_driver_linker(void)
     expect_message("'-lto' needs nvJitLink");
     CHECK_STATUS(cudyn_link_create(&l, 0, fine, 4, CUDYN_LINK_USE_DRIVER), CUDYN_OK);
     cudyn_link_destroy(l);
+
+    /* cuLinkCreate failing: the message ends with its error log */
+    CHECK_EQ_INT(mock_fail_next("cuLinkCreate_v2", 2), 0);
+    l = (cudyn_linker *)1;
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_USE_DRIVER), CUDYN_ERROR_OUT_OF_MEMORY);
+    CHECK(l == NULL);
+    expect_message("cuLinkCreate");
+    expect_message("; the linker says: error   : [mock] cuLinkCreate_v2 failed with 2 (injected)");
 }
 
 /* Files: read whole; a missing one or a directory is refused. */
@@ -151,6 +160,7 @@ static int scenario_no_nvjitlink(void)
     use_mock_driver();
     setenv("CUDYN_LIBNVJITLINK", "/nonexistent/libnvJitLink.so.13", 1);
     setenv("CUDYN_TOOLKIT", "none", 1);
+    cudyn_error e = {.size = sizeof e};
     cudyn_linker *l = NULL;
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
     if (l) {
@@ -160,6 +170,16 @@ static int scenario_no_nvjitlink(void)
         CHECK_CONTAINS(cudyn_link_log(l), "linking with the driver's linker");
     }
     cudyn_link_destroy(l);
+    /* the fallback succeeded: nvJitLink's absence is nobody's last error,
+     * and the caller's own stays as it was */
+    CHECK_STATUS(cudyn_last_error(&e), CUDYN_OK);
+    CHECK_STATUS(e.status, CUDYN_OK);
+    CHECK_STATUS(cudyn_link_create(NULL, 0, NULL, 0, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
+    cudyn_link_destroy(l);
+    cudyn_last_error(&e);
+    CHECK_STATUS(e.status, CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "cudyn_link_create: argument 'out'");
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_NEED_NVJITLINK), CUDYN_ERROR_NOT_SUPPORTED);
     expect_message("CUDYN_LIBNVJITLINK=/nonexistent");
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_DEVRT), CUDYN_ERROR_NOT_FOUND);

@@ -219,6 +219,7 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
     if (!DRIVER_HAS(cuLinkCreate_v2))
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "cuLinkCreate", HINT_NO_NVJITLINK,
                            "%s: no nvJitLink, and the driver has no cuLinkCreate_v2", api);
+    l->backend = DRIVER; /* before cuLinkCreate, whose failure's message ends with its error log */
     l->info_log = calloc(1, DRIVER_LOG_BYTES);
     l->error_log = calloc(1, DRIVER_LOG_BYTES);
     if (!l->info_log || !l->error_log)
@@ -234,7 +235,6 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
         l->cl = NULL;
         return fail_driver(l, r, "cuLinkCreate", api, false);
     }
-    l->backend = DRIVER;
     snprintf(l->backend_name, sizeof l->backend_name, "driver (CUDA %d.%d)", cudyn__driver_version_loaded() / 1000,
              cudyn__driver_version_loaded() % 1000 / 10);
     return CUDYN_OK;
@@ -324,14 +324,17 @@ CUDYN_API int cudyn_link_create(cudyn_linker **out, int device, const char *cons
     if (st == CUDYN_OK)
         st = target_of(api, device, options, num_options, &l->cc);
     if (st == CUDYN_OK && !(flags & CUDYN_LINK_USE_DRIVER)) {
+        cudyn_error callers_error;
+        cudyn__error_save(&callers_error);
         st = cudyn__need_nvjitlink();
         if (st == CUDYN_OK) {
             st = create_nvjitlink(api, l, options, num_options);
         } else if (!(flags & CUDYN_LINK_NEED_NVJITLINK)) {
-            cudyn_error why = {.size = sizeof why};
-            cudyn_last_error(&why);
+            /* no nvJitLink is not this call's failure: the driver's linker serves */
+            cudyn__error_restore(&callers_error);
             char note[1200];
-            snprintf(note, sizeof note, "cudyn: no nvJitLink (%s); linking with the driver's linker", why.message);
+            snprintf(note, sizeof note, "cudyn: no nvJitLink (%s); linking with the driver's linker",
+                     cudyn__nvjitlink_library()->error.message);
             l->note = strdup(note);
             cudyn__debug("%s", note);
             st = create_driver(api, l, options, num_options);
