@@ -16,6 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The majors whose nvJitLink.h these declarations and nvjitlink_symbols.h
+ * follow.  A call is bound to its major's ABI (__<name>_<major>_0), and a
+ * newer major's header may change it: loader/nvjitlink.c refuses a
+ * library outside these, naming its version and the bounds. */
+#define NVJITLINK_OLDEST_MAJOR 12
+#define NVJITLINK_NEWEST_MAJOR 13
+
 typedef struct nvJitLink *nvjitlink_handle; /* nvJitLinkHandle */
 typedef unsigned int nvjitlink_result;
 typedef unsigned int nvjitlink_input_type;

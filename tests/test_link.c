@@ -193,6 +193,35 @@ static int scenario_no_nvjitlink(void)
     return test_result("test_link (no nvJitLink)");
 }
 
+/* An nvJitLink of a major newer than cudyn knows the calls of (the fake
+ * libnvJitLink.so.14): refused, saying its version and the newest known,
+ * never called; the driver's linker serves instead.  In a process of its
+ * own. */
+static int scenario_newer_nvjitlink(void)
+{
+    use_mock_driver();
+    const char *newer = getenv("MOCK_LIBNVJITLINK_NEWER");
+    if (!newer)
+        TEST_SKIP("MOCK_LIBNVJITLINK_NEWER not set (run through make check)");
+    setenv("CUDYN_LIBNVJITLINK", newer, 1);
+    struct cudyn_toolkit_info t = {.size = sizeof t};
+    CHECK_STATUS(cudyn_toolkit_info(&t), CUDYN_OK);
+    CHECK_EQ_INT(t.nvjitlink_status, CUDYN_ERROR_NOT_SUPPORTED);
+    CHECK(t.nvjitlink_path == NULL);
+    CHECK_CONTAINS(t.nvjitlink_trace, "is nvJitLink 14.0, newer than 13.x, the newest whose calls cudyn knows");
+    cudyn_linker *l = NULL;
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_NEED_NVJITLINK), CUDYN_ERROR_NOT_SUPPORTED);
+    expect_message("is nvJitLink 14.0, newer than 13.x");
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
+    if (l) {
+        CHECK_CONTAINS(cudyn_link_backend(l), "driver");
+        CHECK_STATUS(cudyn_link_add_data(l, CUDYN_LINK_PTX, callee_ptx, sizeof callee_ptx, NULL), CUDYN_OK);
+        CHECK_CONTAINS(cudyn_link_log(l), "newer than 13.x");
+    }
+    cudyn_link_destroy(l);
+    return test_result("test_link (a newer nvJitLink)");
+}
+
 /* ------------------------------------------------ the real nvJitLink */
 
 static const char device_src[] = "extern \"C\" __device__ int twice(int x) { return 2 * x; }\n";
@@ -336,6 +365,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "no-nvjitlink") == 0)
         return scenario_no_nvjitlink();
+    if (argc == 2 && strcmp(argv[1], "newer-nvjitlink") == 0)
+        return scenario_newer_nvjitlink();
     setenv("MOCK_CUDA_DEVICES", "Turing:75,Hopper:90", 1);
     use_mock_driver();
     test_arguments();
@@ -346,6 +377,7 @@ int main(int argc, char **argv)
     test_files(dir);
     rmdir(dir);
     CHECK_EQ_INT(run_self(argv[0], "no-nvjitlink"), 0);
+    CHECK_EQ_INT(run_self(argv[0], "newer-nvjitlink"), 0);
     struct cudyn_loader_info info = {.size = sizeof info};
     cudyn_loader_info(&info);
     if (info.nvrtc_status == CUDYN_OK && info.nvrtc_path && !strstr(info.nvrtc_path, "tests/mock") && choose_arch())

@@ -11,9 +11,11 @@
  * the NVRTC that was loaded (and pip's nvidia/nvjitlink/lib beside pip's
  * NVRTC), $CUDA_PATH and $CUDA_HOME (lib64, lib), /usr/local/cuda and
  * /usr/local/cuda-X.Y (lib64, newest first), the unversioned name last.
- * A candidate needs nvJitLinkCreate; one refused is closed again and
- * named in the final message.  Its version is nvJitLinkVersion's (12.3+),
- * else the major of its file name.
+ * A candidate needs nvJitLinkCreate and a major whose calls cudyn knows
+ * (NVJITLINK_OLDEST_MAJOR to _NEWEST_MAJOR, nvjitlink_abi.h: a newer
+ * major is refused, never called with an older one's signatures); one
+ * refused is closed again and named in the final message.  Its version is
+ * nvJitLinkVersion's (12.3+), else the major of its file name.
  */
 #include "config.h"
 
@@ -30,8 +32,6 @@
 #define SONAME_ENTRY(soname) soname,
 static const char *const sonames[] = {CUDYN_NVJITLINK_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
 #undef SONAME_ENTRY
-
-#define OLDEST_MAJOR 12
 
 struct cudyn__nvjitlink_table cudyn__nvjitlink;
 
@@ -76,13 +76,20 @@ static enum candidate_result try_nvjitlink(const char *file, enum cudyn__found_b
     void *create = dlsym(h, "nvJitLinkCreate");
     char path[LOADER_PATH_BYTES];
     cudyn__library_path(create, file, path, sizeof path);
-    int version = create ? version_of(h, path) : 0;
+    int version = create ? version_of(h, path) : 0, major = version / 1000;
+    bool usable = false;
     if (!create)
         snprintf(state.rejected, sizeof state.rejected, "%s has no nvJitLinkCreate", path);
-    else if (version / 1000 < OLDEST_MAJOR)
-        snprintf(state.rejected, sizeof state.rejected, "%s is nvJitLink %d.%d, older than 12.0, the oldest cudyn uses",
-                 path, version / 1000, version % 1000 / 10);
-    if (!create || version / 1000 < OLDEST_MAJOR) {
+    else if (major < NVJITLINK_OLDEST_MAJOR)
+        snprintf(state.rejected, sizeof state.rejected, "%s is nvJitLink %d.%d, older than %d.0, the oldest cudyn uses",
+                 path, major, version % 1000 / 10, NVJITLINK_OLDEST_MAJOR);
+    else if (major > NVJITLINK_NEWEST_MAJOR) /* its calls may differ from those cudyn knows: never guessed */
+        snprintf(state.rejected, sizeof state.rejected,
+                 "%s is nvJitLink %d.%d, newer than %d.x, the newest whose calls cudyn knows", path, major,
+                 version % 1000 / 10, NVJITLINK_NEWEST_MAJOR);
+    else
+        usable = true;
+    if (!usable) {
         dlclose(h);
         TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), state.rejected);
         return CANDIDATE_UNUSABLE;
