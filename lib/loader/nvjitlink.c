@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hints.h"
 #include "loader/loader.h"
@@ -104,18 +103,18 @@ static enum candidate_result try_nvjitlink(const char *file, enum cudyn__found_b
     return CANDIDATE_OK;
 }
 
-/* Every soname inside `dir` whose file exists (the trace keeps to those). */
-static bool try_dir(const char *dir, enum cudyn__found_by how)
-{
-    for (size_t i = 0; i < N_ELEMS(sonames); i++) {
-        char file[LOADER_PATH_BYTES + 32];
-        snprintf(file, sizeof file, "%s/%s", dir, sonames[i]);
-        struct stat st;
-        if (stat(file, &st) == 0 && try_nvjitlink(file, how, 0) == CANDIDATE_OK)
-            return true;
-    }
-    return false;
-}
+static const struct cudyn__search_plan plan = {
+    .what = "nvJitLink",
+    .static_name = "nvJitLink (libnvJitLink)",
+    .not_found = CUDYN_ERROR_NOT_SUPPORTED,
+    .variable = "CUDYN_LIBNVJITLINK",
+    .variable_how = FOUND_BY_NVJITLINK_ENV,
+    .variable_hint = HINT_NVJITLINK_OVERRIDE,
+    .sonames = sonames,
+    .n_sonames = N_ELEMS(sonames),
+    .try_file = try_nvjitlink,
+    .rejected = state.rejected,
+};
 
 /* NVRTC's directory; for pip's nvidia/cuda_nvrtc/lib also the wheel
  * nvidia/nvjitlink/lib beside it. */
@@ -124,52 +123,23 @@ static bool try_beside_nvrtc(void)
     const char *dir = cudyn__nvrtc_dir();
     if (!dir)
         return false;
-    if (try_dir(dir, FOUND_BY_NVRTC_DIR))
+    if (cudyn__search_dir(&plan, dir, FOUND_BY_NVRTC_DIR))
         return true;
     const char *wheel = strstr(dir, "/nvidia/cuda_nvrtc/lib");
     if (!wheel)
         return false;
     char sibling[LOADER_PATH_BYTES];
     snprintf(sibling, sizeof sibling, "%.*s/nvidia/nvjitlink/lib", (int)(wheel - dir), dir);
-    return try_dir(sibling, FOUND_BY_NVRTC_DIR);
-}
-
-static bool try_root(const char *root, enum cudyn__found_by how, void *ctx)
-{
-    (void)ctx;
-    static const char *const subdirs[] = {"lib64", "lib"};
-    for (size_t i = 0; i < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(subdirs)); i++) {
-        char dir[LOADER_PATH_BYTES + 8];
-        snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]);
-        if (try_dir(dir, how))
-            return true;
-    }
-    return false;
+    return cudyn__search_dir(&plan, sibling, FOUND_BY_NVRTC_DIR);
 }
 
 static int find_nvjitlink(void)
 {
-    int st = cudyn__refuse_static_program(CUDYN_ERROR_NOT_SUPPORTED, "nvJitLink (libnvJitLink)");
-    if (st != CUDYN_OK)
+    int st;
+    if (cudyn__search_override(&plan, &st))
         return st;
-    const char *override = cudyn__getenv("CUDYN_LIBNVJITLINK");
-    if (override && override[0]) {
-        bool ok = cudyn__is_directory(override) ? try_dir(override, FOUND_BY_NVJITLINK_ENV)
-                                                : try_nvjitlink(override, FOUND_BY_NVJITLINK_ENV, 0) == CANDIDATE_OK;
-        if (ok)
-            return CUDYN_OK;
-        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVJITLINK_OVERRIDE,
-                           "CUDYN_LIBNVJITLINK=%s is not a usable nvJitLink%s%s", override, state.rejected[0] ? ": " : "",
-                           state.rejected);
-    }
-    for (size_t i = 0; i < N_ELEMS(sonames); i++)
-        if (try_nvjitlink(sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
-            return CUDYN_OK;
-    for (size_t i = 0; i < N_ELEMS(sonames); i++)
-        if (try_nvjitlink(sonames[i], FOUND_BY_SONAME, 0) == CANDIDATE_OK)
-            return CUDYN_OK;
-    if (try_beside_nvrtc() || cudyn__toolkit_env_roots(try_root, NULL) || cudyn__toolkit_fixed_roots(try_root, NULL) ||
-        try_nvjitlink("libnvJitLink.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
+    if (cudyn__search_loaded(&plan) || cudyn__search_sonames(&plan) || try_beside_nvrtc() ||
+        cudyn__search_toolkits(&plan) || try_nvjitlink("libnvJitLink.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
         return CUDYN_OK;
     return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVJITLINK,
                        "nvJitLink (libnvJitLink.so.13 or .12) was not found (tried: the process, the loader's search "
@@ -178,32 +148,16 @@ static int find_nvjitlink(void)
 }
 
 /* Each row: __<name>_<major>_0 where versioned and the library has it,
- * else the plain name. */
+ * else the plain name (the major is one cudyn knows: try_nvjitlink). */
 static int bind_nvjitlink(void)
 {
-    int major = LIB->version / 1000;
     char versioned[96];
-    void *p;
 #define NVJITLINK_SYMBOL(name, since, need, how, params)                                                       \
-    snprintf(versioned, sizeof versioned, "__%s_%d_0", #name, major);                                          \
-    p = how == VERSIONED ? dlsym(LIB->handle, versioned) : NULL;                                               \
-    if (!p)                                                                                                    \
-        p = dlsym(LIB->handle, #name);                                                                         \
-    memcpy(&cudyn__nvjitlink.name, &p, sizeof p);                                                              \
-    if (p)                                                                                                     \
-        LIB->bind.bound++;                                                                                     \
-    else if (need == REQUIRED && !LIB->bind.first_missing_required)                                            \
-        LIB->bind.first_missing_required = #name;                                                              \
-    else                                                                                                       \
-        LIB->bind.missing++;
+    snprintf(versioned, sizeof versioned, "__%s_%d_0", #name, LIB->version / 1000);                            \
+    cudyn__library_bind_one(LIB, #name, how == VERSIONED ? versioned : NULL, need == REQUIRED, &cudyn__nvjitlink.name);
 #include "nvjitlink_symbols.h"
 #undef NVJITLINK_SYMBOL
-    TRACE("%d functions bound, %d optional ones absent", LIB->bind.bound, LIB->bind.missing);
-    if (LIB->bind.first_missing_required)
-        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
-                           LIB->bind.first_missing_required, HINT_NO_NVJITLINK, "%s lacks %s, which cudyn needs",
-                           LIB->path, LIB->bind.first_missing_required);
-    return CUDYN_OK;
+    return cudyn__library_bound(LIB, HINT_NO_NVJITLINK, "");
 }
 
 static void nvjitlink_once(void)

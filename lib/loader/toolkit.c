@@ -111,15 +111,15 @@ static bool consider(struct toolkit_search *S, const char *where, enum cudyn__fo
     return t->n_include > 0 && t->cudadevrt[0];
 }
 
-/* A toolkit directory: include, and lib64 or lib (or lib/x64). */
+/* A toolkit directory: include, and its library directories
+ * (toolkit_roots.c: lib64, lib). */
 static bool consider_root(struct toolkit_search *S, const char *root, enum cudyn__found_by how)
 {
-    char includes[1][LOADER_PATH_BYTES], libs[3][LOADER_PATH_BYTES];
+    char includes[1][LOADER_PATH_BYTES], libs[CUDYN_TOOLKIT_LIB_SUBDIRS][LOADER_PATH_BYTES];
     snprintf(includes[0], LOADER_PATH_BYTES, "%s/include", root);
-    static const char *const lib_dirs[] = {"lib64", "lib", "lib/x64"};
-    for (size_t i = 0; i < N_ELEMS(lib_dirs); i++)
-        snprintf(libs[i], LOADER_PATH_BYTES, "%s/%s", root, lib_dirs[i]);
-    return consider(S, root, how, includes, 1, libs, 3);
+    for (size_t i = 0; i < CUDYN_TOOLKIT_LIB_SUBDIRS; i++)
+        snprintf(libs[i], LOADER_PATH_BYTES, "%s/%s", root, cudyn__toolkit_lib_subdirs[i]);
+    return consider(S, root, how, includes, 1, libs, CUDYN_TOOLKIT_LIB_SUBDIRS);
 }
 
 static int compare_names(const void *a, const void *b)
