@@ -285,7 +285,8 @@ struct cudyn__dir_identity {
 struct cudyn__toolkit {
     bool with_nvrtc; /* the search included the place NVRTC came from */
     int n_include;   /* 0: no headers */
-    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order */
+    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order:
+                                                                   canonical paths (realpath) */
     struct cudyn__dir_identity identity[CUDYN_TOOLKIT_MAX_INCLUDE]; /* of each, when searched */
     char include_path[LOADER_PATH_BYTES * 2]; /* the same joined with ':', for reports */
     enum cudyn__found_by headers_found_by;
@@ -298,8 +299,9 @@ struct cudyn__toolkit {
 /* The search as it stands for this process: without NVRTC's place until
  * NVRTC is loaded, with it after. */
 const struct cudyn__toolkit *cudyn__toolkit(void);
-/* Whether two answers give NVRTC the same directories, unchanged. */
-bool cudyn__toolkit_same(const struct cudyn__toolkit *a, const struct cudyn__toolkit *b);
+/* Whether t gives NVRTC these n include directories, in order, unchanged
+ * (their identities equal; how a path is spelled does not matter). */
+bool cudyn__toolkit_is(const struct cudyn__toolkit *t, int n, const struct cudyn__dir_identity *dirs);
 /* One line saying where cudyn looked and what it found, for a message. */
 void cudyn__toolkit_where(char *buf, size_t cap);
 
