@@ -299,9 +299,6 @@ struct cudyn__toolkit {
 /* The search as it stands for this process: without NVRTC's place until
  * NVRTC is loaded, with it after. */
 const struct cudyn__toolkit *cudyn__toolkit(void);
-/* Whether t gives NVRTC these n include directories, in order, unchanged
- * (their identities equal; how a path is spelled does not matter). */
-bool cudyn__toolkit_is(const struct cudyn__toolkit *t, int n, const struct cudyn__dir_identity *dirs);
 /* One line saying where cudyn looked and what it found, for a message. */
 void cudyn__toolkit_where(char *buf, size_t cap);
 

@@ -30,8 +30,9 @@
  * (device, inode, modification and change times), never by spelling, so
  * that the two searches agree wherever they reach the same toolkit by
  * different paths (/usr/local/cuda, a symbolic link, and the
- * /usr/local/cuda-13.0 NVRTC lies in).  A cache entry whose compile
- * included a toolkit header records those identities (compile.c).
+ * /usr/local/cuda-13.0 NVRTC lies in).  A compile that includes a
+ * toolkit header is cached under a key holding those identities
+ * (compile.c).
  */
 #include "config.h"
 
@@ -305,11 +306,6 @@ const struct cudyn__toolkit *cudyn__toolkit(void)
     }
     pthread_once(&without_once, search_without_nvrtc);
     return &without_nvrtc;
-}
-
-bool cudyn__toolkit_is(const struct cudyn__toolkit *t, int n, const struct cudyn__dir_identity *dirs)
-{
-    return t->n_include == n && (n == 0 || memcmp(t->identity, dirs, (size_t)n * sizeof dirs[0]) == 0);
 }
 
 void cudyn__toolkit_where(char *buf, size_t cap)
