@@ -856,23 +856,27 @@ struct cudyn_compile_args {
  * libcu++) are found at run time (cudyn-env(7), cudyn_toolkit_info): their
  * include directories, and include/cccl where CUDA 13+ keeps libcu++, CUB
  * and Thrust, come after the caller's on NVRTC's include path.  They are
- * not tracked file by file: the key holds the directories and their
- * identities (device, inode, modification and change times), so another
- * toolkit, or one installed again, compiles anew.  A header NVRTC cannot
- * open makes the message say where cudyn looked for the toolkit.  The C
- * library headers cudyn gives NVRTC in memory ("Sources written for nvcc"
- * above) are part of the key too.
+ * not tracked file by file: a compile that includes one of them (or a
+ * header found nowhere, NVRTC's own) is keyed on the directories'
+ * identities as well (device, inode, modification and change times,
+ * however their paths are spelled), so another toolkit, or one installed
+ * again, compiles anew; one that includes none is keyed without them,
+ * and its entry serves whatever toolkit a machine has, or none.  A header
+ * NVRTC cannot open makes the message say where cudyn looked for the
+ * toolkit.  The C library headers cudyn gives NVRTC in memory ("Sources
+ * written for nvcc" above) are part of the key too.
  *
  * Headers from disk are covered too: cudyn reads the source and the
  * in-memory headers for #include lines (all of them, whatever #if
  * surrounds them) and resolves each as NVRTC does: an in-memory header of
  * that name; for "...", the including file's directory (the directory of
  * `name` for the source: the working directory for "kernel.cu"), unless
- * --no-source-include; then the -I / --include-path directories in order.
- * Each file found is recorded with its identity (device, inode, size,
- * modification and change times) and a SHA-256 of its contents, and read
- * for its own includes; each earlier candidate that did not exist is
- * recorded as well.  A hit checks them with stat: an unchanged identity is
+ * --no-source-include; then the -I / --include-path directories in order,
+ * and the toolkit's (a file found there is the toolkit's, in the key as
+ * above).  Each file found is recorded with its identity (device, inode,
+ * size, modification and change times) and a SHA-256 of its contents,
+ * and read for its own includes; each earlier candidate that did not
+ * exist is recorded as well.  A hit checks them with stat: an unchanged identity is
  * current, a changed one is hashed again; changed contents, a vanished
  * file or a file appearing where an earlier candidate was missing compile
  * again and replace the entry.  Editing a header never returns stale code.
@@ -1009,10 +1013,14 @@ typedef struct cudyn_linker cudyn_linker;
 #define CUDYN_LINK_USE_DRIVER 2u     /* the driver's linker even when nvJitLink is there */
 #define CUDYN_LINK_NEED_NVJITLINK 4u /* nvJitLink or the failure of finding it: no fallback */
 
+/* The most options cudyn_link_create takes. */
+#define CUDYN_LINK_MAX_OPTIONS 64
+
 /*
  * A linker for device `device`'s compute capability (sm_XY), or for the
  * -arch=sm_XY the options name (then device may be CUDYN_DEVICE_NONE,
- * with nvJitLink).  options (at most 64) are nvJitLink's: "-O3", "-lto"
+ * with nvJitLink).  options (at most CUDYN_LINK_MAX_OPTIONS) are
+ * nvJitLink's: "-O3", "-lto"
  * (link-time optimisation of LTO-IR), "-g", "-lineinfo",
  * "-maxrregcount=N", "-ptx" (the result is PTX, from LTO-IR), "-Xptxas=..."
  * ...; cudyn adds -arch.  The driver's linker takes -arch=sm_XY, -O0 to

@@ -16,6 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The majors whose nvJitLink.h these declarations and nvjitlink_symbols.h
+ * follow.  A call is bound to its major's ABI (__<name>_<major>_0), and a
+ * newer major's header may change it: loader/nvjitlink.c refuses a
+ * library outside these, naming its version and the bounds. */
+#define NVJITLINK_OLDEST_MAJOR 12
+#define NVJITLINK_NEWEST_MAJOR 13
+
 typedef struct nvJitLink *nvjitlink_handle; /* nvJitLinkHandle */
 typedef unsigned int nvjitlink_result;
 typedef unsigned int nvjitlink_input_type;
@@ -44,12 +51,17 @@ typedef unsigned int nvjitlink_input_type;
     X(NVJITLINK_ERROR_UNSUPPORTED_ARCH, 17, CUDYN_ERROR_UNSUPPORTED_ARCH)                                      \
     X(NVJITLINK_ERROR_LTO_NOT_ENABLED, 18, CUDYN_ERROR_INVALID_ARGUMENT)
 
-/* nvJitLinkInputType: cudyn_link_input's values are the same numbers. */
-#define NVJITLINK_INPUT_CUBIN 1
-#define NVJITLINK_INPUT_PTX 2
-#define NVJITLINK_INPUT_LTOIR 3
-#define NVJITLINK_INPUT_FATBIN 4
-#define NVJITLINK_INPUT_OBJECT 5
-#define NVJITLINK_INPUT_LIBRARY 6
+/* nvJitLinkInputType: X(kind, value), one row per input kind, `kind`
+ * naming both cudyn.h's CUDYN_LINK_<kind> and nvJitLink.h's
+ * NVJITLINK_INPUT_<kind>, `value` nvJitLink's number.  compile/link.c
+ * hands nvJitLink the value of its row; check_cuda_abi.c compares every
+ * row with nvJitLink.h (and with CUDYN_LINK_<kind>, the same numbers). */
+#define NVJITLINK_INPUT_MAP(X)                                                                                 \
+    X(CUBIN, 1)                                                                                                \
+    X(PTX, 2)                                                                                                  \
+    X(LTOIR, 3)                                                                                                \
+    X(FATBIN, 4)                                                                                               \
+    X(OBJECT, 5)                                                                                               \
+    X(LIBRARY, 6)
 
 #endif

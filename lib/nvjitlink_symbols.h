@@ -3,7 +3,8 @@
  *
  *   NVJITLINK_SYMBOL(name, since, need, versioned, params)
  * since: the first nvJitLink that has it (12000 = 12.0).  REQUIRED rows
- * exist in every nvJitLink cudyn accepts (12.0 and later); a library that
+ * exist in every nvJitLink cudyn accepts (the majors of nvjitlink_abi.h,
+ * 12 and 13); a library that
  * lacks one is refused.  An OPTIONAL row is NULL where the library lacks
  * it (NVJITLINK_HAS).  versioned: VERSIONED when the library also exports
  * it as __<name>_<major>_0, bound in preference (nvjitlink_abi.h); PLAIN

@@ -43,7 +43,12 @@ enum { PLAIN, VERSIONED };
     _Static_assert(__builtin_types_compatible_p(nvjitlink_result(*) params, __typeof__(&name)), #name " does not match nvJitLink.h");
 #include "nvjitlink_symbols.h"
 #undef NVJITLINK_SYMBOL
-_Static_assert(NVJITLINK_INPUT_CUBIN == 1 && NVJITLINK_INPUT_LIBRARY == 6, "nvJitLinkInputType");
+/* each input kind: cudyn's number, the one link.c hands nvJitLink, nvJitLink.h's */
+#define NVJITLINK_INPUT_SAME(kind, value)                                                                      \
+    _Static_assert(CUDYN_LINK_##kind == (int)NVJITLINK_INPUT_##kind && (int)NVJITLINK_INPUT_##kind == value,      \
+                   "CUDYN_LINK_" #kind ", NVJITLINK_INPUT_MAP's " #kind " and nvJitLink.h's NVJITLINK_INPUT_" #kind);
+NVJITLINK_INPUT_MAP(NVJITLINK_INPUT_SAME)
+#undef NVJITLINK_INPUT_SAME
 #define NVJITLINK_RESULT_SAME(name, value, status) _Static_assert((int)name == value, #name);
 NVJITLINK_RESULT_MAP(NVJITLINK_RESULT_SAME)
 #undef NVJITLINK_RESULT_SAME

@@ -8,6 +8,7 @@ cudainfo="$top_builddir/tools/cudainfo"
 MOCK_DIR=$(dirname "$MOCK_LIBCUDA")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+tmp=$(cd "$tmp" && pwd -P) # canonical, as the toolkit's include directories are reported
 
 # Keep the machine's own settings out of the tests (CUDYN_LIBNVRTC stays:
 # CI sets it to run everything as on a machine without NVRTC).

@@ -300,6 +300,7 @@ AM_TESTS_ENVIRONMENT = \
 	MOCK_LIBNVRTC_LEGACY='$(abs_top_builddir)/tests/mock/nvrtc/legacy/.libs/libnvrtc.so.13'; export MOCK_LIBNVRTC_LEGACY; \
 	MOCK_LIBNCCL='$(abs_top_builddir)/tests/mock/nccl/.libs/libnccl.so.2'; export MOCK_LIBNCCL; \
 	MOCK_LIBNCCL_OLD='$(abs_top_builddir)/tests/mock/nccl/old/.libs/libnccl.so.2'; export MOCK_LIBNCCL_OLD; \
+	MOCK_LIBNVJITLINK_NEWER='$(abs_top_builddir)/tests/mock/nvjitlink/.libs/libnvJitLink.so.14'; export MOCK_LIBNVJITLINK_NEWER; \
 	LIBCUDYN='$(abs_top_builddir)/lib/.libs/libcudyn.so.1'; export LIBCUDYN; \
 	CUDA_INCLUDE_DIR='$(CUDA_INCLUDE_DIR)'; export CUDA_INCLUDE_DIR; \
 	MPIRUN='$(MPIRUN)'; export MPIRUN; MPICC='$(MPICC)'; export MPICC; \

@@ -3,9 +3,16 @@
  * it does not need (issue 14, issue 11 item 8):
  *  - headers in memory are part of the key;
  *  - files reached by #include (through -I, beside the source, in the
- *    working directory) are checked on each hit: an edit, or a file that
- *    would now be found first, compiles again, never returning old code;
- *  - a hit loads no NVRTC, and works where there is none;
+ *    working directory, a C library header of the caller's in a -I
+ *    directory after the toolkit's) are checked on each hit: an edit, or
+ *    a file that would now be found first, compiles again, never
+ *    returning old code;
+ *  - a hit loads no NVRTC, and works where there is none, in a fresh
+ *    process that finds the toolkit at /usr/local/cuda (CUDA_HOME and
+ *    CUDA_PATH unset) as in one told where it is, for a kernel that
+ *    includes no toolkit header and for one that does;
+ *  - an entry whose compile included a toolkit header needs the same
+ *    toolkit; one that included none serves with another, or none;
  * and a warm hit's cost in a fresh process, printed (not asserted).
  * Uses the real libnvrtc (skipped without one) and the mock driver.
  */
@@ -93,6 +100,29 @@ static void test_include_path(void)
     EXPECT_BUILD(&a, 1, "first_one");
 }
 
+/* The caller's own <math.h> in a -I directory after the toolkit's: NVRTC
+ * reads it (cudyn gives NVRTC no math.h of its own then), so an edit of
+ * it compiles again. */
+static void test_libc_header_behind_the_toolkit(void)
+{
+    struct cudyn_toolkit_info t = {.size = sizeof t};
+    if (cudyn_toolkit_info(&t) != CUDYN_OK || !t.include_path) {
+        printf("no toolkit headers: a -I directory after the toolkit's not tried\n");
+        return;
+    }
+    char toolkit[4096];
+    snprintf(toolkit, sizeof toolkit, "%.*s", (int)strcspn(t.include_path, ":"), t.include_path);
+    test_write_file(work, "mine/math.h", "#define KNAME mine_one\n");
+    const char *opts[] = {"-I", toolkit, "-I", test_path(work, "mine")};
+    struct cudyn_compile_args a = {.size = sizeof a, .source = with_include("#include <math.h>"), .name = "m.cu",
+                                   .options = opts, .num_options = 4};
+    EXPECT_BUILD(&a, 0, "mine_one");
+    EXPECT_BUILD(&a, 1, "mine_one");
+    test_write_file(work, "mine/math.h", "#define KNAME mine_two\n");
+    EXPECT_BUILD(&a, 0, "mine_two");
+    EXPECT_BUILD(&a, 1, "mine_two");
+}
+
 /* Issue 11, item 8: "kernel.cu" includes "local.h" from the working directory. */
 static void test_working_directory(void)
 {
@@ -150,9 +180,61 @@ static int nvrtc_status_now(void)
     return l.nvrtc_status;
 }
 
-/* A hit in a fresh process loads no NVRTC; with none installed, a miss
- * says so. */
-static int child_hit(bool nvrtc_missing)
+/* A kernel that includes a toolkit header: its entry holds the toolkit's
+ * identities (compile.c). */
+static const char half_source[] = "#include <cuda_fp16.h>\n"
+                                  "extern \"C\" __global__ void half_one(__half *x) { x[0] = __float2half(1.0f); }\n";
+
+/* Whether a libnvrtc is mapped into this process (whoever loaded it). */
+static bool nvrtc_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    bool mapped = false;
+    while (f && !mapped && fgets(line, sizeof line, f))
+        mapped = strstr(line, "libnvrtc") != NULL;
+    if (f)
+        fclose(f);
+    return mapped;
+}
+
+static bool compiled_from_cache(const char *source)
+{
+    cudyn_program *p = NULL;
+    bool hit = cudyn_compile(&p, source, NULL, 0, NULL, 0) == CUDYN_OK && cudyn_program_from_cache(p);
+    cudyn_program_free(p);
+    return hit;
+}
+
+/* Compiles both kernels into the cache: 0, or 3 when the half one cannot
+ * serve the test (no toolkit headers, or not those at /usr/local/cuda,
+ * which a process without CUDA_HOME and CUDA_PATH finds before loading
+ * NVRTC). */
+static int child_prepare(void)
+{
+    if (compiled_from_cache(test_saxpy_source) || cudyn_last_error(NULL) != CUDYN_OK)
+        return 10;
+    cudyn_program *p = NULL;
+    if (cudyn_compile(&p, half_source, NULL, 0, NULL, 0) != CUDYN_OK) {
+        fprintf(stderr, "no toolkit headers to compile cuda_fp16.h with: %s\n", p ? cudyn_program_log(p) : "");
+        cudyn_program_free(p);
+        return 3;
+    }
+    cudyn_program_free(p);
+    struct cudyn_toolkit_info t = {.size = sizeof t};
+    char *usr_local = realpath("/usr/local/cuda/include", NULL);
+    bool there = cudyn_toolkit_info(&t) == CUDYN_OK && t.include_path && usr_local &&
+                 strncmp(t.include_path, usr_local, strlen(usr_local)) == 0;
+    if (!there)
+        fprintf(stderr, "the toolkit headers NVRTC was given (%s) are not /usr/local/cuda's (%s)\n",
+                t.include_path ? t.include_path : "none", usr_local ? usr_local : "none");
+    free(usr_local);
+    return there ? 0 : 3;
+}
+
+/* A hit in a fresh process loads no NVRTC (nor maps it); with none
+ * installed, a miss says so. */
+static int child_hit(bool half, bool nvrtc_missing)
 {
     cudyn_module m = NULL;
     if (cudyn_module_load_source(&m, test_saxpy_source, NULL, 0) != CUDYN_OK)
@@ -165,8 +247,12 @@ static int child_hit(bool nvrtc_missing)
         strncmp(cudyn_program_target(p), "sm_", 3) != 0)
         return 12;
     cudyn_program_free(p);
+    if (half && !compiled_from_cache(half_source))
+        return 19;
     if (nvrtc_status_now() != CUDYN_ERROR_NOT_READY)
         return 13; /* NVRTC was loaded */
+    if (nvrtc_mapped())
+        return 20;
     if (!nvrtc_missing)
         return 0;
     cudyn_module other = NULL;
@@ -191,15 +277,75 @@ static int child_hit(bool nvrtc_missing)
     return 0;
 }
 
+/* Another toolkit (CUDYN_TOOLKIT, a fake one whose cuda_fp16.h is its
+ * own) or none: the kernel that includes no toolkit header is a hit, with
+ * no NVRTC; the one that includes cuda_fp16.h is not, and compiles with
+ * this toolkit's header, or fails without one. */
+static int child_other_toolkit(bool none)
+{
+    if (!compiled_from_cache(test_saxpy_source))
+        return 10;
+    if (nvrtc_status_now() != CUDYN_ERROR_NOT_READY || nvrtc_mapped())
+        return 11;
+    cudyn_program *p = NULL;
+    int st = cudyn_compile(&p, half_source, NULL, 0, NULL, 0);
+    bool hit = st == CUDYN_OK && cudyn_program_from_cache(p);
+    size_t n = 0;
+    const void *image = st == CUDYN_OK ? cudyn_program_image(p, &n) : NULL;
+    bool fake = image && memmem(image, n, "fake_toolkit_half", strlen("fake_toolkit_half")) != NULL;
+    cudyn_program_free(p);
+    if (hit)
+        return 12;
+    if (none)
+        return st == CUDYN_ERROR_COMPILE ? 0 : 13;
+    return st == CUDYN_OK && fake ? 0 : 14;
+}
+
+/* A toolkit of its own: include/cuda_runtime.h (what the search looks
+ * for) and a cuda_fp16.h whose __float2half sets a variable the image
+ * names. */
+static void make_fake_toolkit(char *root, size_t cap)
+{
+    snprintf(root, cap, "%s/faketk", work);
+    char include[1024];
+    snprintf(include, sizeof include, "%s/include", root);
+    mkdir(root, 0700);
+    mkdir(include, 0700);
+    test_write_file(include, "cuda_runtime.h", "\n");
+    test_write_file(include, "cuda_fp16.h",
+                    "struct __half { unsigned short x; };\n"
+                    "__device__ int fake_toolkit_half;\n"
+                    "__device__ __half __float2half(float f)\n"
+                    "{\n"
+                    "    __half h = {(unsigned short)f};\n"
+                    "    fake_toolkit_half = 1;\n"
+                    "    return h;\n"
+                    "}\n");
+}
+
 static void test_without_nvrtc(void)
 {
+    /* a process told nothing of the toolkit finds the one at
+     * /usr/local/cuda before NVRTC is loaded, beside NVRTC after: one
+     * toolkit by two paths (a symbolic link there) */
+    static const char *const untold[] = {"CUDA_HOME", NULL, "CUDA_PATH", NULL, "CUDYN_TOOLKIT", NULL, NULL};
     clear_dir();
-    cudyn_program *p = NULL;
-    CHECK_STATUS(cudyn_compile(&p, test_saxpy_source, NULL, 0, NULL, 0), CUDYN_OK);
-    cudyn_program_free(p);
-    CHECK_EQ_INT(run_child("hit", NULL), 0);
+    int prepared = run_child("prepare", untold);
+    CHECK(prepared == 0 || prepared == 3);
+    if (prepared == 3)
+        printf("the kernel that includes cuda_fp16.h left out of the fresh-process hits\n");
+    CHECK_EQ_INT(run_child(prepared == 0 ? "hit-half" : "hit", untold), 0);
+    CHECK_EQ_INT(run_child(prepared == 0 ? "hit-half" : "hit", NULL), 0); /* this process's environment */
+    if (prepared == 0) {
+        char fake[1024];
+        make_fake_toolkit(fake, sizeof fake);
+        const char *other[] = {"CUDYN_TOOLKIT", fake, NULL};
+        CHECK_EQ_INT(run_child("other-toolkit", other), 0);
+        const char *none[] = {"CUDYN_TOOLKIT", "none", NULL};
+        CHECK_EQ_INT(run_child("no-toolkit", none), 0);
+    }
     const char *no_nvrtc[] = {"CUDYN_LIBNVRTC", "/nonexistent/libnvrtc.so.13", NULL};
-    CHECK_EQ_INT(run_child("no-nvrtc", no_nvrtc), 0);
+    CHECK_EQ_INT(run_child("no-nvrtc", no_nvrtc), 0); /* last: it makes the driver refuse the saxpy entry */
 }
 
 /* ---- a warm hit's cost in a fresh process (printed, not asserted) ---- */
@@ -234,8 +380,8 @@ static int child_timing(void)
     fprintf(stderr, "warm hit in a fresh process, after the context exists: mean %.3f ms, min %.3f, max %.3f "
                     "(%d kernels, mock driver); NVRTC %s\n",
             total / TIMED_KERNELS, best, worst, TIMED_KERNELS,
-            nvrtc_status_now() == CUDYN_ERROR_NOT_READY ? "not loaded" : "loaded");
-    return nvrtc_status_now() == CUDYN_ERROR_NOT_READY ? 0 : 12;
+            nvrtc_mapped() ? "loaded" : "not loaded");
+    return nvrtc_status_now() == CUDYN_ERROR_NOT_READY && !nvrtc_mapped() ? 0 : 12;
 }
 
 static void test_timing(void)
@@ -245,7 +391,8 @@ static void test_timing(void)
         CHECK_STATUS(cudyn_compile(&p, timed_source(i), NULL, 0, NULL, 0), CUDYN_OK);
         cudyn_program_free(p);
     }
-    CHECK_EQ_INT(run_child("timing", NULL), 0);
+    static const char *const untold[] = {"CUDA_HOME", NULL, "CUDA_PATH", NULL, "CUDYN_TOOLKIT", NULL, NULL};
+    CHECK_EQ_INT(run_child("timing", untold), 0);
 }
 
 int main(int argc, char **argv)
@@ -255,13 +402,17 @@ int main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", getenv("CUDYN_CACHE_DIR"));
         if (strcmp(argv[2], "timing") == 0)
             return child_timing();
-        return child_hit(strcmp(argv[2], "no-nvrtc") == 0);
+        if (strcmp(argv[2], "prepare") == 0)
+            return child_prepare();
+        if (strcmp(argv[2], "other-toolkit") == 0 || strcmp(argv[2], "no-toolkit") == 0)
+            return child_other_toolkit(strcmp(argv[2], "no-toolkit") == 0);
+        return child_hit(strcmp(argv[2], "hit-half") == 0, strcmp(argv[2], "no-nvrtc") == 0);
     }
     use_own_cache_dir("test_cache_deps");
     use_mock_driver();
     need_nvrtc();
     snprintf(work, sizeof work, "%s/work", dir);
-    const char *dirs[] = {"", "/inc", "/first", "/cwd1", "/cwd2"};
+    const char *dirs[] = {"", "/inc", "/first", "/cwd1", "/cwd2", "/mine"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s%s", work, dirs[i]);
@@ -269,6 +420,7 @@ int main(int argc, char **argv)
     }
     test_headers_in_memory();
     test_include_path();
+    test_libc_header_behind_the_toolkit();
     test_working_directory();
     test_uncacheable();
     test_without_nvrtc();

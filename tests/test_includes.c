@@ -114,7 +114,8 @@ static void test_resolution(void)
     CHECK_EQ_INT(recorded(&d, at("inc2/d.h")), 1);    /* included by the in-memory header */
     CHECK_EQ_INT(recorded(&d, at("src/pre.h")), 1);   /* -include pre.h */
     CHECK_EQ_INT(recorded(&d, "mem.h"), -1);          /* in memory: part of the key */
-    CHECK_EQ_INT(recorded(&d, at("toolkit/cuda_fp16.h")), -1); /* the compiler's own */
+    CHECK_EQ_INT(recorded(&d, at("toolkit/cuda_fp16.h")), -1); /* the toolkit's: not tracked, */
+    CHECK(d.uses_toolkit);                                     /* the toolkit is the entry's */
     CHECK_EQ_INT(recorded(&d, at("inc1/cuda_fp16.h")), 0);     /* but a file there would win */
     bool refreshed = true;
     CHECK_EQ_INT(cudyn__deps_check(&d, &refreshed), 0);
@@ -152,15 +153,21 @@ static void test_switches(void)
     CHECK_EQ_INT(recorded(&d, at("src/a.h")), -1);
     CHECK_EQ_INT(recorded(&d, at("inc2/a.h")), 0);
     cudyn__deps_free(&d);
-    /* the toolkit directory named by the caller ends the search too */
+    /* a toolkit directory the caller names ends the search where it has
+     * the file (cuda_fp16.h, untracked: the toolkit's); where it has not,
+     * NVRTC looks on, and a file appearing there would be used */
     const char *toolkit_first[] = {"-I", at("toolkit"), "-I", at("inc2")};
     scan(toolkit_first, 4, &d);
-    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), -1);
+    CHECK_EQ_INT(recorded(&d, at("toolkit/b.h")), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/cuda_fp16.h")), -1);
+    CHECK(d.uses_toolkit);
     cudyn__deps_free(&d);
     /* and so does its cccl directory (libcu++, CUB, Thrust) */
     const char *cccl_first[] = {"-I", at("toolkit/cccl"), "-I", at("inc2")};
     scan(cccl_first, 4, &d);
-    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), -1);
+    CHECK_EQ_INT(recorded(&d, at("toolkit/cccl/b.h")), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/b.h")), 1);
     cudyn__deps_free(&d);
     /* options that read or write other files make it uncacheable */
     const char *pch[] = {"--use-pch=k.pch"};
@@ -181,6 +188,49 @@ static void test_switches(void)
     CHECK_EQ_INT(recorded(&d, at("inc2/loop.h")), 1);
     CHECK_EQ_INT(d.n, 1); /* "loop.h" beside loop.h is the same file */
     cudyn__deps_free(&d);
+}
+
+/* Whether a compile depends on the toolkit: an include found in one of
+ * its directories, or found nowhere (NVRTC's own, which a toolkit header
+ * of the name would shadow); not one that includes only the caller's
+ * files, in-memory headers and cudyn's C library headers: its entry
+ * serves whatever toolkit a machine has. */
+static void test_uses_toolkit(void)
+{
+    char inc2[600], toolkit[600];
+    snprintf(inc2, sizeof inc2, "%s", at("inc2"));
+    snprintf(toolkit, sizeof toolkit, "%s", at("toolkit"));
+    const char *opts[] = {"-I", inc2};
+    const char *names[] = {"mem.h"}, *sources[] = {"#include <d.h>\n"};
+    const char *toolkit_dirs[] = {toolkit};
+    struct cudyn__include_env env = {"k.cu", names, sources, 1, opts, 2, toolkit_dirs, 1};
+    static const struct {
+        const char *source;
+        bool uses_toolkit;
+    } cases[] = {
+        {"extern \"C\" __global__ void k() {}\n", false},
+        {"#include <b.h>\n#include \"mem.h\"\n#include <cmath>\n#include <stdint.h>\n", false},
+        {"#include <cuda_fp16.h>\n", true},
+        {"#include <b.h>\n#include <nowhere.h>\n", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct cudyn__deps d;
+        CHECK_EQ_INT(cudyn__deps_scan(cases[i].source, &env, &d), 0);
+        if (d.uses_toolkit != cases[i].uses_toolkit) {
+            fprintf(stderr, "case %zu: uses_toolkit %d, expected %d\n", i, d.uses_toolkit, cases[i].uses_toolkit);
+            test_failures++;
+        }
+        cudyn__deps_free(&d);
+    }
+    /* a file of a header's name in inc2, which the toolkit directory does
+     * not have: found there, through it */
+    test_write_file(root, "inc2/via.h", "#include <cuda_fp16.h>\n");
+    struct cudyn__deps d;
+    CHECK_EQ_INT(cudyn__deps_scan("#include <via.h>\n", &env, &d), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/via.h")), 1);
+    CHECK(d.uses_toolkit);
+    cudyn__deps_free(&d);
+    remove(at("inc2/via.h"));
 }
 
 /* The C library headers are cudyn's, in memory (libc_headers.c): for
@@ -234,7 +284,7 @@ static void test_libc_headers(void)
         CHECK(strcmp(all_names[0], "stdio.h") == 0 && all_texts[0] == sources[0]);
         for (int i = 1; i < n; i++) {
             CHECK(strcmp(all_names[i], "stdio.h") != 0 && strcmp(all_names[i], "stdint.h") != 0);
-            CHECK(all_texts[i] == cudyn__libc_header(all_names[i]));
+            CHECK(all_texts[i] == cudyn__libc_header(all_names[i])->text);
         }
     }
     free(all_names);
@@ -244,6 +294,29 @@ static void test_libc_headers(void)
     free(all_names);
     free(all_texts);
     remove(at("inc2/stdint.h"));
+
+    /* the caller's math.h in a -I directory after a toolkit one: NVRTC is
+     * not given cudyn's (cudyn__header_on_path looks in every -I), so it
+     * finds the caller's, through the toolkit directory; the scan records
+     * and reads that file, whose edit must recompile */
+    test_write_file(root, "inc2/math.h", "#include <d.h>\n");
+    char toolkit[600];
+    snprintf(toolkit, sizeof toolkit, "%s", at("toolkit"));
+    const char *toolkit_then_mine[] = {"-I", toolkit, "-I", inc2};
+    const char *toolkit_dirs[] = {toolkit};
+    struct cudyn__include_env behind = {"k.cu", NULL, NULL, 0, toolkit_then_mine, 4, toolkit_dirs, 1};
+    CHECK_EQ_INT(cudyn__deps_scan("#include <math.h>\n", &behind, &d), 0);
+    CHECK_EQ_INT(recorded(&d, at("toolkit/math.h")), 0);
+    CHECK_EQ_INT(recorded(&d, at("inc2/math.h")), 1);
+    CHECK_EQ_INT(recorded(&d, at("inc2/d.h")), 1); /* the caller's math.h was read */
+    CHECK(!d.uses_toolkit);
+    cudyn__deps_free(&d);
+    CHECK_EQ_INT(cudyn__headers_with_libc(NULL, NULL, 0, toolkit_then_mine, 4, &all_names, &all_texts, &n), 0);
+    for (int i = 0; i < n; i++)
+        CHECK(strcmp(all_names[i], "math.h") != 0);
+    free(all_names);
+    free(all_texts);
+    remove(at("inc2/math.h"));
 }
 
 int main(void)
@@ -264,6 +337,7 @@ int main(void)
     test_write_file(root, "toolkit/cuda_fp16.h", "#include <never_tracked.h>\n");
     test_resolution();
     test_switches();
+    test_uses_toolkit();
     test_libc_headers();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

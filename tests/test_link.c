@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cudyn.h"
+#include "mock/mock_control.h"
 #include "testutil.h"
 
 /* Two PTX units: the kernel calls twice(), which the other defines. */
@@ -44,7 +45,8 @@ static void test_arguments(void)
     const char *null_entry[] = {"-O3", NULL};
     CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, 2, 0), CUDYN_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 1, 0), CUDYN_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, 65, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_link_create(&l, 0, null_entry, CUDYN_LINK_MAX_OPTIONS + 1, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    expect_message("more than 64 (CUDYN_LINK_MAX_OPTIONS)");
     CHECK_STATUS(cudyn_link_create(&l, CUDYN_DEVICE_NONE, NULL, 0, 0), CUDYN_ERROR_INVALID_ARGUMENT);
     expect_message("-arch=sm_XX");
     CHECK_STATUS(cudyn_link_add_data(NULL, 0, caller_ptx, sizeof caller_ptx, NULL), CUDYN_ERROR_INVALID_ARGUMENT);
@@ -117,6 +119,14 @@ static void test_driver_linker(void)
     expect_message("'-lto' needs nvJitLink");
     CHECK_STATUS(cudyn_link_create(&l, 0, fine, 4, CUDYN_LINK_USE_DRIVER), CUDYN_OK);
     cudyn_link_destroy(l);
+
+    /* cuLinkCreate failing: the message ends with its error log */
+    CHECK_EQ_INT(mock_fail_next("cuLinkCreate_v2", 2), 0);
+    l = (cudyn_linker *)1;
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_USE_DRIVER), CUDYN_ERROR_OUT_OF_MEMORY);
+    CHECK(l == NULL);
+    expect_message("cuLinkCreate");
+    expect_message("; the linker says: error   : [mock] cuLinkCreate_v2 failed with 2 (injected)");
 }
 
 /* Files: read whole; a missing one or a directory is refused. */
@@ -150,6 +160,7 @@ static int scenario_no_nvjitlink(void)
     use_mock_driver();
     setenv("CUDYN_LIBNVJITLINK", "/nonexistent/libnvJitLink.so.13", 1);
     setenv("CUDYN_TOOLKIT", "none", 1);
+    cudyn_error e = {.size = sizeof e};
     cudyn_linker *l = NULL;
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
     if (l) {
@@ -159,6 +170,16 @@ static int scenario_no_nvjitlink(void)
         CHECK_CONTAINS(cudyn_link_log(l), "linking with the driver's linker");
     }
     cudyn_link_destroy(l);
+    /* the fallback succeeded: nvJitLink's absence is nobody's last error,
+     * and the caller's own stays as it was */
+    CHECK_STATUS(cudyn_last_error(&e), CUDYN_OK);
+    CHECK_STATUS(e.status, CUDYN_OK);
+    CHECK_STATUS(cudyn_link_create(NULL, 0, NULL, 0, 0), CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
+    cudyn_link_destroy(l);
+    cudyn_last_error(&e);
+    CHECK_STATUS(e.status, CUDYN_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "cudyn_link_create: argument 'out'");
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_NEED_NVJITLINK), CUDYN_ERROR_NOT_SUPPORTED);
     expect_message("CUDYN_LIBNVJITLINK=/nonexistent");
     CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_DEVRT), CUDYN_ERROR_NOT_FOUND);
@@ -170,6 +191,35 @@ static int scenario_no_nvjitlink(void)
     CHECK_EQ_INT(t.nvjitlink_status, CUDYN_ERROR_NOT_SUPPORTED);
     CHECK_CONTAINS(t.nvjitlink_trace, "/nonexistent/libnvJitLink.so.13");
     return test_result("test_link (no nvJitLink)");
+}
+
+/* An nvJitLink of a major newer than cudyn knows the calls of (the fake
+ * libnvJitLink.so.14): refused, saying its version and the newest known,
+ * never called; the driver's linker serves instead.  In a process of its
+ * own. */
+static int scenario_newer_nvjitlink(void)
+{
+    use_mock_driver();
+    const char *newer = getenv("MOCK_LIBNVJITLINK_NEWER");
+    if (!newer)
+        TEST_SKIP("MOCK_LIBNVJITLINK_NEWER not set (run through make check)");
+    setenv("CUDYN_LIBNVJITLINK", newer, 1);
+    struct cudyn_toolkit_info t = {.size = sizeof t};
+    CHECK_STATUS(cudyn_toolkit_info(&t), CUDYN_OK);
+    CHECK_EQ_INT(t.nvjitlink_status, CUDYN_ERROR_NOT_SUPPORTED);
+    CHECK(t.nvjitlink_path == NULL);
+    CHECK_CONTAINS(t.nvjitlink_trace, "is nvJitLink 14.0, newer than 13.x, the newest whose calls cudyn knows");
+    cudyn_linker *l = NULL;
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, CUDYN_LINK_NEED_NVJITLINK), CUDYN_ERROR_NOT_SUPPORTED);
+    expect_message("is nvJitLink 14.0, newer than 13.x");
+    CHECK_STATUS(cudyn_link_create(&l, 0, NULL, 0, 0), CUDYN_OK);
+    if (l) {
+        CHECK_CONTAINS(cudyn_link_backend(l), "driver");
+        CHECK_STATUS(cudyn_link_add_data(l, CUDYN_LINK_PTX, callee_ptx, sizeof callee_ptx, NULL), CUDYN_OK);
+        CHECK_CONTAINS(cudyn_link_log(l), "newer than 13.x");
+    }
+    cudyn_link_destroy(l);
+    return test_result("test_link (a newer nvJitLink)");
 }
 
 /* ------------------------------------------------ the real nvJitLink */
@@ -315,6 +365,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "no-nvjitlink") == 0)
         return scenario_no_nvjitlink();
+    if (argc == 2 && strcmp(argv[1], "newer-nvjitlink") == 0)
+        return scenario_newer_nvjitlink();
     setenv("MOCK_CUDA_DEVICES", "Turing:75,Hopper:90", 1);
     use_mock_driver();
     test_arguments();
@@ -325,6 +377,7 @@ int main(int argc, char **argv)
     test_files(dir);
     rmdir(dir);
     CHECK_EQ_INT(run_self(argv[0], "no-nvjitlink"), 0);
+    CHECK_EQ_INT(run_self(argv[0], "newer-nvjitlink"), 0);
     struct cudyn_loader_info info = {.size = sizeof info};
     cudyn_loader_info(&info);
     if (info.nvrtc_status == CUDYN_OK && info.nvrtc_path && !strstr(info.nvrtc_path, "tests/mock") && choose_arch())

@@ -24,7 +24,7 @@
 #include "compile/program.h"
 #include "compile/ptx_interface.h"
 
-#define KEY_FORMAT "cudyn kernel cache key, format 3"
+#define KEY_FORMAT "cudyn kernel cache key, format 4"
 
 /* --------------------------------------------------------------- access */
 
@@ -265,10 +265,12 @@ static void hash_list(struct cudyn__sha256 *h, char *const *v, int n)
 }
 
 /* The cache key: every input the caller controls, the device's compute
- * capability, cudyn's own headers and the toolkit headers NVRTC gets (the
- * directories and their identities: another toolkit, or one installed
- * again, is a new key).  Not NVRTC (a hit must not need it) nor the
- * target it would choose; a forced target is among the options. */
+ * capability and cudyn's own headers.  Not NVRTC (a hit must not need
+ * it) nor the target it would choose (a forced target is among the
+ * options).  Nor the toolkit: a compile that includes none of its headers
+ * does not depend on it (includes.h), and its entry serves whatever
+ * toolkit a machine has, or none; one that does is stored under
+ * toolkit_key instead. */
 static void compute_key(struct cudyn_program *prog)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -284,18 +286,29 @@ static void compute_key(struct cudyn_program *prog)
         hash_text(&h, l->name); /* cudyn's own headers: a new text is a new key */
         hash_text(&h, l->text);
     }
-    const struct cudyn__toolkit *t = prog->toolkit;
+    hash_list(&h, in->expressions, in->num_expressions);
+    hash_text(&h, in->source);
+    cudyn__sha256_final(&h, prog->key);
+}
+
+/* The key of a compile that included a toolkit header: the program's and
+ * the identities of the include directories the toolkit t gives NVRTC
+ * (device, inode, modification and change times: another toolkit, or one
+ * installed again, is another key; how a path is spelled is not). */
+static void toolkit_key(const struct cudyn_program *prog, const struct cudyn__toolkit *t,
+                        unsigned char key[CUDYN_SHA256_BYTES])
+{
+    struct cudyn__sha256 h;
+    cudyn__sha256_init(&h);
+    cudyn__sha256_update(&h, prog->key, CUDYN_SHA256_BYTES);
     hash_int(&h, t->n_include);
     for (int i = 0; i < t->n_include; i++) {
-        hash_text(&h, t->include[i]);
         hash_int(&h, (long long)t->identity[i].dev);
         hash_int(&h, (long long)t->identity[i].ino);
         hash_int(&h, t->identity[i].mtime_ns);
         hash_int(&h, t->identity[i].ctime_ns);
     }
-    hash_list(&h, in->expressions, in->num_expressions);
-    hash_text(&h, in->source);
-    cudyn__sha256_final(&h, prog->key);
+    cudyn__sha256_final(&h, key);
 }
 
 int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, int cc, struct cudyn_program **out)
@@ -309,7 +322,6 @@ int cudyn__program_new(const char *api, const struct cudyn_compile_args *a, int 
         return st;
     (*out)->device = a->device;
     (*out)->cc = a->device == CUDYN_DEVICE_NONE ? 0 : cc;
-    (*out)->toolkit = cudyn__toolkit();
     compute_key(*out);
     return CUDYN_OK;
 }
@@ -612,8 +624,9 @@ static int choose(const char *api, struct cudyn_program *prog, const char *overr
     return CUDYN_OK;
 }
 
-/* What the compile reads besides its source (includes.c); a list that
- * cannot be made (out of memory) only means the result is not stored. */
+/* What the compile reads besides its source (includes.c), and whether it
+ * depends on the toolkit; a list that cannot be made (out of memory) only
+ * means the result is not stored. */
 static void scan_includes(struct cudyn_program *prog)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -640,36 +653,31 @@ static void store(struct cudyn_program *prog)
         why = prog->out.deps.uncacheable;
     else if (cudyn__deps_check(&prog->out.deps, &refreshed) != 0)
         why = "an included file changed while it compiled";
-    if (why)
+    if (why) {
         cudyn__debug("compile %s for %s: not cached: %s", prog->in.name, prog->target.name, why);
+        return;
+    }
+    if (prog->out.deps.uses_toolkit)
+        toolkit_key(prog, prog->toolkit, prog->entry_key);
     else
-        cudyn__cache_store(prog->key, &prog->out);
+        memcpy(prog->entry_key, prog->key, sizeof prog->entry_key);
+    cudyn__cache_store(prog->entry_key, &prog->out);
 }
 
 static bool from_cache(struct cudyn_program *prog);
+static bool from_cache_for_toolkit(struct cudyn_program *prog);
 
-/* Once NVRTC is loaded, the toolkit headers are those beside it where the
- * search without NVRTC found others (loader/toolkit.c): the key follows
- * them.  True when it changed. */
-static bool rekey_for_toolkit(struct cudyn_program *prog)
-{
-    const struct cudyn__toolkit *now = cudyn__toolkit();
-    if (cudyn__toolkit_same(now, prog->toolkit))
-        return false;
-    prog->toolkit = now;
-    compute_key(prog);
-    return true;
-}
-
-/* NVRTC, for the target chosen now (or `override`); a cache entry under
- * the key of the toolkit beside NVRTC may still answer (may_read). */
+/* NVRTC, for the target chosen now (or `override`).  Where the toolkit
+ * found before NVRTC was loaded is not the one beside it (loader/toolkit.c),
+ * the cache is asked once more, under the key of that one (may_read). */
 static int compile_fresh(const char *api, struct cudyn_program *prog, const char *override, bool may_read)
 {
     cudyn__cache_entry_free(&prog->out);
     prog->from_cache = false;
     int st = need_nvrtc(api, prog);
-    if (st == CUDYN_OK && rekey_for_toolkit(prog) && may_read && from_cache(prog))
+    if (st == CUDYN_OK && may_read && prog->toolkit != cudyn__toolkit() && from_cache_for_toolkit(prog))
         return CUDYN_OK;
+    prog->toolkit = cudyn__toolkit(); /* NVRTC's include path; the key of an entry that includes from it */
     bool callers = false;
     if (st == CUDYN_OK)
         st = choose(api, prog, override, &callers);
@@ -695,11 +703,11 @@ static int compile_fresh(const char *api, struct cudyn_program *prog, const char
     return st;
 }
 
-/* A cache hit whose included files are unchanged. */
-static bool from_cache(struct cudyn_program *prog)
+/* The entry under `key`, when the files it included are unchanged. */
+static bool hit(struct cudyn_program *prog, const unsigned char key[CUDYN_SHA256_BYTES])
 {
     struct cudyn__cache_entry e;
-    if (cudyn__cache_load(prog->key, &e) != 0)
+    if (cudyn__cache_load(key, &e) != 0)
         return false;
     bool refreshed = false;
     if (cudyn__deps_check(&e.deps, &refreshed) != 0) {
@@ -707,7 +715,8 @@ static bool from_cache(struct cudyn_program *prog)
         return false; /* stale: compiled again, and the entry replaced */
     }
     if (refreshed)
-        cudyn__cache_store(prog->key, &e); /* same contents: remember the new identities */
+        cudyn__cache_store(key, &e); /* same contents: remember the new identities */
+    memcpy(prog->entry_key, key, sizeof prog->entry_key);
     cudyn__cache_entry_free(&prog->out);
     prog->out = e;
     prog->from_cache = true;
@@ -719,6 +728,23 @@ static bool from_cache(struct cudyn_program *prog)
              e.nvrtc_version % 1000 / 10);
     cudyn__debug("compile %s: cache hit (%s)", prog->in.name, e.target);
     return true;
+}
+
+/* A hit under the key of the toolkit the process has now (toolkit_key),
+ * which prog remembers. */
+static bool from_cache_for_toolkit(struct cudyn_program *prog)
+{
+    prog->toolkit = cudyn__toolkit();
+    unsigned char key[CUDYN_SHA256_BYTES];
+    toolkit_key(prog, prog->toolkit, key);
+    return hit(prog, key);
+}
+
+/* A cache hit: an entry that includes no toolkit header, else one that
+ * includes from this toolkit. */
+static bool from_cache(struct cudyn_program *prog)
+{
+    return hit(prog, prog->key) || from_cache_for_toolkit(prog);
 }
 
 /* What a compile computes, for sharing it: the key, the forced target of a
@@ -775,7 +801,6 @@ int cudyn__program_rebuild(const char *api, const struct cudyn_program *prog, co
     struct cudyn_program *again = *out;
     again->device = prog->device;
     again->cc = prog->cc;
-    again->toolkit = prog->toolkit;
     memcpy(again->key, prog->key, sizeof again->key);
     memcpy(again->archs, prog->archs, sizeof again->archs);
     again->n_archs = prog->n_archs;

@@ -250,6 +250,7 @@ int cudyn__deps_add(struct cudyn__deps *deps, const struct cudyn__dep *dep)
 int cudyn__deps_copy(struct cudyn__deps *dst, const struct cudyn__deps *src)
 {
     memcpy(dst->uncacheable, src->uncacheable, sizeof dst->uncacheable);
+    dst->uses_toolkit = src->uses_toolkit;
     for (size_t i = 0; i < src->n; i++)
         if (cudyn__deps_add(dst, &src->v[i]) != 0) {
             cudyn__deps_free(dst);
@@ -374,6 +375,7 @@ struct scan {
     const char **dirs; /* -I directories, in order */
     bool *dir_is_toolkit;
     int n_dirs;
+    struct stat *toolkit_dirs; /* env's, as found (st_mode 0: missing) */
     bool source_dir; /* "..." searches the includer's directory */
     bool *header_queued;
     bool libc_queued[CUDYN_LIBC_HEADERS_MAX];
@@ -446,6 +448,20 @@ static const struct cudyn__dep *recorded(const struct scan *S, const char *path)
     return NULL;
 }
 
+/* A candidate that does not exist, recorded: a file appearing there
+ * would be included instead. */
+static void record_missing(struct scan *S, const char *path)
+{
+    if (recorded(S, path))
+        return;
+    if (S->out->n >= CUDYN_MAX_DEPS) {
+        uncacheable(S, "it includes more than %d files", CUDYN_MAX_DEPS);
+        return;
+    }
+    struct cudyn__dep d = {.path = (char *)path};
+    S->oom |= cudyn__deps_add(S->out, &d) != 0;
+}
+
 /* One candidate path: true when the search stops here (found, or it
  * cannot be tracked). */
 static bool try_candidate(struct scan *S, const char *path)
@@ -453,16 +469,16 @@ static bool try_candidate(struct scan *S, const char *path)
     const struct cudyn__dep *seen = recorded(S, path);
     if (seen)
         return seen->present;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        record_missing(S, path);
+        return false;
+    }
     if (S->out->n >= CUDYN_MAX_DEPS) {
         uncacheable(S, "it includes more than %d files", CUDYN_MAX_DEPS);
         return true;
     }
     struct cudyn__dep d = {.path = (char *)path};
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        S->oom |= cudyn__deps_add(S->out, &d) != 0; /* absent: a file appearing here would win */
-        return false;
-    }
     char *text = NULL;
     size_t n = 0;
     int rc = read_file(path, &d, &text, &n);
@@ -488,12 +504,42 @@ static bool try_in(struct scan *S, const char *dir, const char *name)
     return stop;
 }
 
-static const struct cudyn__libc_header *libc_header(const char *name)
+/* name in one directory of the search; true when the search stops.  A
+ * toolkit directory that has the file ends it there, untracked (the
+ * compile depends on the toolkit); one that has not is a missing
+ * candidate as any other. */
+static bool search_in(struct scan *S, const char *dir, bool toolkit, const char *name)
 {
-    for (const struct cudyn__libc_header *h = cudyn__libc_headers; h->name; h++)
-        if (strcmp(h->name, name) == 0)
-            return h;
-    return NULL;
+    if (!toolkit)
+        return try_in(S, dir, name);
+    char *path = join(dir, name);
+    if (!path) {
+        S->oom = true;
+        return true;
+    }
+    struct stat st;
+    bool found = stat(path, &st) == 0;
+    if (found)
+        S->out->uses_toolkit = true;
+    else
+        record_missing(S, path);
+    free(path);
+    return found;
+}
+
+/* The -I directories in order, then cudyn's toolkit directories: NVRTC's
+ * order.  Found nowhere, the compile depends on the toolkit: NVRTC's own
+ * header (or a failure), which a toolkit header of the name would shadow. */
+static void search_path(struct scan *S, const char *name)
+{
+    const struct cudyn__include_env *env = S->env;
+    for (int i = 0; i < S->n_dirs; i++)
+        if (search_in(S, S->dirs[i], S->dir_is_toolkit[i], name))
+            return;
+    for (int i = 0; i < env->num_toolkit_dirs; i++)
+        if (search_in(S, env->toolkit_dirs[i], true, name))
+            return;
+    S->out->uses_toolkit = true;
 }
 
 /* Resolves one include the way NVRTC does (includes.h), recording what
@@ -517,28 +563,29 @@ static int on_include(void *ctx, bool quoted, const char *name_text, size_t len)
             }
             return S->oom;
         }
-    const struct cudyn__libc_header *libc = libc_header(name);
-    if (libc) {
-        /* a file of that name on the caller's include path wins over
-         * cudyn's own (libc_headers.h), which is part of the key */
-        for (int i = 0; i < S->n_dirs && !S->dir_is_toolkit[i]; i++)
-            if (try_in(S, S->dirs[i], name))
-                return S->oom || S->out->uncacheable[0];
+    const struct cudyn__libc_header *libc = cudyn__libc_header(name);
+    if (libc && !cudyn__header_on_path(env->options, env->num_options, name)) {
+        /* NVRTC is given cudyn's text (part of the key), read for what it
+         * includes; a file of the name appearing in any -I directory would
+         * be given instead */
+        for (int i = 0; i < S->n_dirs && !S->oom; i++) {
+            char *path = join(S->dirs[i], name);
+            if (path)
+                record_missing(S, path);
+            S->oom |= !path;
+            free(path);
+        }
         size_t k = (size_t)(libc - cudyn__libc_headers);
-        if (!S->libc_queued[k]) { /* read for what it includes in turn */
+        if (!S->libc_queued[k]) {
             S->libc_queued[k] = true;
             enqueue(S, libc->text, strlen(libc->text), NULL, strdup(""));
         }
-        return S->oom;
+        return S->oom || S->out->uncacheable[0];
     }
-    if (name[0] == '/') {
+    if (name[0] == '/')
         try_candidate(S, name);
-    } else if (!(quoted && S->source_dir && try_in(S, S->current_dir, name))) {
-        /* the -I directories; cudyn's toolkit directory ends the search */
-        for (int i = 0; i < S->n_dirs && !S->dir_is_toolkit[i]; i++)
-            if (try_in(S, S->dirs[i], name))
-                break;
-    }
+    else if (!(quoted && S->source_dir && try_in(S, S->current_dir, name)))
+        search_path(S, name);
     return S->oom || S->out->uncacheable[0];
 }
 
@@ -548,13 +595,11 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* Whether st is one of cudyn's toolkit include directories. */
-static bool is_toolkit_dir(const struct cudyn__include_env *env, const struct stat *st)
+static bool is_toolkit_dir(const struct scan *S, const struct stat *st)
 {
-    for (int i = 0; i < env->num_toolkit_dirs; i++) {
-        struct stat t;
-        if (stat(env->toolkit_dirs[i], &t) == 0 && same_file(st, &t))
+    for (int i = 0; i < S->env->num_toolkit_dirs; i++)
+        if (S->toolkit_dirs[i].st_mode && same_file(st, &S->toolkit_dirs[i]))
             return true;
-    }
     return false;
 }
 
@@ -566,14 +611,18 @@ static int read_options(struct scan *S)
     S->dirs = calloc((size_t)env->num_options + 1, sizeof *S->dirs);
     S->dir_is_toolkit = calloc((size_t)env->num_options + 1, sizeof *S->dir_is_toolkit);
     S->header_queued = calloc((size_t)env->num_headers + 1, sizeof *S->header_queued);
-    if (!S->dirs || !S->dir_is_toolkit || !S->header_queued)
+    S->toolkit_dirs = calloc((size_t)env->num_toolkit_dirs + 1, sizeof *S->toolkit_dirs);
+    if (!S->dirs || !S->dir_is_toolkit || !S->header_queued || !S->toolkit_dirs)
         return -1;
+    for (int i = 0; i < env->num_toolkit_dirs; i++)
+        if (stat(env->toolkit_dirs[i], &S->toolkit_dirs[i]) != 0)
+            memset(&S->toolkit_dirs[i], 0, sizeof S->toolkit_dirs[i]);
     struct cudyn__option o;
     for (int i = 0; i < env->num_options; i += o.used) {
         if (cudyn__option_read(env->options, env->num_options, i, &o) != 0)
             break; /* validated by the caller */
         if (o.kind == OPTION_INCLUDE_PATH) {
-            S->dir_is_toolkit[S->n_dirs] = stat(o.value, &st) == 0 && is_toolkit_dir(env, &st);
+            S->dir_is_toolkit[S->n_dirs] = stat(o.value, &st) == 0 && is_toolkit_dir(S, &st);
             S->dirs[S->n_dirs++] = o.value;
         } else if (o.kind == OPTION_NO_SOURCE_INCLUDE) {
             S->source_dir = false;
@@ -620,6 +669,7 @@ int cudyn__deps_scan(const char *source, const struct cudyn__include_env *env, s
     free(S.queue);
     free(S.dirs);
     free(S.dir_is_toolkit);
+    free(S.toolkit_dirs);
     free(S.header_queued);
     if (S.oom) {
         cudyn__deps_free(out);

@@ -6,19 +6,28 @@
  * them whatever #if surrounds them (over-approximating is safe), and each
  * is resolved as NVRTC resolves it:
  *  1. an in-memory header of exactly that name: the caller's, else, for a
- *     C library header cudyn supplies (libc_headers.h), a file of that name
- *     in the caller's -I directories (recorded, present or not), else
- *     cudyn's own text (read in turn for what it includes);
+ *     C library header cudyn supplies (libc_headers.h) that no -I
+ *     directory of the caller has (cudyn__header_on_path, the rule that
+ *     decides what NVRTC is given), cudyn's own text, read in turn for
+ *     what it includes, each -I candidate recorded as missing; where one
+ *     has it, the caller's file wins and is searched for as below;
  *  2. for "..." includes, the including file's directory (for the source,
  *     the directory of the program's name: the working directory for
  *     "kernel.cu"), unless --no-source-include;
  *  3. the -I / --include-path directories, in order;
- *  4. the toolkit's include directories cudyn found (loader/toolkit.c),
- *     which are not tracked file by file: the cache key holds them and
- *     their identities (compile.c).
+ *  4. the toolkit's include directories cudyn found (loader/toolkit.c).
  * Each file found is recorded (path, identity, SHA-256 of its contents) and
  * read for its own includes; each earlier candidate that did not exist is
  * recorded too, because a file appearing there would be used instead.
+ * A toolkit include directory (cudyn's, or one the caller names with -I)
+ * is the exception: a file found there is not tracked, nor read (the
+ * toolkit's headers are many, and use __has_include); the compile depends
+ * on the toolkit instead (deps->uses_toolkit), and so does one with an
+ * include found nowhere (NVRTC's own header, which a toolkit could
+ * shadow).  compile.c then keys the entry on the toolkit's identities
+ * too, so that a hit needs the same toolkit; a compile that includes no
+ * toolkit header does not depend on which toolkit there is, and its
+ * entry serves on a machine with another one, or none.
  */
 #ifndef CUDYN_INCLUDES_H
 #define CUDYN_INCLUDES_H
@@ -45,6 +54,8 @@ struct cudyn__deps {
     size_t n, cap;
     struct cudyn__dep *v;
     char uncacheable[256]; /* why the includes cannot be known; "" when they can */
+    bool uses_toolkit; /* an include was found in a toolkit include directory, or nowhere
+                          (the scan's answer; not stored: the entry's key says it) */
 };
 
 /* Where a compile's includes are looked for. */
@@ -59,11 +70,12 @@ struct cudyn__include_env {
 };
 
 /*
- * Records what compiling `source` in `env` reads (see above).  Returns 0,
- * or -1 when out of memory.  out->uncacheable says when the list cannot be
- * known: a computed #include (#include MACRO), __has_include, an included
- * path that is not a regular file, more than CUDYN_MAX_DEPS files or one
- * over CUDYN_MAX_HEADER_BYTES.
+ * Records what compiling `source` in `env` reads (see above), and whether
+ * that depends on the toolkit (out->uses_toolkit).  Returns 0, or -1 when
+ * out of memory.  out->uncacheable says when the list cannot be known: a
+ * computed #include (#include MACRO), __has_include, an included path
+ * that is not a regular file, more than CUDYN_MAX_DEPS files or one over
+ * CUDYN_MAX_HEADER_BYTES.
  */
 int cudyn__deps_scan(const char *source, const struct cudyn__include_env *env, struct cudyn__deps *out);
 

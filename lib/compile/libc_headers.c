@@ -347,11 +347,11 @@ const struct cudyn__libc_header cudyn__libc_headers[] = {
 _Static_assert(sizeof cudyn__libc_headers / sizeof cudyn__libc_headers[0] <= CUDYN_LIBC_HEADERS_MAX + 1,
                "raise CUDYN_LIBC_HEADERS_MAX");
 
-const char *cudyn__libc_header(const char *name)
+const struct cudyn__libc_header *cudyn__libc_header(const char *name)
 {
     for (const struct cudyn__libc_header *h = cudyn__libc_headers; h->name; h++)
         if (strcmp(h->name, name) == 0)
-            return h->text;
+            return h;
     return NULL;
 }
 

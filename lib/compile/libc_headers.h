@@ -37,11 +37,14 @@ struct cudyn__libc_header {
 #define CUDYN_LIBC_HEADERS_MAX 32
 extern const struct cudyn__libc_header cudyn__libc_headers[];
 
-/* The text cudyn supplies for #include <name>, or NULL when it supplies none. */
-const char *cudyn__libc_header(const char *name);
+/* The table's row for #include <name>, or NULL when cudyn supplies none. */
+const struct cudyn__libc_header *cudyn__libc_header(const char *name);
 
 /* Whether a file `name` exists in one of the -I / --include-path
- * directories of the options (complete: checked by the caller). */
+ * directories of the options (complete: checked by the caller), wherever
+ * it stands among them: then the caller's file wins over cudyn's text.
+ * The one rule for both what NVRTC is given (cudyn__headers_with_libc)
+ * and what the include scan records (includes.c). */
 bool cudyn__header_on_path(const char *const *options, int num_options, const char *name);
 
 /*

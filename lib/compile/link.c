@@ -27,7 +27,6 @@
 #include "compile/program.h"
 
 #define DRIVER_LOG_BYTES (64 * 1024)
-#define MAX_LINK_OPTIONS 64
 #define MAX_INPUT_BYTES ((size_t)1 << 31)
 
 enum backend { NVJITLINK, DRIVER };
@@ -220,12 +219,13 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
     if (!DRIVER_HAS(cuLinkCreate_v2))
         return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "cuLinkCreate", HINT_NO_NVJITLINK,
                            "%s: no nvJitLink, and the driver has no cuLinkCreate_v2", api);
+    l->backend = DRIVER; /* before cuLinkCreate, whose failure's message ends with its error log */
     l->info_log = calloc(1, DRIVER_LOG_BYTES);
     l->error_log = calloc(1, DRIVER_LOG_BYTES);
     if (!l->info_log || !l->error_log)
         return cudyn__fail_oom(api);
-    cu_enum keys[MAX_LINK_OPTIONS + 8];
-    void *values[MAX_LINK_OPTIONS + 8];
+    cu_enum keys[CUDYN_LINK_MAX_OPTIONS + 8];
+    void *values[CUDYN_LINK_MAX_OPTIONS + 8];
     unsigned int count = 0;
     st = driver_options(api, options, n, l->cc, keys, values, &count, l);
     if (st != CUDYN_OK)
@@ -235,7 +235,6 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
         l->cl = NULL;
         return fail_driver(l, r, "cuLinkCreate", api, false);
     }
-    l->backend = DRIVER;
     snprintf(l->backend_name, sizeof l->backend_name, "driver (CUDA %d.%d)", cudyn__driver_version_loaded() / 1000,
              cudyn__driver_version_loaded() % 1000 / 10);
     return CUDYN_OK;
@@ -243,7 +242,7 @@ static int create_driver(const char *api, struct cudyn_linker *l, const char *co
 
 static int create_nvjitlink(const char *api, struct cudyn_linker *l, const char *const *options, int n)
 {
-    const char *v[MAX_LINK_OPTIONS + 1];
+    const char *v[CUDYN_LINK_MAX_OPTIONS + 1];
     char arch[32];
     bool has_arch = false;
     for (int i = 0; i < n; i++) {
@@ -294,8 +293,11 @@ static int add_devrt(const char *api, struct cudyn_linker *l)
 
 static int check_options(const char *api, const char *const *options, int n)
 {
-    if (n < 0 || n > MAX_LINK_OPTIONS)
-        return cudyn__fail_arg(api, "num_options", "is negative or more than 64");
+    if (n < 0 || n > CUDYN_LINK_MAX_OPTIONS) {
+        char what[64];
+        snprintf(what, sizeof what, "is negative or more than %d (CUDYN_LINK_MAX_OPTIONS)", CUDYN_LINK_MAX_OPTIONS);
+        return cudyn__fail_arg(api, "num_options", what);
+    }
     if (n > 0 && !options)
         return cudyn__fail_arg(api, "options", "must not be NULL when num_options is positive");
     for (int i = 0; i < n; i++)
@@ -322,14 +324,17 @@ CUDYN_API int cudyn_link_create(cudyn_linker **out, int device, const char *cons
     if (st == CUDYN_OK)
         st = target_of(api, device, options, num_options, &l->cc);
     if (st == CUDYN_OK && !(flags & CUDYN_LINK_USE_DRIVER)) {
+        cudyn_error callers_error;
+        cudyn__error_save(&callers_error);
         st = cudyn__need_nvjitlink();
         if (st == CUDYN_OK) {
             st = create_nvjitlink(api, l, options, num_options);
         } else if (!(flags & CUDYN_LINK_NEED_NVJITLINK)) {
-            cudyn_error why = {.size = sizeof why};
-            cudyn_last_error(&why);
+            /* no nvJitLink is not this call's failure: the driver's linker serves */
+            cudyn__error_restore(&callers_error);
             char note[1200];
-            snprintf(note, sizeof note, "cudyn: no nvJitLink (%s); linking with the driver's linker", why.message);
+            snprintf(note, sizeof note, "cudyn: no nvJitLink (%s); linking with the driver's linker",
+                     cudyn__nvjitlink_library()->error.message);
             l->note = strdup(note);
             cudyn__debug("%s", note);
             st = create_driver(api, l, options, num_options);
@@ -434,6 +439,14 @@ static int add_to_driver(const char *api, struct cudyn_linker *l, int kind, cons
     return r == CU_OK ? CUDYN_OK : fail_driver(l, r, "cuLinkAddData", api, true);
 }
 
+/* nvJitLink's nvJitLinkInputType of each CUDYN_LINK_* kind (nvjitlink_abi.h). */
+static const nvjitlink_input_type nvjitlink_types[] = {
+#define NVJITLINK_INPUT_ROW(kind, value) [CUDYN_LINK_##kind] = value,
+    NVJITLINK_INPUT_MAP(NVJITLINK_INPUT_ROW)
+#undef NVJITLINK_INPUT_ROW
+};
+_Static_assert(N_ELEMS(nvjitlink_types) == CUDYN_LINK_LIBRARY + 1, "a CUDYN_LINK_* kind without its row");
+
 static int check_linker(const char *api, const struct cudyn_linker *l)
 {
     if (!l)
@@ -464,7 +477,7 @@ static int add(const char *api, cudyn_linker *linker, int kind, const void *data
         st = add_to_driver(api, linker, kind, k->data, bytes, k->name);
     } else {
         nvjitlink_result r =
-            cudyn__nvjitlink.nvJitLinkAddData(linker->jl, (nvjitlink_input_type)kind, k->data, bytes, k->name);
+            cudyn__nvjitlink.nvJitLinkAddData(linker->jl, nvjitlink_types[kind], k->data, bytes, k->name);
         st = r == NVJITLINK_OK ? CUDYN_OK : fail_nvjitlink(linker, r, "nvJitLinkAddData", api);
     }
     if (st == CUDYN_OK) {

@@ -34,8 +34,13 @@ struct cudyn_program {
     struct cudyn__inputs in;
     int device; /* ordinal, or CUDYN_DEVICE_NONE */
     int cc;     /* the device's compute capability (90), 0 without a device */
-    const struct cudyn__toolkit *toolkit; /* the toolkit headers the key holds (loader/toolkit.c) */
-    unsigned char key[CUDYN_SHA256_BYTES];
+    /* the toolkit (loader/toolkit.c) whose key the cache was last asked
+       under, or whose headers a compile gives NVRTC; NULL before either */
+    const struct cudyn__toolkit *toolkit;
+    unsigned char key[CUDYN_SHA256_BYTES]; /* of the inputs: the cache's, and the one compiles share */
+    unsigned char entry_key[CUDYN_SHA256_BYTES]; /* of the entry read or written: key, or for a
+                                                    compile that includes a toolkit header, the
+                                                    toolkit's (compile.c) */
     /* NVRTC's architectures, known once NVRTC is loaded */
     int archs[CUDYN_MAX_ARCHS];
     size_t n_archs;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hints.h"
 #include "loader/loader.h"
@@ -23,8 +22,6 @@
 #define SONAME_ENTRY(soname) soname,
 static const char *const nvrtc_sonames[] = {CUDYN_NVRTC_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
 #undef SONAME_ENTRY
-
-static const char *const toolkit_lib_subdirs[] = {"lib64", "lib"};
 
 struct cudyn__nvrtc_state cudyn__nvrtc_state;
 static pthread_once_t nvrtc_once_control = PTHREAD_ONCE_INIT;
@@ -71,62 +68,26 @@ static enum candidate_result try_nvrtc(const char *file, enum cudyn__found_by ho
     return CANDIDATE_OK;
 }
 
-/* Tries every soname of the table inside `dir`. */
-static bool try_nvrtc_dir(const char *dir, enum cudyn__found_by how)
-{
-    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++) {
-        char file[LOADER_PATH_BYTES + 32];
-        snprintf(file, sizeof file, "%s/%s", dir, nvrtc_sonames[i]);
-        struct stat st;
-        if (stat(file, &st) != 0)
-            continue; /* keep the trace to files that exist */
-        if (try_nvrtc(file, how, 0) == CANDIDATE_OK)
-            return true;
-    }
-    return false;
-}
-
-/* A toolkit directory of toolkit.c's list: lib64 (and lib, for the
- * variables' toolkits) tried for NVRTC. */
-static bool try_toolkit_root(const char *root, enum cudyn__found_by how, void *ctx)
-{
-    (void)ctx;
-    for (size_t j = 0; j < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(toolkit_lib_subdirs)); j++) {
-        char dir[LOADER_PATH_BYTES + 8];
-        snprintf(dir, sizeof dir, "%s/%s", root, toolkit_lib_subdirs[j]);
-        if (try_nvrtc_dir(dir, how))
-            return true;
-    }
-    return false;
-}
-
-static bool try_toolkit_roots(void)
-{
-    return cudyn__toolkit_env_roots(try_toolkit_root, NULL) || cudyn__toolkit_fixed_roots(try_toolkit_root, NULL);
-}
+static const struct cudyn__search_plan plan = {
+    .what = "libnvrtc",
+    .static_name = "NVRTC (libnvrtc)",
+    .not_found = CUDYN_ERROR_NVRTC_NOT_FOUND,
+    .variable = "CUDYN_LIBNVRTC",
+    .variable_how = FOUND_BY_NVRTC_ENV,
+    .variable_hint = HINT_NVRTC_OVERRIDE,
+    .sonames = nvrtc_sonames,
+    .n_sonames = N_ELEMS(nvrtc_sonames),
+    .try_file = try_nvrtc,
+    .rejected = cudyn__nvrtc_state.rejected,
+};
 
 static int find_nvrtc(void)
 {
-    int st = cudyn__refuse_static_program(CUDYN_ERROR_NVRTC_NOT_FOUND, "NVRTC (libnvrtc)");
-    if (st != CUDYN_OK)
+    int st;
+    if (cudyn__search_override(&plan, &st))
         return st;
-    const char *override = cudyn__getenv("CUDYN_LIBNVRTC");
-    if (override && override[0]) {
-        bool ok = cudyn__is_directory(override) ? try_nvrtc_dir(override, FOUND_BY_NVRTC_ENV)
-                                                : try_nvrtc(override, FOUND_BY_NVRTC_ENV, 0) == CANDIDATE_OK;
-        if (ok)
-            return CUDYN_OK;
-        return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVRTC_OVERRIDE,
-                           "CUDYN_LIBNVRTC=%s is not a usable libnvrtc%s%s", override,
-                           cudyn__nvrtc_state.rejected[0] ? ": " : "", cudyn__nvrtc_state.rejected);
-    }
-    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++)
-        if (try_nvrtc(nvrtc_sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
-            return CUDYN_OK;
-    for (size_t i = 0; i < N_ELEMS(nvrtc_sonames); i++)
-        if (try_nvrtc(nvrtc_sonames[i], FOUND_BY_SONAME, 0) == CANDIDATE_OK)
-            return CUDYN_OK;
-    if (try_toolkit_roots() || try_nvrtc("libnvrtc.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
+    if (cudyn__search_loaded(&plan) || cudyn__search_sonames(&plan) || cudyn__search_toolkits(&plan) ||
+        try_nvrtc("libnvrtc.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
         return CUDYN_OK;
     return cudyn__fail(CUDYN_ERROR_NVRTC_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVRTC,
                        "NVRTC (libnvrtc.so.13, .12, .11.x or .10.2) was not found (tried: the process, the loader's "
@@ -152,37 +113,24 @@ static void preload_builtins(void)
     }
 }
 
-static int load_and_bind_nvrtc(void)
+/* The table (dispatch.c: a row NVRTC lacks keeps its stub), the builtins;
+ * the version others read says NVRTC is bound. */
+static int bind_nvrtc(void)
 {
-    int st = find_nvrtc();
-    if (st != CUDYN_OK)
-        return st;
     cudyn__bind_nvrtc(LIB->handle, &LIB->trace, &LIB->bind);
     if (LIB->bind.first_missing_required)
         return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, LIB->bind.first_missing_required,
                            HINT_REINSTALL_NVRTC, "%s lacks %s, which cudyn requires", LIB->path,
                            LIB->bind.first_missing_required);
     preload_builtins();
+    atomic_store_explicit(&cudyn__nvrtc_bound_version, LIB->version, memory_order_release);
     return CUDYN_OK;
 }
 
 static void nvrtc_once(void)
 {
-    LIB->trace = (struct cudyn__text){.buf = LIB->trace_buf, .cap = sizeof LIB->trace_buf, .echo_prefix = "cudyn: nvrtc: "};
-    cudyn_error saved_caller_error;
-    cudyn__error_save(&saved_caller_error);
-    double t0 = cudyn__now_ms();
-    LIB->status = load_and_bind_nvrtc();
-    LIB->load_ms = cudyn__now_ms() - t0;
-    TRACE("load and bind: %.0f us", LIB->load_ms * 1e3);
-    if (LIB->status != CUDYN_OK) {
-        cudyn__error_save(&LIB->error);
-        TRACE("NVRTC not usable: %s", LIB->error.message);
-    }
-    cudyn__error_restore(&saved_caller_error);
-    if (LIB->status == CUDYN_OK)
-        atomic_store_explicit(&cudyn__nvrtc_bound_version, LIB->version, memory_order_release);
-    atomic_store_explicit(&LIB->done, true, memory_order_release);
+    /* no table to clear on failure: its rows keep their stubs */
+    cudyn__library_load(LIB, "cudyn: nvrtc: ", "NVRTC", find_nvrtc, bind_nvrtc, NULL, 0);
 }
 
 void cudyn__load_nvrtc(void)

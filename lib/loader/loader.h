@@ -99,13 +99,52 @@ struct cudyn__library {
     struct cudyn__text trace;
 };
 
-/* library.c: an optional library's one load (under the caller's
- * pthread_once): find() then bind(), the time and the outcome in lib's
- * trace (echoed with echo_prefix under CUDYN_DEBUG), a failure kept in
- * lib to replay and `table` (table_size bytes) cleared, the caller's last
+/* library.c: a library's one load (under the caller's pthread_once):
+ * find() then bind(), the time and the outcome in lib's trace (echoed
+ * with echo_prefix under CUDYN_DEBUG), a failure kept in lib to replay
+ * and `table` (table_size bytes; NULL: none) cleared, the caller's last
  * error untouched; lib->done set last. */
 void cudyn__library_load(struct cudyn__library *lib, const char *echo_prefix, const char *name, int (*find)(void),
                          int (*bind)(void), void *table, size_t table_size);
+
+/* library.c: the steps of a search, from the facts a loader states. */
+struct cudyn__search_plan {
+    const char *what;        /* in messages: "libnvrtc", "nvJitLink", "NCCL" */
+    const char *static_name; /* what a static program cannot load: "NVRTC (libnvrtc)" */
+    int not_found;           /* the status of a search that found nothing usable */
+    const char *variable;    /* the override: "CUDYN_LIBNVRTC", a file or a directory */
+    enum cudyn__found_by variable_how;
+    const char *variable_hint; /* a HINT_* for an unusable override */
+    const char *const *sonames; /* newest first */
+    size_t n_sonames;
+    /* dlopens one file with extra_flags added, decides, records (the trace,
+     * and `rejected` when it refuses it) */
+    enum candidate_result (*try_file)(const char *file, enum cudyn__found_by how, int extra_flags);
+    const char *rejected; /* why the last file found was refused, "" if none */
+};
+/* The start: a static program cannot load the library; the override
+ * variable, when set, is the whole search.  True when the search ends
+ * here, *status its result. */
+bool cudyn__search_override(const struct cudyn__search_plan *plan, int *status);
+/* Each soname already loaded in the process (RTLD_NOLOAD). */
+bool cudyn__search_loaded(const struct cudyn__search_plan *plan);
+/* Each soname by the dynamic loader's own search. */
+bool cudyn__search_sonames(const struct cudyn__search_plan *plan);
+/* Each soname inside dir whose file exists (the trace keeps to those). */
+bool cudyn__search_dir(const struct cudyn__search_plan *plan, const char *dir, enum cudyn__found_by how);
+/* toolkit_roots.c's roots: lib64 and lib of $CUDA_PATH and $CUDA_HOME,
+ * lib64 of /usr/local/cuda and /usr/local/cuda-X.Y. */
+bool cudyn__search_toolkits(const struct cudyn__search_plan *plan);
+
+/* library.c: binds one row of a table into *slot (a function pointer):
+ * `preferred` when not NULL and exported, else `name`; counted in
+ * lib->bind (a required one missing is first_missing_required). */
+void cudyn__library_bind_one(struct cudyn__library *lib, const char *name, const char *preferred, bool required,
+                             void *slot);
+/* After the rows: the count in the trace; CUDYN_OK, or
+ * CUDYN_ERROR_SYMBOL_NOT_FOUND naming the first required row missing
+ * ("PATH`what` lacks NAME"), with `hint`. */
+int cudyn__library_bound(struct cudyn__library *lib, const char *hint, const char *what);
 
 /* CUDYN_COMPAT: what to do with a forward-compatibility libcuda. */
 enum cudyn__compat_policy { COMPAT_AUTO, COMPAT_NEVER, COMPAT_REQUIRE };
@@ -232,6 +271,9 @@ bool cudyn__sites_of_user_and_system(cudyn__place_fn fn, void *ctx, struct cudyn
  * /usr/local/cuda-X.Y, newest first. */
 bool cudyn__toolkit_env_roots(cudyn__place_fn fn, void *ctx);
 bool cudyn__toolkit_fixed_roots(cudyn__place_fn fn, void *ctx);
+/* A toolkit root's library directories, in the order they are tried. */
+#define CUDYN_TOOLKIT_LIB_SUBDIRS 2
+extern const char *const cudyn__toolkit_lib_subdirs[CUDYN_TOOLKIT_LIB_SUBDIRS];
 
 /* toolkit.c: the toolkit's headers and libcudadevrt.a, as found (see
  * there).  Written once in its pthread_once, read-only after. */
@@ -243,7 +285,8 @@ struct cudyn__dir_identity {
 struct cudyn__toolkit {
     bool with_nvrtc; /* the search included the place NVRTC came from */
     int n_include;   /* 0: no headers */
-    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order */
+    char include[CUDYN_TOOLKIT_MAX_INCLUDE][LOADER_PATH_BYTES]; /* for NVRTC's include path, in order:
+                                                                   canonical paths (realpath) */
     struct cudyn__dir_identity identity[CUDYN_TOOLKIT_MAX_INCLUDE]; /* of each, when searched */
     char include_path[LOADER_PATH_BYTES * 2]; /* the same joined with ':', for reports */
     enum cudyn__found_by headers_found_by;
@@ -256,8 +299,6 @@ struct cudyn__toolkit {
 /* The search as it stands for this process: without NVRTC's place until
  * NVRTC is loaded, with it after. */
 const struct cudyn__toolkit *cudyn__toolkit(void);
-/* Whether two answers give NVRTC the same directories, unchanged. */
-bool cudyn__toolkit_same(const struct cudyn__toolkit *a, const struct cudyn__toolkit *b);
 /* One line saying where cudyn looked and what it found, for a message. */
 void cudyn__toolkit_where(char *buf, size_t cap);
 

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hints.h"
 #include "loader/loader.h"
@@ -110,21 +109,26 @@ static enum candidate_result try_nccl(const char *file, enum cudyn__found_by how
     return CANDIDATE_OK;
 }
 
-/* libnccl.so.2 inside `dir`, when that file exists (the trace keeps to
- * files that do). */
-static bool try_dir(const char *dir, enum cudyn__found_by how)
-{
-    char file[LOADER_PATH_BYTES + 32];
-    snprintf(file, sizeof file, "%s/%s", dir, CUDYN_NCCL_SONAME);
-    struct stat st;
-    return stat(file, &st) == 0 && try_nccl(file, how, 0) == CANDIDATE_OK;
-}
+static const char *const sonames[] = {CUDYN_NCCL_SONAME};
+
+static const struct cudyn__search_plan plan = {
+    .what = "NCCL",
+    .static_name = "NCCL (" CUDYN_NCCL_SONAME ")",
+    .not_found = CUDYN_ERROR_NCCL_NOT_FOUND,
+    .variable = "CUDYN_LIBNCCL",
+    .variable_how = FOUND_BY_NCCL_ENV,
+    .variable_hint = HINT_NCCL_OVERRIDE,
+    .sonames = sonames,
+    .n_sonames = N_ELEMS(sonames),
+    .try_file = try_nccl,
+    .rejected = state.rejected,
+};
 
 static bool try_site(const char *site, enum cudyn__found_by how)
 {
     char dir[LOADER_PATH_BYTES];
     snprintf(dir, sizeof dir, "%s/" WHEEL_LIB_DIR, site);
-    return try_dir(dir, how);
+    return cudyn__search_dir(&plan, dir, how);
 }
 
 /* ---- the pip wheel, in the site-packages python_sites.c finds ---- */
@@ -155,27 +159,13 @@ static bool try_python_sites(void)
 
 /* ---- the search ---- */
 
-static int override_unusable(const char *override)
-{
-    return cudyn__fail(CUDYN_ERROR_NCCL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NCCL_OVERRIDE,
-                       "CUDYN_LIBNCCL=%s is not a usable NCCL%s%s", override, state.rejected[0] ? ": " : "",
-                       state.rejected);
-}
-
 static int find_nccl(void)
 {
-    int st = cudyn__refuse_static_program(CUDYN_ERROR_NCCL_NOT_FOUND, "NCCL (libnccl.so.2)");
-    if (st != CUDYN_OK)
+    int st;
+    if (cudyn__search_override(&plan, &st))
         return st;
-    const char *override = cudyn__getenv("CUDYN_LIBNCCL");
-    if (override && override[0]) {
-        bool ok = cudyn__is_directory(override) ? try_dir(override, FOUND_BY_NCCL_ENV)
-                                                : try_nccl(override, FOUND_BY_NCCL_ENV, 0) == CANDIDATE_OK;
-        return ok ? CUDYN_OK : override_unusable(override);
-    }
-    if (try_nccl(CUDYN_NCCL_SONAME, FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK || try_loaded_wheels() ||
-        try_python_environments() || try_nccl(CUDYN_NCCL_SONAME, FOUND_BY_SONAME, 0) == CANDIDATE_OK ||
-        try_python_sites())
+    if (cudyn__search_loaded(&plan) || try_loaded_wheels() || try_python_environments() ||
+        cudyn__search_sonames(&plan) || try_python_sites())
         return CUDYN_OK;
     return cudyn__fail(CUDYN_ERROR_NCCL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NCCL,
                        "NCCL (" CUDYN_NCCL_SONAME ") was not found (tried: the process, the pip wheel's "
@@ -187,24 +177,13 @@ static int find_nccl(void)
 
 static int bind_nccl(void)
 {
-    void *p;
+    char what[48];
+    snprintf(what, sizeof what, " (NCCL %s)", state.version_string);
 #define NCCL_SYMBOL(name, since, need, returns, params)                                                        \
-    p = dlsym(LIB->handle, #name);                                                                             \
-    memcpy(&cudyn__nccl.name, &p, sizeof p);                                                                   \
-    if (p)                                                                                                     \
-        LIB->bind.bound++;                                                                                     \
-    else if (need == REQUIRED && !LIB->bind.first_missing_required)                                            \
-        LIB->bind.first_missing_required = #name;                                                              \
-    else                                                                                                       \
-        LIB->bind.missing++;
+    cudyn__library_bind_one(LIB, #name, NULL, need == REQUIRED, &cudyn__nccl.name);
 #include "nccl_symbols.h"
 #undef NCCL_SYMBOL
-    TRACE("%d functions bound, %d optional ones absent", LIB->bind.bound, LIB->bind.missing);
-    if (LIB->bind.first_missing_required)
-        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
-                           LIB->bind.first_missing_required, HINT_NO_NCCL, "%s (NCCL %s) lacks %s, which cudyn needs",
-                           LIB->path, state.version_string, LIB->bind.first_missing_required);
-    return CUDYN_OK;
+    return cudyn__library_bound(LIB, HINT_NO_NCCL, what);
 }
 
 static void nccl_once(void)

@@ -11,9 +11,11 @@
  * the NVRTC that was loaded (and pip's nvidia/nvjitlink/lib beside pip's
  * NVRTC), $CUDA_PATH and $CUDA_HOME (lib64, lib), /usr/local/cuda and
  * /usr/local/cuda-X.Y (lib64, newest first), the unversioned name last.
- * A candidate needs nvJitLinkCreate; one refused is closed again and
- * named in the final message.  Its version is nvJitLinkVersion's (12.3+),
- * else the major of its file name.
+ * A candidate needs nvJitLinkCreate and a major whose calls cudyn knows
+ * (NVJITLINK_OLDEST_MAJOR to _NEWEST_MAJOR, nvjitlink_abi.h: a newer
+ * major is refused, never called with an older one's signatures); one
+ * refused is closed again and named in the final message.  Its version is
+ * nvJitLinkVersion's (12.3+), else the major of its file name.
  */
 #include "config.h"
 
@@ -21,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hints.h"
 #include "loader/loader.h"
@@ -30,8 +31,6 @@
 #define SONAME_ENTRY(soname) soname,
 static const char *const sonames[] = {CUDYN_NVJITLINK_SONAMES(SONAME_ENTRY, SONAME_ENTRY)};
 #undef SONAME_ENTRY
-
-#define OLDEST_MAJOR 12
 
 struct cudyn__nvjitlink_table cudyn__nvjitlink;
 
@@ -76,13 +75,20 @@ static enum candidate_result try_nvjitlink(const char *file, enum cudyn__found_b
     void *create = dlsym(h, "nvJitLinkCreate");
     char path[LOADER_PATH_BYTES];
     cudyn__library_path(create, file, path, sizeof path);
-    int version = create ? version_of(h, path) : 0;
+    int version = create ? version_of(h, path) : 0, major = version / 1000;
+    bool usable = false;
     if (!create)
         snprintf(state.rejected, sizeof state.rejected, "%s has no nvJitLinkCreate", path);
-    else if (version / 1000 < OLDEST_MAJOR)
-        snprintf(state.rejected, sizeof state.rejected, "%s is nvJitLink %d.%d, older than 12.0, the oldest cudyn uses",
-                 path, version / 1000, version % 1000 / 10);
-    if (!create || version / 1000 < OLDEST_MAJOR) {
+    else if (major < NVJITLINK_OLDEST_MAJOR)
+        snprintf(state.rejected, sizeof state.rejected, "%s is nvJitLink %d.%d, older than %d.0, the oldest cudyn uses",
+                 path, major, version % 1000 / 10, NVJITLINK_OLDEST_MAJOR);
+    else if (major > NVJITLINK_NEWEST_MAJOR) /* its calls may differ from those cudyn knows: never guessed */
+        snprintf(state.rejected, sizeof state.rejected,
+                 "%s is nvJitLink %d.%d, newer than %d.x, the newest whose calls cudyn knows", path, major,
+                 version % 1000 / 10, NVJITLINK_NEWEST_MAJOR);
+    else
+        usable = true;
+    if (!usable) {
         dlclose(h);
         TRACE("%s [%s]: rejected: %s", file, cudyn__found_by_name(how), state.rejected);
         return CANDIDATE_UNUSABLE;
@@ -97,18 +103,18 @@ static enum candidate_result try_nvjitlink(const char *file, enum cudyn__found_b
     return CANDIDATE_OK;
 }
 
-/* Every soname inside `dir` whose file exists (the trace keeps to those). */
-static bool try_dir(const char *dir, enum cudyn__found_by how)
-{
-    for (size_t i = 0; i < N_ELEMS(sonames); i++) {
-        char file[LOADER_PATH_BYTES + 32];
-        snprintf(file, sizeof file, "%s/%s", dir, sonames[i]);
-        struct stat st;
-        if (stat(file, &st) == 0 && try_nvjitlink(file, how, 0) == CANDIDATE_OK)
-            return true;
-    }
-    return false;
-}
+static const struct cudyn__search_plan plan = {
+    .what = "nvJitLink",
+    .static_name = "nvJitLink (libnvJitLink)",
+    .not_found = CUDYN_ERROR_NOT_SUPPORTED,
+    .variable = "CUDYN_LIBNVJITLINK",
+    .variable_how = FOUND_BY_NVJITLINK_ENV,
+    .variable_hint = HINT_NVJITLINK_OVERRIDE,
+    .sonames = sonames,
+    .n_sonames = N_ELEMS(sonames),
+    .try_file = try_nvjitlink,
+    .rejected = state.rejected,
+};
 
 /* NVRTC's directory; for pip's nvidia/cuda_nvrtc/lib also the wheel
  * nvidia/nvjitlink/lib beside it. */
@@ -117,52 +123,23 @@ static bool try_beside_nvrtc(void)
     const char *dir = cudyn__nvrtc_dir();
     if (!dir)
         return false;
-    if (try_dir(dir, FOUND_BY_NVRTC_DIR))
+    if (cudyn__search_dir(&plan, dir, FOUND_BY_NVRTC_DIR))
         return true;
     const char *wheel = strstr(dir, "/nvidia/cuda_nvrtc/lib");
     if (!wheel)
         return false;
     char sibling[LOADER_PATH_BYTES];
     snprintf(sibling, sizeof sibling, "%.*s/nvidia/nvjitlink/lib", (int)(wheel - dir), dir);
-    return try_dir(sibling, FOUND_BY_NVRTC_DIR);
-}
-
-static bool try_root(const char *root, enum cudyn__found_by how, void *ctx)
-{
-    (void)ctx;
-    static const char *const subdirs[] = {"lib64", "lib"};
-    for (size_t i = 0; i < (how == FOUND_BY_TOOLKIT_DIR ? 1 : N_ELEMS(subdirs)); i++) {
-        char dir[LOADER_PATH_BYTES + 8];
-        snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]);
-        if (try_dir(dir, how))
-            return true;
-    }
-    return false;
+    return cudyn__search_dir(&plan, sibling, FOUND_BY_NVRTC_DIR);
 }
 
 static int find_nvjitlink(void)
 {
-    int st = cudyn__refuse_static_program(CUDYN_ERROR_NOT_SUPPORTED, "nvJitLink (libnvJitLink)");
-    if (st != CUDYN_OK)
+    int st;
+    if (cudyn__search_override(&plan, &st))
         return st;
-    const char *override = cudyn__getenv("CUDYN_LIBNVJITLINK");
-    if (override && override[0]) {
-        bool ok = cudyn__is_directory(override) ? try_dir(override, FOUND_BY_NVJITLINK_ENV)
-                                                : try_nvjitlink(override, FOUND_BY_NVJITLINK_ENV, 0) == CANDIDATE_OK;
-        if (ok)
-            return CUDYN_OK;
-        return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NVJITLINK_OVERRIDE,
-                           "CUDYN_LIBNVJITLINK=%s is not a usable nvJitLink%s%s", override, state.rejected[0] ? ": " : "",
-                           state.rejected);
-    }
-    for (size_t i = 0; i < N_ELEMS(sonames); i++)
-        if (try_nvjitlink(sonames[i], FOUND_BY_ALREADY_LOADED, RTLD_NOLOAD) == CANDIDATE_OK)
-            return CUDYN_OK;
-    for (size_t i = 0; i < N_ELEMS(sonames); i++)
-        if (try_nvjitlink(sonames[i], FOUND_BY_SONAME, 0) == CANDIDATE_OK)
-            return CUDYN_OK;
-    if (try_beside_nvrtc() || cudyn__toolkit_env_roots(try_root, NULL) || cudyn__toolkit_fixed_roots(try_root, NULL) ||
-        try_nvjitlink("libnvJitLink.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
+    if (cudyn__search_loaded(&plan) || cudyn__search_sonames(&plan) || try_beside_nvrtc() ||
+        cudyn__search_toolkits(&plan) || try_nvjitlink("libnvJitLink.so", FOUND_BY_UNVERSIONED, 0) == CANDIDATE_OK)
         return CUDYN_OK;
     return cudyn__fail(CUDYN_ERROR_NOT_SUPPORTED, CUDYN_ORIGIN_LOADER, 0, NULL, "dlopen", HINT_NO_NVJITLINK,
                        "nvJitLink (libnvJitLink.so.13 or .12) was not found (tried: the process, the loader's search "
@@ -171,32 +148,16 @@ static int find_nvjitlink(void)
 }
 
 /* Each row: __<name>_<major>_0 where versioned and the library has it,
- * else the plain name. */
+ * else the plain name (the major is one cudyn knows: try_nvjitlink). */
 static int bind_nvjitlink(void)
 {
-    int major = LIB->version / 1000;
     char versioned[96];
-    void *p;
 #define NVJITLINK_SYMBOL(name, since, need, how, params)                                                       \
-    snprintf(versioned, sizeof versioned, "__%s_%d_0", #name, major);                                          \
-    p = how == VERSIONED ? dlsym(LIB->handle, versioned) : NULL;                                               \
-    if (!p)                                                                                                    \
-        p = dlsym(LIB->handle, #name);                                                                         \
-    memcpy(&cudyn__nvjitlink.name, &p, sizeof p);                                                              \
-    if (p)                                                                                                     \
-        LIB->bind.bound++;                                                                                     \
-    else if (need == REQUIRED && !LIB->bind.first_missing_required)                                            \
-        LIB->bind.first_missing_required = #name;                                                              \
-    else                                                                                                       \
-        LIB->bind.missing++;
+    snprintf(versioned, sizeof versioned, "__%s_%d_0", #name, LIB->version / 1000);                            \
+    cudyn__library_bind_one(LIB, #name, how == VERSIONED ? versioned : NULL, need == REQUIRED, &cudyn__nvjitlink.name);
 #include "nvjitlink_symbols.h"
 #undef NVJITLINK_SYMBOL
-    TRACE("%d functions bound, %d optional ones absent", LIB->bind.bound, LIB->bind.missing);
-    if (LIB->bind.first_missing_required)
-        return cudyn__fail(CUDYN_ERROR_SYMBOL_NOT_FOUND, CUDYN_ORIGIN_LOADER, 0, NULL,
-                           LIB->bind.first_missing_required, HINT_NO_NVJITLINK, "%s lacks %s, which cudyn needs",
-                           LIB->path, LIB->bind.first_missing_required);
-    return CUDYN_OK;
+    return cudyn__library_bound(LIB, HINT_NO_NVJITLINK, "");
 }
 
 static void nvjitlink_once(void)

@@ -25,8 +25,14 @@
  * Step 3 needs NVRTC loaded, and a kernel found in the cache must not load
  * it; so the search runs once for a process without NVRTC and once more
  * when NVRTC is loaded (each in a pthread_once), and cudyn__toolkit()
- * answers with the one that fits the process now.  compile.c keys the
- * cache on the answer's directories and their identities.
+ * answers with the one that fits the process now.  Include directories
+ * are named by their canonical paths and told apart by their identities
+ * (device, inode, modification and change times), never by spelling, so
+ * that the two searches agree wherever they reach the same toolkit by
+ * different paths (/usr/local/cuda, a symbolic link, and the
+ * /usr/local/cuda-13.0 NVRTC lies in).  A compile that includes a
+ * toolkit header is cached under a key holding those identities
+ * (compile.c).
  */
 #include "config.h"
 
@@ -57,15 +63,24 @@ static bool is_file(const char *path)
 
 /* ---------------------------------------------------------- the places */
 
-/* Adds dir (and its cccl directory) to the include path. */
+/* Adds dir (and its cccl directory) to the include path, each by its
+ * canonical path (realpath): /usr/local/cuda/include and
+ * /usr/local/cuda-13.0/include are one directory, whichever place of the
+ * search reached it, and both searches (with and without NVRTC) name it
+ * alike.  Its identity is taken with it. */
 static void add_include(struct cudyn__toolkit *t, const char *dir)
 {
     for (int cccl = 0; cccl < 2 && t->n_include < CUDYN_TOOLKIT_MAX_INCLUDE; cccl++) {
-        char *slot = t->include[t->n_include];
-        snprintf(slot, LOADER_PATH_BYTES, "%s%s", dir, cccl ? "/cccl" : "");
+        char spelled[LOADER_PATH_BYTES + 8];
+        snprintf(spelled, sizeof spelled, "%s%s", dir, cccl ? "/cccl" : "");
+        char *real = realpath(spelled, NULL);
         struct stat st;
-        if (stat(slot, &st) != 0 || !S_ISDIR(st.st_mode))
+        if (!real || strlen(real) >= LOADER_PATH_BYTES || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            free(real);
             continue;
+        }
+        cudyn__copy_string(t->include[t->n_include], LOADER_PATH_BYTES, real);
+        free(real);
         struct cudyn__dir_identity *id = &t->identity[t->n_include++];
         id->dev = (uint64_t)st.st_dev;
         id->ino = (uint64_t)st.st_ino;
@@ -111,15 +126,15 @@ static bool consider(struct toolkit_search *S, const char *where, enum cudyn__fo
     return t->n_include > 0 && t->cudadevrt[0];
 }
 
-/* A toolkit directory: include, and lib64 or lib (or lib/x64). */
+/* A toolkit directory: include, and its library directories
+ * (toolkit_roots.c: lib64, lib). */
 static bool consider_root(struct toolkit_search *S, const char *root, enum cudyn__found_by how)
 {
-    char includes[1][LOADER_PATH_BYTES], libs[3][LOADER_PATH_BYTES];
+    char includes[1][LOADER_PATH_BYTES], libs[CUDYN_TOOLKIT_LIB_SUBDIRS][LOADER_PATH_BYTES];
     snprintf(includes[0], LOADER_PATH_BYTES, "%s/include", root);
-    static const char *const lib_dirs[] = {"lib64", "lib", "lib/x64"};
-    for (size_t i = 0; i < N_ELEMS(lib_dirs); i++)
-        snprintf(libs[i], LOADER_PATH_BYTES, "%s/%s", root, lib_dirs[i]);
-    return consider(S, root, how, includes, 1, libs, 3);
+    for (size_t i = 0; i < CUDYN_TOOLKIT_LIB_SUBDIRS; i++)
+        snprintf(libs[i], LOADER_PATH_BYTES, "%s/%s", root, cudyn__toolkit_lib_subdirs[i]);
+    return consider(S, root, how, includes, 1, libs, CUDYN_TOOLKIT_LIB_SUBDIRS);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -291,19 +306,6 @@ const struct cudyn__toolkit *cudyn__toolkit(void)
     }
     pthread_once(&without_once, search_without_nvrtc);
     return &without_nvrtc;
-}
-
-bool cudyn__toolkit_same(const struct cudyn__toolkit *a, const struct cudyn__toolkit *b)
-{
-    if (a == b)
-        return true;
-    if (a->n_include != b->n_include)
-        return false;
-    for (int i = 0; i < a->n_include; i++)
-        if (strcmp(a->include[i], b->include[i]) != 0 ||
-            memcmp(&a->identity[i], &b->identity[i], sizeof a->identity[i]) != 0)
-            return false;
-    return true;
 }
 
 void cudyn__toolkit_where(char *buf, size_t cap)

@@ -2,9 +2,10 @@
  * loader/toolkit_roots.c - where CUDA toolkits lie, in the order every
  * search that looks for one tries them: CUDA_PATH, CUDA_HOME (read with
  * secure_getenv), then /usr/local/cuda and /usr/local/cuda-X.Y, newest
- * first.  The NVRTC search (load_nvrtc.c), the nvJitLink search
- * (nvjitlink.c) and the toolkit's headers (toolkit.c) walk them; they sit
- * in a file below all three so that none of those calls another for them.
+ * first, and the library directories of one.  The NVRTC and nvJitLink
+ * searches (library.c's cudyn__search_toolkits) and the toolkit's headers
+ * and libcudadevrt.a (toolkit.c) walk them; they sit in a file below all
+ * of those so that none calls another for them.
  */
 #include "config.h"
 
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 
 #include "loader/loader.h"
+
+const char *const cudyn__toolkit_lib_subdirs[CUDYN_TOOLKIT_LIB_SUBDIRS] = {"lib64", "lib"};
 
 static const struct {
     const char *variable;

@@ -102,7 +102,7 @@ static int load_with_fallback(const char *api, const struct cudyn_program *prog,
     char tried[128] = "";
     for (int attempt = 0; attempt < 2 && st != CUDYN_OK && image_rejected(st); attempt++) {
         if (cur->from_cache)
-            cudyn__cache_remove(cur->key); /* never hand out a rejected image again */
+            cudyn__cache_remove(cur->entry_key); /* never hand out a rejected image again */
         struct cudyn_program *next = NULL;
         if (rebuild_after(api, cur, st, &next) != 0)
             break;

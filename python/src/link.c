@@ -5,7 +5,7 @@
 #include "cudyn_py.h"
 #include <string.h>
 
-#define MAX_LINK_OPTIONS 64
+#define MAX_LINK_OPTIONS CUDYN_LINK_MAX_OPTIONS
 
 typedef struct {
     PyObject_HEAD

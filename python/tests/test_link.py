@@ -101,28 +101,31 @@ def test_toolkit_info_without_a_toolkit():
 
 @pytest.mark.mock
 def test_the_toolkit_is_in_the_cache_key(tmp_path):
-    """The same source compiles anew for another toolkit, and for the same
-    toolkit's directory changed (installed again), and comes from the
-    cache otherwise: the key holds the include directories and their
-    identities."""
+    """A kernel that includes a toolkit header compiles anew for another
+    toolkit, and for the same toolkit's directory changed (installed
+    again), and comes from the cache otherwise: its key holds the include
+    directories' identities.  One that includes none comes from the cache
+    whatever the toolkit (its entry serves any machine)."""
     from conftest import run_python
     for name in ("tk1", "tk2"):
         (tmp_path / name / "include").mkdir(parents=True)
         (tmp_path / name / "include" / "cuda_runtime.h").write_text("")  # what makes a toolkit's headers
+        (tmp_path / name / "include" / "tk_value.h").write_text("#define TK_VALUE 1\n")
     code = """
-        import cudyn
-        m = cudyn.Module.from_source('extern "C" __global__ void k(int *x) { *x = 1; }')
+        import sys, cudyn
+        m = cudyn.Module.from_source(sys.argv[1] + 'extern "C" __global__ void k(int *x) { *x = 1; }')
         print(m.from_cache)
         """
-    def from_cache(toolkit):
+    def from_cache(toolkit, include="#include <tk_value.h>\n"):
         p = run_python(code, extra={"CUDYN_TOOLKIT": str(tmp_path / toolkit),
-                                    "CUDYN_CACHE_DIR": str(tmp_path / "cache")})
+                                    "CUDYN_CACHE_DIR": str(tmp_path / "cache")}, args=[include])
         assert p.returncode == 0, p.stderr
         return p.stdout.split()[-1]
     assert [from_cache("tk1"), from_cache("tk1"), from_cache("tk2"), from_cache("tk1")] == \
         ["False", "True", "False", "True"]
     (tmp_path / "tk1" / "include" / "new.h").write_text("")  # the directory changes
     assert [from_cache("tk1"), from_cache("tk1")] == ["False", "True"]
+    assert [from_cache("tk1", ""), from_cache("tk2", ""), from_cache("tk1", "")] == ["False", "True", "True"]
 
 
 @pytest.mark.mock

@@ -81,4 +81,10 @@ tests_mock_nccl_old_libnccl_la_CPPFLAGS = $(AM_CPPFLAGS) -DMOCK_NCCL_OLD=1
 tests_mock_nccl_old_libnccl_la_CFLAGS = $(MOCK_NCCL_CFLAGS)
 tests_mock_nccl_old_libnccl_la_LDFLAGS = $(MOCK_NCCL_LDFLAGS)
 tests_mock_nccl_old_libnccl_la_LIBADD = $(MOCK_NCCL_LIBS)
+# A fake nvJitLink of a newer major than cudyn knows (libnvJitLink.so.14),
+# which the loader must refuse (test_link).
+check_LTLIBRARIES += tests/mock/nvjitlink/libnvJitLink.la
+tests_mock_nvjitlink_libnvJitLink_la_SOURCES = tests/mock/nvjitlink/newer.c
+tests_mock_nvjitlink_libnvJitLink_la_CFLAGS = $(AM_CFLAGS) $(CUDYN_VISIBILITY_CFLAGS)
+tests_mock_nvjitlink_libnvJitLink_la_LDFLAGS = -rpath /nowhere -version-info 14:0:0 -no-undefined
 EXTRA_DIST += tests/mock/local.mk

@@ -14,12 +14,16 @@
  * is IEEE in its own precision (float's + - * / computed in double and
  * rounded once, which is exact), the math functions are the host's
  * (within a few units in the last place of CUDA's, as CUDA documents its
- * own).  What C++ leaves undefined is refused where it happens: a division
- * by zero or of the most negative integer by -1, and a floating value
- * converted to an integer type that cannot hold it (nvcc's code gives
- * values that depend on the instructions it chose).  Anything else
- * (another name or function, member access, bitwise operators, __half,
- * complex numbers) is refused when read: the mock never guesses.
+ * own).  What C++ leaves undefined is refused where it happens (a
+ * division by zero or of the most negative integer by -1, a floating
+ * value converted to an integer type that cannot hold it: nvcc's code
+ * gives values that depend on the instructions it chose), except signed
+ * overflow, which wraps on purpose: the GPU's integer add, subtract,
+ * multiply and negate are two's complement, so what nvcc makes of
+ * "z = x * y" gives the wrapped value (and numpy does the same).
+ * Anything else (another name or function, member access, bitwise
+ * operators, __half, complex numbers) is refused when read: the mock
+ * never guesses.
  */
 #include "config.h"
 

@@ -8,7 +8,8 @@
  * object, a library) it refuses: CUDA_ERROR_NOT_SUPPORTED, a line on
  * stderr and in the error log.  The logs go to the buffers given with
  * CU_JIT_INFO_LOG_BUFFER / CU_JIT_ERROR_LOG_BUFFER, as the driver writes
- * them.
+ * them; a failure injected into cuLinkCreate_v2 is said in its error log
+ * too.
  */
 #include "config.h"
 
@@ -51,10 +52,11 @@ static void log_to(char *buf, size_t cap, const char *fmt, ...)
 
 cu_result cuLinkCreate_v2(unsigned int n, cu_enum *options, void **values, cu_link_state *state)
 {
-    ENTER("cuLinkCreate_v2");
-    NEED_CONTEXT();
+    unsigned int injected = mock_enter("cuLinkCreate_v2");
+    if (!injected)
+        NEED_CONTEXT();
     if (!state || (n && (!options || !values)))
-        return CU_ERR_INVALID_VALUE;
+        return injected ? injected : CU_ERR_INVALID_VALUE;
     struct CUlinkState_st *s = calloc(1, sizeof *s);
     if (!s)
         return CU_ERR_OUT_OF_MEMORY;
@@ -72,6 +74,14 @@ cu_result cuLinkCreate_v2(unsigned int n, cu_enum *options, void **values, cu_li
         s->info_log[0] = '\0';
     if (s->error_log && s->error_cap)
         s->error_log[0] = '\0';
+    if (injected) {
+        /* a failure injected into the create (MOCK_CUDA_FAIL, mock_fail_next)
+         * is said in the error log, where the driver's linker writes why
+         * it failed */
+        log_to(s->error_log, s->error_cap, "error   : [mock] cuLinkCreate_v2 failed with %u (injected)\n", injected);
+        free(s);
+        return injected;
+    }
     pthread_mutex_lock(&mock.lock);
     s->next = links;
     links = s;
