@@ -86,6 +86,10 @@ static inline Py_ssize_t cpy_nargs(size_t nargsf)
 /* Raises the exception for `status` from the calling thread's cudyn_error
  * (its message and hint naming CPY_EXPLAIN_COMMAND); returns NULL. */
 PyObject *cpy_raise(int status);
+/* cpy_raise(status) with `log` (a compile's or a linker's; NULL or "":
+ * none) as the exception's attribute `log` (cpy_text), and for a
+ * CompileError after its message too, as PyCUDA shows it; returns NULL. */
+PyObject *cpy_raise_with_log(int status, const char *log);
 /* None for CUDYN_OK, else cpy_raise(status). */
 PyObject *cpy_result(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
@@ -162,6 +166,16 @@ int cpy_int(PyObject *obj, int *out, const char *what, int min, int max);
  * embedded NUL (where C would end the text, naming something else) is
  * InvalidArgument naming `what`; NULL with the exception. */
 const char *cpy_utf8(PyObject *obj, const char *what);
+/* A sequence of str (None or NULL: none) for C: *out gets a
+ * NULL-terminated array (PyMem_Free it) of cpy_utf8 pointers into the str
+ * objects, which the list `keep` then holds, `lead` first where it is not
+ * NULL; *n their count.  A str itself is refused (TypeError), never split
+ * into characters, and so is an item with a NUL (cpy_utf8).  0, or -1 with
+ * the exception and nothing to free. */
+int cpy_str_array(PyObject *seq, const char *lead, const char ***out, int *n, PyObject *keep, const char *what);
+/* In-memory headers, a dict {name: text} (None: none), as the two arrays
+ * cudyn_compile_args takes (cpy_str_array's: PyMem_Free both); 0 or -1. */
+int cpy_header_arrays(PyObject *headers, const char ***names, const char ***texts, int *n, PyObject *keep);
 /* flags (an unsigned int) as a PyArg "O&" converter: 1, or 0 with an exception */
 int cpy_flags(PyObject *obj, void *out);
 /* The dtype rule: numpy.dtype(obj) if the device can hold it (numbers,
@@ -182,9 +196,10 @@ int cpy_current_device(void);
 /* The lifetime rule (python/README.md, "Lifetime: one rule"), in one
  * place: work in flight (a copy or a launch with In/Out buffers running
  * without the GIL, a collective, a call kept in a group not yet ended, a
- * DLPack tensor exported) holds what it uses, a count beside a reference,
- * taken and given back with the GIL held; free(), destroy() and abort() of
- * a held object raise InvalidArgument (cpy_refuse_in_use), never wait. */
+ * DLPack tensor exported, a Linker's call) holds what it uses, a count
+ * beside a reference, taken and given back with the GIL held; free(),
+ * destroy(), abort() and close() of a held object raise InvalidArgument
+ * (cpy_refuse_in_use), never wait. */
 static inline void cpy_hold(PyObject *owner, Py_ssize_t *count)
 {
     Py_INCREF(owner);

@@ -267,6 +267,17 @@ def test_name_with_embedded_nul_refused():
     for lookup in (mod.get_function, mod.get_global):
         with pytest.raises(ValueError, match="NUL"):
             lookup("empty\0x")
+    for lookup in (mod.get_function, mod.get_global, mod.lowered_name):  # cpy_utf8's own TypeError
+        with pytest.raises(TypeError, match="name must be a str, not int|expr must be a str, not int"):
+            lookup(3)
+
+
+def test_a_str_where_a_sequence_of_str_is_expected_is_refused():
+    # found beside issue 41's rows: Module.from_source split a str into
+    # its characters ("/tmp" became the directories /, t, m, p)
+    for kw in ({"options": "-O3"}, {"include_dirs": "/tmp"}, {"name_expressions": "k"}):
+        with pytest.raises(TypeError, match="a sequence of str, not a str"):
+            cudyn.Module.from_source('__global__ void k() {}', **kw)
 
 
 def test_dlpack_capsule_checked_like_cai():
