@@ -140,7 +140,8 @@ int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what);
 /* The one polling wait: query(handle) with the GIL released until it is
  * not CUDYN_ERROR_NOT_READY, answering Ctrl-C (KeyboardInterrupt) within a
  * millisecond or so; seconds >= 0 ends it with CUDYN_ERROR_NOT_READY once
- * they have passed (< 0: no end).  The status, or -1 with the exception. */
+ * they have passed (< 0, or past 2^63 nanoseconds, as inf: no end).  The
+ * status, or -1 with the exception. */
 int cpy_poll(int (*query)(void *), void *handle, double seconds);
 /* Waits for a stream (NULL: the default stream and then the context) or an
  * event with the GIL released, answering Ctrl-C (KeyboardInterrupt). */

@@ -519,7 +519,9 @@ static long long now_ns(void)
 
 int cpy_poll(int (*query)(void *), void *handle, double seconds)
 {
-    long long start = now_ns(), budget = seconds < 0 ? -1 : (long long)(seconds * 1e9);
+    /* no end for < 0, and for more nanoseconds than a long long holds
+     * (timeout=inf, about 292 years and more): never converted out of range */
+    long long start = now_ns(), budget = seconds < 0 || !(seconds * 1e9 < 0x1p63) ? -1 : (long long)(seconds * 1e9);
     long sleep_ns = 20000;
     for (;;) {
         int st;
