@@ -611,6 +611,7 @@ def pointer_info(ptr: _DevicePointer, /) -> dict[str, Any]:
 
 # the facts the pure-Python layer derives from (python/src/functions.c, init.c)
 _MAX_ARGS: int
+_OPTION_NVCC_NAMES: str
 def _launch_format_codes() -> dict[str, tuple[int, int]]:
     """The launch-format characters the module passes: {character: (bytes, kind)}."""
 def _dtype_format(dtype: Any, /) -> str | None:

@@ -249,10 +249,13 @@ char cpy_dtype_format_char(PyObject *dtype);
 extern char cpy_int_codes[32], cpy_bool_codes[32], cpy_float_codes[32], cpy_complex_codes[32];
 void cpy_format_init(void);
 /* the C spellings of a scalar character (NULL-terminated, the one the
- * module's kernels write first), NULL for a character of no scalar; the
- * character of a spelling ("long long" -> 'q'), 0 if none */
+ * module's kernels write first, lib/expr's before the others), NULL for a
+ * character of no scalar */
 const char *const *cpy_format_spellings(char c);
-char cpy_spelling_char(const char *spelling);
+/* The spelling lib/expr takes for a C spelling of a scalar: itself, or
+ * its character's first ("half" -> "__half"); *c its character ('e').
+ * NULL (and 0) for a spelling of none. */
+const char *cpy_expr_spelling(const char *spelling, char *c);
 
 /* ---- memory.c */
 typedef struct {

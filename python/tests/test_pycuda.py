@@ -642,7 +642,7 @@ def test_nvcc_names_option_is_cudyn_hs():
     header = open(os.path.join(SRCDIR, "include", "cudyn.h")).read()
     name = re.search(r'#define CUDYN_NVCC_NAMES_HEADER "([^"]+)"', header).group(1)
     prefix = re.search(r'#define CUDYN_OPTION_NVCC_NAMES "([^"]+)" CUDYN_NVCC_NAMES_HEADER', header).group(1)
-    assert _codegen.NVCC_NAMES == prefix + name
+    assert _codegen.NVCC_NAMES == prefix + name == _codegen._cudyn._OPTION_NVCC_NAMES
 
 
 def test_the_layers_texts_compile_with_nvccs_names_and_pycudas_headers():
