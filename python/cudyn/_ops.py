@@ -273,7 +273,7 @@ def _plan(body, result, shape, out, inputs, hint, like, preamble=""):
     """A plan writing z (out, or a new array of result's dtype) from inputs:
     (name, operand, dtype it is read as)."""
     strides = None if out is not None else result_strides(shape, result, like)
-    target = out if out is not None else _result.new_array(shape, result, strides)  # its layout, for planning
+    target = out if out is not None else _result.layout(shape, result, strides)  # its layout alone: no memory
     arrays, scalars, converters = [("z", target, True)], [], []
     for name, operand, dtype in inputs:
         if isinstance(operand, _DeviceArray):
