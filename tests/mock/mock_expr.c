@@ -687,12 +687,18 @@ static const char *integer_op(char op, enum eval_type t, uint64_t a, uint64_t b,
     return NULL;
 }
 
+/* The values of a node's first two operands (the second where it has one); NULL, or why not. */
+static const char *operands(const struct eval_expr *e, const struct node *n, void *const *at, struct value *x,
+                            struct value *y)
+{
+    const char *why = eval(e, n->arg[0], at, x);
+    return why || n->arg[1] < 0 ? why : eval(e, n->arg[1], at, y);
+}
+
 static const char *eval_binary(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
 {
     struct value x, y;
-    const char *why = eval(e, n->arg[0], at, &x);
-    if (!why)
-        why = eval(e, n->arg[1], at, &y);
+    const char *why = operands(e, n, at, &x, &y);
     if (why)
         return why;
     convert(x, n->work, &x); /* to a type that holds it: never undefined */
@@ -716,9 +722,7 @@ static const char *eval_binary(const struct eval_expr *e, const struct node *n, 
 static const char *eval_call(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
 {
     struct value a, b = {.type = n->type};
-    const char *why = eval(e, n->arg[0], at, &a);
-    if (!why && n->arg[1] >= 0)
-        why = eval(e, n->arg[1], at, &b);
+    const char *why = operands(e, n, at, &a, &b);
     if (!why)
         why = convert(a, n->type, &a);
     if (!why)
@@ -739,9 +743,7 @@ static const char *eval_call(const struct eval_expr *e, const struct node *n, vo
 static const char *eval_ipow(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
 {
     struct value base, x;
-    const char *why = eval(e, n->arg[0], at, &base);
-    if (!why)
-        why = eval(e, n->arg[1], at, &x);
+    const char *why = operands(e, n, at, &base, &x);
     if (why)
         return why;
     out->type = n->type;
