@@ -354,14 +354,20 @@ static int abort_now(CommObject *self, const char *who)
     return st;
 }
 
-/* Why an abort that did not answer CUDYN_OK failed: the exception
- * abort_now raised (st < 0, taken), or the library's message. */
-static PyObject *abort_refusal(int st)
+/* What an abort that did not answer CUDYN_OK did, for a message: the
+ * exception abort_now raised (st < 0, taken: not aborted), or the
+ * library's error, after which the communicator is aborted where NCCL's
+ * abort itself failed (origin NCCL) and not where the library refused it
+ * (a group not yet ended holds it).  *aborted says which; NULL with an
+ * exception. */
+static PyObject *abort_outcome(int st, int *aborted)
 {
+    *aborted = 0;
     if (st >= 0) {
         cudyn_error err = {.size = sizeof err};
-        cudyn_last_error(&err);
-        return cpy_text(err.status == st ? err.message : cudyn_status_string(st));
+        int known = cudyn_last_error(&err) == st;
+        *aborted = known && err.origin == CUDYN_ORIGIN_NCCL;
+        return cpy_text(known ? err.message : cudyn_status_string(st));
     }
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
@@ -375,18 +381,18 @@ static PyObject *abort_refusal(int st)
 /* wait()'s timeout: the communicator aborted as abort() aborts it
  * (abort_now: refused while another thread's call or a group not yet
  * ended holds it, and every other call refuses while it runs), then
- * CUDYN_ERROR_TIMEOUT saying whether it was aborted.  NULL. */
+ * CUDYN_ERROR_TIMEOUT saying what the abort did.  NULL. */
 static PyObject *timed_out(CommObject *self, double seconds)
 {
-    int ms = (int)ceil(fmin(seconds * 1e3, INT_MAX));
+    int ms = (int)ceil(fmin(seconds * 1e3, INT_MAX)), aborted = 1;
     int st = abort_now(self, "wait");
-    PyObject *why = st == CUDYN_OK ? NULL : abort_refusal(st);
+    PyObject *why = st == CUDYN_OK ? NULL : abort_outcome(st, &aborted);
     if (st != CUDYN_OK && !why)
         return NULL;
     cpy_fail(CUDYN_ERROR_TIMEOUT, "wait: the work queued for rank %d of %d did not finish within %d ms, and NCCL "
-             "reported no error (a peer rank may be stuck or dead, or the ranks called different collectives); %s%V",
-             self->rank, self->size, ms, why ? "the communicator was not aborted: " : "the communicator was aborted",
-             why, "");
+             "reported no error (a peer rank may be stuck or dead, or the ranks called different collectives); "
+             "the communicator was %s%V", self->rank, self->size, ms,
+             !why ? "aborted" : aborted ? "aborted, with an error: " : "not aborted: ", why, "");
     Py_XDECREF(why);
     return NULL;
 }
