@@ -522,7 +522,7 @@ class Linker:
         """Frees the linker now; InvalidArgument while a call on it runs in another thread."""
     @property
     def log(self) -> str:
-        """the linker's log so far, errors first"""
+        """the linker's log so far, errors first (InvalidArgument while a call on it runs)"""
     @property
     def backend(self) -> str:
         """which linker: 'nvJitLink 13.0' or 'driver (CUDA 13.0)'"""

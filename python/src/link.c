@@ -270,7 +270,8 @@ static PyMethodDef linker_methods[] = {
 };
 
 static PyGetSetDef linker_getset[] = {
-    {"log", (getter)linker_log, NULL, "the linker's log so far, errors first", NULL},
+    {"log", (getter)linker_log, NULL, "the linker's log so far, errors first (InvalidArgument while a call on it runs)",
+     NULL},
     {"backend", (getter)linker_backend, NULL, "which linker: 'nvJitLink 13.0' or 'driver (CUDA 13.0)'", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
