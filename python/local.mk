@@ -173,7 +173,7 @@ EXTRA_DIST += pyproject.toml setup.py MANIFEST.in packaging/check-wheel.py packa
 # interpreter; tests/check-python.sh preloads libtsan with the suppressions
 # CPython needs (tests/tsan-python.supp).  make check-python-concurrency
 # refuses to run while a python/tests file that starts threads is missing.
-PYTHON_CONCURRENCY_TESTS = test_threads.py test_stress.py test_device.py test_affinity.py test_reliability.py test_nccl.py test_pycuda.py test_pools.py test_properties.py
+PYTHON_CONCURRENCY_TESTS = test_threads.py test_stress.py test_device.py test_affinity.py test_reliability.py test_nccl.py test_pycuda.py test_pools.py test_properties.py test_link.py
 check-python-concurrency:
 	@missing=; for f in $(srcdir)/python/tests/test_*.py; do \
 	    grep -q 'Thread(' "$$f" || continue; t=`basename "$$f"`; \

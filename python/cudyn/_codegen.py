@@ -66,9 +66,10 @@ def digest(text):
 
 # What a kernel text written for nvcc (PyCUDA's texts: ElementwiseKernel,
 # ReductionKernel, the scans, SourceModule) is compiled with: nvcc's
-# predefined names (cudyn.h's CUDYN_OPTION_NVCC_NAMES: uint, M_PI, INT_MAX,
-# malloc, std::sqrt ...) and PyCUDA's headers in memory.
-NVCC_NAMES = "--pre-include=cudyn/nvcc.h"
+# predefined names (cudyn.h's CUDYN_OPTION_NVCC_NAMES, which _cudyn
+# exports: uint, M_PI, INT_MAX, malloc, std::sqrt ...) and PyCUDA's headers
+# in memory.
+NVCC_NAMES = _cudyn._OPTION_NVCC_NAMES
 _NVCC_OPTIONS = (NVCC_NAMES,)
 
 

@@ -513,15 +513,16 @@ class Linker:
         """Adds an input (a bytes-like object)."""
     def add_file(self, path: str | os.PathLike[str], kind: int = 0) -> None:
         """Adds a file's contents."""
-    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu") -> None:
-        """Compiles CUDA C++ as relocatable device code and adds it."""
+    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu",
+                   headers: dict[str, str] | None = None) -> None:
+        """Compiles CUDA C++ as relocatable device code (headers: {name: text}, found in memory) and adds it."""
     def complete(self) -> bytes:
         """Links: the CUBIN (PTX with -ptx) as bytes."""
     def close(self) -> None:
-        """Frees the linker now."""
+        """Frees the linker now; InvalidArgument while a call on it runs in another thread."""
     @property
     def log(self) -> str:
-        """the linker's log so far, errors first"""
+        """the linker's log so far, errors first (InvalidArgument while a call on it runs)"""
     @property
     def backend(self) -> str:
         """which linker: 'nvJitLink 13.0' or 'driver (CUDA 13.0)'"""
@@ -610,6 +611,7 @@ def pointer_info(ptr: _DevicePointer, /) -> dict[str, Any]:
 
 # the facts the pure-Python layer derives from (python/src/functions.c, init.c)
 _MAX_ARGS: int
+_OPTION_NVCC_NAMES: str
 def _launch_format_codes() -> dict[str, tuple[int, int]]:
     """The launch-format characters the module passes: {character: (bytes, kind)}."""
 def _dtype_format(dtype: Any, /) -> str | None:

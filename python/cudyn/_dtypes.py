@@ -4,7 +4,8 @@ that gives every operation's result dtype.
 Facts of the C side are derived from what the extension exports, never
 restated: a dtype's launch character (``_cudyn._dtype_format``), each
 scalar character's C spellings (``_cudyn._format_spellings``, the first
-one the kernels write) and the argument limit (``_cudyn._MAX_ARGS``);
+one the kernels write, C's and CUDA's other names after the library's)
+and the argument limit (``_cudyn._MAX_ARGS``);
 python/tests/test_format_exports.py fails when they drift.  Complex
 numbers are this layer's own type (cudyn_complex<T>, _complex.py), and a
 struct dtype is known by the C name registered for it.
@@ -27,13 +28,12 @@ MAX_PARAMS = _cudyn._MAX_ARGS
 #: Every dtype the kernels compute with, in numpy's order of kinds and sizes.
 NUMBERS = tuple(np.dtype(c) for c in "?bBhHiIqQefdFD")
 
-_SPELLINGS = _cudyn._format_spellings()  # launch character -> C spellings, the kernels' first
+# launch character -> every C spelling of its scalar (C's, CUDA's, the
+# library's), the kernels' own first: the one table of them
+_SPELLINGS = _cudyn._format_spellings()
 _COMPLEX = {8: "cudyn_complex<float>", 16: "cudyn_complex<double>"}
-# C names of numbers the kernels' texts may use besides the library's
-# spellings (PyCUDA's texts, CUDA's): name -> dtype character
-_MORE_NAMES = {"short int": "h", "unsigned short int": "H", "unsigned": "I", "long int": "q", "long long int": "q",
-               "unsigned long int": "Q", "unsigned long long int": "Q", "ptrdiff_t": "q", "half": "e",
-               "pycuda::complex<float>": "F", "pycuda::complex<double>": "D"}
+# PyCUDA's name of this layer's complex type (pycuda-complex.hpp)
+_PYCUDA_COMPLEX = {"pycuda::complex<float>": np.dtype(np.complex64), "pycuda::complex<double>": np.dtype(np.complex128)}
 _registered = {}  # struct dtype -> the C name registered for it
 _by_name = {}     # C name -> struct dtype
 
@@ -76,8 +76,8 @@ def dtype_of(name):
     name = " ".join(name.replace("const", " ").replace("volatile", " ").split())
     if name in _by_name:
         return _by_name[name]
-    if name in _MORE_NAMES:
-        return np.dtype(_MORE_NAMES[name])
+    if name in _PYCUDA_COMPLEX:
+        return _PYCUDA_COMPLEX[name]
     for dtype in NUMBERS:
         if name == ctype(dtype) or name in _SPELLINGS.get(_cudyn._dtype_format(dtype), ()):
             return dtype

@@ -56,17 +56,29 @@ def truth(expr, dtype):
 
 # the integer power numpy computes (exact, wrapping as its loop does; a
 # negative exponent gives what C's integer division would: see
-# test_dtype_rules.py's DIFFERENCES)
-_IPOW = """template <typename T> __device__ T cudyn_ipow(T base, T e)
+# test_dtype_rules.py's DIFFERENCES).  The products are computed in U, an
+# unsigned type as wide as T and at least as wide as int (a narrower one
+# would be promoted to int, whose overflow is undefined as T's is):
+# unsigned arithmetic wraps, and the conversion back to T keeps T's low
+# bits, numpy's wraparound.  tests/mock/mock_eval.c knows this text token
+# for token (its host evaluator computes the power where it is this one).
+_IPOW = """template <typename U, typename T> __device__ T cudyn_ipow(T base, T e)
 {
     if (e < 0)
         return base == 1 ? 1 : base == (T)-1 ? ((e & 1) ? (T)-1 : 1) : 0;
-    T r = 1;
-    for (; e; e >>= 1, base *= base)
-        if (e & 1) r *= base;
-    return r;
+    U b = (U)base, r = 1;
+    for (; e; e >>= 1, b *= b)
+        if (e & 1) r *= b;
+    return (T)r;
 }
 """
+
+
+def ipow_text(a, b, compute):
+    """The integer power of a and b in ``compute`` (an integer dtype): the
+    call of _IPOW's function with its unsigned type."""
+    unsigned = ctype(np.dtype(np.uint64 if compute.itemsize == 8 else np.uint32))
+    return f"cudyn_ipow<{unsigned}>({a}, {b})"
 
 
 def binary_text(op, a, b, dx, dy, compute):
@@ -76,7 +88,7 @@ def binary_text(op, a, b, dx, dy, compute):
         return f"{a} {ARITHMETIC[op]} {b}", ""
     if op in ("pow", "fmod"):
         if compute.kind in "iu" and op == "pow":
-            return f"cudyn_ipow({a}, {b})", _IPOW
+            return ipow_text(a, b, compute), _IPOW
         if compute.kind in "iu":  # numpy's: the sign of a, 0 for a zero divisor
             return f"(({b}) == 0 ? ({ctype(compute)})0 : ({a}) % ({b}))", ""
         if compute.char == "e":  # CUDA has no __half pow or fmod: computed in float, rounded once
@@ -273,7 +285,7 @@ def _plan(body, result, shape, out, inputs, hint, like, preamble=""):
     """A plan writing z (out, or a new array of result's dtype) from inputs:
     (name, operand, dtype it is read as)."""
     strides = None if out is not None else result_strides(shape, result, like)
-    target = out if out is not None else _result.new_array(shape, result, strides)  # its layout, for planning
+    target = out if out is not None else _result.layout(shape, result, strides)  # its layout alone: no memory
     arrays, scalars, converters = [("z", target, True)], [], []
     for name, operand, dtype in inputs:
         if isinstance(operand, _DeviceArray):

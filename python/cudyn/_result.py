@@ -35,11 +35,18 @@ def new_array(shape, dtype, strides=None, stream=None):
         count *= n
     nbytes = count * dtype.itemsize
     if not nbytes:
-        return _DeviceArray.__new__(array_type, shape, dtype, strides)
+        return layout(shape, dtype, strides)
     key = _pool.stream_key(stream)
     a = _DeviceArray.__new__(array_type, shape, dtype, strides, _pool.allocate(nbytes, key))
     a._pool_key = key
     return a
+
+
+def layout(shape, dtype, strides=None):
+    """An array of that layout with no memory (its address 0): what a plan
+    reads of a result (dtype, shape, strides), or an empty result; nothing
+    is allocated."""
+    return _DeviceArray.__new__(array_type, shape, dtype, strides, None, 0)
 
 
 def wrap(memory, shape, dtype, strides=None, ptr=None, stream=None):

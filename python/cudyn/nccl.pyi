@@ -49,7 +49,8 @@ class Communicator:
     def check(self) -> None:
         """Raises NCCL's asynchronous error, if any (no abort)."""
     def wait(self, stream: _StreamLike = None, timeout: float | None = None) -> None:
-        """Waits for the stream's work; NCCL's asynchronous error or the timeout raises (and aborts); Ctrl-C answers it."""
+        """Waits for the stream's work; NCCL's asynchronous error or the timeout raises (and aborts, as abort()
+        does); Ctrl-C answers it."""
     def abort(self) -> None:
         """Stops the communicator's work at once; destroy() follows.  Raises InvalidArgument while in use."""
     def destroy(self) -> None:

@@ -86,6 +86,10 @@ static inline Py_ssize_t cpy_nargs(size_t nargsf)
 /* Raises the exception for `status` from the calling thread's cudyn_error
  * (its message and hint naming CPY_EXPLAIN_COMMAND); returns NULL. */
 PyObject *cpy_raise(int status);
+/* cpy_raise(status) with `log` (a compile's or a linker's; NULL or "":
+ * none) as the exception's attribute `log` (cpy_text), and for a
+ * CompileError after its message too, as PyCUDA shows it; returns NULL. */
+PyObject *cpy_raise_with_log(int status, const char *log);
 /* None for CUDYN_OK, else cpy_raise(status). */
 PyObject *cpy_result(int status);
 /* Raises class InvalidArgument (a ValueError) with a message of ours. */
@@ -136,7 +140,8 @@ int cpy_dim3(PyObject *obj, cudyn_dim3 *out, const char *what);
 /* The one polling wait: query(handle) with the GIL released until it is
  * not CUDYN_ERROR_NOT_READY, answering Ctrl-C (KeyboardInterrupt) within a
  * millisecond or so; seconds >= 0 ends it with CUDYN_ERROR_NOT_READY once
- * they have passed (< 0: no end).  The status, or -1 with the exception. */
+ * they have passed (< 0, or past 2^63 nanoseconds, as inf: no end).  The
+ * status, or -1 with the exception. */
 int cpy_poll(int (*query)(void *), void *handle, double seconds);
 /* Waits for a stream (NULL: the default stream and then the context) or an
  * event with the GIL released, answering Ctrl-C (KeyboardInterrupt). */
@@ -162,6 +167,16 @@ int cpy_int(PyObject *obj, int *out, const char *what, int min, int max);
  * embedded NUL (where C would end the text, naming something else) is
  * InvalidArgument naming `what`; NULL with the exception. */
 const char *cpy_utf8(PyObject *obj, const char *what);
+/* A sequence of str (None or NULL: none) for C: *out gets a
+ * NULL-terminated array (PyMem_Free it) of cpy_utf8 pointers into the str
+ * objects, which the list `keep` then holds, `lead` first where it is not
+ * NULL; *n their count.  A str itself is refused (TypeError), never split
+ * into characters, and so is an item with a NUL (cpy_utf8).  0, or -1 with
+ * the exception and nothing to free. */
+int cpy_str_array(PyObject *seq, const char *lead, const char ***out, int *n, PyObject *keep, const char *what);
+/* In-memory headers, a dict {name: text} (None: none), as the two arrays
+ * cudyn_compile_args takes (cpy_str_array's: PyMem_Free both); 0 or -1. */
+int cpy_header_arrays(PyObject *headers, const char ***names, const char ***texts, int *n, PyObject *keep);
 /* flags (an unsigned int) as a PyArg "O&" converter: 1, or 0 with an exception */
 int cpy_flags(PyObject *obj, void *out);
 /* The dtype rule: numpy.dtype(obj) if the device can hold it (numbers,
@@ -182,9 +197,10 @@ int cpy_current_device(void);
 /* The lifetime rule (python/README.md, "Lifetime: one rule"), in one
  * place: work in flight (a copy or a launch with In/Out buffers running
  * without the GIL, a collective, a call kept in a group not yet ended, a
- * DLPack tensor exported) holds what it uses, a count beside a reference,
- * taken and given back with the GIL held; free(), destroy() and abort() of
- * a held object raise InvalidArgument (cpy_refuse_in_use), never wait. */
+ * DLPack tensor exported, a Linker's call) holds what it uses, a count
+ * beside a reference, taken and given back with the GIL held; free(),
+ * destroy(), abort() and close() of a held object raise InvalidArgument
+ * (cpy_refuse_in_use), never wait. */
 static inline void cpy_hold(PyObject *owner, Py_ssize_t *count)
 {
     Py_INCREF(owner);
@@ -233,10 +249,13 @@ char cpy_dtype_format_char(PyObject *dtype);
 extern char cpy_int_codes[32], cpy_bool_codes[32], cpy_float_codes[32], cpy_complex_codes[32];
 void cpy_format_init(void);
 /* the C spellings of a scalar character (NULL-terminated, the one the
- * module's kernels write first), NULL for a character of no scalar; the
- * character of a spelling ("long long" -> 'q'), 0 if none */
+ * module's kernels write first, lib/expr's before the others), NULL for a
+ * character of no scalar */
 const char *const *cpy_format_spellings(char c);
-char cpy_spelling_char(const char *spelling);
+/* The spelling lib/expr takes for a C spelling of a scalar: itself, or
+ * its character's first ("half" -> "__half"); *c its character ('e').
+ * NULL (and 0) for a spelling of none. */
+const char *cpy_expr_spelling(const char *spelling, char *c);
 
 /* ---- memory.c */
 typedef struct {

@@ -141,6 +141,36 @@ PyObject *cpy_raise(int status)
     return raise_error(class_for(status), &err);
 }
 
+/* e's message with the log after it, as PyCUDA shows a compile's */
+static void message_with_log(PyObject *e, PyObject *log)
+{
+    PyObject *msg = PyObject_GetAttrString(e, "message");
+    PyObject *full = msg ? PyUnicode_FromFormat("%U\n%U", msg, log) : NULL;
+    PyObject *args = full ? PyTuple_Pack(1, full) : NULL;
+    if (args)
+        PyObject_SetAttrString(e, "args", args);
+    Py_XDECREF(args);
+    Py_XDECREF(full);
+    Py_XDECREF(msg);
+}
+
+PyObject *cpy_raise_with_log(int status, const char *log)
+{
+    cpy_raise(status);
+    if (!log || !log[0])
+        return NULL;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    PyObject *text = cpy_text(log);
+    if (text && v && PyObject_SetAttrString(v, "log", text) == 0 && status == CUDYN_ERROR_COMPILE)
+        message_with_log(v, text);
+    Py_XDECREF(text);
+    PyErr_Clear(); /* a failure above leaves the exception as cpy_raise made it */
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
 PyObject *cpy_result(int status)
 {
     if (status != CUDYN_OK)

@@ -162,7 +162,6 @@ const PyType_Spec Elementwise_Spec = {"cudyn.Elementwise", sizeof(ExprObject), 0
                                       ew_slots};
 
 /* ---------------------------------------------------------------- Reduction */
-/* the result type's launch code: the parameter alphabet's scalar types */
 PyDoc_STRVAR(red_doc, CPY_SIG("Reduction(result_type, neutral, reduce_expr, map_expr, params, name='reduce', "
                               "preamble=None)", "cudyn_reduction_create."));
 static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -172,12 +171,15 @@ static PyObject *red_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "sssss|zz:Reduction", kw, &result, &neutral, &reduce, &map, &params,
                                      &name, &preamble))
         return NULL;
-    char code = cpy_spelling_char(result);
-    if (!code)
+    /* the result type's launch character, and its spelling as lib/expr
+     * takes it (C's and CUDA's other names too: "half" is "__half") */
+    char code;
+    const char *spelled = cpy_expr_spelling(result, &code);
+    if (!spelled)
         return cpy_invalid("Reduction: result type '%s' is not a scalar type of the parameter alphabet", result);
     cudyn_reduction *r = NULL;
     int st;
-    CPY_NOGIL(st, cudyn_reduction_create(&r, result, neutral, reduce, map, params, name, preamble));
+    CPY_NOGIL(st, cudyn_reduction_create(&r, spelled, neutral, reduce, map, params, name, preamble));
     if (st != CUDYN_OK)
         return cpy_raise(st);
     ExprObject *o = (ExprObject *)PyType_GenericAlloc(type, 0);

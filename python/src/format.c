@@ -125,29 +125,34 @@ void cpy_format_init(void)
     add_codes(cpy_complex_codes, sizeof cpy_complex_codes, complexes);
 }
 
-/* The C spellings of a scalar of each kind and size, as kernel parameter
- * lists (lib/expr's) name them: the one the module's kernels write first,
- * then the others lib/expr accepts.  The Reduction type reads a result
- * type here, and the Python layer its kernels' C types (_cudyn exports
- * them); python/tests/test_format_exports.py checks every spelling against
- * the library's own parse of a parameter list. */
+/* The C spellings of a scalar of each kind and size: first those lib/expr's
+ * parameter lists take (`exprs` of them; the first is the one the
+ * module's kernels write), then other names C and CUDA give the same type
+ * that a kernel text for NVRTC may use (PyCUDA's texts).  The one table of
+ * them on the Python side: the Reduction type reads a result type here,
+ * and the Python layer its kernels' C types and the types of PyCUDA's
+ * argument lists (_cudyn exports them); python/tests/test_format_exports.py
+ * checks the first `exprs` against the library's own parse of a parameter
+ * list. */
 static const struct {
     cudyn_arg_kind kind;
     size_t size;
-    const char *names[5];
+    int exprs;
+    const char *names[8];
 } spellings[] = {
-    {CUDYN_ARG_BOOL, 1, {"bool"}},
-    {CUDYN_ARG_SIGNED, 1, {"signed char", "char", "int8_t"}},
-    {CUDYN_ARG_SIGNED, 2, {"short", "int16_t"}},
-    {CUDYN_ARG_SIGNED, 4, {"int", "int32_t"}},
-    {CUDYN_ARG_SIGNED, 8, {"long long", "long", "int64_t"}},
-    {CUDYN_ARG_UNSIGNED, 1, {"unsigned char", "uint8_t"}},
-    {CUDYN_ARG_UNSIGNED, 2, {"unsigned short", "uint16_t"}},
-    {CUDYN_ARG_UNSIGNED, 4, {"unsigned int", "uint32_t"}},
-    {CUDYN_ARG_UNSIGNED, 8, {"unsigned long long", "unsigned long", "uint64_t", "size_t"}},
-    {CUDYN_ARG_FLOAT, 2, {"__half"}},
-    {CUDYN_ARG_FLOAT, 4, {"float"}},
-    {CUDYN_ARG_FLOAT, 8, {"double"}},
+    {CUDYN_ARG_BOOL, 1, 1, {"bool"}},
+    {CUDYN_ARG_SIGNED, 1, 3, {"signed char", "char", "int8_t"}},
+    {CUDYN_ARG_SIGNED, 2, 3, {"short", "int16_t", "short int"}},
+    {CUDYN_ARG_SIGNED, 4, 2, {"int", "int32_t"}},
+    {CUDYN_ARG_SIGNED, 8, 5, {"long long", "long", "int64_t", "long int", "long long int", "ptrdiff_t"}},
+    {CUDYN_ARG_UNSIGNED, 1, 2, {"unsigned char", "uint8_t"}},
+    {CUDYN_ARG_UNSIGNED, 2, 3, {"unsigned short", "uint16_t", "unsigned short int"}},
+    {CUDYN_ARG_UNSIGNED, 4, 3, {"unsigned int", "uint32_t", "unsigned"}},
+    {CUDYN_ARG_UNSIGNED, 8, 6,
+     {"unsigned long long", "unsigned long", "uint64_t", "size_t", "unsigned long int", "unsigned long long int"}},
+    {CUDYN_ARG_FLOAT, 2, 1, {"__half", "half"}},
+    {CUDYN_ARG_FLOAT, 4, 1, {"float"}},
+    {CUDYN_ARG_FLOAT, 8, 1, {"double"}},
 };
 
 const char *const *cpy_format_spellings(char c)
@@ -159,11 +164,14 @@ const char *const *cpy_format_spellings(char c)
     return NULL;
 }
 
-char cpy_spelling_char(const char *spelling)
+const char *cpy_expr_spelling(const char *spelling, char *c)
 {
     for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-        for (const char *const *name = spellings[i].names; *name; name++)
-            if (strcmp(*name, spelling) == 0)
-                return cpy_format_char(spellings[i].kind, spellings[i].size);
-    return 0;
+        for (int k = 0; spellings[i].names[k]; k++)
+            if (strcmp(spellings[i].names[k], spelling) == 0) {
+                *c = cpy_format_char(spellings[i].kind, spellings[i].size);
+                return k < spellings[i].exprs ? spelling : spellings[i].names[0];
+            }
+    *c = 0;
+    return NULL;
 }

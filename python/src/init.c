@@ -64,6 +64,10 @@ PyMODINIT_FUNC PyInit__cudyn(void)
     CPY_INT_("CAPTURE_RELAXED", CUDYN_CAPTURE_RELAXED)
     CPY_INT_("_MAX_ARGS", CUDYN_MAX_ARGS) /* the most parameters a launch takes: the Python layer's kernels */
 #undef CPY_INT_
+    /* the option that gives a text written for nvcc nvcc's predefined names:
+     * the PyCUDA layer's texts */
+    if (PyModule_AddStringConstant(m, "_OPTION_NVCC_NAMES", CUDYN_OPTION_NVCC_NAMES) < 0)
+        goto fail;
     return m;
 fail:
     Py_DECREF(m);

@@ -1,7 +1,11 @@
 /* link.c - Linker: device linking over cudyn_link_* (relocatable device
  * code, libraries, LTO-IR, libcudadevrt.a for dynamic parallelism), as
  * cuda.core's Linker; and toolkit_info(), what cudyn takes of the CUDA
- * toolkit at run time (headers, libcudadevrt.a, nvJitLink). */
+ * toolkit at run time (headers, libcudadevrt.a, nvJitLink).
+ * The lifetime rule (cudyn_py.h, cpy_hold): a call on the linker holds it
+ * while it runs without the GIL, so that close() raises meanwhile and a
+ * second call from another thread raises too (cudyn.h: a linker is used
+ * by one thread at a time). */
 #include "cudyn_py.h"
 #include <string.h>
 
@@ -9,71 +13,37 @@
 
 typedef struct {
     PyObject_HEAD
-    cudyn_linker *linker;
-    int device; /* add_source compiles for it */
+    cudyn_linker *linker; /* NULL once closed */
+    int device;           /* add_source compiles for it */
+    Py_ssize_t in_use;    /* the lifetime rule's hold: a call on the linker running without the GIL */
     PyObject *weakrefs;
 } LinkerObject;
 
-/* a sequence of str into out (at most `max`, `first` slots already used),
- * UTF-8 pointers into the str objects, which `keep` (a list) holds;
- * the count in all, or -1 with an exception */
-static int options_into(PyObject *seq_obj, const char **out, int first, int max, PyObject *keep, const char *what)
+/* The linker for a call that runs without the GIL, held (cpy_hold) until
+ * let_go: the lifetime rule, and cudyn.h's "one thread at a time".  NULL
+ * with InvalidArgument once closed, or while another call holds it. */
+static cudyn_linker *take(LinkerObject *self, const char *who)
 {
-    if (seq_obj == Py_None)
-        return first;
-    if (PyUnicode_Check(seq_obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
-        return -1;
-    }
-    PyObject *seq = cpy_tuple(seq_obj, what);
-    if (!seq || PyList_Append(keep, seq) < 0) {
-        Py_XDECREF(seq);
-        return -1;
-    }
-    Py_DECREF(seq); /* `keep` holds it */
-    Py_ssize_t n = PyTuple_Size(seq);
-    if (n > max - first) {
-        cpy_invalid("%s: more than %d options", what, max);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyTuple_GetItem(seq, i);
-        if (!PyUnicode_Check(item)) {
-            PyObject *type = cpy_type_name(item);
-            PyErr_Format(PyExc_TypeError, "%s: item %zd is %V, not str", what, i, type, "?");
-            Py_XDECREF(type);
-            return -1;
-        }
-        if (!(out[first + i] = PyUnicode_AsUTF8AndSize(item, NULL)))
-            return -1;
-    }
-    return first + (int)n;
-}
-
-/* cudyn's exception for st, with `log` (a compile's or the linker's) as
- * its attribute `log`; NULL */
-static PyObject *raise_with_log(int st, const char *log)
-{
-    cpy_raise(st);
-    if (!log || !log[0])
+    if (!self->linker) {
+        cpy_invalid("%s: the Linker was closed", who);
         return NULL;
-    PyObject *t, *v, *tb;
-    PyErr_Fetch(&t, &v, &tb);
-    PyErr_NormalizeException(&t, &v, &tb);
-    PyObject *text = PyUnicode_DecodeUTF8(log, (Py_ssize_t)strlen(log), "replace");
-    if (text && v)
-        PyObject_SetAttrString(v, "log", text);
-    Py_XDECREF(text);
-    PyErr_Clear();
-    PyErr_Restore(t, v, tb);
-    return NULL;
+    }
+    if (cpy_refuse_in_use(who, self->in_use) < 0)
+        return NULL;
+    cpy_hold((PyObject *)self, &self->in_use);
+    return self->linker;
 }
 
-static LinkerObject *live(LinkerObject *self)
+static void let_go(LinkerObject *self)
 {
-    if (!self->linker)
-        cpy_invalid("Linker: it was closed");
-    return self->linker ? self : NULL;
+    cpy_let_go((PyObject *)self, &self->in_use);
+}
+
+/* the linker's failure, with its log (read with the GIL held, after the
+ * call: no other call can have started) */
+static PyObject *link_failed(LinkerObject *self, int st)
+{
+    return cpy_raise_with_log(st, cudyn_link_log(self->linker));
 }
 
 PyDoc_STRVAR(linker_doc, CPY_SIG("Linker(options=None, *, device=None, devrt=False, driver=False, "
@@ -94,10 +64,14 @@ static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (device_obj == Py_None ? (device = cpy_current_device()) < 0
                               : cpy_int(device_obj, &device, "device (ordinal)", 0, INT_MAX) < 0)
         return NULL;
-    const char *opts[MAX_LINK_OPTIONS];
+    const char **opts = NULL;
     PyObject *keep = PyList_New(0);
-    int n = keep ? options_into(options, opts, 0, MAX_LINK_OPTIONS, keep, "options") : -1;
-    LinkerObject *self = n < 0 ? NULL : (LinkerObject *)PyType_GenericAlloc(type, 0);
+    int n = 0, ok = keep && cpy_str_array(options, NULL, &opts, &n, keep, "options") == 0;
+    if (ok && n > MAX_LINK_OPTIONS) {
+        cpy_invalid("Linker: options: %d of them (at most %d)", n, MAX_LINK_OPTIONS);
+        ok = 0;
+    }
+    LinkerObject *self = ok ? (LinkerObject *)PyType_GenericAlloc(type, 0) : NULL;
     if (self) {
         unsigned int flags = (devrt ? CUDYN_LINK_DEVRT : 0u) | (driver ? CUDYN_LINK_USE_DRIVER : 0u) |
                              (need ? CUDYN_LINK_NEED_NVJITLINK : 0u);
@@ -110,6 +84,7 @@ static PyObject *linker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             cpy_raise(st);
         }
     }
+    PyMem_Free(opts);
     Py_XDECREF(keep);
     return (PyObject *)self;
 }
@@ -128,12 +103,6 @@ static int input_kind(PyObject *obj, int *kind)
     return cpy_int(obj, kind, "kind (a LINK_* constant)", CUDYN_LINK_AUTO, CUDYN_LINK_LIBRARY);
 }
 
-/* the linker's failure, with its log */
-static PyObject *link_failed(LinkerObject *self, int st)
-{
-    return raise_with_log(st, cudyn_link_log(self->linker));
-}
-
 PyDoc_STRVAR(add_data_doc, CPY_SIG("add_data($self, /, data, kind=0, name=None)",
                                    "Adds an input (a bytes-like object): kind a LINK_* constant (LINK_AUTO: "
                                    "told from its first bytes), name for the log."));
@@ -143,15 +112,21 @@ static PyObject *linker_add_data(LinkerObject *self, PyObject *args, PyObject *k
     PyObject *data, *kind_obj = NULL;
     const char *name = NULL;
     int kind = CUDYN_LINK_AUTO;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Oz:add_data", kw, &data, &kind_obj, &name) || !live(self) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Oz:add_data", kw, &data, &kind_obj, &name) ||
         (kind_obj && input_kind(kind_obj, &kind) < 0))
         return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    int st;
-    CPY_NOGIL(st, cudyn_link_add_data(self->linker, kind, view.buf, (size_t)view.len, name));
+    cudyn_linker *linker = take(self, "Linker.add_data");
+    int st = -1;
+    if (linker) {
+        CPY_NOGIL(st, cudyn_link_add_data(linker, kind, view.buf, (size_t)view.len, name));
+        let_go(self);
+    }
     PyBuffer_Release(&view);
+    if (st < 0)
+        return NULL;
     if (st != CUDYN_OK)
         return link_failed(self, st);
     Py_RETURN_NONE;
@@ -164,47 +139,77 @@ static PyObject *linker_add_file(LinkerObject *self, PyObject *args, PyObject *k
     static char *kw[] = {"path", "kind", NULL};
     PyObject *path_obj, *kind_obj = NULL, *bytes = NULL;
     int kind = CUDYN_LINK_AUTO;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:add_file", kw, &path_obj, &kind_obj) || !live(self) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:add_file", kw, &path_obj, &kind_obj) ||
         (kind_obj && input_kind(kind_obj, &kind) < 0) || !PyUnicode_FSConverter(path_obj, &bytes))
         return NULL;
-    int st;
+    cudyn_linker *linker = take(self, "Linker.add_file");
+    int st = -1;
     const char *path = PyBytes_AsString(bytes);
-    CPY_NOGIL(st, cudyn_link_add_file(self->linker, kind, path));
+    if (linker) {
+        CPY_NOGIL(st, cudyn_link_add_file(linker, kind, path));
+        let_go(self);
+    }
     Py_DECREF(bytes);
+    if (st < 0)
+        return NULL;
     if (st != CUDYN_OK)
         return link_failed(self, st);
     Py_RETURN_NONE;
 }
 
+/* Compiles for the linker's device (the linker untouched meanwhile:
+ * another call may run); *prog the program, or NULL with the exception */
+static cudyn_program *compile_rdc(LinkerObject *self, const char *source, const char *name, PyObject *options,
+                                  PyObject *headers)
+{
+    struct cudyn_compile_args ca = {.size = sizeof ca, .source = source, .name = name, .device = self->device};
+    PyObject *keep = PyList_New(0);
+    const char **opts = NULL, **hnames = NULL, **htexts = NULL;
+    cudyn_program *prog = NULL;
+    if (keep && cpy_str_array(options, "-rdc=true", &opts, &ca.num_options, keep, "options") == 0 &&
+        cpy_header_arrays(headers, &hnames, &htexts, &ca.num_headers, keep) == 0) {
+        int st;
+        ca.options = opts;
+        ca.header_names = hnames;
+        ca.header_sources = htexts;
+        CPY_NOGIL(st, cudyn_compile_ex(&prog, &ca));
+        if (st != CUDYN_OK) {
+            cpy_raise_with_log(st, prog ? cudyn_program_log(prog) : NULL);
+            cudyn_program_free(prog);
+            prog = NULL;
+        }
+    }
+    PyMem_Free(opts);
+    PyMem_Free(hnames);
+    PyMem_Free(htexts);
+    Py_XDECREF(keep);
+    return prog;
+}
+
 PyDoc_STRVAR(add_source_doc,
-             CPY_SIG("add_source($self, /, source, options=None, name='kernel.cu')",
+             CPY_SIG("add_source($self, /, source, options=None, name='kernel.cu', headers=None)",
                      "Compiles CUDA C++ as relocatable device code (-rdc=true, through cudyn's cache) for the "
-                     "linker's device and adds it; CompileError with NVRTC's log when it does not compile."));
+                     "linker's device and adds it; headers a dict {name: text} that #include finds in memory; "
+                     "CompileError with NVRTC's log when it does not compile."));
 static PyObject *linker_add_source(LinkerObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kw[] = {"source", "options", "name", NULL};
+    static char *kw[] = {"source", "options", "name", "headers", NULL};
     const char *source, *name = "kernel.cu";
-    PyObject *options = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|Os:add_source", kw, &source, &options, &name) || !live(self))
+    PyObject *options = Py_None, *headers = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|OsO:add_source", kw, &source, &options, &name, &headers))
         return NULL;
-    const char *opts[MAX_LINK_OPTIONS] = {"-rdc=true"};
-    PyObject *keep = PyList_New(0);
-    int n = keep ? options_into(options, opts, 1, MAX_LINK_OPTIONS, keep, "options") : -1;
-    if (n < 0) {
-        Py_XDECREF(keep);
-        return NULL;
+    if (!self->linker) /* before compiling for nothing */
+        return cpy_invalid("Linker.add_source: the Linker was closed");
+    cudyn_program *prog = compile_rdc(self, source, name, options, headers);
+    cudyn_linker *linker = prog ? take(self, "Linker.add_source") : NULL;
+    int st = -1;
+    if (linker) {
+        CPY_NOGIL(st, cudyn_link_add_program(linker, prog));
+        let_go(self);
     }
-    cudyn_program *prog = NULL;
-    int st;
-    CPY_NOGIL(st, cudyn_compile(&prog, source, name, self->device, opts, n));
-    Py_DECREF(keep);
-    if (st != CUDYN_OK) {
-        raise_with_log(st, prog ? cudyn_program_log(prog) : NULL);
-        cudyn_program_free(prog);
-        return NULL;
-    }
-    CPY_NOGIL(st, cudyn_link_add_program(self->linker, prog));
     cudyn_program_free(prog);
+    if (st < 0)
+        return NULL;
     if (st != CUDYN_OK)
         return link_failed(self, st);
     Py_RETURN_NONE;
@@ -213,37 +218,44 @@ static PyObject *linker_add_source(LinkerObject *self, PyObject *args, PyObject 
 static PyObject *linker_complete(LinkerObject *self, PyObject *unused)
 {
     (void)unused;
-    if (!live(self))
+    cudyn_linker *linker = take(self, "Linker.complete");
+    if (!linker)
         return NULL;
     const void *image = NULL;
     size_t bytes = 0;
     int st;
-    CPY_NOGIL(st, cudyn_link_complete(self->linker, &image, &bytes));
+    CPY_NOGIL(st, cudyn_link_complete(linker, &image, &bytes));
+    let_go(self);
     if (st != CUDYN_OK)
         return link_failed(self, st);
     return PyBytes_FromStringAndSize(image, (Py_ssize_t)bytes);
 }
 
+/* close(): refused while a call holds the linker (the lifetime rule);
+ * a second close() does nothing */
 static PyObject *linker_close(LinkerObject *self, PyObject *unused)
 {
     (void)unused;
+    if (cpy_refuse_in_use("Linker.close", self->in_use) < 0)
+        return NULL;
     cudyn_link_destroy(self->linker);
     self->linker = NULL;
     Py_RETURN_NONE;
 }
 
+/* the log, which a call running in another thread may be writing: refused meanwhile */
 static PyObject *linker_log(LinkerObject *self, void *closure)
 {
     (void)closure;
-    return self->linker ? PyUnicode_DecodeUTF8(cudyn_link_log(self->linker), (Py_ssize_t)strlen(cudyn_link_log(self->linker)),
-                                               "replace")
-                        : PyUnicode_FromString("");
+    if (cpy_refuse_in_use("Linker.log", self->in_use) < 0)
+        return NULL;
+    return cpy_text(self->linker ? cudyn_link_log(self->linker) : "");
 }
 
 static PyObject *linker_backend(LinkerObject *self, void *closure)
 {
     (void)closure;
-    return PyUnicode_FromString(self->linker ? cudyn_link_backend(self->linker) : "");
+    return cpy_text(self->linker ? cudyn_link_backend(self->linker) : "");
 }
 
 static PyMethodDef linker_methods[] = {
@@ -252,12 +264,14 @@ static PyMethodDef linker_methods[] = {
     {"add_source", CPY_KW(linker_add_source), add_source_doc},
     {"complete", (PyCFunction)linker_complete, METH_NOARGS,
      CPY_SIG("complete($self, /)", "Links: the CUBIN (PTX with -ptx) as bytes, for Module.from_image; once.")},
-    {"close", (PyCFunction)linker_close, METH_NOARGS, CPY_SIG("close($self, /)", "Frees the linker now.")},
+    {"close", (PyCFunction)linker_close, METH_NOARGS,
+     CPY_SIG("close($self, /)", "Frees the linker now; InvalidArgument while a call on it runs in another thread.")},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef linker_getset[] = {
-    {"log", (getter)linker_log, NULL, "the linker's log so far, errors first", NULL},
+    {"log", (getter)linker_log, NULL, "the linker's log so far, errors first (InvalidArgument while a call on it runs)",
+     NULL},
     {"backend", (getter)linker_backend, NULL, "which linker: 'nvJitLink 13.0' or 'driver (CUDA 13.0)'", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -288,13 +302,16 @@ PyObject *cpy_toolkit_info(PyObject *m, PyObject *unused)
     CPY_NOGIL(st, cudyn_toolkit_info(&t));
     if (st != CUDYN_OK)
         return cpy_raise(st);
-    return Py_BuildValue("{s:z,s:z,s:z,s:z,s:z,s:z,s:s,s:z,s:z,s:i,s:z,s:d}", "include_path", t.include_path,
-                         "headers_found_by", t.headers_found_by, "headers_location", t.headers_location, "cudadevrt",
-                         t.cudadevrt, "cudadevrt_found_by", t.cudadevrt_found_by, "trace", t.trace,
+    /* paths and traces as cpy_text decodes them: a toolkit under a path
+     * that is not UTF-8 still answers */
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:s,s:N,s:N,s:i,s:N,s:d}", "include_path",
+                         cpy_text(t.include_path), "headers_found_by", cpy_text(t.headers_found_by),
+                         "headers_location", cpy_text(t.headers_location), "cudadevrt", cpy_text(t.cudadevrt),
+                         "cudadevrt_found_by", cpy_text(t.cudadevrt_found_by), "trace", cpy_text(t.trace),
                          "nvjitlink_status", cudyn_status_name(t.nvjitlink_status), "nvjitlink_path",
-                         t.nvjitlink_path, "nvjitlink_found_by", t.nvjitlink_found_by, "nvjitlink_version",
-                         t.nvjitlink_version, "nvjitlink_trace", t.nvjitlink_trace, "nvjitlink_load_ms",
-                         t.nvjitlink_load_ms);
+                         cpy_text(t.nvjitlink_path), "nvjitlink_found_by", cpy_text(t.nvjitlink_found_by),
+                         "nvjitlink_version", t.nvjitlink_version, "nvjitlink_trace", cpy_text(t.nvjitlink_trace),
+                         "nvjitlink_load_ms", t.nvjitlink_load_ms);
 }
 
 int cpy_link_init(PyObject *module)

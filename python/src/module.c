@@ -5,83 +5,12 @@
 #include <limits.h>
 #include <string.h>
 
-/* a sequence of str as a NULL-terminated array of UTF-8 pointers into the
- * str objects (kept alive by `keep`, a list); 0 or -1 */
-static int str_array(PyObject *seq_obj, const char ***out, int *n, PyObject *keep, const char *what)
-{
-    *out = NULL;
-    *n = 0;
-    if (!seq_obj || seq_obj == Py_None)
-        return 0;
-    if (PyUnicode_Check(seq_obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
-        return -1;
-    }
-    PyObject *seq = cpy_tuple(seq_obj, what);
-    if (!seq)
-        return -1;
-    Py_ssize_t k = PyTuple_Size(seq);
-    const char **arr = PyMem_Calloc((size_t)k + 1, sizeof *arr);
-    if (!arr) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < k; i++) {
-        char item_what[96];
-        snprintf(item_what, sizeof item_what, "%s: item %zd", what, i);
-        if (!(arr[i] = cpy_utf8(PyTuple_GetItem(seq, i), item_what))) { /* a NUL would cut the option */
-            PyMem_Free(arr);
-            Py_DECREF(seq);
-            return -1;
-        }
-    }
-    PyList_Append(keep, seq);
-    Py_DECREF(seq);
-    *out = arr;
-    *n = (int)k;
-    return 0;
-}
-
 static ModuleObject *module_alloc(void)
 {
     ModuleObject *m = (ModuleObject *)PyType_GenericAlloc(Module_Type, 0);
     if (m)
         m->device = -1;
     return m;
-}
-
-/* CompileError with its log */
-static PyObject *raise_compile(int st, cudyn_program *prog)
-{
-    cpy_raise(st);
-    if (prog && st == CUDYN_ERROR_COMPILE) {
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        PyErr_NormalizeException(&t, &v, &tb);
-        PyObject *log = cpy_text(cudyn_program_log(prog));
-        if (log && v) {
-            PyObject_SetAttrString(v, "log", log);
-            /* the message with the log, as PyCUDA shows it */
-            PyObject *msg = PyObject_GetAttrString(v, "message");
-            if (msg) {
-                PyObject *full = PyUnicode_FromFormat("%U\n%U", msg, log);
-                if (full) {
-                    PyObject *a = PyTuple_Pack(1, full);
-                    if (a) {
-                        PyObject_SetAttrString(v, "args", a);
-                        Py_DECREF(a);
-                    }
-                    Py_DECREF(full);
-                }
-                Py_DECREF(msg);
-            }
-        }
-        Py_XDECREF(log);
-        PyErr_Clear();
-        PyErr_Restore(t, v, tb);
-    }
-    return NULL;
 }
 
 /* What from_source hands cudyn_compile_ex: UTF-8 arrays pointing into
@@ -104,9 +33,15 @@ static void source_inputs_free(struct source_inputs *in)
 }
 
 /* NVRTC's options: `options`, then -I for each of include_dirs (this is
- * where include_dirs become options); 0 or -1 */
+ * where include_dirs become options); a str for either is refused, never
+ * split into characters.  0 or -1 */
 static int compile_options(PyObject *options, PyObject *include_dirs, struct source_inputs *in)
 {
+    if (PyUnicode_Check(options) || PyUnicode_Check(include_dirs)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str",
+                     PyUnicode_Check(options) ? "options" : "include_dirs");
+        return -1;
+    }
     PyObject *list = options == Py_None ? PyList_New(0) : PySequence_List(options);
     PyObject *it = list && include_dirs != Py_None ? PyObject_GetIter(include_dirs) : NULL, *d;
     int rc = list && (include_dirs == Py_None || it) ? 0 : -1;
@@ -118,28 +53,11 @@ static int compile_options(PyObject *options, PyObject *include_dirs, struct sou
     }
     Py_XDECREF(it);
     if (rc == 0 && !PyErr_Occurred())
-        rc = str_array(list, &in->opts, &in->nopts, in->keep, "options");
+        rc = cpy_str_array(list, NULL, &in->opts, &in->nopts, in->keep, "options");
     else
         rc = -1;
     Py_XDECREF(list);
     return rc;
-}
-
-/* headers: a dict of name -> text, as two arrays; 0 or -1 */
-static int header_arrays(PyObject *headers, struct source_inputs *in)
-{
-    if (headers == Py_None)
-        return 0;
-    if (!PyDict_Check(headers)) {
-        PyErr_SetString(PyExc_TypeError, "headers must be a dict of name -> text");
-        return -1;
-    }
-    PyObject *hk = PyDict_Keys(headers), *hv = PyDict_Values(headers);
-    int ok = hk && hv && str_array(hk, &in->hnames, &in->nheaders, in->keep, "headers' names") == 0 &&
-             str_array(hv, &in->hsrcs, &in->nheaders, in->keep, "headers' texts") == 0;
-    Py_XDECREF(hk);
-    Py_XDECREF(hv);
-    return ok ? 0 : -1;
 }
 
 /* The source inside extern "C" { }, so kernels keep their names (PyCUDA's
@@ -203,7 +121,7 @@ static PyObject *compile_and_load(const char *source, const char *name, int noca
     int st;
     CPY_NOGIL(st, cudyn_compile_ex(&prog, &ca));
     if (st != CUDYN_OK) {
-        raise_compile(st, prog);
+        cpy_raise_with_log(st, prog ? cudyn_program_log(prog) : NULL);
         cudyn_program_free(prog);
         return NULL;
     }
@@ -246,8 +164,9 @@ static PyObject *mod_from_source(PyObject *cls, PyObject *args, PyObject *kwds)
     struct source_inputs in = {.keep = PyList_New(0)};
     PyObject *result = NULL;
     if (in.keep && compile_options(options, include_dirs, &in) == 0 &&
-        str_array(names, &in.exprs, &in.nexprs, in.keep, "name_expressions") == 0 &&
-        header_arrays(headers, &in) == 0 && (no_extern_c || wrap_extern_c(&source, &in) == 0) &&
+        cpy_str_array(names, NULL, &in.exprs, &in.nexprs, in.keep, "name_expressions") == 0 &&
+        cpy_header_arrays(headers, &in.hnames, &in.hsrcs, &in.nheaders, in.keep) == 0 &&
+        (no_extern_c || wrap_extern_c(&source, &in) == 0) &&
         (switched = use_device(device_obj, &prev)) >= 0)
         result = compile_and_load(source, name, nocache, &in);
     if (switched > 0)
@@ -362,21 +281,9 @@ static void mod_dealloc(ModuleObject *m)
     cpy_free(m);
 }
 
-/* a name as C reads it: one with a NUL inside would be cut there */
-static const char *name_arg(PyObject *arg, const char *what)
-{
-    Py_ssize_t n;
-    const char *name = PyUnicode_AsUTF8AndSize(arg, &n);
-    if (name && strlen(name) != (size_t)n) {
-        cpy_invalid("%s: the name %R contains a NUL character", what, arg);
-        return NULL;
-    }
-    return name;
-}
-
 static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 {
-    const char *name = name_arg(arg, "get_function");
+    const char *name = cpy_utf8(arg, "get_function: name");
     if (!name)
         return NULL;
     cudyn_function f = NULL;
@@ -388,7 +295,7 @@ static PyObject *mod_get_function(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 {
-    const char *name = name_arg(arg, "get_global");
+    const char *name = cpy_utf8(arg, "get_global: name");
     if (!name)
         return NULL;
     cudyn_devptr p = 0;
@@ -401,7 +308,7 @@ static PyObject *mod_get_global(ModuleObject *m, PyObject *arg)
 
 static PyObject *mod_lowered_name(ModuleObject *m, PyObject *arg)
 {
-    const char *expr = name_arg(arg, "lowered_name");
+    const char *expr = cpy_utf8(arg, "lowered_name: expr");
     if (!expr)
         return NULL;
     const char *low = m->prog ? cudyn_program_lowered_name(m->prog, expr) : NULL;

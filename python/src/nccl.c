@@ -340,14 +340,72 @@ static int nccl_query(void *p)
     return CUDYN_ERROR_NOT_READY;
 }
 
+/* abort(): refused while in use (a call of another thread, a group not
+ * yet ended); every other call refuses while it runs. */
+static int abort_now(CommObject *self, const char *who)
+{
+    cudyn_nccl_comm comm = live(self, who);
+    if (!comm || cpy_refuse_in_use(who, self->in_use) < 0)
+        return -1;
+    int st;
+    self->aborting = 1;
+    CPY_NOGIL(st, cudyn_nccl_comm_abort(comm));
+    self->aborting = 0;
+    return st;
+}
+
+/* What an abort that did not answer CUDYN_OK did, for a message: the
+ * exception abort_now raised (st < 0, taken: not aborted), or the
+ * library's error, after which the communicator is aborted where NCCL's
+ * abort itself failed (origin NCCL) and not where the library refused it
+ * (a group not yet ended holds it).  *aborted says which; NULL with an
+ * exception. */
+static PyObject *abort_outcome(int st, int *aborted)
+{
+    *aborted = 0;
+    if (st >= 0) {
+        cudyn_error err = {.size = sizeof err};
+        int known = cudyn_last_error(&err) == st;
+        *aborted = known && err.origin == CUDYN_ORIGIN_NCCL;
+        return cpy_text(known ? err.message : cudyn_status_string(st));
+    }
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyObject *why = v ? PyObject_Str(v) : cpy_text(cudyn_status_string(CUDYN_ERROR_INVALID_ARGUMENT));
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+    return why;
+}
+
+/* wait()'s timeout: the communicator aborted as abort() aborts it
+ * (abort_now: refused while another thread's call or a group not yet
+ * ended holds it, and every other call refuses while it runs), then
+ * CUDYN_ERROR_TIMEOUT saying what the abort did.  NULL. */
+static PyObject *timed_out(CommObject *self, double seconds)
+{
+    int ms = (int)ceil(fmin(seconds * 1e3, INT_MAX)), aborted = 1;
+    int st = abort_now(self, "wait");
+    PyObject *why = st == CUDYN_OK ? NULL : abort_outcome(st, &aborted);
+    if (st != CUDYN_OK && !why)
+        return NULL;
+    cpy_fail(CUDYN_ERROR_TIMEOUT, "wait: the work queued for rank %d of %d did not finish within %d ms, and NCCL "
+             "reported no error (a peer rank may be stuck or dead, or the ranks called different collectives); "
+             "the communicator was %s%V", self->rank, self->size, ms,
+             !why ? "aborted" : aborted ? "aborted, with an error: " : "not aborted: ", why, "");
+    Py_XDECREF(why);
+    return NULL;
+}
+
 PyDoc_STRVAR(comm_wait_doc,
              CPY_SIG("wait($self, /, stream=None, timeout=None)",
                      "Waits for the stream's work, raising NCCL's asynchronous error (and aborting) if one comes; "
-                     "timeout in seconds (then aborted too).  Ctrl-C answers it."));
-/* The module's interruptible wait (cpy_poll) until the work is done or
- * NCCL has an error, which cudyn_nccl_comm_wait then collects at once (an
- * error aborts the communicator); or until the timeout, which aborts it
- * too, as the library's wait does. */
+                     "timeout in seconds (then aborted too, unless another thread's call or a group not yet ended "
+                     "holds it: the error says which).  Ctrl-C answers it."));
+/* The module's interruptible wait (cpy_poll: cudyn_nccl_comm_wait does not
+ * answer Ctrl-C) until the work is done or NCCL has an error, which
+ * cudyn_nccl_comm_wait then collects at once (an error aborts the
+ * communicator); or until the timeout (timed_out). */
 static PyObject *comm_wait(CommObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"stream", "timeout", NULL};
@@ -362,32 +420,12 @@ static PyObject *comm_wait(CommObject *self, PyObject *args, PyObject *kwds)
         return cpy_invalid("wait: timeout must be None or >= 0 seconds, not %R", timeout);
     cpy_hold((PyObject *)self, &self->in_use);
     int st = cpy_poll(nccl_query, &q, seconds);
-    if (st == CUDYN_ERROR_NOT_READY) {
-        CPY_NOGIL(st, cudyn_nccl_comm_abort(q.comm));
-        cpy_fail(CUDYN_ERROR_TIMEOUT, "wait: the work queued for rank %d of %d did not finish within %d ms, and "
-                 "NCCL reported no error; the communicator was aborted%s (a peer rank may be stuck or dead, or the "
-                 "ranks called different collectives)", self->rank, self->size, (int)ceil(fmin(seconds * 1e3, INT_MAX)),
-                 st == CUDYN_OK ? "" : ", with an error");
-        st = -1;
-    } else if (st >= 0) {
+    if (st >= 0 && st != CUDYN_ERROR_NOT_READY)
         CPY_NOGIL(st, cudyn_nccl_comm_wait(q.comm, q.stream, -1));
-    }
     cpy_let_go((PyObject *)self, &self->in_use);
+    if (st == CUDYN_ERROR_NOT_READY)
+        return timed_out(self, seconds);
     return st < 0 ? NULL : cpy_result(st);
-}
-
-/* abort(): refused while in use (a call of another thread, a group not
- * yet ended); every other call refuses while it runs. */
-static int abort_now(CommObject *self, const char *who)
-{
-    cudyn_nccl_comm comm = live(self, who);
-    if (!comm || cpy_refuse_in_use(who, self->in_use) < 0)
-        return -1;
-    int st;
-    self->aborting = 1;
-    CPY_NOGIL(st, cudyn_nccl_comm_abort(comm));
-    self->aborting = 0;
-    return st;
 }
 
 static PyObject *comm_abort(CommObject *self, PyObject *unused)

@@ -93,10 +93,10 @@ static PyObject *f_info(PyObject *self, PyObject *args, PyObject *kwds)
     CPY_NOGIL(st, cudyn_nccl_info(&info));
     if (st != CUDYN_OK || (check && info.status != CUDYN_OK))
         return cpy_raise(st != CUDYN_OK ? st : info.status);
-    return Py_BuildValue("{s:i,s:s,s:N,s:z,s:i,s:z,s:d,s:N}", "status", info.status, "status_name",
-                         cudyn_status_name(info.status), "path", cpy_text(info.path), "found_by", info.found_by,
-                         "version", info.version, "version_string", info.version_string, "load_ms", info.load_ms,
-                         "trace", cpy_text(info.trace));
+    return Py_BuildValue("{s:i,s:s,s:N,s:N,s:i,s:N,s:d,s:N}", "status", info.status, "status_name",
+                         cudyn_status_name(info.status), "path", cpy_text(info.path), "found_by",
+                         cpy_text(info.found_by), "version", info.version, "version_string",
+                         cpy_text(info.version_string), "load_ms", info.load_ms, "trace", cpy_text(info.trace));
 }
 
 static PyObject *f_has(PyObject *self, PyObject *name)

@@ -329,6 +329,71 @@ const char *cpy_utf8(PyObject *obj, const char *what)
     return s;
 }
 
+int cpy_str_array(PyObject *seq_obj, const char *lead, const char ***out, int *n, PyObject *keep, const char *what)
+{
+    *out = NULL;
+    *n = 0;
+    if (!seq_obj)
+        seq_obj = Py_None;
+    if (seq_obj == Py_None && !lead)
+        return 0;
+    if (PyUnicode_Check(seq_obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of str, not a str", what);
+        return -1;
+    }
+    PyObject *seq = seq_obj == Py_None ? PyTuple_New(0) : cpy_tuple(seq_obj, what);
+    if (!seq)
+        return -1;
+    int first = lead ? 1 : 0;
+    Py_ssize_t k = PyTuple_Size(seq);
+    const char **arr = k < INT_MAX - first ? PyMem_Calloc((size_t)(k + first) + 1, sizeof *arr) : NULL;
+    if (!arr || PyList_Append(keep, seq) < 0) {
+        PyMem_Free(arr);
+        Py_DECREF(seq);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return -1;
+    }
+    Py_DECREF(seq); /* `keep` holds it */
+    arr[0] = lead;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        char item_what[96];
+        snprintf(item_what, sizeof item_what, "%s: item %zd", what, i);
+        if (!(arr[first + i] = cpy_utf8(PyTuple_GetItem(seq, i), item_what))) { /* a NUL would cut it */
+            PyMem_Free(arr);
+            return -1;
+        }
+    }
+    *out = arr;
+    *n = (int)k + first;
+    return 0;
+}
+
+int cpy_header_arrays(PyObject *headers, const char ***names, const char ***texts, int *n, PyObject *keep)
+{
+    *names = *texts = NULL;
+    *n = 0;
+    if (headers == Py_None)
+        return 0;
+    if (!PyDict_Check(headers)) {
+        PyObject *type = cpy_type_name(headers);
+        PyErr_Format(PyExc_TypeError, "headers must be a dict of name -> text, not %V", type, "?");
+        Py_XDECREF(type);
+        return -1;
+    }
+    PyObject *hk = PyDict_Keys(headers), *hv = PyDict_Values(headers);
+    int n_texts = 0, ok = hk && hv && cpy_str_array(hk, NULL, names, n, keep, "headers' names") == 0 &&
+                          cpy_str_array(hv, NULL, texts, &n_texts, keep, "headers' texts") == 0;
+    Py_XDECREF(hk);
+    Py_XDECREF(hv);
+    if (ok)
+        return 0;
+    PyMem_Free((void *)*names);
+    *names = NULL;
+    *n = 0;
+    return -1;
+}
+
 PyObject *cpy_enter(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -340,7 +405,7 @@ int cpy_refuse_in_use(const char *who, Py_ssize_t count)
 {
     if (count == 0)
         return 0;
-    cpy_invalid("%s: it is in use (%zd: a copy, a launch or a collective running in another thread, a call kept "
+    cpy_invalid("%s: it is in use (%zd: a copy, a launch, a link or a collective running in another thread, a call kept "
                 "in a cudyn.nccl group not yet ended, a DLPack tensor its consumer has not released); call it after "
                 "they end, or let the object go with its last reference",
                 who, count);
@@ -454,7 +519,9 @@ static long long now_ns(void)
 
 int cpy_poll(int (*query)(void *), void *handle, double seconds)
 {
-    long long start = now_ns(), budget = seconds < 0 ? -1 : (long long)(seconds * 1e9);
+    /* no end for < 0, and for more nanoseconds than a long long holds
+     * (timeout=inf, about 292 years and more): never converted out of range */
+    long long start = now_ns(), budget = seconds < 0 || !(seconds * 1e9 < 0x1p63) ? -1 : (long long)(seconds * 1e9);
     long sleep_ns = 20000;
     for (;;) {
         int st;

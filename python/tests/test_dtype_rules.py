@@ -170,6 +170,14 @@ def test_plans_name_their_dtype_route_text_format_and_parameters(ga):
     assert "(double)(x) / (double)(y)" in plan.map.source
     plan = plan_of("pow", i, 3)
     assert plan.dtype == np.int16 and "cudyn_ipow" in plan.map.source and plan.map.format == "pphQ"
+    # the integer power multiplies in an unsigned type as wide as int or
+    # wider (signed overflow is undefined in C++; unsigned wraps as numpy's
+    # power does), and converts back
+    assert "cudyn_ipow<unsigned int>(" in plan.map.source
+    assert "U b = (U)base, r = 1;" in plan.map.source and "return (T)r;" in plan.map.source
+    assert "base *= base" not in plan.map.source
+    wide = plan_of("pow", ga.to_gpu(np.arange(8, dtype=np.int64)), ga.to_gpu(np.arange(8, dtype=np.uint8)))
+    assert wide.dtype == np.int64 and "cudyn_ipow<unsigned long long>(" in wide.map.source
     plan = plan_of("add", x[::2], 2)  # a strided operand: the strided loop, one thread per element
     assert not plan.map.flat and plan.map.format == "ppfQQq" and plan.map.count == 6
     assert "cudyn_o_x" in plan.map.source and plan.map.grid == (1,)

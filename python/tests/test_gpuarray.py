@@ -97,6 +97,30 @@ def test_kernels_are_cached_per_process(ga, mock_lib):
     assert mock_calls(mock_lib, "cuModuleLoadData") == before
 
 
+def test_planning_allocates_nothing():
+    # a new signature's plan reads the result's layout from an array with
+    # no memory: without the pool (CUDYN_GPUARRAY_POOL=0) the first call of
+    # a signature allocates as every later call does, once for its result;
+    # an empty result allocates nothing
+    from conftest import run_python
+    p = run_python("""
+        import ctypes, numpy as np, cudyn
+        from cudyn import gpuarray
+        mock = ctypes.CDLL(cudyn.loader_info()["driver_path"])
+        mock.mock_calls.restype, mock.mock_calls.argtypes = ctypes.c_long, [ctypes.c_char_p]
+        x = gpuarray.to_gpu(np.arange(6, dtype=np.float32))
+        def allocations(f):
+            before = mock.mock_calls(b"cuMemAlloc_v2")
+            f()
+            return mock.mock_calls(b"cuMemAlloc_v2") - before
+        for name, f in (("flat", lambda: x + 1), ("strided", lambda: x.reshape(2, 3).T + 1),
+                        ("fortran", lambda: x.reshape(2, 3).T.copy() * 2), ("empty", lambda: x[:0] + 1)):
+            print(name, allocations(f), allocations(f))
+        """, extra={"CUDYN_GPUARRAY_POOL": "0"})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["flat 1 1", "strided 1 1", "fortran 2 2", "empty 0 0"], p.stdout
+
+
 def test_pool_reuses_memory_of_dead_arrays(ga, mock_lib):
     x = ga.to_gpu(np.ones(1 << 16, np.float32))
     y = x.copy()

@@ -81,6 +81,60 @@ def test_arguments_are_checked(tmp_path):
         linker.complete()  # nothing to link
 
 
+IN_FLIGHT = """
+import ctypes, threading, time, cudyn
+from test_link import CALLER_PTX, CALLEE_PTX
+mock = ctypes.CDLL(cudyn.loader_info()["driver_path"])
+mock.mock_calls.restype, mock.mock_calls.argtypes = ctypes.c_long, [ctypes.c_char_p]
+linker = cudyn.Linker(driver=True)
+done = []
+adding = threading.Thread(target=lambda: done.append(linker.add_data(CALLER_PTX.encode(), cudyn.LINK_PTX)))
+adding.start()
+while mock.mock_calls(b"cuLinkAddData_v2") == 0:  # in the driver (MOCK_CUDA_HANG), the GIL released
+    time.sleep(0.001)
+for name, call in (("close", linker.close), ("add_data", lambda: linker.add_data(CALLEE_PTX.encode())),
+                   ("add_file", lambda: linker.add_file("/dev/null")), ("complete", linker.complete),
+                   ("log", lambda: linker.log)):
+    try:
+        call()
+        print(name, "accepted")
+    except cudyn.InvalidArgument as e:
+        print(name, "in use" in str(e))
+adding.join()
+linker.add_data(CALLEE_PTX.encode(), cudyn.LINK_PTX)
+print(done == [None], cudyn.Module.from_image(linker.complete()).get_function("k").name)
+linker.close()
+linker.close()  # a second does nothing
+"""
+
+
+@pytest.mark.mock
+def test_a_call_in_flight_holds_the_linker():
+    # the lifetime rule: add_data runs in the driver without the GIL; close()
+    # meanwhile would free the linker under it, and a second call would
+    # race on it (cudyn.h: one thread at a time): both raise "in use"
+    from conftest import run_python
+    p = run_python(IN_FLIGHT, extra={"MOCK_CUDA_HANG": "cuLinkAddData_v2:1",
+                                     "PYTHONPATH": os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.split("\n")[:6] == ["close True", "add_data True", "add_file True", "complete True",
+                                        "log True", "True k"], p.stdout
+
+
+@pytest.mark.mock
+def test_options_with_a_nul_are_refused_not_cut():
+    import cudyn
+    for make in (lambda: cudyn.Linker(["-arch=sm_90\0 x"], driver=True),
+                 lambda: cudyn.Linker(driver=True).add_source(CALLEE_CU, ["-DX=1\0-DY=2"]),
+                 lambda: cudyn.Linker(driver=True).add_source(CALLEE_CU, headers={"a.h": "int x;\0int y;"})):
+        with pytest.raises(cudyn.InvalidArgument, match="NUL"):
+            make()
+    with pytest.raises(TypeError, match="a sequence of str, not a str"):
+        cudyn.Linker(driver=True).add_source(CALLEE_CU, "-DX=1")
+    with pytest.raises(TypeError, match="headers must be a dict"):
+        cudyn.Linker(driver=True).add_source(CALLEE_CU, headers=["a.h"])
+
+
 @pytest.mark.mock
 def test_toolkit_info_without_a_toolkit():
     from conftest import run_python
@@ -97,6 +151,22 @@ def test_toolkit_info_without_a_toolkit():
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["None", "None", "CUDYN_ERROR_NOT_SUPPORTED", "None", "True", "True",
                                 "CUDYN_ERROR_NOT_FOUND", "True"]
+
+
+@pytest.mark.mock
+def test_toolkit_info_decodes_a_path_that_is_not_utf8(tmp_path):
+    from conftest import run_python
+    toolkit = os.fsencode(tmp_path) + b"/tk\xe9"
+    os.makedirs(toolkit + b"/include")
+    open(toolkit + b"/include/cuda_runtime.h", "wb").close()
+    p = run_python("""
+        import cudyn
+        t = cudyn.toolkit_info()
+        print(t["include_path"])
+        print("tk\\\\xe9" in t["trace"])
+        """, extra={"CUDYN_TOOLKIT": os.fsdecode(toolkit)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [f"{tmp_path}/tk\\xe9/include", "True"], p.stdout
 
 
 @pytest.mark.mock
@@ -150,7 +220,7 @@ def test_nvjitlink_with_a_real_nvrtc_on_the_mock_driver():
             print("skip"); raise SystemExit(0)
         linker = cudyn.Linker(need_nvjitlink=True)
         linker.add_source(CALLER_CU, name="caller.cu")
-        linker.add_source(CALLEE_CU, name="callee.cu")
+        linker.add_source('#include "callee.h"\\n', name="callee.cu", headers={"callee.h": CALLEE_CU})
         image = linker.complete()
         print(linker.backend.split()[0], image[:4] == b"\\x7fELF", cudyn.Module.from_image(image).get_function("k").name)
         try:

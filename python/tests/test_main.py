@@ -129,3 +129,14 @@ def test_explain_prints_the_searches_and_the_toolkit(tmp_path):
     doc = json.loads(run_main("--json", extra={"CUDYN_TOOLKIT": "none"}).stdout)
     assert doc["toolkit"]["include_path"] is None and doc["toolkit"]["cudadevrt"] is None
     validate(doc)
+
+
+def test_explain_survives_a_toolkit_path_that_is_not_utf8(tmp_path):
+    # issue 41, row 5: the library's text (a path of another encoding) is
+    # decoded with escapes, never a UnicodeDecodeError
+    toolkit = os.fsencode(tmp_path) + b"/tk\xe9"
+    os.makedirs(toolkit + b"/include")
+    open(toolkit + b"/include/cuda_runtime.h", "wb").close()
+    p = run_main("--explain", extra={"CUDYN_TOOLKIT": os.fsdecode(toolkit)})
+    assert p.returncode == 0, p.stderr
+    assert f"  headers: {tmp_path}/tk\\xe9/include [CUDYN_TOOLKIT]\n" in p.stdout, p.stdout

@@ -642,7 +642,7 @@ def test_nvcc_names_option_is_cudyn_hs():
     header = open(os.path.join(SRCDIR, "include", "cudyn.h")).read()
     name = re.search(r'#define CUDYN_NVCC_NAMES_HEADER "([^"]+)"', header).group(1)
     prefix = re.search(r'#define CUDYN_OPTION_NVCC_NAMES "([^"]+)" CUDYN_NVCC_NAMES_HEADER', header).group(1)
-    assert _codegen.NVCC_NAMES == prefix + name
+    assert _codegen.NVCC_NAMES == prefix + name == _codegen._cudyn._OPTION_NVCC_NAMES
 
 
 def test_the_layers_texts_compile_with_nvccs_names_and_pycudas_headers():
@@ -804,18 +804,26 @@ def test_add_stdlib_says_where_cudyn_looked():
     assert "CUDYN_TOOLKIT=none" in p.stdout and "install the CUDA toolkit" in p.stdout
 
 
-def test_pycudas_headers_are_written_into_a_linked_source():
+def test_a_linked_source_gets_pycudas_headers_in_memory_and_its_compile_options():
+    # the source goes to cudyn.Linker.add_source as written (in extern "C"),
+    # PyCUDA's headers beside it in memory, as SourceModule has them; of
+    # PyCUDA's nvcc options only what links is left out (-lineinfo compiles)
     from cudyn import _complex
-    from cudyn.pycuda.compiler import _rdc_options, _with_pycuda_headers
-    source = 'extern "C" {\n#include <pycuda-helpers.hpp>\n  # include "pycuda-complex.hpp"\n__global__ void k();\n}\n'
-    text = _with_pycuda_headers(source, "mine.cu")
-    assert "#include <pycuda" not in text and "include \"pycuda" not in text
-    assert text.count(_complex.SOURCE) == 2  # the helpers' own include and the one here (a guard keeps one)
-    assert text.count("typedef int2 fp_tex_double;") == 1
-    assert '#line 3 "mine.cu"' in text and '#line 4 "mine.cu"' in text and '#line 1 "pycuda-complex.hpp"' in text
-    assert text.splitlines()[-2] == "__global__ void k();" and _with_pycuda_headers("int x;", "a.cu") == "int x;"
-    assert _rdc_options(["-rdc=true", "-lcudadevrt", "-DX=1"], ["/opt/inc"]) == \
-        ["--pre-include=cudyn/nvcc.h", "-DX=1", "-I/opt/inc"]
+    from cudyn.pycuda.compiler import DynamicModule, _rdc_options
+
+    class Recorder:
+        def add_source(self, *args):
+            self.args = args
+
+    mod = DynamicModule(include_dirs=["/opt/inc"])
+    mod.linker = Recorder()
+    source = '#include <pycuda-complex.hpp>\n__global__ void k();\n'
+    mod.add_source(source, nvcc_options=["-rdc=true", "-lcudadevrt", "-lineinfo", "-DX=1"], name="mine.cu")
+    assert mod.linker.args == ('extern "C" {\n' + source + '\n}\n',
+                               ["--pre-include=cudyn/nvcc.h", "-lineinfo", "-DX=1", "-I/opt/inc"], "mine.cu",
+                               _complex.PYCUDA_HEADERS)
+    assert _rdc_options(["--library=cudadevrt", "--relocatable-device-code=true", "-dc", "-lm"], []) == \
+        ["--pre-include=cudyn/nvcc.h"]
     with pytest.raises(TypeError, match="DynamicModule.add_source: nvcc_options is a list"):
         _rdc_options("-rdc=true", [])
 

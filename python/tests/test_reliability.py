@@ -267,6 +267,17 @@ def test_name_with_embedded_nul_refused():
     for lookup in (mod.get_function, mod.get_global):
         with pytest.raises(ValueError, match="NUL"):
             lookup("empty\0x")
+    for lookup in (mod.get_function, mod.get_global, mod.lowered_name):  # cpy_utf8's own TypeError
+        with pytest.raises(TypeError, match="name must be a str, not int|expr must be a str, not int"):
+            lookup(3)
+
+
+def test_a_str_where_a_sequence_of_str_is_expected_is_refused():
+    # found beside issue 41's rows: Module.from_source split a str into
+    # its characters ("/tmp" became the directories /, t, m, p)
+    for kw in ({"options": "-O3"}, {"include_dirs": "/tmp"}, {"name_expressions": "k"}):
+        with pytest.raises(TypeError, match="a sequence of str, not a str"):
+            cudyn.Module.from_source('__global__ void k() {}', **kw)
 
 
 def test_dlpack_capsule_checked_like_cai():
@@ -485,13 +496,57 @@ import signal
 signal.signal(signal.SIGINT, signal.default_int_handler)
 [c] = nccl.Communicator.for_devices([0])
 c.all_reduce(on(0, np.ones(4, np.float32)))  # never finishes (MOCK_NCCL_ASYNC_ERROR), no error either
-for timeout in (60, None):
+for timeout in (60, None, float("inf"), 1e10):  # past 2^63 ns: no end, never converted out of range
     threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     print(timeout, outcome(lambda: c.wait(timeout=timeout)), outcome(c.check))
 c.abort()
 c.destroy()
 """, extra={"MOCK_NCCL_ASYNC_ERROR": "1:-1"})
-    assert lines == ["60 KeyboardInterrupt ok", "None KeyboardInterrupt ok"], lines
+    assert lines == ["60 KeyboardInterrupt ok", "None KeyboardInterrupt ok", "inf KeyboardInterrupt ok",
+                     "10000000000.0 KeyboardInterrupt ok"], lines
+
+
+@pytest.mark.parametrize("nccl_abort, said", [("", "aborted"), ("ncclCommAbort:1:2", "aborted, with an error")])
+def test_a_wait_that_times_out_aborts_as_abort_does(nccl_abort, said):
+    # wait(timeout=)'s abort follows abort()'s rule: refused while a call of
+    # another thread holds the communicator (its collective would run
+    # beside ncclCommAbort) or a group not yet ended does, and the error
+    # says whether it was aborted
+    needs_mock_nccl()
+    lines = child_lines(NCCL_CHILD + """
+[busy] = nccl.Communicator.for_devices([0])
+busy.all_reduce(on(0, np.ones(4, np.float32)))  # never finishes (MOCK_NCCL_ASYNC_ERROR): device 0's stream busy
+comms = nccl.Communicator.for_devices([0, 1])
+xs = [on(k, np.ones(4, np.float32)) for k in range(2)]
+def wait_on_0():
+    try:
+        with cudyn.Device(0):
+            comms[0].wait(timeout=0.1)
+        print("no error")
+    except cudyn.Error as e:
+        print(e.status_name, "within 100 ms" in str(e), str(e).split("; the communicator was ")[1].split(":")[0])
+before = mock.mock_nccl_calls(b"ncclAllReduce")
+waiting = threading.Thread(target=lambda: comms[0].all_reduce(xs[0]))  # waits in NCCL for rank 1
+waiting.start()
+until(1, b"ncclAllReduce", before)
+wait_on_0()
+comms[1].all_reduce(xs[1])
+waiting.join()
+with nccl.group():
+    comms[0].all_reduce(xs[0])  # kept until the group's end: the group holds it
+    wait_on_0()
+    comms[1].all_reduce(xs[1])
+wait_on_0()
+try:
+    comms[0].check()
+except cudyn.Error as e:
+    print(e.status_name)
+busy.abort()
+for c in [busy] + comms:
+    c.destroy()
+""", extra={"MOCK_NCCL_ASYNC_ERROR": "1:-1", "MOCK_NCCL_FAIL": nccl_abort or None})
+    assert lines == ["CUDYN_ERROR_TIMEOUT True not aborted", "CUDYN_ERROR_TIMEOUT True not aborted",
+                     f"CUDYN_ERROR_TIMEOUT True {said}", "CUDYN_ERROR_INVALID_HANDLE"], lines
 
 
 def test_a_forked_child_leaves_the_parents_communicator_alone():

@@ -217,3 +217,28 @@ def test_free_races_launches_with_in_out_buffers():
         for t in launchers:
             t.join()
         assert len(results) == len(launchers) and set(results.values()) <= {"ok", "freed"}, results
+
+
+def test_calls_and_close_race_a_linker():
+    # the Linker under the lifetime rule: calls on one linker from several
+    # threads at once each run or raise "in use" (cudyn.h: a linker is used
+    # by one thread at a time), and close() raises while one runs; nothing
+    # runs on a closed linker
+    from test_link import CALLEE_PTX, CALLER_PTX
+    closed = "Linker.add_data: the Linker was closed"
+    for r in range(RACE_ROUNDS):
+        linker = cudyn.Linker(driver=True)
+        linker.add_data(CALLER_PTX.encode(), cudyn.LINK_PTX, "caller.ptx")
+        outcomes = []
+        _hammer([("add", lambda: linker.add_data(CALLEE_PTX.encode(), cudyn.LINK_PTX, "callee.ptx")),
+                 ("log", lambda: linker.log)], 3, outcomes)
+        assert {o for _, o in outcomes} <= {"ok", "in use"} and ("add", "ok") in outcomes, outcomes
+        assert cudyn.Module.from_image(linker.complete()).get_function("k").name == "k"
+        linker.close()
+        racing = cudyn.Linker(driver=True)
+        outcomes = []
+        _hammer([("add", lambda: racing.add_data(CALLEE_PTX.encode(), cudyn.LINK_PTX)), ("close", racing.close)], 2,
+                outcomes)
+        assert {o for _, o in outcomes} <= {"ok", "in use", closed} and ("close", "ok") in outcomes, outcomes
+        with pytest.raises(cudyn.InvalidArgument, match="closed"):
+            racing.add_data(CALLEE_PTX.encode())

@@ -18,5 +18,11 @@
  * (a kernel whose definition names a macro has none). */
 #define MOCK_SOURCE_HEADER "// mock-nvrtc source "
 #define MOCK_SOURCE_LINE "//>"
+/* Then each __device__ function the program defines at namespace scope
+ * (templates too), as written, the same way:
+ *   // mock-nvrtc function
+ *   //>template <typename T> __device__ T f(T x)
+ *   //>{ ... } */
+#define MOCK_FUNCTION_HEADER "// mock-nvrtc function"
 
 #endif

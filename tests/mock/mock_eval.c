@@ -62,6 +62,7 @@ struct mock_eval {
     int n_operands, n_scalars, n_strided, ndim;
     int lanes, unroll;    /* of the flat loop, as its text says: elements per vector (0: none), per element step */
     bool vector_index;    /* the vector loop declares i for the statement */
+    bool ipow;            /* its module defines _ops's integer power (defines_ipow) */
     struct eval_expr *statement;
 };
 
@@ -90,17 +91,11 @@ static bool is_word(const char *t, size_t len, const char *word)
 
 /* ------------------------------------------------------------ the source */
 
-/* The definition of kernel `name` the mock NVRTC wrote after the PTX's
- * entries (kernel_facts.h), or NULL. */
-static char *source_of(const char *text, const char *name)
+/* The text of the comment lines (MOCK_SOURCE_LINE) from `line` on, or
+ * NULL (out of memory). */
+static char *definition_at(const char *line)
 {
-    size_t head = strlen(MOCK_SOURCE_HEADER), n = strlen(name), mark = strlen(MOCK_SOURCE_LINE);
-    const char *p = text ? strstr(text, MOCK_SOURCE_HEADER) : NULL;
-    while (p && !((p == text || p[-1] == '\n') && strncmp(p + head, name, n) == 0 && p[head + n] == '\n'))
-        p = strstr(p + 1, MOCK_SOURCE_HEADER);
-    if (!p)
-        return NULL;
-    const char *line = p + head + n + 1;
+    size_t mark = strlen(MOCK_SOURCE_LINE);
     char *source = malloc(strlen(line) + 1), *w = source;
     for (; source && strncmp(line, MOCK_SOURCE_LINE, mark) == 0; line += strcspn(line, "\n") + 1) {
         size_t len = strcspn(line + mark, "\n");
@@ -113,6 +108,48 @@ static char *source_of(const char *text, const char *name)
     if (source)
         *w = '\0';
     return source;
+}
+
+/* The definition of kernel `name` the mock NVRTC wrote after the PTX's
+ * entries (kernel_facts.h), or NULL. */
+static char *source_of(const char *text, const char *name)
+{
+    size_t head = strlen(MOCK_SOURCE_HEADER), n = strlen(name);
+    const char *p = text ? strstr(text, MOCK_SOURCE_HEADER) : NULL;
+    while (p && !((p == text || p[-1] == '\n') && strncmp(p + head, name, n) == 0 && p[head + n] == '\n'))
+        p = strstr(p + 1, MOCK_SOURCE_HEADER);
+    return p ? definition_at(p + head + n + 1) : NULL;
+}
+
+/* _ops's integer power (python/cudyn/_ops.py _IPOW), compared token for
+ * token: a statement may call it (mock_expr.c computes it) only in a
+ * module that defines exactly this function, so that a change there comes
+ * here too or python/tests/test_mock_gpuarray.py fails. */
+static const char ipow_definition[] = "template <typename U, typename T> __device__ T cudyn_ipow(T base, T e)\n"
+                                      "{\n"
+                                      "    if (e < 0)\n"
+                                      "        return base == 1 ? 1 : base == (T)-1 ? ((e & 1) ? (T)-1 : 1) : 0;\n"
+                                      "    U b = (U)base, r = 1;\n"
+                                      "    for (; e; e >>= 1, b *= b)\n"
+                                      "        if (e & 1) r *= b;\n"
+                                      "    return (T)r;\n"
+                                      "}\n";
+
+static bool same_tokens(const char *a, const char *a_end, const char *b, const char *b_end);
+
+/* Whether the module's text defines _ops's integer power (kernel_facts.h:
+ * the mock NVRTC writes each __device__ function after the kernels). */
+static bool defines_ipow(const char *text)
+{
+    size_t head = strlen(MOCK_FUNCTION_HEADER);
+    bool found = false;
+    for (const char *p = text ? strstr(text, MOCK_FUNCTION_HEADER) : NULL; p && !found;
+         p = strstr(p + head, MOCK_FUNCTION_HEADER)) {
+        char *def = p[head] == '\n' ? definition_at(p + head + 1) : NULL;
+        found = def && same_tokens(def, def + strlen(def), ipow_definition, ipow_definition + strlen(ipow_definition));
+        free(def);
+    }
+    return found;
 }
 
 /* One parameter "[const] TYPE [*] [__restrict__] NAME" at p, into *d;
@@ -451,7 +488,7 @@ static void read_statement(struct mock_eval *e, const char *text, const char *en
     if (outputs != 1) /* a vector loop would store an output the statement does not write */
         fail(e, "%d outputs (the mock evaluates one)", outputs);
     if (!e->why[0])
-        e->statement = eval_expr_parse(text, end, names, n, e->why, sizeof e->why);
+        e->statement = eval_expr_parse(text, end, names, n, e->ipow, e->why, sizeof e->why);
 }
 
 /* Recognises the kernel in src; e->statement set, or e->why says why not. */
@@ -501,6 +538,7 @@ const struct mock_eval *mock_eval_of(struct CUfunc_st *fn, char *why, size_t cap
         }
         const char *text = module_text(fn->module);
         char *src = source_of(text, fn->name);
+        e->ipow = defines_ipow(text);
         if (src)
             recognise(e, src, fn);
         else if (text && strstr(text, "// mock-nvrtc input ")) /* the mock NVRTC's, without it */

@@ -38,9 +38,11 @@ struct eval_name {
 struct eval_expr;
 
 /* Reads "TARGET = EXPR" (the text [text, end)) over those names; NULL with
- * the reason in why when the mock cannot compute it exactly. */
+ * the reason in why when the mock cannot compute it exactly.  `ipow`: the
+ * kernel's module defines _ops's integer power, which EXPR may then call
+ * (cudyn_ipow<U>(base, e)). */
 struct eval_expr *eval_expr_parse(const char *text, const char *end, const struct eval_name *names, int n_names,
-                                  char *why, size_t cap) MOCK_INTERNAL;
+                                  bool ipow, char *why, size_t cap) MOCK_INTERNAL;
 /* Runs the statement with at[k] the bytes of name k; NULL, or what C++
  * leaves undefined there (nothing is stored then). */
 const char *eval_expr_run(const struct eval_expr *e, void *const *at) MOCK_INTERNAL;

@@ -4,8 +4,10 @@
  * the kernel's operands and scalars of type bool, the integer types, float
  * or double.  It reads decimal literals (int, long long, unsigned, float,
  * double), + - * / %, unary - + !, the comparisons, && ||, ?:, casts to
- * those types, and CUDA's math functions of one floating type (sqrt, exp,
- * log, ... and their f forms, pow, fmod).
+ * those types, CUDA's math functions of one floating type (sqrt, exp,
+ * log, ... and their f forms, pow, fmod), and the integer power _ops
+ * defines (cudyn_ipow<U>(base, e): in a module that defines it token for
+ * token as mock_eval.c has it).
  *
  * Types are C++'s, with int of 32 bits and long of 64 as on the GPU: the
  * integer promotions, the usual arithmetic conversions, bool from the
@@ -206,12 +208,12 @@ static const struct math {
     {"floor", floor, floorf, NULL, NULL}, {"pow", NULL, NULL, pow, powf}, {"fmod", NULL, NULL, fmod, fmodf},
 };
 
-enum node_kind { N_NAME, N_CONST, N_CAST, N_NEG, N_PLUS, N_NOT, N_BINARY, N_AND, N_OR, N_COND, N_CALL };
+enum node_kind { N_NAME, N_CONST, N_CAST, N_NEG, N_PLUS, N_NOT, N_BINARY, N_AND, N_OR, N_COND, N_CALL, N_IPOW };
 
 struct node {
     enum node_kind kind;
     enum eval_type type; /* of its value */
-    enum eval_type work; /* N_BINARY: what its operands are converted to */
+    enum eval_type work; /* N_BINARY: what its operands are converted to; N_IPOW: U */
     char op;             /* N_BINARY: + - * / % < > = ! and l (<=), g (>=) */
     int arg[3];          /* its operands; N_NAME: the name's index */
     struct value constant;
@@ -268,6 +270,7 @@ struct parser {
     char *why;
     size_t cap;
     bool failed;
+    bool ipow; /* the module defines _ops's integer power */
 };
 
 static void refuse(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -386,6 +389,48 @@ static int name(struct parser *ps, const char *t, size_t len)
     return -1;
 }
 
+/* The rest of a call cudyn_ipow<U>(base, e) of _ops's integer power:
+ * base and e of one integer type T (the template deduces T from both),
+ * U the unsigned type it computes in, as wide as int or wider (a narrower
+ * one would be promoted to int, whose overflow is undefined). */
+static int ipow_call(struct parser *ps)
+{
+    static const char *const words = " unsigned int long ";
+    char spelling[64] = "", word[16];
+    size_t len;
+    expect(ps, "<");
+    for (const char *w = peek(ps, &len); !ps->failed && len && !(len == 1 && *w == '>'); w = peek(ps, &len)) {
+        snprintf(word, sizeof word, " %.*s ", (int)(len < 12 ? len : 12), w);
+        if (!strstr(words, word) || strlen(spelling) + len + 2 > sizeof spelling)
+            break;
+        snprintf(spelling + strlen(spelling), sizeof spelling - strlen(spelling), "%s%.*s", *spelling ? " " : "",
+                 (int)len, w);
+        ps->p = w + len;
+    }
+    enum eval_type u = eval_type_of(spelling);
+    if (!ps->failed && u != E_U32 && u != E_U64) {
+        refuse(ps, "cudyn_ipow<%s> (it computes in unsigned int or unsigned long long)", spelling);
+        return -1;
+    }
+    expect(ps, ">");
+    expect(ps, "(");
+    int base = ps->failed ? -1 : conditional(ps);
+    expect(ps, ",");
+    int e = ps->failed ? -1 : conditional(ps);
+    expect(ps, ")");
+    if (ps->failed || base < 0 || e < 0)
+        return -1;
+    enum eval_type t = type_of(ps, base);
+    if (t != type_of(ps, e) || is_float(t) || t == E_BOOL) {
+        refuse(ps, "cudyn_ipow of arguments of two types or not integers (C++ deduces no T)");
+        return -1;
+    }
+    int k = add(ps, N_IPOW, t, base, e, -1);
+    if (k >= 0)
+        ps->e->nodes[k].work = u;
+    return k;
+}
+
 /* fn(args): the f forms (sqrtf ...) take float; the others, C++'s
  * overloads, the type of their arguments when all are float or all double
  * (for integers or a mix the mock does not choose an overload). */
@@ -398,6 +443,12 @@ static int call(struct parser *ps, const char *t, size_t len)
         single = len == n + 1 && t[n] == 'f';
         if ((len == n || single) && memcmp(maths[i].name, t, n) == 0)
             fn = &maths[i];
+    }
+    if (len == 10 && memcmp(t, "cudyn_ipow", 10) == 0) {
+        if (ps->ipow)
+            return ipow_call(ps);
+        refuse(ps, "a call of cudyn_ipow, which its module does not define as _ops writes it (mock_eval.c)");
+        return -1;
     }
     if (!fn) {
         refuse(ps, "a call of %.*s, which is none of CUDA's math functions it computes", (int)len, t);
@@ -439,7 +490,8 @@ static int primary(struct parser *ps)
     if (len && (isalpha((unsigned char)*t) || *t == '_')) {
         size_t n;
         const char *next = peek(ps, &n);
-        return n == 1 && *next == '(' ? call(ps, t, len) : name(ps, t, len);
+        bool ipow = n == 1 && *next == '<' && len == 10 && memcmp(t, "cudyn_ipow", 10) == 0; /* cudyn_ipow<U>( */
+        return n == 1 && (*next == '(' || ipow) ? call(ps, t, len) : name(ps, t, len);
     }
     if (len)
         refuse(ps, "'%.*s' in the statement", (int)len, t);
@@ -563,14 +615,14 @@ static int conditional(struct parser *ps)
 }
 
 struct eval_expr *eval_expr_parse(const char *text, const char *end, const struct eval_name *names, int n_names,
-                                  char *why, size_t cap)
+                                  bool ipow, char *why, size_t cap)
 {
     struct eval_expr *e = calloc(1, sizeof *e);
     if (!e) {
         snprintf(why, cap, "out of memory");
         return NULL;
     }
-    struct parser ps = {text, end, names, n_names, e, why, cap, false};
+    struct parser ps = {text, end, names, n_names, e, why, cap, false, ipow};
     size_t len;
     const char *t = peek(&ps, &len);
     e->target = -1;
@@ -639,12 +691,18 @@ static const char *integer_op(char op, enum eval_type t, uint64_t a, uint64_t b,
     return NULL;
 }
 
+/* The values of a node's first two operands (the second where it has one); NULL, or why not. */
+static const char *operands(const struct eval_expr *e, const struct node *n, void *const *at, struct value *x,
+                            struct value *y)
+{
+    const char *why = eval(e, n->arg[0], at, x);
+    return why || n->arg[1] < 0 ? why : eval(e, n->arg[1], at, y);
+}
+
 static const char *eval_binary(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
 {
     struct value x, y;
-    const char *why = eval(e, n->arg[0], at, &x);
-    if (!why)
-        why = eval(e, n->arg[1], at, &y);
+    const char *why = operands(e, n, at, &x, &y);
     if (why)
         return why;
     convert(x, n->work, &x); /* to a type that holds it: never undefined */
@@ -668,9 +726,7 @@ static const char *eval_binary(const struct eval_expr *e, const struct node *n, 
 static const char *eval_call(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
 {
     struct value a, b = {.type = n->type};
-    const char *why = eval(e, n->arg[0], at, &a);
-    if (!why && n->arg[1] >= 0)
-        why = eval(e, n->arg[1], at, &b);
+    const char *why = operands(e, n, at, &a, &b);
     if (!why)
         why = convert(a, n->type, &a);
     if (!why)
@@ -685,6 +741,29 @@ static const char *eval_call(const struct eval_expr *e, const struct node *n, vo
     return NULL;
 }
 
+/* _ops's cudyn_ipow<U>(base, e) of type T (n->type), as its text computes
+ * it: a negative e (signed T) gives 1, -1 or 0; else square and multiply
+ * in U, which wraps, and back to T, which keeps T's low bits. */
+static const char *eval_ipow(const struct eval_expr *e, const struct node *n, void *const *at, struct value *out)
+{
+    struct value base, x;
+    const char *why = operands(e, n, at, &base, &x);
+    if (why)
+        return why;
+    out->type = n->type;
+    int64_t b = (int64_t)base.u;
+    if (is_signed(n->type) && (int64_t)x.u < 0) {
+        out->u = wrapped(b == 1 ? 1 : b == -1 ? ((x.u & 1) ? (uint64_t)-1 : 1) : 0, n->type);
+        return NULL;
+    }
+    uint64_t u = wrapped(base.u, n->work), r = 1;
+    for (uint64_t k = x.u; k; k >>= 1, u = wrapped(u * u, n->work))
+        if (k & 1)
+            r = wrapped(r * u, n->work);
+    out->u = wrapped(r, n->type);
+    return NULL;
+}
+
 static const char *eval(const struct eval_expr *e, int k, void *const *at, struct value *out)
 {
     const struct node *n = &e->nodes[k];
@@ -695,6 +774,7 @@ static const char *eval(const struct eval_expr *e, int k, void *const *at, struc
     case N_CONST: *out = n->constant; return NULL;
     case N_BINARY: return eval_binary(e, n, at, out);
     case N_CALL: return eval_call(e, n, at, out);
+    case N_IPOW: return eval_ipow(e, n, at, out);
     case N_AND:
     case N_OR:
         if ((why = eval(e, n->arg[0], at, &x)))

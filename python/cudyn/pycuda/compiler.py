@@ -14,7 +14,6 @@ compile() to a CUBIN) raises :class:`cudyn.pycuda.Unsupported` naming what
 cudyn offers instead."""
 
 import os
-import re
 
 import cudyn
 from cudyn import _codegen, _complex
@@ -62,33 +61,22 @@ class SourceModule(Module):
         self.code = source
 
 
-# a line that includes one of PyCUDA's headers: DynamicModule writes the
-# header's text there (see _with_pycuda_headers)
-_PYCUDA_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](' +
-                             "|".join(re.escape(name) for name in _complex.PYCUDA_HEADERS) + r')[>"][^\n]*$', re.M)
-
-
-def _with_pycuda_headers(source, name):
-    """The source with each #include of one of PyCUDA's headers replaced by
-    its text (and #line directives that keep the source's line numbers).
-    cudyn.Linker.add_source takes no in-memory headers; PyCUDA's are given
-    this way, to the source itself (a header of the user's on disk that
-    includes one does not find it)."""
-    def text(match):
-        line = source.count("\n", 0, match.start()) + 2  # the line after the #include
-        header = _with_pycuda_headers(_complex.PYCUDA_HEADERS[match.group(1)], match.group(1))
-        return f'#line 1 "{match.group(1)}"\n{header}\n#line {line} "{name}"'
-    return _PYCUDA_INCLUDE.sub(text, source)
+def _links_only(option):
+    """Whether an nvcc option only links: -rdc=true (which cudyn.Linker adds
+    itself) and -lLIB or --library=LIB (a library, which nvcc ignores when
+    it compiles to PTX as PyCUDA asks it to); -lineinfo, which also starts
+    with -l, compiles."""
+    if option in ("-rdc=true", "--relocatable-device-code=true", "-dc") or option.startswith("--library="):
+        return True
+    return option.startswith("-l") and option != "-lineinfo"
 
 
 def _rdc_options(options, include_dirs):
     """NVRTC's options for a relocatable source of DynamicModule: nvcc's
-    names, PyCUDA's nvcc options less what only links (-rdc=true, which
-    cudyn.Linker adds itself, and -lLIB, which nvcc ignores when it compiles
-    to PTX as PyCUDA asks it to), then -I for each include directory."""
-    linking = ("-rdc=true", "--relocatable-device-code=true", "-dc")
+    names, PyCUDA's nvcc options less what only links, then -I for each
+    include directory."""
     kept = [o for o in cudyn._texts(options, "nvcc_options", "['-rdc=true']", "DynamicModule.add_source")
-            if o not in linking and not o.startswith("-l")]
+            if not _links_only(o)]
     return _nvcc_options(kept, "DynamicModule.add_source") + ["-I" + d for d in include_dirs]
 
 
@@ -131,7 +119,7 @@ class DynamicModule(Module):
         linker = self._linker("add_source")
         if not self.no_extern_c:
             source = 'extern "C" {\n' + source + '\n}\n'
-        linker.add_source(_with_pycuda_headers(source, name), _rdc_options(nvcc_options, self.include_dirs), name)
+        linker.add_source(source, _rdc_options(nvcc_options, self.include_dirs), name, _complex.PYCUDA_HEADERS)
         return self
 
     def add_data(self, data, input_type, name="unknown"):

@@ -784,9 +784,10 @@ class Linker:
         """Adds a file's contents."""
         self._run("add_file", lambda linker: linker.add_file(filename, int(input_type)))
 
-    def add_source(self, source, options=None, name="kernel.cu"):
-        """Compiles CUDA C++ as relocatable device code (cudyn.Linker.add_source) and adds it."""
-        self._run("add_source", lambda linker: linker.add_source(source, options, name))
+    def add_source(self, source, options=None, name="kernel.cu", headers=None):
+        """Compiles CUDA C++ as relocatable device code (cudyn.Linker.add_source;
+        headers: {name: text}, found in memory) and adds it."""
+        self._run("add_source", lambda linker: linker.add_source(source, options, name, headers))
 
     def link_module(self):
         """Links and loads: a Module on the current device; the linker is done."""

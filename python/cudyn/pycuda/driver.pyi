@@ -393,7 +393,8 @@ class Linker:
         """Adds an input in memory (bytes-like; PTX text may be a str)."""
     def add_file(self, filename: str, input_type: int) -> None:
         """Adds a file's contents."""
-    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu") -> None:
+    def add_source(self, source: str, options: Sequence[str] | None = None, name: str = "kernel.cu",
+                   headers: dict[str, str] | None = None) -> None:
         """Compiles CUDA C++ as relocatable device code (cudyn.Linker.add_source) and adds it."""
     def link_module(self) -> Module:
         """Links and loads: a Module on the current device; the linker is done."""

@@ -789,6 +789,26 @@ static void push_scope(struct parser *p, char kind, size_t open)
     p->scope_open[p->depth++] = open;
 }
 
+/* The definition [a, next) of a __device__ function, kept for the PTX's
+ * trailer (mock_eval.c reads the one _ops writes for the integer power). */
+static void keep_function(struct parser *p, size_t a, size_t next)
+{
+    char *text;
+    if (!definition_text(p, a, next, &text)) {
+        out_of_memory(p);
+        return;
+    }
+    char **grown = text ? realloc(p->out->functions, (size_t)(p->out->n_functions + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        if (text)
+            out_of_memory(p);
+        free(text);
+        return;
+    }
+    p->out->functions = grown;
+    p->out->functions[p->out->n_functions++] = text;
+}
+
 /* One declaration at namespace scope, starting at p->pos. */
 static void parse_declaration(struct parser *p)
 {
@@ -823,6 +843,8 @@ static void parse_declaration(struct parser *p)
         p->pos = function ? skip_balanced(p, end) : parse_struct(p, a, end);
     } else if (body) {
         p->pos = skip_balanced(p, end); /* a function, an enum, a template ... */
+        if (!p->failed && head_has(p, a, end, "__device__"))
+            keep_function(p, a, p->pos);
     } else {
         if (is_ident(&p->t[a], "typedef") || is_ident(&p->t[a], "using"))
             parse_alias(p, a, end);
@@ -923,5 +945,8 @@ void mock_decls_free(struct mock_decls *d)
     for (int i = 0; i < d->n_variables; i++)
         free(d->variables[i]);
     free(d->variables);
+    for (int i = 0; i < d->n_functions; i++)
+        free(d->functions[i]);
+    free(d->functions);
     memset(d, 0, sizeof *d);
 }

@@ -34,9 +34,11 @@
  * "// mock-nvrtc input HASH" (FNV-1a of every file the preprocessor read,
  * names and whole texts, and of the -D / -U options), so any change to the
  * input, included files too, changes the output.  After the entries, each
- * kernel's definition as written, in PTX comments (kernel_facts.h's
- * MOCK_SOURCE_HEADER), from which the mock driver's host evaluator
- * recognises the map kernels python/cudyn writes (tests/mock/mock_eval.c).
+ * kernel's definition as written, then each __device__ function's, in PTX
+ * comments (kernel_facts.h's MOCK_SOURCE_HEADER, MOCK_FUNCTION_HEADER),
+ * from which the mock driver's host evaluator recognises the map kernels
+ * python/cudyn writes and the integer power they call
+ * (tests/mock/mock_eval.c).
  * For sm_XY targets also a CUBIN: a 64-byte ELF64 header (e_shoff = 64 +
  * text length, no sections) followed by that text, which is what the mock
  * driver reads.
@@ -436,13 +438,12 @@ static void emit_kernel(struct mbuf *ptx, const struct mock_kernel *k)
     mbuf_str(ptx, ")\n{\n\tret;\n}\n");
 }
 
-/* The kernel's definition, one comment line per line (kernel_facts.h). */
-static void emit_source(struct mbuf *ptx, const struct mock_kernel *k)
+/* A definition after its header line, one comment line per line
+ * (kernel_facts.h). */
+static void emit_definition(struct mbuf *ptx, const char *header, const char *name, const char *source)
 {
-    if (!k->source)
-        return;
-    mbuf_printf(ptx, "\n%s%s\n", MOCK_SOURCE_HEADER, k->name);
-    for (const char *line = k->source; *line;) {
+    mbuf_printf(ptx, "\n%s%s\n", header, name);
+    for (const char *line = source; *line;) {
         size_t n = strcspn(line, "\n");
         mbuf_printf(ptx, "%s%.*s\n", MOCK_SOURCE_LINE, (int)n, line);
         line += n + (line[n] == '\n');
@@ -465,7 +466,10 @@ static nvrtcResult build_outputs(nvrtcProgram p, const struct mock_options *o, c
     for (int i = 0; i < d->n_kernels; i++)
         emit_kernel(&ptx, &d->kernels[i]);
     for (int i = 0; i < d->n_kernels; i++)
-        emit_source(&ptx, &d->kernels[i]);
+        if (d->kernels[i].source)
+            emit_definition(&ptx, MOCK_SOURCE_HEADER, d->kernels[i].name, d->kernels[i].source);
+    for (int i = 0; i < d->n_functions; i++)
+        emit_definition(&ptx, MOCK_FUNCTION_HEADER, "", d->functions[i]);
     if (ptx.failed) {
         mbuf_free(&ptx);
         return NVRTC_ERROR_OUT_OF_MEMORY;

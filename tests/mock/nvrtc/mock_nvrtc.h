@@ -210,6 +210,9 @@ struct mock_kernel {
 struct mock_decls {
     struct mock_kernel *kernels; /* defined extern "C" kernels, in source order */
     int n_kernels;
+    char **functions; /* definitions of __device__ functions (templates too) at namespace scope, as written,
+                         for the PTX's trailer; those naming a macro are left out */
+    int n_functions;
     char **variables; /* __device__ / __constant__ variables at global scope */
     int n_variables;
     bool out_of_memory;
