@@ -94,6 +94,8 @@ static void separate_units(unsigned int flags)
 
 static void dynamic_parallelism(unsigned int flags)
 {
+    if (!test_may_launch_from_device())
+        return;
     struct cudyn_toolkit_info t = {.size = sizeof t};
     cudyn_toolkit_info(&t);
     cudyn_program *p = compile_rdc(cdp_src, "cdp.cu", NULL);

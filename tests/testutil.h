@@ -205,6 +205,21 @@ static inline int test_may_fail_on_purpose(const char *what)
     return 1;
 }
 
+/* compute-sanitizer's racecheck, synccheck and initcheck do not follow a
+ * kernel that launches kernels ("CUDA Dynamic Parallelism is not supported
+ * by the selected tool", then errors of their own): check-gpu-sanitize.sh
+ * sets CUDYN_SANITIZE_NO_CDP under those three, and a test leaves its
+ * device-side launches out. */
+static inline int test_may_launch_from_device(void)
+{
+    const char *s = getenv("CUDYN_SANITIZE_NO_CDP");
+    if (s && *s && strcmp(s, "0") != 0) {
+        printf("under a compute-sanitizer tool that does not follow dynamic parallelism: device-side launches left out\n");
+        return 0;
+    }
+    return 1;
+}
+
 /* LTO-IR of `src` for `arch` ("-arch=sm_90") straight from NVRTC, through
  * cudyn_nvrtc_proc (cudyn_compile keeps to loadable images): malloc'd,
  * *bytes long; NULL when NVRTC makes none. */
