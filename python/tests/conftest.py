@@ -11,8 +11,10 @@ interpreters without the mock (`real_gpu` fixture) and skip where there is
 none.  Without MOCK_LIBCUDA (pytest run by hand) the mock tests skip.
 """
 
+import atexit
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +31,8 @@ MOCK_DEVICES = "Mock GPU A:90,Mock GPU B:80"
 
 # the NCCL the user named (a real one, for the GPU tests' children)
 USER_LIBNCCL = os.environ.get("CUDYN_LIBNCCL")
+# the kernel cache the GPU tests' children use (make check's, or the user's)
+USER_CACHE_DIR = os.environ.get("CUDYN_CACHE_DIR")
 # the mock environment of this process and of the children that want it
 MOCK_ENV = {}
 if MOCK_LIBCUDA:
@@ -38,8 +42,12 @@ if MOCK_LIBCUDA:
         MOCK_ENV["CUDYN_LIBNVRTC"] = MOCK_LIBNVRTC
     if MOCK_LIBNCCL:
         MOCK_ENV["CUDYN_LIBNCCL"] = MOCK_LIBNCCL
-    if not os.environ.get("CUDYN_CACHE_DIR"):
-        MOCK_ENV["CUDYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="cudyn-pytest-cache.")
+    # a kernel cache of the mock's own, whatever CUDYN_CACHE_DIR says: the
+    # key leaves NVRTC out, so an entry the real NVRTC made for a GPU
+    # test's child (same source, compute capability 9.0 like mock GPU A)
+    # would be a real image, which the mock driver refuses to run
+    MOCK_ENV["CUDYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="cudyn-pytest-cache.")
+    atexit.register(shutil.rmtree, MOCK_ENV["CUDYN_CACHE_DIR"], ignore_errors=True)
     for _name in ("MOCK_CUDA_FAIL", "MOCK_CUDA_STUB", "MOCK_CUDA_VERSION", "CUDYN_PTDS", "CUDYN_DEVICE"):
         os.environ.pop(_name, None)
     os.environ.update(MOCK_ENV)
@@ -68,12 +76,14 @@ def pytest_configure(config):
 def child_env(extra=None, mock=True):
     """The environment of a child interpreter: this one's, with or without the mock."""
     env = dict(os.environ)
-    for name in ("CUDYN_LIBCUDA", "CUDYN_LIBNVRTC", "CUDYN_LIBNCCL", "MOCK_CUDA_DEVICES"):
+    for name in ("CUDYN_LIBCUDA", "CUDYN_LIBNVRTC", "CUDYN_LIBNCCL", "MOCK_CUDA_DEVICES", "CUDYN_CACHE_DIR"):
         env.pop(name, None)
     if mock:
         env.update(MOCK_ENV)
-    elif USER_LIBNCCL:
-        env["CUDYN_LIBNCCL"] = USER_LIBNCCL
+    else:
+        for name, value in (("CUDYN_LIBNCCL", USER_LIBNCCL), ("CUDYN_CACHE_DIR", USER_CACHE_DIR)):
+            if value:
+                env[name] = value
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     for name, value in (extra or {}).items():
         if value is None:
