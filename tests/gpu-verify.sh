@@ -60,6 +60,11 @@ wheels() {
     local kind status=0
     for kind in abi3 specific; do
         "$python" -m venv --system-site-packages "$w/$kind" || return 1
+        # where the interpreter is itself a virtual environment, its packages
+        # (numpy, pytest) are not the system's: a .pth file names them
+        "$python" -c 'import site; print("\n".join(site.getsitepackages()))' \
+            > "$("$w/$kind/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/cudyn-verify-parent.pth" ||
+            return 1
         "$w/$kind/bin/pip" install -q --no-deps --no-index --ignore-installed \
             "$(ls "$w"/cudyn-*.whl | if [ $kind = abi3 ]; then grep abi3; else grep -v abi3; fi)" || return 1
         make check TESTS=tests/check-python.sh CUDYN_PYTHON_INSTALLED="$w/$kind/bin/python" VALGRIND= ||
