@@ -199,6 +199,8 @@ extern "C" __global__ void scale(float *x, uint n, uint64_t seed)
 EOF
 expect_exit 10 "$cc" -o era.img --arch sm_80 nvcc_era.cu
 expect_match "$out" 'identifier "uint" is undefined'
+# the message says which header has the name and how to get all of nvcc's
+expect_match "$out" 'nvcc gives device code uint without an #include: include <sys/types\.h>, or give the option "--pre-include=cudyn/nvcc\.h"'
 expect_exit 0 "$cc" -o era.img --arch sm_80 --nvcc-names nvcc_era.cu
 expect_exit 0 "$cc" -o era.img --arch sm_80 -Xnvrtc -include -Xnvrtc sys/types.h nvcc_era.cu
 # a compile error: exit 10, NVRTC's log on stderr
@@ -206,6 +208,7 @@ printf 'extern "C" __global__ void k() { undefined_thing; }\n' > bad.cu
 expect_exit 10 "$cc" -o bad.img --arch sm_80 bad.cu
 expect_match "$out" "undefined_thing"
 expect_match "$out" "NVRTC's log for sm_80"
+expect_no_match "$out" "nvcc gives device code"   # a name nvcc does not give either
 [ ! -e bad.img ] || { echo "FAIL: an image was written for a failed compile"; fail=1; }
 # an option without its value is refused before NVRTC sees it
 expect_exit 8 "$cc" -o k.img --arch sm_80 -Xnvrtc -I k.cu

@@ -559,6 +559,32 @@ static bool explain_missing_header(const char *log)
     return true;
 }
 
+/* NVRTC did not know a name nvcc gives device code without an #include
+ * (uint, M_PI, INT_MAX ...): says which header has it and how to get
+ * nvcc's behaviour.  The first such name in the log; true when there was one. */
+static bool explain_nvcc_name(const char *log)
+{
+    static const char marker[] = "identifier \"";
+    for (const char *p = strstr(log, marker); p; p = strstr(p + 1, marker)) {
+        const char *name = p + sizeof marker - 1;
+        size_t len = strcspn(name, "\"\n");
+        char word[64];
+        if (name[len] != '"' || len == 0 || len >= sizeof word || strncmp(name + len, "\" is undefined", 14) != 0)
+            continue;
+        memcpy(word, name, len);
+        word[len] = '\0';
+        const char *header = cudyn__nvcc_name_header(word);
+        if (header) {
+            cudyn__error_append("; nvcc gives device code %s without an #include: include <%s>, or give the option "
+                                "\"" CUDYN_OPTION_NVCC_NAMES "\" (CUDYN_OPTION_NVCC_NAMES, cudyn-cc --nvcc-names),"
+                                " which gives every such name",
+                                word, header);
+            return true;
+        }
+    }
+    return false;
+}
+
 static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct option_list *o)
 {
     const struct cudyn__inputs *in = &prog->in;
@@ -591,7 +617,8 @@ static int run_nvrtc(const char *api, struct cudyn_program *prog, const struct o
             first_error_line(prog->out.log ? prog->out.log : "", first, sizeof first);
             st = cudyn__fail_nvrtc(r, "nvrtcCompileProgram", api, NULL);
             cudyn__error_append(" (%s for %s: %s)", in->name, prog->target.name, first[0] ? first : "no log");
-            if (!explain_missing_header(prog->out.log ? prog->out.log : "")) {
+            const char *log = prog->out.log ? prog->out.log : "";
+            if (!explain_missing_header(log) && !explain_nvcc_name(log)) {
                 /* a skew of NVRTC, its builtins and the headers can be the cause */
                 char dir[4200], line[768];
                 cudyn__versions_line(line, sizeof line, NULL, prog->cc, headers_dir(o, dir, sizeof dir));

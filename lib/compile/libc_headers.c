@@ -355,6 +355,52 @@ const struct cudyn__libc_header *cudyn__libc_header(const char *name)
     return NULL;
 }
 
+/* Whether text defines name: as a macro ("#define NAME", then a space or
+ * a parenthesis) or as a typedef ("NAME;" after a space). */
+static bool defines(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        bool word_start = p > text && (p[-1] == ' ' || p[-1] == '*');
+        if (!word_start)
+            continue;
+        if (p - text >= 8 && strncmp(p - 8, "#define ", 8) == 0 && (p[len] == ' ' || p[len] == '('))
+            return true;
+        if (p[len] == ';')
+            return true;
+    }
+    return false;
+}
+
+/* The header among `header`'s and those it includes (depth levels down)
+ * whose text defines name, or NULL. */
+static const char *defining(const struct cudyn__libc_header *header, const char *name, int depth)
+{
+    if (defines(header->text, name))
+        return header->name;
+    static const char include[] = "#include <";
+    for (const char *p = strstr(header->text, include); p && depth > 0; p = strstr(p + 1, include)) {
+        char included[64];
+        const char *start = p + sizeof include - 1;
+        size_t n = strcspn(start, ">\n");
+        if (start[n] != '>' || n >= sizeof included)
+            continue;
+        memcpy(included, start, n);
+        included[n] = '\0';
+        const struct cudyn__libc_header *h = cudyn__libc_header(included);
+        const char *found = h ? defining(h, name, depth - 1) : NULL;
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+const char *cudyn__nvcc_name_header(const char *name)
+{
+    const struct cudyn__libc_header *nvcc = cudyn__libc_header(CUDYN_NVCC_NAMES_HEADER);
+    return nvcc ? defining(nvcc, name, 3) : NULL;
+}
+
 static int named(const char *const *names, int n, const char *name)
 {
     for (int i = 0; i < n; i++)

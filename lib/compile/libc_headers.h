@@ -40,6 +40,12 @@ extern const struct cudyn__libc_header cudyn__libc_headers[];
 /* The table's row for #include <name>, or NULL when cudyn supplies none. */
 const struct cudyn__libc_header *cudyn__libc_header(const char *name);
 
+/* For a name nvcc gives device code with no #include (uint, M_PI,
+ * INT_MAX ...): the header of cudyn's that defines it (the C header:
+ * "sys/types.h", "math.h" ...), found from CUDYN_NVCC_NAMES_HEADER down;
+ * NULL for any other name.  What a failed compile's message names. */
+const char *cudyn__nvcc_name_header(const char *name);
+
 /* Whether a file `name` exists in one of the -I / --include-path
  * directories of the options (complete: checked by the caller), wherever
  * it stands among them: then the caller's file wins over cudyn's text.
