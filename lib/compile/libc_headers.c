@@ -356,17 +356,20 @@ const struct cudyn__libc_header *cudyn__libc_header(const char *name)
 }
 
 /* Whether text defines name: as a macro ("#define NAME", then a space or
- * a parenthesis) or as a typedef ("NAME;" after a space). */
+ * a parenthesis) or as a type (a line "typedef ... NAME;"), not as a
+ * word inside a function's body. */
 static bool defines(const char *text, const char *name)
 {
     size_t len = strlen(name);
     for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        bool word_start = p > text && (p[-1] == ' ' || p[-1] == '*');
-        if (!word_start)
+        if (p == text || (p[-1] != ' ' && p[-1] != '*'))
             continue;
         if (p - text >= 8 && strncmp(p - 8, "#define ", 8) == 0 && (p[len] == ' ' || p[len] == '('))
             return true;
-        if (p[len] == ';')
+        const char *line = p;
+        while (line > text && line[-1] != '\n')
+            line--;
+        if (p[len] == ';' && strncmp(line, "typedef ", 8) == 0)
             return true;
     }
     return false;
