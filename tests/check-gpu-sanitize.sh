@@ -48,7 +48,8 @@ not_run["initcheck tests/test_gpu_ipc"]="another process fills its memory"
 # warn "not supported by the selected tool" and then miscount): memcheck
 # alone runs the example that is nothing else, and under the other three
 # the tests leave their device-side launches out (CUDYN_SANITIZE_NO_CDP)
-for t in racecheck synccheck initcheck; do
+no_cdp_tools=(racecheck synccheck initcheck)
+for t in "${no_cdp_tools[@]}"; do
     not_run["$t examples/dynamic_parallelism"]="$t does not follow dynamic parallelism"
 done
 # every run's whole log stays here (CUDYN_SANITIZE_LOGS, else tests/sanitize-logs)
@@ -62,8 +63,8 @@ case $jobs in '' | *[!0-9]* | 0) echo "CUDYN_SANITIZE_JOBS must be a number from
 sanitize() {
     # --error-exitcode makes an error visible even where the summary is cut short
     # shellcheck disable=SC2086
-    local no_cdp=1
-    case $1 in memcheck*) no_cdp= ;; esac
+    local no_cdp=
+    case " ${no_cdp_tools[*]} " in *" ${1%% *} "*) no_cdp=1 ;; esac
     (cd "$top_builddir" && CUDYN_SANITIZE_NO_CDP=$no_cdp timeout 600 "$sanitizer" --tool $1 --target-processes all --error-exitcode 99 \
         ./$2) > "$3" 2>&1
     echo $? > "$3.rc"

@@ -190,6 +190,13 @@ static inline int test_need_real_gpu(struct cudyn_loader_info *l)
     return n;
 }
 
+/* Whether the variable is set to something other than "" or "0". */
+static inline int test_env_flag(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s && strcmp(s, "0") != 0;
+}
+
 /* Under make check-gpu-sanitize (CUDYN_SANITIZE=1) the GPU tests leave out
  * what makes the driver fail on purpose (a faulting kernel, a launch the
  * driver refuses, an image with no code for this GPU): compute-sanitizer
@@ -197,8 +204,7 @@ static inline int test_need_real_gpu(struct cudyn_loader_info *l)
  * cudyn's.  Returns whether `what` may run, and says when it may not. */
 static inline int test_may_fail_on_purpose(const char *what)
 {
-    const char *s = getenv("CUDYN_SANITIZE");
-    if (s && *s && strcmp(s, "0") != 0) {
+    if (test_env_flag("CUDYN_SANITIZE")) {
         printf("under compute-sanitizer: %s left out (the driver would fail on purpose)\n", what);
         return 0;
     }
@@ -212,8 +218,7 @@ static inline int test_may_fail_on_purpose(const char *what)
  * device-side launches out. */
 static inline int test_may_launch_from_device(void)
 {
-    const char *s = getenv("CUDYN_SANITIZE_NO_CDP");
-    if (s && *s && strcmp(s, "0") != 0) {
+    if (test_env_flag("CUDYN_SANITIZE_NO_CDP")) {
         printf("under a compute-sanitizer tool that does not follow dynamic parallelism: device-side launches left out\n");
         return 0;
     }
