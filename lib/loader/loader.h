@@ -202,9 +202,10 @@ int cudyn__open_regular(int dirfd, const char *path, int flags);
 FILE *cudyn__fopen_regular(const char *path);
 
 /* files.c: the file a handle was loaded from, found through one of its
- * symbols; whether a path is a directory. */
+ * symbols; whether a path is a directory, or a regular file. */
 void cudyn__library_path(void *symbol, const char *fallback, char *out, size_t cap);
 bool cudyn__is_directory(const char *path);
+bool cudyn__is_regular_file(const char *path);
 
 /* static_program.c: CUDYN_OK, or the failure `status` naming `library`
  * when this process is a statically linked program, which cannot load a

@@ -55,12 +55,6 @@ struct toolkit_search {
 static struct cudyn__toolkit without_nvrtc, with_nvrtc;
 static pthread_once_t without_once = PTHREAD_ONCE_INIT, with_once = PTHREAD_ONCE_INIT;
 
-static bool is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* ---------------------------------------------------------- the places */
 
 /* Adds dir (and its cccl directory) to the include path, each by its
@@ -100,12 +94,12 @@ static bool consider(struct toolkit_search *S, const char *where, enum cudyn__fo
     for (int i = 0; i < n_includes && !headers; i++) {
         char probe[LOADER_PATH_BYTES + 32];
         snprintf(probe, sizeof probe, "%s/cuda_runtime.h", includes[i]);
-        headers = is_file(probe);
+        headers = cudyn__is_regular_file(probe);
     }
     char devrt[LOADER_PATH_BYTES + 32] = "";
     for (int i = 0; i < n_libs && !devrt[0]; i++) {
         snprintf(devrt, sizeof devrt, "%s/libcudadevrt.a", libs[i]);
-        if (!is_file(devrt))
+        if (!cudyn__is_regular_file(devrt))
             devrt[0] = '\0';
     }
     cudyn__text_add(&S->trace, "%s [%s]: %s, %s", where, cudyn__found_by_name(how),
