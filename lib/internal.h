@@ -124,6 +124,7 @@ void *cudyn__resolve_driver_proc(void *handle, int mechanism, int driver_version
 
 /* ---- util.c: small shared helpers ---- */
 void cudyn__copy_string(char *dst, size_t cap, const char *src);
+bool cudyn__starts_with(const char *s, const char *prefix);
 const char *cudyn__getenv(const char *name); /* secure_getenv where available */
 void cudyn__debug(const char *fmt, ...) CUDYN_PRINTF(1, 2);
 double cudyn__now_ms(void); /* CLOCK_MONOTONIC */

@@ -131,6 +131,11 @@ void cudyn__copy_string(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
+bool cudyn__starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 void *cudyn__read_whole(int fd, size_t size, size_t pad)
 {
     unsigned char *buf = malloc(size + pad ? size + pad : 1);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "internal.h"
 #include "compile/libc_headers.h"
 #include "compile/options.h"
 
@@ -364,12 +365,12 @@ static bool defines(const char *text, const char *name)
     for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
         if (p == text || (p[-1] != ' ' && p[-1] != '*'))
             continue;
-        if (p - text >= 8 && strncmp(p - 8, "#define ", 8) == 0 && (p[len] == ' ' || p[len] == '('))
+        if (p - text >= 8 && cudyn__starts_with(p - 8, "#define ") && (p[len] == ' ' || p[len] == '('))
             return true;
         const char *line = p;
         while (line > text && line[-1] != '\n')
             line--;
-        if (p[len] == ';' && strncmp(line, "typedef ", 8) == 0)
+        if (p[len] == ';' && cudyn__starts_with(line, "typedef "))
             return true;
     }
     return false;

@@ -156,11 +156,6 @@ static int fail_driver(struct cudyn_linker *l, cu_result r, const char *fn, cons
 
 /* -------------------------------------------------------------- creating */
 
-static bool starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* The driver's linker takes options as CUjit_option values: those of
  * nvJitLink's it has an equal of. */
 static int driver_options(const char *api, const char *const *options, int n, int cc, cu_enum *keys, void **values,
@@ -171,7 +166,7 @@ static int driver_options(const char *api, const char *const *options, int n, in
     for (int i = 0; i < n; i++) {
         const char *o = options[i];
         char *end = NULL;
-        if (starts(o, "-arch=sm_")) {
+        if (cudyn__starts_with(o, "-arch=sm_")) {
             target = (int)strtol(o + 9, &end, 10);
         } else if (o[0] == '-' && o[1] == 'O' && o[2] >= '0' && o[2] <= '4' && !o[3]) {
             keys[k] = CU_JITOPT_OPTIMIZATION_LEVEL;
@@ -185,7 +180,7 @@ static int driver_options(const char *api, const char *const *options, int n, in
         } else if (strcmp(o, "-verbose") == 0) {
             keys[k] = CU_JITOPT_LOG_VERBOSE;
             values[k++] = (void *)(uintptr_t)1;
-        } else if (starts(o, "-maxrregcount=")) {
+        } else if (cudyn__starts_with(o, "-maxrregcount=")) {
             keys[k] = CU_JITOPT_MAX_REGISTERS;
             values[k++] = (void *)(uintptr_t)(unsigned)strtoul(o + 14, &end, 10);
         } else {
@@ -247,7 +242,7 @@ static int create_nvjitlink(const char *api, struct cudyn_linker *l, const char 
     bool has_arch = false;
     for (int i = 0; i < n; i++) {
         v[i] = options[i];
-        has_arch |= starts(options[i], "-arch=");
+        has_arch |= cudyn__starts_with(options[i], "-arch=");
         l->want_ptx |= strcmp(options[i], "-ptx") == 0;
     }
     int count = n;
@@ -271,7 +266,7 @@ static int target_of(const char *api, int device, const char *const *options, in
 {
     *cc = 0;
     for (int i = 0; i < n; i++)
-        if (starts(options[i], "-arch=sm_"))
+        if (cudyn__starts_with(options[i], "-arch=sm_"))
             *cc = atoi(options[i] + 9);
     if (*cc > 0)
         return CUDYN_OK;
