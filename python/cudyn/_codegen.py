@@ -378,11 +378,6 @@ def run_map(body, arrays, scalars, shape, stream=None, hint="map", preamble=""):
         plan.launch([a for _, a, _ in arrays], [value for _, value in scalars], stream)
 
 
-def cached_plans():
-    """How many plans the bounded tables hold (for tests)."""
-    return len(_plans) + len(_maps)
-
-
 # ------------------------------------------------------------ argument lists
 
 def split_top_level(text, separator=","):
