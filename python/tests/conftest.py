@@ -29,10 +29,15 @@ MOCK_LIBNVRTC = os.environ.get("MOCK_LIBNVRTC")
 MOCK_LIBNCCL = os.environ.get("MOCK_LIBNCCL")
 MOCK_DEVICES = "Mock GPU A:90,Mock GPU B:80"
 
-# the NCCL the user named (a real one, for the GPU tests' children)
-USER_LIBNCCL = os.environ.get("CUDYN_LIBNCCL")
-# the kernel cache the GPU tests' children use (make check's, or the user's)
-USER_CACHE_DIR = os.environ.get("CUDYN_CACHE_DIR")
+# The NCCL the user named (a real one, for the GPU tests' children) and the
+# kernel cache those children use (make check's, or the user's), as they
+# were before this file set the mock's: pytest-xdist's workers inherit the
+# environment this process changes below, so the first process to get here
+# keeps the user's values under names of their own ("" for unset).
+for _name in ("LIBNCCL", "CACHE_DIR"):
+    os.environ.setdefault("CUDYN_PYTEST_USER_" + _name, os.environ.get("CUDYN_" + _name, ""))
+USER_LIBNCCL = os.environ["CUDYN_PYTEST_USER_LIBNCCL"] or None
+USER_CACHE_DIR = os.environ["CUDYN_PYTEST_USER_CACHE_DIR"] or None
 # the mock environment of this process and of the children that want it
 MOCK_ENV = {}
 if MOCK_LIBCUDA:

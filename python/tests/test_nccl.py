@@ -9,6 +9,10 @@ with an NCCL, test_nccl_on_a_gpu runs an all-reduce there."""
 import ctypes
 import os
 import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -621,3 +625,28 @@ def test_nccl_on_a_gpu(real_gpu):
     if p.stdout.startswith("skip:"):
         pytest.skip(p.stdout.strip())
     assert p.stdout.strip().endswith("PASS"), p.stdout
+
+
+def test_gpu_children_keep_the_users_nccl_under_xdist(tmp_path):
+    # pytest -n: the workers inherit the environment conftest gave the mock;
+    # a GPU test's child must still get the user's NCCL and kernel cache (the
+    # mock NCCL on a real GPU's memory is a segfault)
+    pytest.importorskip("xdist")
+    if not MOCK_LIBNCCL:
+        pytest.skip("MOCK_LIBNCCL not set (run through make check)")
+    here = os.path.dirname(os.path.abspath(__file__))
+    shutil.copy(os.path.join(here, "conftest.py"), tmp_path)
+    (tmp_path / "test_probe.py").write_text(textwrap.dedent("""
+        import os
+        from conftest import child_env
+        def test_probe():
+            assert os.environ["CUDYN_LIBNCCL"] == os.environ["MOCK_LIBNCCL"]  # the mock's, in this worker
+            env = child_env(mock=False)
+            assert "CUDYN_LIBNCCL" not in env and env["CUDYN_CACHE_DIR"] == "/the/user/s/cache"
+        """))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDYN_LIBNCCL", "CUDYN_PYTEST_USER_", "PYTEST_"))}
+    env["CUDYN_CACHE_DIR"] = "/the/user/s/cache"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "test_probe.py"],
+                       cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=120)
+    assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout
