@@ -91,14 +91,17 @@ def function(source, name, nvcc=False):
     return f
 
 
-def grid_for(n):
-    """Blocks of BLOCK threads for a grid-stride loop over n elements: enough
-    for every element, at most 8 per multiprocessor."""
-    device = _device_current()
+def grid_for(n, device=None):
+    """Blocks of BLOCK threads for a grid-stride loop over n elements on
+    device (the current one for None): enough for every element, at most
+    8 per multiprocessor."""
+    if device is None:
+        device = _device_current()
     most = _sm_blocks.get(device)
     if most is None:
         most = _sm_blocks[device] = 8 * max(1, int(_cudyn.device_info(device).get("multiprocessors", 1)))
-    return max(1, min((n + BLOCK - 1) // BLOCK, most))
+    blocks = (n + BLOCK - 1) // BLOCK  # (an if costs less than the builtins max and min: it runs per operation)
+    return most if blocks > most else blocks or 1
 
 
 def grid_each(n):
@@ -306,9 +309,13 @@ class MapPlan:
     def launch(self, arrays, scalars, stream=None):
         self.prepared(self.grid, _BLOCK_SHAPE, *arrays, *scalars, *self.tail, stream=stream)
 
-    def launch_n(self, arrays, scalars, n, stream=None):
-        if n:
-            self.prepared((grid_for(n),), _BLOCK_SHAPE, *arrays, *scalars, n, stream=stream)
+    def launch_n(self, arrays, scalars, n, stream=None, device=None):
+        if not n:
+            return
+        if stream is None:  # (a keyword costs the call a dict)
+            self.prepared((grid_for(n, device),), _BLOCK_SHAPE, *arrays, *scalars, n)
+        else:
+            self.prepared((grid_for(n, device),), _BLOCK_SHAPE, *arrays, *scalars, n, stream=stream)
 
 
 def _operand(name, a, writable, shape, memory_order):

@@ -249,12 +249,12 @@ class _Plan:
             self.map.launch(arrays, scalars, stream)
         return out
 
-    def run_flat(self, like, operands, stream):
+    def run_flat(self, like, operands, stream, device):
         """A new result of like's shape, for a plan whose loop is flat."""
-        out = _result.new_array(like.shape, self.dtype, None, stream)
+        out = _result.new_array(like.shape, self.dtype, None, stream, device)
         _result.mark_used(stream, operands)
         arrays, scalars = self._split(out, operands)
-        self.map.launch_n(arrays, scalars, like.size, stream)
+        self.map.launch_n(arrays, scalars, like.size, stream, device)
         return out
 
     def _apart(self, out, operands):
@@ -304,36 +304,40 @@ def _plan(body, result, shape, out, inputs, hint, like, preamble=""):
 
 # ------------------------------------------------------------ operations
 
-def _flat_key(kind, op, operands):
+def _flat_key(kind, op, operands, device):
     """The fast-path table's key: operands contiguous and of one shape (or
-    scalars) need no shape in it; None for any other call."""
-    shape, key = None, [kind, op, _device_current()]
+    scalars) need no shape in it; with the first array operand, or (None,
+    None) for any other call."""
+    like, key = None, [kind, op, device]
     for value in operands:
         if isinstance(value, _DeviceArray):
-            if not value.is_contiguous or (shape is not None and value.shape != shape):
+            if like is None:
+                like = value
+            elif value.shape != like.shape:
                 return None, None
-            shape = value.shape
+            if not value.is_contiguous:
+                return None, None
             key.append(value.dtype)
         else:  # a scalar: tagged, so that it never matches an array of its dtype
             key.append(("scalar", value.dtype if isinstance(value, np.generic) else type(value)))
-    return tuple(key), shape
+    return tuple(key), like
 
 
 def _run(kind, op, operands, out, stream, make):
     """Runs an operation: the fast-path table's flat plan when the operands
     allow one and there is no out, else the plan of their signature."""
+    device = _device_current()
     if out is None:
-        key, shape = _flat_key(kind, op, operands)
+        key, like = _flat_key(kind, op, operands, device)
         if key is not None:
             plan = _flat.get(key)
             if plan is not None:
-                return plan.run_flat(next(a for a in operands if isinstance(a, _DeviceArray)), operands, stream)
+                return plan.run_flat(like, operands, stream, device)
             plan = make()
             if plan.map is not None and plan.map.flat and plan.strides is None:
                 _flat.put(key, plan)
             return plan.run(None, operands, stream)
-    key = (kind, op) + tuple(signature(v) for v in operands) + (signature(out) if out is not None else None,
-                                                                 _device_current())
+    key = (kind, op) + tuple(signature(v) for v in operands) + (signature(out) if out is not None else None, device)
     return _planned(key, make, out, operands, stream)
 
 
@@ -341,7 +345,11 @@ def binary(op, x, y, out=None, stream=None):
     """x OP y for op in _dtypes.BINARY: the arithmetic (add, sub, mul, div,
     pow, fmod), the comparisons (lt ... ge), logical_and, logical_or,
     maximum, minimum; numpy's result dtypes (_dtypes.result_dtype)."""
-    x, y = as_operand(x), as_operand(y)
+    return binary_operands(op, as_operand(x), as_operand(y), out, stream)
+
+
+def binary_operands(op, x, y, out=None, stream=None):
+    """binary() of operands that as_operand has made already (the operators')."""
     if not (isinstance(x, _DeviceArray) or isinstance(y, _DeviceArray)):
         raise TypeError("cudyn.gpuarray: one operand must be a device array")
     if op == "pow" and isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) and y < 0 and \

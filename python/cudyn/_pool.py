@@ -91,14 +91,15 @@ def one_stream_orders_all():
     return not _streams_seen and not _per_thread
 
 
-def allocate(nbytes, key):
-    """``nbytes`` of device memory on the calling thread's device for work
-    keyed ``key``: a kept block of that size and key, else new memory (the
-    pool emptied first when the device has none left)."""
+def allocate(nbytes, key, device=None):
+    """``nbytes`` of device memory on the calling thread's device (``device``,
+    where the caller has asked already) for work keyed ``key``: a kept
+    block of that size and key, else new memory (the pool emptied first
+    when the device has none left)."""
     global _bytes
     if _blocks and key is not SHARED:  # empty unless something was kept
         with _lock:
-            blocks = _blocks.get((_device_current(), nbytes, key))
+            blocks = _blocks.get((_device_current() if device is None else device, nbytes, key))
             if blocks:
                 memory = blocks.pop()
                 if not blocks:
@@ -127,9 +128,12 @@ def release(memory, key):
             return False
         full = (memory.device, nbytes, key)
         blocks = _blocks.get(full)
-        if blocks is None:
-            blocks = _blocks.put(full, [])
-        blocks.append(memory)
+        if blocks is not None:
+            blocks.append(memory)
+        elif len(_blocks) < _blocks.limit:  # room for a list: no eviction to run (put's loop, per operation)
+            _blocks[full] = [memory]
+        else:
+            _blocks.put(full, [memory])
         _bytes += nbytes
     return True
 

@@ -25,11 +25,11 @@ def set_array_type(cls):
     array_type = cls
 
 
-def new_array(shape, dtype, strides=None, stream=None):
+def new_array(shape, dtype, strides=None, stream=None, device=None):
     """An uninitialised result of ``shape`` and ``dtype`` (C order, or the
     dense layout ``strides`` give, starting at its memory's first byte)
-    on the calling thread's device, its memory from the pool for work on
-    ``stream``."""
+    on the calling thread's device (``device``, where the caller has
+    asked already), its memory from the pool for work on ``stream``."""
     count = 1
     for n in shape:
         count *= n
@@ -37,7 +37,7 @@ def new_array(shape, dtype, strides=None, stream=None):
     if not nbytes:
         return layout(shape, dtype, strides)
     key = _pool.stream_key(stream)
-    a = _DeviceArray.__new__(array_type, shape, dtype, strides, _pool.allocate(nbytes, key))
+    a = _DeviceArray.__new__(array_type, shape, dtype, strides, _pool.allocate(nbytes, key, device))
     a._pool_key = key
     return a
 
@@ -106,4 +106,4 @@ def release(a):
     memory = a.base  # held by the array's owner and memory slots, this name and getrefcount's argument
     if type(memory) is not _DeviceMemory or _getrefcount(memory) > 4 or a.stream is not None:
         return False
-    return _pool.release(memory, a.__dict__.get("_pool_key", _pool.SHARED))
+    return _pool.release(memory, getattr(a, "_pool_key", _pool.SHARED))

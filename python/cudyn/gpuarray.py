@@ -71,7 +71,7 @@ def _binary(op, x, other, reflected=False, out=None):
     y = _operand(other)
     if y is None:
         return NotImplemented
-    return _ops.binary(op, y, x, out) if reflected else _ops.binary(op, x, y, out)
+    return _ops.binary_operands(op, y, x, out) if reflected else _ops.binary_operands(op, x, y, out)
 
 
 # ------------------------------------------------------------ the array
@@ -97,6 +97,9 @@ class GPUArray(_DeviceArray):
     """
 
     __array_ufunc__ = None  # numpy scalars defer to our reflected operators
+    # the pool's key of the array's memory (_result), a slot: every result
+    # gets one, and an instance dict made for it would cost each operation
+    __slots__ = ("_pool_key", "__dict__")
 
     def __new__(cls, shape, dtype=np.float32, strides=None, memory=None, ptr=None, owner=None, stream=None, *,
                 allocator=None, base=None, gpudata=None, order="C"):
