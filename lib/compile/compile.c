@@ -569,7 +569,7 @@ static bool explain_nvcc_name(const char *log)
         const char *name = p + sizeof marker - 1;
         size_t len = strcspn(name, "\"\n");
         char word[64];
-        if (name[len] != '"' || len == 0 || len >= sizeof word || strncmp(name + len, "\" is undefined", 14) != 0)
+        if (len == 0 || len >= sizeof word || !cudyn__starts_with(name + len, "\" is undefined"))
             continue;
         memcpy(word, name, len);
         word[len] = '\0';
