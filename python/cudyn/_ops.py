@@ -219,11 +219,12 @@ class _Plan:
     and the byte spans (from element 0) of a given out and of the array
     inputs, to see overlaps."""
 
-    __slots__ = ("map", "inputs", "shape", "dtype", "strides", "spans")
+    __slots__ = ("map", "inputs", "shape", "dtype", "strides", "spans", "arrays_only")
 
     def __init__(self, map_plan, inputs, shape, dtype, strides, spans):
         self.map, self.inputs, self.shape, self.dtype, self.strides = map_plan, inputs, shape, dtype, strides
         self.spans = spans
+        self.arrays_only = all(converter is None for converter in inputs)  # nothing for _split to do
 
     def _split(self, out, operands):
         arrays, scalars = [out], []
@@ -253,8 +254,11 @@ class _Plan:
         """A new result of like's shape, for a plan whose loop is flat."""
         out = _result.new_array(like.shape, self.dtype, None, stream, device)
         _result.mark_used(stream, operands)
-        arrays, scalars = self._split(out, operands)
-        self.map.launch_n(arrays, scalars, like.size, stream, device)
+        if self.arrays_only:
+            self.map.launch_n((out, *operands), (), like.size, stream, device)
+        else:
+            arrays, scalars = self._split(out, operands)
+            self.map.launch_n(arrays, scalars, like.size, stream, device)
         return out
 
     def _apart(self, out, operands):

@@ -40,7 +40,7 @@ _device_current = _cudyn.device_current
 _lock = threading.RLock()  # re-entered when a stream dies (its weakref callback) inside a pool call
 _enabled = os.environ.get("CUDYN_GPUARRAY_POOL", "1") != "0"
 _per_thread = None  # whether the per-thread default stream is in effect (asked once, the driver loaded)
-_streams_seen = False  # whether work was given a stream (mark_used) in this process
+_streams_seen = False  # whether work or a result was given a stream (stream_key) in this process
 _bytes = 0
 
 
@@ -65,28 +65,23 @@ def _forget_stream(ref):
 
 def stream_key(stream):
     """The list a block made for work on ``stream`` belongs to, or SHARED."""
-    global _per_thread
+    global _per_thread, _streams_seen
     if stream is None:
         if _per_thread is None:
             _per_thread = bool(_cudyn.loader_info(1).get("per_thread_stream"))
         return threading.get_ident() if _per_thread else None
+    _streams_seen = True
     if isinstance(stream, _cudyn.Stream):
         return weakref.ref(stream, _forget_stream)
     return SHARED
 
 
-def note_stream(stream):
-    """Records that work was given an explicit stream (see one_stream_orders_all)."""
-    global _streams_seen
-    if stream is not None:
-        _streams_seen = True
-
-
 def one_stream_orders_all():
     """Whether one stream has ordered all the work cudyn saw: no stream
-    given to an operation and the legacy default stream in effect.  Pools
-    that cannot tell which stream used a block (the PyCUDA layer's) reuse
-    blocks at once only then, and after waiting for the device otherwise."""
+    given to an operation or a result and the legacy default stream in
+    effect.  Pools that cannot tell which stream used a block (the PyCUDA
+    layer's) reuse blocks at once only then, and after waiting for the
+    device otherwise."""
     stream_key(None)  # asks the library which default stream, once
     return not _streams_seen and not _per_thread
 

@@ -79,9 +79,10 @@ def mark_used(stream, arrays):
     """Records that work on ``stream`` uses these arrays: one made for
     another stream becomes shared, and its memory is never pooled."""
     if stream is None and _pool._per_thread is False:
+        if not _pool._streams_seen:
+            return  # no stream given yet: every array is the legacy default stream's, none to mark
         key = None  # the legacy default stream (the common case, asked for cheaply)
     else:
-        _pool.note_stream(stream)
         key = _pool.stream_key(stream)
     for a in arrays:
         own = getattr(a, "_pool_key", key)

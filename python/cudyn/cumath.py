@@ -21,6 +21,7 @@ floor and the decompositions are exact in their own precision.
 import numpy as np
 
 from . import _cudyn, _ops, _result
+from ._bounded import Bounded
 from ._codegen import run_map
 from ._dtypes import ctype
 
@@ -61,14 +62,20 @@ def _text(name, dtype):
     return f"{name}({{x}})", dtype
 
 
+_operations = Bounded(256)  # (name, dtype) -> what _ops.unary takes: made once, not per call
+
+
 def _unary(name):
     def function(array, stream_or_out=None, out=None, stream=None):
         out, stream = _stream_or_out(stream_or_out, out, stream)
         array = _ops.as_operand(array)
         if not isinstance(array, _DeviceArray):
             raise TypeError(f"cudyn.cumath.{name}: a device array is needed, not {type(array).__name__}")
-        text, result = _text(name, array.dtype)
-        return _ops.unary((text, result, name), array, out, stream)
+        op = _operations.get((name, array.dtype))
+        if op is None:
+            text, result = _text(name, array.dtype)
+            op = _operations.put((name, array.dtype), (text, result, name))
+        return _ops.unary(op, array, out, stream)
     function.__name__ = name
     function.__doc__ = f"Elementwise {name} of a device array (into out=, on stream=)."
     return function

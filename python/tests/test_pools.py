@@ -61,6 +61,25 @@ def test_an_array_used_on_another_stream_is_never_pooled(ga, mock_lib):
     assert ga.pool_info() == (0, 0)
 
 
+def test_an_array_made_for_a_stream_is_marked_in_a_fresh_process():
+    # before any stream is seen, mark_used has nothing to mark and returns at
+    # once; an array made for a stream is what ends that (no operation on a
+    # stream yet): used on the default stream, it must be shared, not pooled
+    p = run_python("""
+        import numpy as np, cudyn, cudyn.autoinit
+        from cudyn import gpuarray as ga
+        s = cudyn.Stream(cudyn.STREAM_NON_BLOCKING)
+        x = ga.to_gpu(np.arange(1024, dtype=np.float32))
+        on_s = x.copy(stream=s)             # made for s: no operation has had a stream yet
+        s.synchronize()
+        y = 2 * on_s                        # the default stream reads it
+        del on_s
+        print(ga.pool_info()[0], (y.get() == 2 * np.arange(1024)).all())
+        """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["0", "True"], p.stdout
+
+
 def test_a_dead_streams_blocks_are_freed(ga, mock_lib):
     s = cudyn.Stream()
     x = ga.to_gpu(np.arange(256, dtype=np.float32))
@@ -192,7 +211,7 @@ def test_pool_sizes_of_any_integer_type(pool):
 def test_reuse_waits_for_the_device_once_streams_are_in_use(pool, mock_lib):
     block = pool.allocate(1000)
     del block
-    _pool.note_stream(cudyn.Stream())   # work was given a stream: blocks back since may be in use there
+    _pool.stream_key(cudyn.Stream())    # work was given a stream: blocks back since may be in use there
     before = mock_calls(mock_lib, "cuCtxSynchronize")
     first = pool.allocate(1000)
     assert mock_calls(mock_lib, "cuCtxSynchronize") == before + 1
