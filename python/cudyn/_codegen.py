@@ -307,7 +307,10 @@ class MapPlan:
         self.grid, self.tail, self.flat, self.count = grid, tail, flat, count
 
     def launch(self, arrays, scalars, stream=None):
-        self.prepared(self.grid, _BLOCK_SHAPE, *arrays, *scalars, *self.tail, stream=stream)
+        if stream is None:  # (a keyword costs the call a dict)
+            self.prepared(self.grid, _BLOCK_SHAPE, *arrays, *scalars, *self.tail)
+        else:
+            self.prepared(self.grid, _BLOCK_SHAPE, *arrays, *scalars, *self.tail, stream=stream)
 
     def launch_n(self, arrays, scalars, n, stream=None, device=None):
         if not n:

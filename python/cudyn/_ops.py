@@ -240,12 +240,16 @@ class _Plan:
     def run(self, out, operands, stream):
         if out is None:
             out = _result.new_array(self.shape, self.dtype, self.strides, stream)
+            _result.mark_used(stream, operands)
         else:
-            _result.mark_used(stream, (out,))
             if self.spans:
                 operands = self._apart(out, operands)
-        _result.mark_used(stream, operands)
-        if self.map is not None:
+            _result.mark_used(stream, (out, *operands))
+        if self.map is None:
+            return out
+        if self.arrays_only:
+            self.map.launch((out, *operands), (), stream)
+        else:
             arrays, scalars = self._split(out, operands)
             self.map.launch(arrays, scalars, stream)
         return out
@@ -265,16 +269,20 @@ class _Plan:
         """The inputs, each one that shares bytes with out (other than as out
         itself, element for element) replaced by a copy: numpy's result for
         overlapping operands, whatever order the threads run in."""
-        (out_low, out_high), inputs = self.spans[0], list(operands)
+        (out_low, out_high), inputs = self.spans[0], None
+        out_low += out.ptr
+        out_high += out.ptr
         for k, span in enumerate(self.spans[1:]):
             if span is None:
                 continue
-            a = inputs[k]
+            a = operands[k]
             low, high = a.ptr + span[0], a.ptr + span[1]
-            if low < out.ptr + out_high and out.ptr + out_low < high and not \
+            if low < out_high and out_low < high and not \
                     (a.ptr == out.ptr and a.strides == out.strides and a.shape == out.shape and a.dtype == out.dtype):
+                if inputs is None:  # (copied only when one overlaps: the common case makes no list)
+                    inputs = list(operands)
                 inputs[k] = copy(a)
-        return inputs
+        return operands if inputs is None else inputs
 
 
 def _planned(key, make, out, operands, stream):
@@ -450,9 +458,10 @@ def assign(dst, src, stream=None):
     complex to real keeps the real part, as numpy's unsafe cast) or a
     scalar (a contiguous dst whose value's bytes repeat: one memset);
     returns dst."""
-    src = as_operand(src)
-    if not isinstance(src, _DeviceArray) and isinstance(dst, _DeviceArray) and _memset(dst, src, stream):
-        return dst
+    if not isinstance(src, _DeviceArray):
+        src = as_operand(src)
+        if not isinstance(src, _DeviceArray) and isinstance(dst, _DeviceArray) and _memset(dst, src, stream):
+            return dst
     key = ("assign", signature(dst), signature(src), _device_current())
     return _planned(key, lambda: _plan_assign(dst, src), dst, (src,), stream)
 

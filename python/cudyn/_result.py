@@ -69,10 +69,10 @@ def view_of(a, offset, shape, strides, dtype=None):
     """An array over a's memory at ``offset`` bytes from its element 0.
     Its base is the array that owns the memory, as numpy's views have:
     ``a`` itself, or ``a.base`` when ``a`` is a view already."""
-    dtype = a.dtype if dtype is None else dtype
-    owner = a.base if isinstance(a.base, _DeviceArray) else a
+    base = a.base
+    owner = base if isinstance(base, _DeviceArray) else a
     ptr = a.ptr + (0 if 0 in shape else offset)  # an empty view stays at the start: never past the end
-    return _DeviceArray.__new__(array_type, shape, dtype, strides, None, ptr, owner)
+    return _DeviceArray.__new__(array_type, shape, a.dtype if dtype is None else dtype, strides, None, ptr, owner)
 
 
 def mark_used(stream, arrays):

@@ -349,8 +349,7 @@ class GPUArray(_DeviceArray):
         return _result.view_of(self, offset, shape, strides, dtype)
 
     def __getitem__(self, key):
-        offset, shape, strides = _views.index(self.shape, self.strides, key)
-        return self._view(offset, shape, strides)
+        return _result.view_of(self, *_views.index(self.shape, self.strides, key))
 
     def __setitem__(self, key, value):
         self.setitem(key, value)

@@ -209,6 +209,24 @@ def test_strided_views_copy_on_the_mock(ga):
     np.testing.assert_array_equal(out, host[1:5, ::3])
 
 
+def test_only_an_input_sharing_bytes_with_out_is_copied_first(ga):
+    # numpy reads an operand that overlaps the result before writing it:
+    # the plan copies such an input (and only such: the common call makes
+    # no copy and keeps the operands it was given)
+    from cudyn import _ops
+    d = ga.to_gpu(np.arange(8, dtype=np.float32))
+    e = ga.to_gpu(np.arange(8, dtype=np.float32))
+    plan = _ops._plan_assign(d[1:], d[:-1])
+    shifted = (d[:-1],)
+    apart = plan._apart(d[1:], shifted)
+    assert apart[0] is not shifted[0] and apart[0].ptr not in (d.ptr, e.ptr)
+    np.testing.assert_array_equal(apart[0].get(), np.arange(7, dtype=np.float32))
+    disjoint = (e[:-1],)
+    assert plan._apart(d[1:], disjoint) is disjoint
+    same = (d[1:],)  # element for element the out itself: no copy
+    assert plan._apart(d[1:], same) is same
+
+
 def test_operands_on_another_device(ga):
     import cudyn
     a = ga.zeros(8, np.float32)
