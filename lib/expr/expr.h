@@ -146,8 +146,11 @@ char *cudyn__ew_source(const struct cudyn__ew_text *t, const struct cudyn__param
                        const struct cudyn__scan *scan, int lanes);
 char *cudyn__red_source(const struct cudyn__red_text *t, const struct cudyn__param_list *params,
                         const struct cudyn__scan *scan, int lanes);
-/* The largest block a generated reduction kernel takes (its shared array). */
-#define CUDYN_REDUCE_MAX_BLOCK 256
+/* The largest block occupancy may choose for a generated elementwise
+ * kernel (expr_kernels.c says why), and for a reduction kernel (reduction.c
+ * says why; it is also the size of the kernel's shared array). */
+#define CUDYN_EXPR_MAX_BLOCK 256
+#define CUDYN_REDUCE_MAX_BLOCK 512
 /* The file names the #line directives give the user's text, so NVRTC's
  * log points at it. */
 extern const char *const cudyn__user_text_names[];
@@ -197,6 +200,7 @@ struct cudyn__expr_kernels {
     char names[KERNEL_ROLES][CUDYN_EXPR_MAX_NAME + 32]; /* "" for a role the source lacks */
     char what[CUDYN_EXPR_MAX_NAME + 32]; /* "elementwise \"saxpy\"", for messages */
     bool pow2;            /* blocks must be powers of two */
+    int max_block;        /* the largest block occupancy may choose */
     /* called once per context after the kernels are found (may be NULL),
      * with owner; teardown frees what setup left in c->extra */
     int (*setup)(const char *api, void *owner, struct cudyn__expr_context *c);

@@ -21,15 +21,14 @@
 #include "module/module.h"
 #include "expr/expr.h"
 
-/* Why 256 threads at most: occupancy would often suggest 1024, and for a
- * grid-stride loop that fills the device either way smaller blocks spread
- * the last, partial wave over more multiprocessors.  It is also the size
- * of a generated reduction's shared array. */
-#define BLOCK_LIMIT CUDYN_REDUCE_MAX_BLOCK
-
+/* Why an elementwise kernel's block has 256 threads at most
+ * (CUDYN_EXPR_MAX_BLOCK, the default): occupancy would often suggest 1024,
+ * and for a grid-stride loop that fills the device either way smaller
+ * blocks spread the last, partial wave over more multiprocessors. */
 int cudyn__expr_kernels_init(struct cudyn__expr_kernels *k, char *source)
 {
     k->source = source;
+    k->max_block = CUDYN_EXPR_MAX_BLOCK;
     atomic_init(&k->contexts, NULL);
     if (pthread_mutex_init(&k->lock, NULL) != 0) {
         free(source);
@@ -39,12 +38,13 @@ int cudyn__expr_kernels_init(struct cudyn__expr_kernels *k, char *source)
     return 0;
 }
 
-/* The shape limits of f on `device`. */
-static int read_limits(const char *api, cudyn_function f, int device, bool pow2, struct cudyn__shape_limits *lim)
+/* The shape limits of f, one of k's kernels, on `device`. */
+static int read_limits(const char *api, const struct cudyn__expr_kernels *k, cudyn_function f, int device,
+                       struct cudyn__shape_limits *lim)
 {
     int min_grid = 0, suggested = 0;
-    int st = cudyn_occupancy_block_size(&min_grid, &suggested, f, 0, BLOCK_LIMIT);
-    lim->block = cudyn__shape_block(suggested, BLOCK_LIMIT, pow2);
+    int st = cudyn_occupancy_block_size(&min_grid, &suggested, f, 0, k->max_block);
+    lim->block = cudyn__shape_block(suggested, k->max_block, k->pow2);
     if (st == CUDYN_OK && lim->block == 0)
         st = cudyn__fail(CUDYN_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDYN_ORIGIN_LIBRARY, 0, NULL, api, NULL,
                          "%s: occupancy allows no block of a generated kernel on device %d", api, device);
@@ -129,7 +129,7 @@ static int make_context(const char *api, struct cudyn__expr_kernels *k, void *ct
         if (k->names[role][0]) {
             st = cudyn_module_function(&c->f[role], c->mod, k->names[role]);
             if (st == CUDYN_OK)
-                st = read_limits(api, c->f[role], device, k->pow2, &c->limits[role]);
+                st = read_limits(api, k, c->f[role], device, &c->limits[role]);
         }
     if (st == CUDYN_OK && k->setup)
         st = k->setup(api, k->owner, c);

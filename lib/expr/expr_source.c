@@ -329,9 +329,40 @@ static void vector_loads(struct src *b, const struct cudyn__param_list *params, 
     for (int k = 0; k < params->count; k++) {
         const struct cudyn__param *p = &params->p[k];
         if (p->pointer && scan->used[k])
-            add(b, "        cudyn_vec<%s, %d> %s%d = ((const cudyn_vec<%s, %d> *)%s)[%s];\n", p->scalar, lanes, prefix,
-                k, p->scalar, lanes, p->name, index);
+            add(b, "        cudyn_vec<%s, %d> %s%d = cudyn_load_once((const cudyn_vec<%s, %d> *)%s + %s);\n", p->scalar,
+                lanes, prefix, k, p->scalar, lanes, p->name, index);
     }
+}
+
+/* A reduction reads each element once: its vector loads ask the caches to
+ * evict those lines first (ld.global.cs), so that a stream larger than L2
+ * does not push out what is still to be used (the partials among it).  A
+ * sum over 2^24 floats on an H200: 21.60 us with plain loads, 21.06 with
+ * these (PERFORMANCE.md, 2026-11-29).  Only the hint differs: the values
+ * are those of a plain load. */
+static void load_once_helper(struct src *b)
+{
+    add(b, "// a vector read once: a load the caches evict first, of its 16, 8, 4 or 2 bytes\n"
+           "template <typename V> __device__ __forceinline__ V cudyn_load_once(const V *cudyn_p)\n"
+           "{\n"
+           "    V cudyn_v;\n"
+           "    if (sizeof(V) == 16) {\n"
+           "        const uint4 cudyn_w = __ldcs((const uint4 *)cudyn_p);\n"
+           "        memcpy(&cudyn_v, &cudyn_w, sizeof cudyn_v);\n"
+           "    } else if (sizeof(V) == 8) {\n"
+           "        const uint2 cudyn_w = __ldcs((const uint2 *)cudyn_p);\n"
+           "        memcpy(&cudyn_v, &cudyn_w, sizeof cudyn_v);\n"
+           "    } else if (sizeof(V) == 4) {\n"
+           "        const unsigned int cudyn_w = __ldcs((const unsigned int *)cudyn_p);\n"
+           "        memcpy(&cudyn_v, &cudyn_w, sizeof cudyn_v);\n"
+           "    } else if (sizeof(V) == 2) {\n"
+           "        const unsigned short cudyn_w = __ldcs((const unsigned short *)cudyn_p);\n"
+           "        memcpy(&cudyn_v, &cudyn_w, sizeof cudyn_v);\n"
+           "    } else {\n"
+           "        cudyn_v = *cudyn_p;\n"
+           "    }\n"
+           "    return cudyn_v;\n"
+           "}\n");
 }
 
 /* The map of each element of the vectors cudyn_v<k> at VECTOR, combined
@@ -524,6 +555,7 @@ static void reduction_kernel_vec_pairs(struct src *b, const struct cudyn__red_te
                                        const struct cudyn__param_list *params, const struct cudyn__scan *scan,
                                        int lanes, const char *partials)
 {
+    load_once_helper(b);
     add(b, "\n// the same, %d consecutive elements per step, loaded as vectors, two vectors a\n"
            "// stride apart per step (both loads in flight at once; the order is the one-vector loop's)\n"
            "extern \"C\" __global__ void cudyn_reduce_%s_vec",

@@ -138,6 +138,12 @@ static void name_kernels(struct cudyn_reduction *r)
         snprintf(k->names[KERNEL_VECTOR], sizeof k->names[0], "cudyn_reduce_%s_vec", r->name);
     snprintf(k->what, sizeof k->what, "reduction \"%s\"", r->name);
     k->pow2 = true; /* the tree in cudyn_block_reduce halves the block */
+    /* Blocks of up to 512 threads, not elementwise's 256: at the same
+     * occupancy half as many blocks write partials, count themselves done
+     * and leave the last block fewer partials to combine.  A sum over 2^24
+     * floats on an H200: 21.06 us with 256 threads x 8 blocks per
+     * multiprocessor, 20.49 with 512 x 4 (PERFORMANCE.md, 2026-11-29). */
+    k->max_block = CUDYN_REDUCE_MAX_BLOCK;
     k->setup = setup;
     k->teardown = teardown;
     k->owner = r;
