@@ -1841,8 +1841,9 @@ CUDYN_API int cudyn_pointer_info(cudyn_devptr ptr, struct cudyn_pointer_info *ou
  * lines are numbered as they stand in the _source function's text.
  *
  * Launch shape: a grid-stride loop with occupancy's block size (at most
- * 256 threads; a power of two for reductions) and enough blocks for the
- * elements, at most as many as fill every multiprocessor at once.
+ * 256 threads for an elementwise kernel; for a reduction at most 512 and a
+ * power of two) and enough blocks for the elements, at most as many as fill
+ * every multiprocessor at once.
  *
  * Vectorised variant: when the text uses every pointer parameter it names
  * only as NAME[i] (not &NAME[i], NAME + 1, *NAME ...), no such pointer is
