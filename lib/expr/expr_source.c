@@ -334,12 +334,10 @@ static void vector_loads(struct src *b, const struct cudyn__param_list *params, 
     }
 }
 
-/* A reduction reads each element once: its vector loads ask the caches to
- * evict those lines first (ld.global.cs), so that a stream larger than L2
- * does not push out what is still to be used (the partials among it).  A
- * sum over 2^24 floats on an H200: 21.60 us with plain loads, 21.06 with
- * these (PERFORMANCE.md, 2026-11-29).  Only the hint differs: the values
- * are those of a plain load. */
+/* A reduction reads each element once, and its vector loads say so to the
+ * caches (ld.global.cs: evict these lines first).  A sum over 2^24 floats
+ * on an H200: 21.60 us with plain loads, 21.06 with these (PERFORMANCE.md,
+ * 2026-11-29).  Only the hint differs: the values are a plain load's. */
 static void load_once_helper(struct src *b)
 {
     add(b, "// a vector read once: a load the caches evict first, of its 16, 8, 4 or 2 bytes\n"
