@@ -115,9 +115,8 @@ def index(shape, strides, key):
     ints, slices (with steps, negative ones too), Ellipsis and
     numpy.newaxis.  Arrays of indices and boolean masks are refused."""
     if type(key) is slice and shape:  # a[i:j:k], the commonest key: on the hot path of every sliced operation
-        start, stop, step = key.indices(shape[0])  # (_slice's work, without its call)
-        return start * strides[0], (len(range(start, stop, step)),) + tuple(shape[1:]), \
-            (step * strides[0],) + tuple(strides[1:])
+        start, count, step = _slice(shape[0], strides[0], key)
+        return start, (count,) + tuple(shape[1:]), (step,) + tuple(strides[1:])
     if not isinstance(key, tuple):
         key = (key,)
     ellipses = axes_added = 0
